@@ -1,0 +1,411 @@
+"""Finding and loading memory exactly as Gemini CLI v0.43.0 does, in jit and classic modes.
+
+Classic mode (`loadServerHierarchicalMemory`): global files, the upward walk (which reads the
+git root's *parent* too), the downward breadth-first search under a folder budget, extension
+files. Jit mode (`MemoryContextManager.refresh`): global, extension, the upward walk from each
+workspace folder to its boundary root, the private project memory; subfolders load later
+(`jit.py`). Paths are de-duplicated by (device, inode) before reading.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .fsread import FileReader, ReadResult, file_identity, is_readable
+from .ignore import IgnoreFilter
+from .imports import ImportEvent, ImportProcessor, ProjectRootFinder
+from .model import HierarchicalMemory, MemorySettings, Mode, Tier
+from .nodecompat import dirname, is_subpath, js_sorted, resolve
+from .projects import PROJECT_MEMORY_INDEX, project_memory_dir
+from .render import concatenate_instructions
+from .settings import read_json_file
+from .trust import check_path_trust
+
+GEMINI_DIR = ".gemini"
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    tier: Tier
+    read: ReadResult
+    content: str | None  # after import processing; None when Gemini CLI gets nothing
+    events: list[ImportEvent] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass
+class SearchReport:
+    """One downward search: where it started and whether the folder budget ran out."""
+
+    root: str
+    filename: str
+    max_dirs: int
+    scanned: int
+    pending: list[str]  # folders queued but never read
+    unreadable: list[tuple[str, str]]
+
+    @property
+    def exhausted(self) -> bool:
+        return bool(self.pending)
+
+
+@dataclass
+class AboveRootRead:
+    path: str
+    start_dir: str
+    project_root: str | None
+
+
+@dataclass
+class MemoryLoad:
+    mode: Mode
+    cwd: str
+    trusted: bool
+    trust_source: str | None
+    paths: list[str]  # Gemini CLI's filePaths, in load order
+    files: list[LoadedFile]
+    tiers: dict[str, list[str]]
+    memory: HierarchicalMemory
+    searches: list[SearchReport] = field(default_factory=list)
+    above_root: list[AboveRootRead] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    truncated: bool = False
+
+    @property
+    def file_count(self) -> int:
+        return sum(1 for f in self.files if f.content is not None)
+
+    @property
+    def workspace_dirs(self) -> list[str]:
+        return self.tiers.get("_workspace", [])
+
+
+def _name_key(name: str) -> bytes:
+    return os.fsencode(name)
+
+
+def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
+    """First path per (device, inode); paths that cannot be stat'ed are kept."""
+    seen: set[tuple[int, int]] = set()
+    out: list[str] = []
+    for path in dict.fromkeys(paths):
+        identity = file_identity(path)
+        if identity is not None:
+            if identity in seen:
+                continue
+            seen.add(identity)
+        out.append(path)
+    return out
+
+
+class MemoryEngine:
+    """Everything one run needs: settings, one file reader, one import processor."""
+
+    def __init__(self, settings: MemorySettings, reader: FileReader | None = None):
+        self.settings = settings
+        self.reader = reader or FileReader(max_bytes=settings.max_context_chars * 4 + 4)
+        self.root_finder = ProjectRootFinder(settings.memory_boundary_markers)
+        self._budget = settings.max_context_chars
+
+    # --- paths -------------------------------------------------------------------------
+    @property
+    def home(self) -> str:
+        return resolve(self.settings.home)
+
+    @property
+    def global_dir(self) -> str:
+        return posixpath.join(self.home, GEMINI_DIR)
+
+    def global_paths(self) -> list[str]:
+        out = []
+        for name in self.settings.context_file_names:
+            path = posixpath.join(self.global_dir, name)
+            if is_readable(path):
+                out.append(path)
+        return out
+
+    def extension_paths(self, cwd: str) -> list[str]:
+        candidates = [resolve(cwd, p) for p in self.settings.extension_context_files]
+        if self.settings.discover_gemini_extensions:
+            candidates += self._installed_extension_files()
+        unique: dict[str, str] = {}
+        for path in candidates:
+            unique.setdefault(path.lower(), path)
+        return js_sorted(list(unique.values()))
+
+    def _installed_extension_files(self) -> list[str]:
+        """Context files of extensions installed under HOME/.gemini/extensions."""
+        base = posixpath.join(self.global_dir, "extensions")
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            ext_dir = posixpath.join(base, name)
+            manifest = read_json_file(posixpath.join(ext_dir, "gemini-extension.json"))
+            if not isinstance(manifest, dict):
+                continue
+            declared = manifest.get("contextFileName")
+            files = ([declared] if isinstance(declared, str)
+                     else [f for f in declared if isinstance(f, str)]
+                     if isinstance(declared, list) else ["GEMINI.md"])
+            for file_name in files:
+                path = posixpath.join(ext_dir, file_name)
+                if os.path.exists(path):
+                    out.append(path)
+        return out
+
+    def project_root(self, start: str) -> str | None:
+        return self.root_finder.find(start)
+
+    # --- reading -----------------------------------------------------------------------
+    def load_file(self, path: str, tier: Tier, import_format: str | None = None) -> LoadedFile:
+        """`readGeminiMdFiles` for one path: read, then expand its imports."""
+        read = self.reader.read(path)
+        if read.content is None:
+            return LoadedFile(path, tier, read, None)
+        if self._budget <= 0:
+            return LoadedFile(path, tier, read, "", truncated=True)
+        processor = ImportProcessor(self.reader, self.root_finder, max_chars=self._budget)
+        result = processor.process(read.content, dirname(path),
+                                   import_format="flat" if (import_format or
+                                                            self.settings.import_format) == "flat"
+                                   else "tree",
+                                   source_file=path)
+        content = result.content
+        truncated = result.truncated or read.truncated
+        self._budget -= len(content)
+        return LoadedFile(path, tier, read, content, result.events, result.logs, truncated)
+
+    def _read_all(self, ordered: list[tuple[str, Tier]]) -> list[LoadedFile]:
+        return [self.load_file(path, tier) for path, tier in ordered]
+
+    # --- trust -------------------------------------------------------------------------
+    def trust_for(self, cwd: str) -> tuple[bool, str | None]:
+        if self.settings.trusted is not None:
+            return self.settings.trusted, "setting"
+        decision = check_path_trust(cwd, self.home,
+                                    folder_trust_enabled=self.settings.folder_trust_enabled)
+        if decision.trusted is None:
+            # Gemini CLI would ask the user; we assume the answer is yes (see README).
+            return True, "assumed"
+        return decision.trusted, decision.source
+
+    # --- classic mode --------------------------------------------------------------------
+    def upward_classic(self, directory: str, filename: str) -> tuple[list[str], list[str]]:
+        """Upward paths root→leaf, plus those read above the project root (the quirk)."""
+        start = resolve(directory)
+        project_root = self.project_root(start)
+        stop = dirname(project_root) if project_root else dirname(self.home)
+        global_file = posixpath.join(self.global_dir, filename)
+        found: list[str] = []
+        above: list[str] = []
+        current = start
+        while current and current != dirname(current):
+            if current == self.global_dir:
+                break
+            candidate = posixpath.join(current, filename)
+            if candidate != global_file and is_readable(candidate):
+                found.insert(0, candidate)
+                outside = (current == stop) if project_root else current != start
+                if outside:
+                    above.append(candidate)
+            if current == stop:
+                break
+            current = dirname(current)
+        return found, above
+
+    def downward_search(self, root: str, filename: str, ignore: IgnoreFilter | None,
+                        max_dirs: int | None) -> tuple[list[str], SearchReport]:
+        """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget."""
+        queue: deque[str] = deque([root])
+        visited: set[str] = set()
+        found: list[str] = []
+        unreadable: list[tuple[str, str]] = []
+        scanned = 0
+        use_ignore = ignore is not None and ignore.active
+        while queue and (max_dirs is None or scanned < max_dirs):
+            current = queue.popleft()
+            if current in visited:
+                continue
+            visited.add(current)
+            scanned += 1
+            try:
+                with os.scandir(current) as it:
+                    entries = sorted(it, key=lambda e: _name_key(e.name))
+            except OSError as err:
+                unreadable.append((current, err.strerror or str(err)))
+                continue
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_match = (not is_dir and entry.name == filename
+                                and entry.is_file(follow_symlinks=False))
+                except OSError:
+                    continue
+                if not is_dir and not is_match:
+                    continue
+                full = current + "/" + entry.name if current != "/" else "/" + entry.name
+                if use_ignore and ignore is not None and ignore.ignored(full):
+                    continue
+                if is_dir:
+                    queue.append(full)
+                else:
+                    found.append(full)
+        pending = [d for d in dict.fromkeys(queue) if d not in visited]
+        report = SearchReport(root, filename, -1 if max_dirs is None else max_dirs, scanned,
+                              pending, unreadable)
+        return found, report
+
+    def load_classic(self, cwd: str, *, include_dirs: list[str] | None = None,
+                     ignore_root: str | None = None) -> MemoryLoad:
+        cwd = resolve(cwd)
+        trusted, source = self.trust_for(cwd)
+        includes = include_dirs if include_dirs is not None else (
+            [resolve(cwd, d) for d in self.settings.include_directories]
+            if self.settings.load_memory_from_include_directories else [])
+        scan_cwd = "" if _same_real(cwd, self.home) else cwd
+        dirs = list(dict.fromkeys([*includes, scan_cwd]))
+        max_dirs = self.settings.discovery_max_dirs
+        budget = None if max_dirs < 0 else max_dirs
+        ignore = IgnoreFilter(ignore_root or cwd,
+                              respect_git_ignore=self.settings.respect_git_ignore,
+                              respect_gemini_ignore=self.settings.respect_gemini_ignore)
+        global_set: dict[str, None] = {}
+        project_set: dict[str, None] = {}
+        searches: list[SearchReport] = []
+        above: list[AboveRootRead] = []
+        for directory in dirs:
+            for name in self.settings.context_file_names:
+                for path in self.global_paths_for(name):
+                    global_set[path] = None
+                if not (directory and trusted):
+                    continue
+                upward, above_paths = self.upward_classic(directory, name)
+                for path in upward:
+                    project_set[path] = None
+                root = self.project_root(resolve(directory))
+                above += [AboveRootRead(p, resolve(directory), root) for p in above_paths]
+                downward, report = self.downward_search(resolve(directory), name, ignore, budget)
+                searches.append(report)
+                for path in js_sorted(downward):
+                    project_set[path] = None
+        extension = self.extension_paths(cwd)
+        all_paths = dedupe_by_identity([*global_set, *project_set, *extension])
+        tier_of: dict[str, Tier] = {}
+        for path in extension:
+            tier_of.setdefault(path, "extension")
+        for path in project_set:
+            tier_of[path] = "project"
+        for path in global_set:
+            tier_of[path] = "global"
+        files = self._read_all([(p, tier_of[p]) for p in all_paths])
+        return self._assemble("classic", cwd, trusted, source, all_paths, files, searches,
+                              above, dirs)
+
+    def global_paths_for(self, name: str) -> list[str]:
+        path = posixpath.join(self.global_dir, name)
+        return [path] if is_readable(path) else []
+
+    # --- jit mode --------------------------------------------------------------------
+    def upward_to_ceiling(self, start: str, ceiling: str) -> list[str]:
+        """`findUpwardGeminiFiles`: root→leaf, every name per folder, ceiling inclusive."""
+        found: list[list[str]] = []
+        current = resolve(start)
+        names = self.settings.context_file_names
+        while True:
+            if current == self.global_dir:
+                break
+            here = [posixpath.join(current, n) for n in names]
+            here = [p for p in here if is_readable(p)]
+            if here:
+                found.insert(0, here)
+            if current == ceiling or current == dirname(current):
+                break
+            current = dirname(current)
+        return [p for group in found for p in group]
+
+    def environment_paths(self, roots: list[str]) -> list[str]:
+        paths: list[str] = []
+        for root in roots:
+            start = resolve(root)
+            ceiling = self.project_root(start) or start
+            paths += self.upward_to_ceiling(start, ceiling)
+        return js_sorted(dedupe_by_identity(paths))
+
+    def user_project_memory_paths(self, cwd: str) -> list[str]:
+        memory_dir = project_memory_dir(self.home, cwd)
+        if memory_dir is None:
+            return []
+        preferred = posixpath.join(memory_dir, PROJECT_MEMORY_INDEX)
+        if is_readable(preferred):
+            return [preferred]
+        return [p for p in (posixpath.join(memory_dir, n)
+                            for n in self.settings.context_file_names) if is_readable(p)]
+
+    def workspace_roots(self, cwd: str) -> list[str]:
+        return list(dict.fromkeys(
+            [cwd, *(resolve(cwd, d) for d in self.settings.include_directories)]))
+
+    def load_jit(self, cwd: str) -> MemoryLoad:
+        cwd = resolve(cwd)
+        trusted, source = self.trust_for(cwd)
+        roots = self.workspace_roots(cwd)
+        global_paths = self.global_paths()
+        extension = self.extension_paths(cwd)
+        environment = self.environment_paths(roots) if trusted else []
+        user_project = self.user_project_memory_paths(cwd)
+        groups: list[tuple[Tier, list[str]]] = [
+            ("global", global_paths), ("extension", extension),
+            ("project", environment), ("userProjectMemory", user_project)]
+        all_paths = dedupe_by_identity(p for _, paths in groups for p in paths)
+        tier_of: dict[str, Tier] = {}
+        for tier, paths in groups:
+            for path in paths:
+                tier_of.setdefault(path, tier)
+        files = self._read_all([(p, tier_of[p]) for p in all_paths])
+        return self._assemble("jit", cwd, trusted, source, all_paths, files, [], [], roots)
+
+    def load(self, cwd: str) -> MemoryLoad:
+        return self.load_jit(cwd) if self.settings.jit_context else self.load_classic(cwd)
+
+    # --- result --------------------------------------------------------------------------
+    def _assemble(self, mode: Mode, cwd: str, trusted: bool, source: str | None,
+                  paths: list[str], files: list[LoadedFile], searches: list[SearchReport],
+                  above: list[AboveRootRead], workspace: list[str]) -> MemoryLoad:
+        by_tier: dict[str, list[LoadedFile]] = {}
+        for loaded in files:
+            by_tier.setdefault(loaded.tier, []).append(loaded)
+
+        def text(tier: str) -> str:
+            return concatenate_instructions((f.path, f.content) for f in by_tier.get(tier, []))
+
+        memory = HierarchicalMemory.model_validate({
+            "global": text("global"), "extension": text("extension"),
+            "project": text("project"), "userProjectMemory": text("userProjectMemory")})
+        tiers = {tier: [f.path for f in group] for tier, group in by_tier.items()}
+        tiers["_workspace"] = [d for d in workspace if d]
+        return MemoryLoad(mode, cwd, trusted, source, paths, files, tiers, memory, searches,
+                          above, truncated=any(f.truncated for f in files))
+
+
+def _same_real(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def is_memory_name(path: str, settings: MemorySettings) -> bool:
+    return posixpath.basename(path) in settings.context_file_names
+
+
+def inside_any(path: str, roots: Iterable[str]) -> bool:
+    return any(is_subpath(r, path) for r in roots)

@@ -1,0 +1,368 @@
+"""The `@import` processor, byte-compatible with Gemini CLI v0.43.0's memoryImportProcessor.
+
+Recognition is Gemini CLI's own hand-written scanner (not a markdown parser): an `@` at the
+start or after a space, tab, CR or LF, the path running to the next whitespace. Code regions are
+found with the backtick-run rule, which is not CommonMark's. Every token the scanner finds is
+reported as an `ImportEvent`, so diagnostics describe exactly what the rendering did.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Literal
+
+from .fsread import FileReader, ReadResult
+from .nodecompat import dirname, is_subpath, js_trim, resolve
+
+ImportFormat = Literal["tree", "flat"]
+DEFAULT_MAX_DEPTH = 5
+_WHITESPACE = frozenset(" \t\n\r")
+_URL = re.compile(r"^(file|https?)://")
+_CODE_REGION = re.compile(r"(`+)([\s\S]*?)\1")
+
+
+@dataclass(frozen=True)
+class ImportToken:
+    start: int  # index of the '@'
+    end: int  # index just past the path
+    path: str
+    in_code: bool
+
+
+def find_code_regions(content: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _CODE_REGION.finditer(content)]
+
+
+def _scan(content: str) -> Iterator[tuple[int, int, str]]:
+    length = len(content)
+    i = 0
+    while i < length:
+        i = content.find("@", i)
+        if i == -1:
+            return
+        if i > 0 and content[i - 1] not in _WHITESPACE:
+            i += 1
+            continue
+        j = i + 1
+        while j < length and content[j] not in _WHITESPACE:
+            j += 1
+        path = content[i + 1 : j]
+        if path and (path[0] in "./" or ("a" <= path[0] <= "z") or ("A" <= path[0] <= "Z")):
+            yield i, j, path
+        i = j + 1
+
+
+def find_imports(content: str) -> list[ImportToken]:
+    """Every import attempt Gemini CLI's scanner sees, marked when it lies in a code region."""
+    found = list(_scan(content))
+    if not found:
+        return []
+    regions = find_code_regions(content) if "`" in content else []
+    starts = [r[0] for r in regions]
+    tokens = []
+    for start, end, path in found:
+        k = bisect.bisect_right(starts, start) - 1
+        in_code = k >= 0 and regions[k][0] <= start < regions[k][1]
+        tokens.append(ImportToken(start, end, path, in_code))
+    return tokens
+
+
+def validate_import_path(import_path: str, base_path: str, allowed_dirs: list[str]) -> bool:
+    """Gemini CLI v0.43.0's lexical check: no URL, resolved path inside an allowed dir."""
+    if _URL.match(import_path):
+        return False
+    resolved = resolve(base_path, import_path)
+    return any(d and is_subpath(d, resolved) for d in allowed_dirs)
+
+
+def escapes_by_symlink(target: str, allowed_dir: str) -> bool:
+    """True when the target's real path leaves the root (Gemini CLI rejects this after v0.43.0)."""
+    try:
+        real_target = os.path.realpath(target)
+        real_root = os.path.realpath(allowed_dir)
+    except (OSError, ValueError):
+        return False
+    return not is_subpath(real_root, real_target)
+
+
+def valid_markers(markers: list[str]) -> list[str]:
+    return [m for m in markers if m and not m.startswith("/") and ".." not in m]
+
+
+class ProjectRootFinder:
+    """`findProjectRoot`: nearest ancestor holding a boundary marker (cached per run)."""
+
+    def __init__(self, markers: list[str]):
+        self.markers = valid_markers(markers)
+        self._cache: dict[str, str | None] = {}
+
+    def find(self, start: str) -> str | None:
+        if not self.markers:
+            return None
+        current = resolve(start)
+        visited: list[str] = []
+        result: str | None = None
+        while True:
+            if current in self._cache:
+                result = self._cache[current]
+                break
+            visited.append(current)
+            if any(os.path.exists(posixpath.join(current, m)) for m in self.markers):
+                result = current
+                break
+            parent = dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for d in visited:
+            self._cache[d] = result
+        return result
+
+
+class Outcome(str, Enum):
+    IMPORTED = "imported"
+    IN_CODE = "in-code"
+    URL = "url"
+    OUTSIDE_ROOT = "outside-root"
+    SYMLINK_ESCAPE = "symlink-escape"
+    ALREADY_PROCESSED = "already-processed"
+    FAILED = "failed"
+    TOO_DEEP = "too-deep"
+    SKIPPED_BUDGET = "skipped-budget"
+
+
+@dataclass(frozen=True)
+class ImportEvent:
+    """One import token as the processor handled it while rendering one root file."""
+
+    file: str | None  # the file holding the token (None: content given without a file)
+    token: ImportToken
+    outcome: Outcome
+    target: str
+    depth: int
+    chain: tuple[str, ...]  # files from the rendered root down to `file`
+    error: str | None = None
+    read: ReadResult | None = None
+
+
+@dataclass
+class ImportTree:
+    path: str
+    imports: list[ImportTree] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path}
+        if self.imports:
+            out["imports"] = [child.to_dict() for child in self.imports]
+        return out
+
+
+@dataclass
+class ProcessResult:
+    content: str
+    tree: ImportTree
+    events: list[ImportEvent]
+    logs: list[str]
+    truncated: bool
+
+
+class _Budget:
+    def __init__(self, limit: int | None):
+        self.limit = limit
+        self.used = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.used > self.limit
+
+
+class ImportProcessor:
+    """Expands the imports of one memory file, tree or flat, exactly as Gemini CLI does."""
+
+    def __init__(
+        self,
+        reader: FileReader,
+        root_finder: ProjectRootFinder,
+        *,
+        reject_symlink_escape: bool = True,
+        max_chars: int | None = None,
+    ):
+        self.reader = reader
+        self.root_finder = root_finder
+        self.reject_symlink_escape = reject_symlink_escape
+        self.max_chars = max_chars
+
+    def process(
+        self,
+        content: str,
+        base_path: str,
+        *,
+        import_format: ImportFormat = "tree",
+        project_root: str | None = None,
+        current_file: str | None = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        current_depth: int = 0,
+        source_file: str | None = None,
+    ) -> ProcessResult:
+        """`processImports`. `source_file` names the file `content` came from, for the events
+        only: Gemini CLI itself passes no file for a memory root (its tree says 'unknown')."""
+        root = project_root or self.root_finder.find(base_path) or base_path
+        run = _Run(self, root, max_depth, _Budget(self.max_chars))
+        origin = current_file or source_file
+        chain = (origin,) if origin else ()
+        if current_depth >= max_depth:
+            run.note_too_deep(content, origin, current_depth, chain)
+            text, tree = content, ImportTree(current_file or "unknown")
+        elif import_format == "flat":
+            text, tree = run.flat(content, base_path, current_file, origin)
+        else:
+            text, tree = run.tree(content, base_path, frozenset(), current_depth, current_file,
+                                  chain)
+        return ProcessResult(text, tree, run.events, run.logs, run.budget.exhausted)
+
+
+class _Run:
+    def __init__(self, proc: ImportProcessor, root: str, max_depth: int, budget: _Budget):
+        self.proc = proc
+        self.root = root
+        self.max_depth = max_depth
+        self.budget = budget
+        self.events: list[ImportEvent] = []
+        self.logs: list[str] = []
+
+    def _check(self, token: ImportToken, base: str) -> Outcome | None:
+        """Why Gemini CLI refuses this path before reading it, or None when it may be read."""
+        if _URL.match(token.path):
+            return Outcome.URL
+        if not validate_import_path(token.path, base, [self.root]):
+            return Outcome.OUTSIDE_ROOT
+        if self.proc.reject_symlink_escape and escapes_by_symlink(
+            resolve(base, token.path), self.root
+        ):
+            return Outcome.SYMLINK_ESCAPE
+        return None
+
+    def note_too_deep(self, content: str, file: str | None, depth: int,
+                      chain: tuple[str, ...]) -> None:
+        for token in find_imports(content):
+            if not token.in_code:
+                self.events.append(ImportEvent(file, token, Outcome.TOO_DEEP, token.path,
+                                               depth, chain))
+
+    def tree(self, content: str, base: str, processed: frozenset[str], depth: int,
+             current_file: str | None, chain: tuple[str, ...]) -> tuple[str, ImportTree]:
+        node = ImportTree(current_file or "unknown")
+        tokens = find_imports(content)
+        if not tokens:
+            return content, node
+        holder = chain[-1] if chain else None
+        parts: list[str] = []
+        last = 0
+        for token in tokens:
+            parts.append(content[last : token.start])
+            last = token.end
+            path = token.path
+            if token.in_code:
+                parts.append("@" + path)
+                continue
+            target = resolve(base, path)
+            if self.budget.exhausted:
+                parts.append("@" + path)
+                self._event(holder, token, Outcome.SKIPPED_BUDGET, target, depth, chain)
+                continue
+            refused = self._check(token, base)
+            if refused is not None:
+                parts.append(f"<!-- Import failed: {path} - Path traversal attempt -->")
+                self._event(holder, token, refused, target, depth, chain)
+                continue
+            if target in processed:
+                parts.append(f"<!-- File already processed: {path} -->")
+                self._event(holder, token, Outcome.ALREADY_PROCESSED, target, depth, chain)
+                continue
+            read = self.proc.reader.read(target)
+            if read.content is None:
+                parts.append(f"<!-- Import failed: {path} - {read.error} -->")
+                self.logs.append(
+                    f"[ERROR] [ImportProcessor] Failed to import {path}: {read.error}")
+                self._event(holder, token, Outcome.FAILED, target, depth, chain,
+                            read.error, read)
+                continue
+            self.budget.used += len(read.content)
+            self._event(holder, token, Outcome.IMPORTED, target, depth, chain, None, read)
+            sub_chain = (*chain, target)
+            if depth + 1 >= self.max_depth:
+                self.note_too_deep(read.content, target, depth + 1, sub_chain)
+                sub_text, sub_node = read.content, ImportTree(target)
+            else:
+                sub_text, sub_node = self.tree(read.content, dirname(target),
+                                               processed | {target}, depth + 1, target, sub_chain)
+            parts.append(
+                f"<!-- Imported from: {path} -->\n{sub_text}\n<!-- End of import from: {path} -->")
+            node.imports.append(sub_node)
+        parts.append(content[last:])
+        return "".join(parts), node
+
+    def flat(self, content: str, base: str, current_file: str | None,
+             origin: str | None) -> tuple[str, ImportTree]:
+        root_path = posixpath.normpath(current_file or resolve(base))
+        files: list[tuple[str, str]] = []
+        processed: set[str] = set()
+        # Gemini CLI recurses depth-first over each file's imports in reverse order; an explicit
+        # stack keeps that order without Python's recursion limit on a 10,000-deep chain.
+        stack: list[tuple[str, str, Iterator[ImportToken], tuple[str, ...]]] = []
+
+        def enter(text: str, file_base: str, file_path: str, chain: tuple[str, ...],
+                  label: str | None) -> None:
+            normal = posixpath.normpath(file_path)
+            if normal in processed:
+                return
+            processed.add(normal)
+            files.append((normal, text))
+            own = (*chain, label) if label else chain
+            stack.append((file_base, normal, reversed(find_imports(text)), own))
+
+        enter(content, base, root_path, (), origin)
+        while stack:
+            file_base, file_path, pending, chain = stack[-1]
+            token = next(pending, None)
+            if token is None:
+                stack.pop()
+                continue
+            if token.in_code:
+                continue
+            holder = chain[-1] if chain else None
+            target = resolve(file_base, token.path)
+            depth = max(len(chain) - 1, 0)
+            if self.budget.exhausted:
+                self._event(holder, token, Outcome.SKIPPED_BUDGET, target, depth, chain)
+                continue
+            refused = self._check(token, file_base)
+            if refused is not None:
+                self._event(holder, token, refused, target, depth, chain)
+                continue
+            normal = posixpath.normpath(target)
+            if normal in processed:
+                self._event(holder, token, Outcome.ALREADY_PROCESSED, target, depth, chain)
+                continue
+            read = self.proc.reader.read(target)
+            if read.content is None:
+                self._event(holder, token, Outcome.FAILED, target, depth, chain, read.error, read)
+                continue
+            self.budget.used += len(read.content)
+            self._event(holder, token, Outcome.IMPORTED, target, depth, chain, None, read)
+            enter(read.content, dirname(target), normal, chain, normal)
+        text = "\n\n".join(
+            f"--- File: {p} ---\n{js_trim(c)}\n--- End of File: {p} ---" for p, c in files)
+        return text, ImportTree(root_path)
+
+    def _event(self, file: str | None, token: ImportToken, outcome: Outcome, target: str,
+               depth: int, chain: tuple[str, ...], error: str | None = None,
+               read: ReadResult | None = None) -> None:
+        self.events.append(ImportEvent(file, token, outcome, target, depth, chain, error, read))
+

@@ -1,0 +1,109 @@
+"""Pydantic models for every payload that crosses a boundary (CLI JSON, LSP messages)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Severity = Literal["error", "warning", "info"]
+Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
+Mode = Literal["jit", "classic"]
+
+
+class Wire(BaseModel):
+    """camelCase on the wire, snake_case in Python."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=False)
+
+    def wire(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, mode="json")
+
+
+class MemorySettings(Wire):
+    home: str
+    context_file_names: list[str] = Field(default_factory=lambda: ["GEMINI.md"], min_length=1)
+    jit_context: bool = True
+    # Gemini CLI's `context.discoveryMaxDirs`; a negative value means no cap.
+    discovery_max_dirs: int = 200
+    memory_boundary_markers: list[str] = Field(default_factory=lambda: [".git"])
+    import_format: Literal["tree", "flat"] = "tree"
+    include_directories: list[str] = Field(default_factory=list)
+    load_memory_from_include_directories: bool = False
+    extension_context_files: list[str] = Field(default_factory=list)
+    discover_gemini_extensions: bool = True
+    respect_git_ignore: bool = False
+    respect_gemini_ignore: bool = True
+    # None: decided by Gemini CLI's folder-trust rules (trustedFolders.json, env).
+    trusted: bool | None = None
+    folder_trust_enabled: bool = True
+    max_context_chars: int = Field(default=4_000_000, gt=0)
+    # A single memory file above this many bytes gets a `file-too-large` warning.
+    large_file_bytes: int = Field(default=1_000_000, gt=0)
+
+    @property
+    def mode(self) -> Mode:
+        return "jit" if self.jit_context else "classic"
+
+
+class Diagnostic(Wire):
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based, in characters
+    end_line: int
+    end_col: int
+    severity: Severity
+    code: str
+    message: str
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.col, self.code, self.message)
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.severity}[{self.code}] {self.message}"
+
+
+class HierarchicalMemory(Wire):
+    global_: str = Field(default="", alias="global")
+    extension: str = ""
+    project: str = ""
+    user_project_memory: str = ""
+
+
+class ShowResult(Wire):
+    cwd: str
+    mode: Mode
+    trusted: bool
+    files: list[str]
+    file_count: int
+    content: str
+    hierarchical: HierarchicalMemory
+    prompt: str
+    session_memory: str
+    truncated: bool = False
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+
+class ListedFile(Wire):
+    path: str
+    tier: Tier
+    chars: int | None  # None: listed by Gemini CLI but not readable (e.g. a directory)
+
+
+class ListResult(Wire):
+    cwd: str
+    mode: Mode
+    files: list[ListedFile]
+    file_count: int
+
+
+class JitEntry(Wire):
+    target: str
+    files: list[str]
+    context: str
+
+
+class JitFile(Wire):
+    path: str
+    chars: int

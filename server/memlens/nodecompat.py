@@ -1,0 +1,91 @@
+"""Node.js semantics that leak into Gemini CLI's output and must be reproduced exactly.
+
+Gemini CLI is TypeScript on Node: its `String.prototype.trim`, `path.resolve`, default
+`Array.prototype.sort` and libuv error messages all end up in the text the model receives,
+so the preview has to use the same rules rather than Python's.
+"""
+
+from __future__ import annotations
+
+import errno
+import posixpath
+
+# ECMAScript WhiteSpace + LineTerminator: what String.prototype.trim removes.
+# Python's str.strip differs (it strips \x1c-\x1f and \x85, and keeps \ufeff).
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(text: str) -> str:
+    return text.strip(JS_WHITESPACE)
+
+
+def js_trim_start(text: str) -> str:
+    return text.lstrip(JS_WHITESPACE)
+
+
+def js_trim_end(text: str) -> str:
+    return text.rstrip(JS_WHITESPACE)
+
+
+def js_sort_key(text: str) -> bytes:
+    """Key for JS default sort: UTF-16 code-unit order (astral chars sort as surrogates)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def js_sorted(items: list[str]) -> list[str]:
+    return sorted(items, key=js_sort_key)
+
+
+def resolve(base: str, *parts: str) -> str:
+    """`path.resolve(base, ...parts)` on POSIX (no cwd lookup when base is absolute)."""
+    joined = posixpath.join(base, *parts) if parts else base
+    if not joined.startswith("/"):
+        joined = posixpath.join(posixpath.abspath("."), joined)
+    normal = posixpath.normpath(joined)
+    # posixpath keeps a leading '//' (POSIX allows it); Node collapses it.
+    if normal.startswith("//"):
+        normal = "/" + normal.lstrip("/")
+    return normal
+
+
+def dirname(path: str) -> str:
+    return posixpath.dirname(path) if path != "/" else "/"
+
+
+def is_subpath(parent: str, child: str) -> bool:
+    """Gemini CLI's `isSubpath`: `path.relative(parent, child)` does not climb out."""
+    rel = posixpath.relpath(resolve(child), resolve(parent))
+    if rel == ".":
+        return True
+    return not (rel == ".." or rel.startswith("../") or rel.startswith("/"))
+
+
+# libuv's uv_strerror texts, as Node prints them in `err.message`.
+_UV_MESSAGES: dict[int, str] = {
+    errno.ENOENT: "no such file or directory",
+    errno.EACCES: "permission denied",
+    errno.EISDIR: "illegal operation on a directory",
+    errno.ENOTDIR: "not a directory",
+    errno.ELOOP: "too many symbolic links encountered",
+    errno.ENAMETOOLONG: "name too long",
+    errno.EPERM: "operation not permitted",
+    errno.EIO: "i/o error",
+    errno.ENXIO: "no such device or address",
+    errno.EMFILE: "too many open files",
+    errno.ENFILE: "file table overflow",
+    errno.EINVAL: "invalid argument",
+    errno.EBUSY: "resource busy or locked",
+    errno.ENOMEM: "not enough memory",
+}
+
+
+def node_error_message(err: OSError, syscall: str, path: str | None) -> str:
+    """Format an OSError the way Node formats a failed fs call's `err.message`."""
+    code = errno.errorcode.get(err.errno or 0, "EIO")
+    text = _UV_MESSAGES.get(err.errno or 0, (err.strerror or "unknown error").lower())
+    if path is None:
+        return f"{code}: {text}, {syscall}"
+    return f"{code}: {text}, {syscall} '{path}'"

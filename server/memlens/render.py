@@ -1,0 +1,86 @@
+"""Gemini CLI's text forms of loaded memory, reproduced exactly.
+
+`concatenate_instructions` is the per-file block format, `flatten_memory` what `/memory show`
+displays, `render_user_memory` the system-prompt form, `render_session_memory` the part jit
+mode puts in the first user message, `append_jit_context` what tools append.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .nodecompat import js_trim
+
+JIT_CONTEXT_PREFIX = "\n\n--- Newly Discovered Project Context ---\n"
+JIT_CONTEXT_SUFFIX = "\n--- End Project Context ---"
+PRIVATE_MEMORY_HEADER = (
+    "--- Private Project Memory Index (private, not committed to repo) ---")
+PRIVATE_MEMORY_FOOTER = "--- End Private Project Memory Index ---"
+
+
+def context_block(path: str, content: str) -> str:
+    return f"--- Context from: {path} ---\n{content}\n--- End of Context from: {path} ---"
+
+
+def concatenate_instructions(files: Iterable[tuple[str, str | None]]) -> str:
+    """Blocks for files with non-empty trimmed content, joined by a blank line."""
+    blocks = []
+    for path, content in files:
+        if content is None:
+            continue
+        trimmed = js_trim(content)
+        if trimmed:
+            blocks.append(context_block(path, trimmed))
+    return "\n\n".join(blocks)
+
+
+def flatten_memory(global_: str, user_project: str, extension: str, project: str) -> str:
+    sections = [
+        ("Global", global_),
+        ("Private Project Memory", user_project),
+        ("Extension", extension),
+        ("Project", project),
+    ]
+    return "\n\n".join(
+        f"--- {name} ---\n{js_trim(text)}" for name, text in sections if js_trim(text))
+
+
+def _tagged(tag: str, text: str) -> str:
+    return f"<{tag}>\n{js_trim(text)}\n</{tag}>"
+
+
+def render_user_memory(global_: str, user_project: str, extension: str, project: str) -> str:
+    """`renderUserMemory` for a hierarchical memory object ('' when every tier is empty)."""
+    sections = []
+    if js_trim(global_):
+        sections.append(_tagged("global_context", global_))
+    if js_trim(user_project):
+        sections.append(
+            "<user_project_memory>\n"
+            f"{PRIVATE_MEMORY_HEADER}\n{js_trim(user_project)}\n{PRIVATE_MEMORY_FOOTER}\n"
+            "</user_project_memory>")
+    if js_trim(extension):
+        sections.append(_tagged("extension_context", extension))
+    if js_trim(project):
+        sections.append(_tagged("project_context", project))
+    if not sections:
+        return ""
+    return "\n---\n\n<loaded_context>\n" + "\n".join(sections) + "\n</loaded_context>"
+
+
+def render_session_memory(extension: str, project: str) -> str:
+    """Jit mode's `getSessionMemory()`: extension and project memory for the first user turn."""
+    sections = []
+    if js_trim(extension):
+        sections.append(_tagged("extension_context", extension))
+    if js_trim(project):
+        sections.append(_tagged("project_context", project))
+    if not sections:
+        return ""
+    return "\n<loaded_context>\n" + "\n".join(sections) + "\n</loaded_context>"
+
+
+def append_jit_context(tool_output: str, context: str) -> str:
+    if not context:
+        return tool_output
+    return tool_output + JIT_CONTEXT_PREFIX + context + JIT_CONTEXT_SUFFIX

@@ -1,0 +1,99 @@
+"""Loading `SKILL.md` files as Gemini CLI's skillLoader does (frontmatter, fallback parser)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from .nodecompat import js_sorted, js_trim
+
+FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
+_UNSAFE_NAME = re.compile(r'[:\\/<>*?"|]')
+
+
+@dataclass
+class Skill:
+    name: str
+    description: str
+    location: str
+    body: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "location": self.location, "body": self.body}
+
+
+def _fallback(frontmatter: str) -> tuple[str, str] | None:
+    """Gemini CLI's line parser for frontmatter js-yaml rejects (e.g. an unquoted colon)."""
+    lines = re.split(r"\r?\n", frontmatter)
+    name: str | None = None
+    description: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        name_match = re.match(r"^\s*name:\s*(.*)$", line)
+        desc_match = re.match(r"^\s*description:\s*(.*)$", line)
+        if name_match:
+            name = js_trim(name_match.group(1))
+        elif desc_match:
+            parts = [js_trim(desc_match.group(1))]
+            while i + 1 < len(lines) and re.match(r"^[ \t]+\S", lines[i + 1]) and not re.match(
+                    r"^\s*[A-Za-z_-]+:", lines[i + 1]):
+                i += 1
+                parts.append(js_trim(lines[i]))
+            description = " ".join(p for p in parts if p)
+        i += 1
+    if name is None or description is None:
+        return None
+    return name, description
+
+
+def parse_frontmatter(frontmatter: str) -> tuple[str, str] | None:
+    try:
+        data = yaml.safe_load(frontmatter)
+    except yaml.YAMLError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(
+            data.get("description"), str):
+        return data["name"], data["description"]
+    return _fallback(frontmatter)
+
+
+def load_skill_file(path: str) -> Skill | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            text = handle.read()
+    except OSError:
+        return None
+    match = FRONTMATTER.match(text)
+    if not match:
+        return None
+    parsed = parse_frontmatter(match.group(1))
+    if parsed is None:
+        return None
+    name, description = parsed
+    body = js_trim(match.group(2) or "")
+    return Skill(_UNSAFE_NAME.sub("-", name), description, path, body)
+
+
+def load_skills_from_dir(directory: str) -> list[Skill]:
+    if not os.path.isdir(directory):
+        return []
+    candidates = [posixpath.join(directory, "SKILL.md")]
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        names = []
+    candidates += [posixpath.join(directory, n, "SKILL.md") for n in names
+                   if n not in ("node_modules", ".git")]
+    skills = []
+    for path in js_sorted([c for c in candidates if os.path.isfile(c)]):
+        skill = load_skill_file(path)
+        if skill is not None:
+            skills.append(skill)
+    return skills

@@ -1,0 +1,132 @@
+"""`save_memory` exactly as Gemini CLI v0.43.0's memoryTool computes it.
+
+The pure part (sanitising, where the line goes, the messages) lives here; the durable write is
+atomic: a temp file in the same folder, fsync, rename, permissions kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import Literal
+
+from .nodecompat import JS_WHITESPACE, js_trim, js_trim_end, js_trim_start
+
+MEMORY_SECTION_HEADER = "## Gemini Added Memories"
+EMPTY_FACT_ERROR = 'Parameter "fact" must be a non-empty string.'
+Scope = Literal["global", "project"]
+
+
+def sanitize_fact(fact: str) -> str:
+    text = js_trim(re.sub(r"[\r\n]", " ", fact))
+    text = js_trim(re.sub(f"^(-+[{re.escape(JS_WHITESPACE)}]*)+", "", text))
+    return re.sub(r"[<>]", " ", text)
+
+
+def _separator(content: str) -> str:
+    if not content or content.endswith("\n\n") or content.endswith("\r\n\r\n"):
+        return ""
+    if content.endswith("\n") or content.endswith("\r\n"):
+        return "\n"
+    return "\n\n"
+
+
+def add_global_entry(content: str, fact: str) -> str:
+    item = f"- {fact}"
+    start = content.find(MEMORY_SECTION_HEADER)
+    if start == -1:
+        return content + _separator(content) + f"{MEMORY_SECTION_HEADER}\n{item}\n"
+    body_start = start + len(MEMORY_SECTION_HEADER)
+    end = content.find("\n## ", body_start)
+    if end == -1:
+        end = len(content)
+    before = content[:body_start]
+    section = content[body_start:end]
+    after = content[end:]
+    merged = (js_trim_end(before) + "\n" + js_trim_start(js_trim_end(section) + "\n" + item)
+              + "\n" + after)
+    return js_trim_end(merged) + "\n"
+
+
+def add_project_entry(content: str, fact: str) -> str:
+    item = f"- {fact}"
+    if content == "":
+        return item + "\n"
+    if content.endswith("\n"):
+        return content + item + "\n"
+    return content + "\n" + item + "\n"
+
+
+def tildeify(path: str, home: str) -> str:
+    if path == home:
+        return "~"
+    if path.startswith(home.rstrip("/") + "/"):
+        return "~" + path[len(home.rstrip("/")):]
+    return path
+
+
+@dataclass
+class SaveOutcome:
+    success: bool
+    llm_content: str
+    return_display: str
+    written: str | None = None
+
+
+def success_outcome(fact: str, written: str) -> SaveOutcome:
+    message = f'Okay, I\'ve remembered that: "{fact}"'
+    payload = json.dumps({"success": True, "message": message}, ensure_ascii=False,
+                         separators=(",", ":"))
+    return SaveOutcome(True, payload, message, written)
+
+
+def failure_outcome(detail: str) -> SaveOutcome:
+    payload = json.dumps({"success": False, "error": f"Failed to save memory. Detail: {detail}"},
+                         ensure_ascii=False, separators=(",", ":"))
+    return SaveOutcome(False, payload, f"Error saving memory: {detail}")
+
+
+def atomic_write(path: str, text: str) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    try:
+        mode: int | None = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix=".memlens-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_memory(fact: str, path: str, scope: Scope = "global") -> SaveOutcome:
+    """Validate, sanitise, insert and write one fact; raises ValueError on an empty fact."""
+    if not isinstance(fact, str) or js_trim(fact) == "":
+        raise ValueError(EMPTY_FACT_ERROR)
+    clean = sanitize_fact(fact)
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            current = handle.read()
+    except FileNotFoundError:
+        current = ""
+    except OSError as err:
+        return failure_outcome(err.strerror or str(err))
+    updated = (add_project_entry(current, clean) if scope == "project"
+               else add_global_entry(current, clean))
+    try:
+        atomic_write(path, updated)
+    except OSError as err:
+        return failure_outcome(err.strerror or str(err))
+    return success_outcome(clean, updated)

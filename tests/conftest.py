@@ -1,0 +1,39 @@
+"""Shared fixtures: trees built on disk from the compact dict form the goldens use."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+TreeSpec = dict[str, str | None]
+
+
+def build_tree(root: Path, tree: TreeSpec) -> None:
+    """Keys are paths under root; None makes a folder, a string a file with that text."""
+    for rel, content in tree.items():
+        path = root / rel
+        if content is None:
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content.encode("utf-8"))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A fresh, realpath'd folder (Gemini CLI's paths are physical)."""
+    real = Path(os.path.realpath(tmp_path)) / "root"
+    real.mkdir()
+    return real
+
+
+@pytest.fixture
+def make_tree(root: Path) -> Callable[[TreeSpec], Path]:
+    def make(tree: TreeSpec) -> Path:
+        build_tree(root, tree)
+        return root
+
+    return make
