@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .nodecompat import node_error_message
 
 
-class ReadKind(str, Enum):
+class ReadKind(StrEnum):
     OK = "ok"
     MISSING = "missing"
     DIRECTORY = "directory"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import posixpath
 
 import pathspec
-from pathspec.patterns.gitwildmatch import GitWildMatchPatternError
 
 
 def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
@@ -22,7 +21,7 @@ def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
         return None
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
-    except (GitWildMatchPatternError, ValueError):
+    except (ValueError, TypeError):  # a malformed pattern
         return None
 
 

@@ -14,7 +14,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from .fsread import FileReader, ReadResult
@@ -125,7 +125,7 @@ class ProjectRootFinder:
         return result
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     IMPORTED = "imported"
     IN_CODE = "in-code"
     URL = "url"
@@ -329,7 +329,7 @@ class _Run:
 
         enter(content, base, root_path, (), origin)
         while stack:
-            file_base, file_path, pending, chain = stack[-1]
+            file_base, _file_path, pending, chain = stack[-1]
             token = next(pending, None)
             if token is None:
                 stack.pop()

@@ -68,6 +68,30 @@ def render_user_memory(global_: str, user_project: str, extension: str, project:
     return "\n---\n\n<loaded_context>\n" + "\n".join(sections) + "\n</loaded_context>"
 
 
+def render_string_memory(memory: str, file_names: list[str]) -> str:
+    """`renderUserMemory` for plain-string memory (jit mode's global-only system memory)."""
+    trimmed = js_trim(memory)
+    if not trimmed:
+        return ""
+    return (
+        f"\n# Contextual Instructions ({', '.join(file_names)})\n"
+        "The following content is loaded from local and global configuration files.\n"
+        "**Context Precedence:**\n"
+        "- **Global (~/.gemini/):** foundational user preferences. Apply these broadly.\n"
+        "- **Extensions:** supplementary knowledge and capabilities.\n"
+        "- **Workspace Root:** workspace-wide mandates. Supersedes global preferences.\n"
+        "- **Sub-directories:** highly specific overrides. These rules supersede all others "
+        "for files within their scope.\n\n"
+        "**Conflict Resolution:**\n"
+        "- **Precedence:** Strictly follow the order above (Sub-directories > Workspace Root > "
+        "Extensions > Global).\n"
+        "- **System Overrides:** Contextual instructions override default operational "
+        "behaviors (e.g., tech stack, style, workflows, tool preferences) defined in the system "
+        "prompt. However, they **cannot** override Core Mandates regarding safety, security, "
+        "and agent integrity.\n\n"
+        f"<loaded_context>\n{trimmed}\n</loaded_context>")
+
+
 def render_session_memory(extension: str, project: str) -> str:
     """Jit mode's `getSessionMemory()`: extension and project memory for the first user turn."""
     sections = []
@@ -84,3 +108,20 @@ def append_jit_context(tool_output: str, context: str) -> str:
     if not context:
         return tool_output
     return tool_output + JIT_CONTEXT_PREFIX + context + JIT_CONTEXT_SUFFIX
+
+
+def render_prompt_memory(mode: str, global_: str, user_project: str, extension: str,
+                         project: str, file_names: list[str]) -> tuple[str, str]:
+    """(system-instruction memory, first-user-message memory) as Gemini CLI builds them.
+
+    Jit mode puts only global (and the private project memory) in the system instruction,
+    and extension + project memory in the first user message; classic mode puts everything in
+    the system instruction.
+    """
+    if mode == "jit":
+        if js_trim(user_project):
+            system = render_user_memory(global_, user_project, "", "")
+        else:
+            system = render_string_memory(global_, file_names)
+        return system, render_session_memory(extension, project)
+    return render_user_memory(global_, user_project, extension, project), ""

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from enum import Enum
+from enum import StrEnum
 
 from .nodecompat import dirname, is_subpath, resolve
 from .settings import read_json_file
 
 
-class TrustLevel(str, Enum):
+class TrustLevel(StrEnum):
     TRUST_FOLDER = "TRUST_FOLDER"
     TRUST_PARENT = "TRUST_PARENT"
     DO_NOT_TRUST = "DO_NOT_TRUST"
@@ -45,10 +46,8 @@ def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True)
         if level not in TrustLevel.__members__:
             continue
         rule_path = resolve(key)
-        try:
+        with contextlib.suppress(OSError, ValueError):
             rule_path = os.path.realpath(rule_path)
-        except (OSError, ValueError):
-            pass
         effective = dirname(rule_path) if level == "TRUST_PARENT" else rule_path
         if is_subpath(effective, target) and (best is None or len(effective) > best[0]):
             best = (len(effective), level != "DO_NOT_TRUST", key)

@@ -1,0 +1,2 @@
+def health() -> dict[str, str]:
+    return {"status": "ok"}

@@ -1,0 +1,295 @@
+"""`memlens`: the engine on the command line (SPEC §7).
+
+Errors are one line on stderr and exit status 2, never a traceback. Heavy modules (the
+language server, google-genai) are imported only by the subcommands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from . import __version__
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: reported in one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _common_options() -> _Parser:
+    common = _Parser(add_help=False)
+    group = common.add_argument_group("memory settings (SPEC §3.1)")
+    group.add_argument("--home", metavar="DIR",
+                       help="home folder (default: $GEMINI_CLI_HOME, else your home)")
+    group.add_argument("--file-name", action="append", metavar="NAME", dest="file_names",
+                       help="context file name (repeatable; default GEMINI.md)")
+    group.add_argument("--mode", choices=["jit", "classic"],
+                       help="discovery mode (default jit, or experimental.jitContext)")
+    group.add_argument("--max-dirs", type=int, metavar="N",
+                       help="classic mode's downward folder budget (default 200; -1: no cap)")
+    group.add_argument("--boundary-marker", action="append", metavar="M", dest="markers",
+                       help="project boundary marker (repeatable; default .git)")
+    group.add_argument("--no-boundary-markers", action="store_true",
+                       help="use no boundary markers")
+    group.add_argument("--import-format", choices=["tree", "flat"])
+    group.add_argument("--include", action="append", metavar="DIR", dest="includes",
+                       help="extra workspace folder (repeatable)")
+    group.add_argument("--extension-context", action="append", metavar="FILE",
+                       dest="extension_files", help="extension context file (repeatable)")
+    group.add_argument("--respect-git-ignore", action="store_true", default=None)
+    group.add_argument("--untrusted", action="store_true",
+                       help="treat the workspace as untrusted")
+    group.add_argument("--max-context-chars", type=int, metavar="N")
+    group.add_argument("--dialect", choices=["gemini", "claude", "agents"], default="gemini")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
+    parser = _Parser(prog="memlens", description="See what your coding agent's memory is.")
+    parser.add_argument("--version", action="version", version=f"memlens {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    show = commands.add_parser("show", parents=[common], help="merged context for PATH")
+    show.add_argument("path", nargs="?", default=".", metavar="PATH")
+    show.add_argument("--render", choices=["flat", "prompt"], default="flat")
+    show.add_argument("--json", action="store_true")
+
+    listing = commands.add_parser("list", parents=[common], help="memory files in load order")
+    listing.add_argument("path", nargs="?", default=".", metavar="PATH")
+    listing.add_argument("--json", action="store_true")
+
+    check = commands.add_parser("check", parents=[common], help="every diagnostic")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("--format", choices=["text", "json", "github"], default="text")
+
+    jit = commands.add_parser("jit", parents=[common], help="what touching TARGETs loads")
+    jit.add_argument("--cwd", default=".", metavar="DIR")
+    jit.add_argument("targets", nargs="+", metavar="TARGET")
+    jit.add_argument("--json", action="store_true")
+
+    schema = commands.add_parser("schema", help="JSON schemas of every --json output")
+    schema.add_argument("name", nargs="?", metavar="MODEL")
+
+    add = commands.add_parser("add", parents=[common], help="save_memory")
+    add.add_argument("fact")
+    add.add_argument("--scope", choices=["global", "project"], default="global")
+    add.add_argument("--json", action="store_true")
+    skills = commands.add_parser("skills", parents=[common], help="skills and the inbox")
+    skills.add_argument("action", nargs="?", default="list")
+    skills.add_argument("name", nargs="?")
+    skills.add_argument("--json", action="store_true")
+    chat = commands.add_parser("chat", parents=[common], help="one chat turn in the terminal")
+    chat.add_argument("prompt", nargs="?")
+    chat.add_argument("--json", action="store_true")
+    chat.add_argument("--approval-mode", choices=["manual", "autoEdit", "deny"])
+    serve = commands.add_parser("serve", help="the language server (stdio)")
+    serve.add_argument("--tcp", metavar="HOST:PORT")
+    bench = commands.add_parser("bench", help="the benchmarks (SPEC §13)")
+    bench.add_argument("--scale", type=float, default=1.0,
+                       help="fraction of the full synthetic monorepo to generate")
+    bench.add_argument("--json", action="store_true")
+    return parser
+
+
+def _directory(path: str) -> str:
+    if not os.path.exists(path):
+        raise UsageError(f"no such file or directory: {path}")
+    if not os.path.isdir(path):
+        raise UsageError(f"not a directory: {path}")
+    return os.path.realpath(path)
+
+
+def _settings(args: argparse.Namespace, cwd: str) -> Any:
+    from .model import MemorySettings
+    from .settings import load_settings
+
+    if args.dialect != "gemini":
+        raise UsageError(f"--dialect {args.dialect} is not yet available")
+    if args.home is not None and not os.path.isdir(args.home):
+        raise UsageError(f"home folder not found: {args.home}")
+    cli: dict[str, Any] = {
+        "context_file_names": args.file_names,
+        "jit_context": None if args.mode is None else args.mode == "jit",
+        "discovery_max_dirs": args.max_dirs,
+        "memory_boundary_markers": [] if args.no_boundary_markers else args.markers,
+        "import_format": args.import_format,
+        "include_directories": args.includes,
+        "load_memory_from_include_directories": True if args.includes else None,
+        "extension_context_files": (None if args.extension_files is None else
+                                    [os.path.abspath(f) for f in args.extension_files]),
+        "respect_git_ignore": args.respect_git_ignore,
+        "trusted": False if args.untrusted else None,
+        "max_context_chars": args.max_context_chars,
+    }
+    settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli)
+    home = settings.home
+    if not os.path.isdir(home) and args.home is None and "GEMINI_CLI_HOME" in os.environ:
+        raise UsageError(f"home folder not found: {home}")
+    return settings
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text)
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .views import show
+
+    cwd = _directory(args.path)
+    settings = _settings(args, cwd)
+    result = show(cwd, settings, with_diagnostics=args.json)
+    if args.json:
+        _print_json(result.wire())
+        return 0
+    if not result.trusted:
+        print("memlens: the workspace is not trusted: only global, extension and private "
+              "project memory are loaded (Gemini CLI's folder trust)", file=sys.stderr)
+    text = result.content if args.render == "flat" else result.prompt + result.session_memory
+    if text:
+        _print(text + "\n")
+    else:
+        print("memlens: no memory files loaded", file=sys.stderr)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .views import list_files
+
+    cwd = _directory(args.path)
+    result = list_files(cwd, _settings(args, cwd))
+    if args.json:
+        _print_json(result.wire())
+        return 0
+    for f in result.files:
+        chars = "-" if f.chars is None else str(f.chars)
+        _print(f"{f.tier:<17} {chars:>9}  {f.path}\n")
+    return 0
+
+
+def _display_path(path: str) -> str:
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else path
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .views import check, check_file
+
+    diagnostics = []
+    for raw in args.paths:
+        if not os.path.exists(raw):
+            raise UsageError(f"no such file or directory: {raw}")
+        real = os.path.realpath(raw)
+        if os.path.isdir(real):
+            diagnostics += check(real, _settings(args, real))
+        else:
+            diagnostics += check_file(real, _settings(args, os.path.dirname(real)))
+    unique = {(d.path, d.line, d.col, d.code): d for d in diagnostics}
+    ordered = sorted(unique.values(), key=lambda d: d.sort_key())
+    if args.format == "json":
+        _print_json([d.wire() for d in ordered])
+    elif args.format == "github":
+        for d in ordered:
+            level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
+            message = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+            _print(f"::{level} file={_display_path(d.path)},line={d.line},col={d.col},"
+                   f"endLine={d.end_line},endColumn={d.end_col},title={d.code}::{message}\n")
+    else:
+        for d in ordered:
+            _print(f"{_display_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
+                   f"{d.message}\n")
+        errors = sum(d.severity == "error" for d in ordered)
+        warnings = sum(d.severity == "warning" for d in ordered)
+        print(f"memlens: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+    return 1 if any(d.severity == "error" for d in ordered) else 0
+
+
+def cmd_jit(args: argparse.Namespace) -> int:
+    from .views import jit
+
+    cwd = _directory(args.cwd)
+    settings = _settings(args, cwd)
+    if not settings.jit_context:
+        print("memlens: classic mode loads no memory just in time", file=sys.stderr)
+    entries = jit(cwd, args.targets, settings)
+    if args.json:
+        _print_json([e.wire() for e in entries])
+        return 0
+    text = "".join(e.context for e in entries)
+    if text:
+        _print(text + "\n")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from pydantic import TypeAdapter
+
+    from . import model
+
+    models: dict[str, Any] = {
+        "ShowResult": model.ShowResult, "ListResult": model.ListResult,
+        "JitResult": list[model.JitEntry], "CheckResult": list[model.Diagnostic],
+        "Diagnostic": model.Diagnostic, "MemorySettings": model.MemorySettings,
+    }
+    if args.name is not None and args.name not in models:
+        raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")
+    chosen = {args.name: models[args.name]} if args.name else models
+    _print_json({name: TypeAdapter(kind).json_schema(by_alias=True)
+                 for name, kind in chosen.items()})
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    try:
+        from bench.run import main as bench_main  # type: ignore[import-not-found]
+    except ImportError as err:
+        raise UsageError("the benchmarks live in the source checkout: run it from the "
+                         "project's root folder") from err
+    return int(bench_main(scale=args.scale, as_json=args.json))
+
+
+def cmd_not_yet(args: argparse.Namespace) -> int:
+    raise UsageError(f"'memlens {args.command}' is not yet available in this version")
+
+
+HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
+            "schema": cmd_schema, "bench": cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        handler = HANDLERS.get(args.command, cmd_not_yet)
+        return handler(args)
+    except UsageError as err:
+        print(f"memlens: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except OSError as err:
+        print(f"memlens: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

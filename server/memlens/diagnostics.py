@@ -1,0 +1,232 @@
+"""Turning what the engine saw into diagnostics (SPEC §11) on exact source ranges.
+
+Import diagnostics are derived from the events the import processor recorded while rendering,
+so every message describes what Gemini CLI actually does with that token.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable
+
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .fsread import ReadKind, ReadResult
+from .ignore import IgnoreFilter
+from .imports import ImportEvent, Outcome
+from .model import Diagnostic, Severity
+from .nodecompat import resolve
+from .textpos import LineIndex
+
+_TRAILING_PUNCTUATION = ",.;:!?)]}'\"*_>"
+
+
+class DiagnosticSink:
+    """Collects diagnostics, one per (path, range, code), with positions from file text."""
+
+    def __init__(self, engine: MemoryEngine):
+        self.engine = engine
+        self._items: dict[tuple[str, int, int, str], Diagnostic] = {}
+        self._lines: dict[str, LineIndex | None] = {}
+
+    def _index(self, path: str) -> LineIndex | None:
+        if path not in self._lines:
+            read = self.engine.reader.read(path)
+            self._lines[path] = LineIndex(read.content) if read.content is not None else None
+        return self._lines[path]
+
+    def add_range(self, path: str, start: int, end: int, severity: Severity, code: str,
+                  message: str) -> None:
+        index = self._index(path)
+        if index is None:
+            line, col, end_line, end_col = 1, 1, 1, 1
+        else:
+            line, col = index.position(start)
+            end_line, end_col = index.position(end)
+        key = (path, line, col, code)
+        if key not in self._items:
+            self._items[key] = Diagnostic(path=path, line=line, col=col, end_line=end_line,
+                                          end_col=end_col, severity=severity, code=code,
+                                          message=message)
+
+    def add_file(self, path: str, severity: Severity, code: str, message: str) -> None:
+        """A diagnostic about a whole file, shown on its first line."""
+        index = self._index(path)
+        end_col = index.line_end(1) if index is not None else 1
+        key = (path, 1, 1, code)
+        if key not in self._items:
+            self._items[key] = Diagnostic(path=path, line=1, col=1, end_line=1, end_col=end_col,
+                                          severity=severity, code=code, message=message)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self._items.values(), key=Diagnostic.sort_key)
+
+
+def _chain_text(chain: Iterable[str]) -> str:
+    return " → ".join(posixpath.basename(p) for p in chain)
+
+
+def _prose_hint(event: ImportEvent) -> str | None:
+    """Why a failed token looks like prose rather than an intended import, if it does."""
+    path = event.token.path
+    stripped = path.rstrip(_TRAILING_PUNCTUATION)
+    if stripped != path and stripped:
+        candidate = resolve(posixpath.dirname(event.file or event.target), stripped)
+        if os.path.exists(candidate):
+            return (f"`@{path}` includes trailing punctuation, so Gemini CLI tries to import "
+                    f"'{path}' and fails; `@{stripped}` exists — remove the punctuation or put "
+                    "a space before it")
+        return None
+    if not path.startswith((".", "/")) and "/" not in path and "." not in path:
+        return (f"`@{path}` looks like prose (a mention), but Gemini CLI treats every `@word` "
+                "after whitespace as an import and embeds an ENOENT error in the prompt; "
+                "wrap it in backticks to keep it literal")
+    return None
+
+
+def _failure_message(event: ImportEvent, read: ReadResult | None) -> tuple[str, Severity, str]:
+    kind = read.kind if read is not None else ReadKind.ERROR
+    node_text = f"Gemini CLI embeds: <!-- Import failed: {event.token.path} - {event.error} -->"
+    if kind is ReadKind.MISSING:
+        hint = _prose_hint(event)
+        if hint is not None:
+            return "import-in-prose", "warning", hint
+        return "import-not-found", "error", f"Import target not found: {event.target}. {node_text}"
+    reason = {
+        ReadKind.DIRECTORY: "is a directory",
+        ReadKind.SPECIAL: "is not a regular file (FIFO, socket or device); Gemini CLI may block "
+                          "reading it, Memory Lens never opens it",
+        ReadKind.DENIED: "is not readable (permission denied)",
+    }.get(kind, "cannot be read")
+    return "import-unreadable", "error", f"Import target {event.target} {reason}. {node_text}"
+
+
+def add_import_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile]) -> None:
+    for loaded in files:
+        seen_targets: dict[str, tuple[str, ...]] = {}
+        for event in loaded.events:
+            if event.file is None:
+                continue
+            _add_event(sink, event, seen_targets)
+
+
+def _add_event(sink: DiagnosticSink, event: ImportEvent,
+               seen_targets: dict[str, tuple[str, ...]]) -> None:
+    token = event.token
+    path = event.file
+    assert path is not None
+    start, end = token.start, token.end
+    raw = f"@{token.path}"
+    outcome = event.outcome
+    in_reimport = len(set(event.chain)) < len(event.chain)
+    if outcome is Outcome.URL:
+        sink.add_range(path, start, end, "error", "import-url",
+                       f"`{raw}` is a URL; Gemini CLI never fetches imports and embeds "
+                       "'Import failed … Path traversal attempt' instead")
+    elif outcome is Outcome.OUTSIDE_ROOT:
+        sink.add_range(path, start, end, "error", "import-outside-root",
+                       f"`{raw}` resolves to {event.target}, outside the import root; Gemini CLI "
+                       "refuses it ('Path traversal attempt'). Imports may only reach files under "
+                       "the nearest folder with a boundary marker (.git), or the file's own "
+                       "folder when there is none")
+    elif outcome is Outcome.SYMLINK_ESCAPE:
+        sink.add_range(path, start, end, "error", "import-outside-root",
+                       f"`{raw}` reaches {os.path.realpath(event.target)} through a symbolic "
+                       "link that leaves the import root; Memory Lens (like Gemini CLI after "
+                       "v0.43.0) refuses it ('Path traversal attempt')")
+    elif outcome is Outcome.FAILED:
+        code, severity, message = _failure_message(event, event.read)
+        sink.add_range(path, start, end, severity, code, message)
+    elif outcome is Outcome.ALREADY_PROCESSED:
+        if not in_reimport:
+            sink.add_range(path, start, end, "warning", "import-cycle",
+                           f"`{raw}` closes an import cycle ({_chain_text(event.chain)} → "
+                           f"{posixpath.basename(event.target)}); Gemini CLI stops here with "
+                           "'File already processed'")
+    elif outcome is Outcome.TOO_DEEP:
+        sink.add_range(path, start, end, "warning", "import-too-deep",
+                       f"`{raw}` stays literal text: when loaded via "
+                       f"{_chain_text(event.chain)} it is at import depth {event.depth}, and "
+                       "Gemini CLI expands at most 5 nested levels")
+    elif outcome is Outcome.IMPORTED:
+        if event.target in event.chain:
+            sink.add_range(path, start, end, "warning", "import-cycle",
+                           f"`{raw}` closes an import cycle ({_chain_text(event.chain)} → "
+                           f"{posixpath.basename(event.target)}); Gemini CLI includes "
+                           f"{posixpath.basename(event.target)} once more before it stops")
+        elif event.target in seen_targets and not in_reimport:
+            first = seen_targets[event.target]
+            sink.add_range(path, start, end, "info", "import-diamond",
+                           f"{event.target} is also imported via {_chain_text(first)}; "
+                           "Gemini CLI includes its content twice")
+        else:
+            seen_targets.setdefault(event.target, event.chain)
+        read = event.read
+        if read is not None and (read.binary or read.invalid_utf8):
+            what = "binary data" if read.binary else "invalid UTF-8"
+            sink.add_range(path, start, end, "error", "import-unreadable",
+                           f"Import target {event.target} contains {what}; Gemini CLI "
+                           "includes it with each bad byte sequence replaced by U+FFFD")
+
+
+def add_file_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],
+                         large_file_bytes: int) -> None:
+    for loaded in files:
+        read = loaded.read
+        if read.kind is not ReadKind.OK:
+            continue
+        if read.size > large_file_bytes:
+            sink.add_file(loaded.path, "warning", "file-too-large",
+                          f"{read.size:,} bytes: Gemini CLI puts all of it in every prompt")
+        if read.binary or read.invalid_utf8:
+            what = "binary data" if read.binary else "invalid UTF-8"
+            sink.add_file(loaded.path, "error", "file-unreadable",
+                          f"Contains {what}; Gemini CLI reads it with each bad byte sequence "
+                          "replaced by U+FFFD")
+        if read.has_bom and read.content is not None and read.content[1:2] == "@":
+            sink.add_file(loaded.path, "warning", "import-in-prose",
+                          "The file starts with a byte-order mark, so Gemini CLI does not "
+                          "recognise the `@import` at its very start")
+
+
+def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
+                              engine: MemoryEngine) -> None:
+    for above in load.above_root:
+        if above.project_root:
+            reason = (f"it lies in the parent of the repository root {above.project_root}, "
+                      "which Gemini CLI's classic upward search also reads")
+        else:
+            reason = (f"no boundary marker ({', '.join(engine.settings.memory_boundary_markers)}"
+                      f") was found above {above.start_dir}, so Gemini CLI's classic upward "
+                      f"search reads every folder up to {posixpath.dirname(engine.home)}")
+        sink.add_file(above.path, "warning", "read-above-root",
+                      f"Loaded although it is outside the workspace: {reason}")
+    ignore = IgnoreFilter(load.cwd, respect_git_ignore=engine.settings.respect_git_ignore,
+                          respect_gemini_ignore=engine.settings.respect_gemini_ignore)
+    for report in load.searches:
+        if not report.exhausted:
+            continue
+        missed: list[str] = []
+        for pending in report.pending:
+            found, _ = engine.downward_search(pending, report.filename, ignore, None)
+            missed += found
+        for path in missed:
+            sink.add_file(path, "warning", "search-budget-exhausted",
+                          f"Not loaded: Gemini CLI's downward search from {report.root} stops "
+                          f"after {report.max_dirs} folders (context.discoveryMaxDirs; .git and "
+                          "node_modules count too) before reaching this file")
+    truncated = [f for f in load.files if f.truncated]
+    if truncated:
+        sink.add_file(truncated[0].path, "warning", "context-truncated",
+                      f"The merged context exceeds memlens.maxContextChars "
+                      f"({engine.settings.max_context_chars:,}); the preview stops there")
+
+
+def diagnose(load: MemoryLoad, engine: MemoryEngine,
+             extra_files: Iterable[LoadedFile] = ()) -> list[Diagnostic]:
+    sink = DiagnosticSink(engine)
+    files = [*load.files, *extra_files]
+    add_import_diagnostics(sink, files)
+    add_file_diagnostics(sink, files, engine.settings.large_file_bytes)
+    add_discovery_diagnostics(sink, load, engine)
+    return sink.sorted()

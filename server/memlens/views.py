@@ -1,0 +1,110 @@
+"""The engine's answers as the CLI and the language server present them (pydantic models)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from .diagnostics import diagnose
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .ignore import IgnoreFilter
+from .jit import JitSession
+from .model import (
+    Diagnostic,
+    HierarchicalMemory,
+    JitEntry,
+    ListedFile,
+    ListResult,
+    MemorySettings,
+    ShowResult,
+)
+from .render import flatten_memory, render_prompt_memory
+
+TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
+                   "(memlens.maxContextChars); Gemini CLI would receive more]")
+
+
+def truncate(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + TRUNCATION_NOTE.format(limit=limit), True
+
+
+def flattened(load: MemoryLoad) -> str:
+    m = load.memory
+    return flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
+
+
+def workspace_memory_files(engine: MemoryEngine, roots: list[str]) -> list[str]:
+    """Every memory file under the workspace folders (no folder budget, ignore files honoured)."""
+    found: list[str] = []
+    for root in roots:
+        ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
+                              respect_gemini_ignore=engine.settings.respect_gemini_ignore)
+        for name in engine.settings.context_file_names:
+            paths, _ = engine.downward_search(root, name, ignore, None)
+            found += paths
+    return list(dict.fromkeys(found))
+
+
+def subfolder_files(engine: MemoryEngine, load: MemoryLoad) -> list[LoadedFile]:
+    """Workspace memory files the startup load did not read, loaded as jit would load them."""
+    if not load.trusted:
+        return []
+    loaded = set(load.paths)
+    roots = load.workspace_dirs or [load.cwd]
+    return [engine.load_file(p, "jit", import_format="tree")
+            for p in workspace_memory_files(engine, roots) if p not in loaded]
+
+
+def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
+    engine = MemoryEngine(settings)
+    load = engine.load(cwd)
+    content, truncated = truncate(flattened(load), settings.max_context_chars)
+    m = load.memory
+    system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
+                                           m.extension, m.project, settings.context_file_names)
+    diagnostics: list[Diagnostic] = []
+    if with_diagnostics:
+        diagnostics = diagnose(load, engine)
+    return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
+                      file_count=load.file_count, content=content, hierarchical=m,
+                      prompt=system, session_memory=session,
+                      truncated=truncated or load.truncated, diagnostics=diagnostics)
+
+
+def list_files(cwd: str, settings: MemorySettings) -> ListResult:
+    load = MemoryEngine(settings).load(cwd)
+    files = [ListedFile(path=f.path, tier=f.tier,
+                        chars=None if f.content is None else len(f.content)) for f in load.files]
+    return ListResult(cwd=load.cwd, mode=load.mode, files=files, file_count=load.file_count)
+
+
+def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
+    """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file."""
+    engine = MemoryEngine(settings)
+    load = engine.load(cwd)
+    return diagnose(load, engine, subfolder_files(engine, load))
+
+
+def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
+    """Diagnostics for one memory file, rendered as a root (as jit loading reads it)."""
+    engine = MemoryEngine(settings)
+    loaded = engine.load_file(path, "project")
+    load = MemoryLoad(settings.mode, posixpath.dirname(path), True, None, [path], [loaded],
+                      {}, HierarchicalMemory())
+    return diagnose(load, engine)
+
+
+def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:
+    """For each target in turn, what Gemini CLI's tools would append (shared loaded set)."""
+    engine = MemoryEngine(settings)
+    if not settings.jit_context:
+        return [JitEntry(target=t, files=[], context="") for t in targets]
+    startup = engine.load_jit(cwd)
+    session = JitSession.after_startup(engine, startup)
+    entries = []
+    for target in targets:
+        result = session.discover(posixpath.join(startup.cwd, target))
+        entries.append(JitEntry(target=target, files=[f.path for f in result.files],
+                                context=result.appendix))
+    return entries
