@@ -256,8 +256,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "bench" / "run.py").is_file() and str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
     try:
-        from bench.run import main as bench_main  # type: ignore[import-not-found]
+        from bench.run import main as bench_main  # type: ignore[import-not-found,unused-ignore]
     except ImportError as err:
         raise UsageError("the benchmarks live in the source checkout: run it from the "
                          "project's root folder") from err
