@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from .fsread import FileReader, ReadResult, file_identity, is_readable
 from .ignore import IgnoreFilter
 from .imports import ImportEvent, ImportProcessor, ProjectRootFinder
+from .jsonc import read_json_file
 from .model import HierarchicalMemory, MemorySettings, Mode, Tier
 from .nodecompat import dirname, is_subpath, js_sorted, resolve
 from .projects import PROJECT_MEMORY_INDEX, project_memory_dir
 from .render import concatenate_instructions
-from .settings import read_json_file
-from .trust import check_path_trust
+from .trust import decide_trust
 
 GEMINI_DIR = ".gemini"
 
@@ -189,14 +189,8 @@ class MemoryEngine:
 
     # --- trust -------------------------------------------------------------------------
     def trust_for(self, cwd: str) -> tuple[bool, str | None]:
-        if self.settings.trusted is not None:
-            return self.settings.trusted, "setting"
-        decision = check_path_trust(cwd, self.home,
-                                    folder_trust_enabled=self.settings.folder_trust_enabled)
-        if decision.trusted is None:
-            # Gemini CLI would ask the user; we assume the answer is yes (see README).
-            return True, "assumed"
-        return decision.trusted, decision.source
+        return decide_trust(cwd, self.home, explicit=self.settings.trusted,
+                            folder_trust_enabled=self.settings.folder_trust_enabled)
 
     # --- classic mode --------------------------------------------------------------------
     def upward_classic(self, directory: str, filename: str) -> tuple[list[str], list[str]]:

@@ -47,9 +47,10 @@ class IgnoreFilter:
         return self._git_specs[directory]
 
     def ignored(self, path: str) -> bool:
-        rel = posixpath.relpath(path, self.root)
-        if rel == "." or rel.startswith("../"):
+        prefix = self.root.rstrip("/") + "/"
+        if not path.startswith(prefix):
             return False
+        rel = path[len(prefix):]
         if self.gemini is not None and self.gemini.match_file(rel):
             return True
         if not self.respect_git_ignore:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import re
 
+from .jsonc import read_json_file
 from .nodecompat import resolve
-from .settings import read_json_file
 
 PROJECT_MEMORY_INDEX = "MEMORY.md"
 

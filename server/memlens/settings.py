@@ -7,32 +7,13 @@ settings, then command-line options. Gemini CLI's settings files may contain com
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from pathlib import Path
 from typing import Any
 
+from .jsonc import read_json_file
 from .model import MemorySettings
-
-_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*[\s\S]*?\*/')
-
-
-def strip_json_comments(text: str) -> str:
-    return _COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
-
-
-def read_json_file(path: str | Path) -> Any:
-    """Parsed JSON (comments and trailing commas tolerated), or None if missing or invalid."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return None
-    text = re.sub(r",(\s*[}\]])", r"\1", strip_json_comments(text))
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+from .trust import decide_trust
 
 
 def resolve_home(explicit: str | None = None) -> str:
@@ -86,28 +67,41 @@ def gemini_settings_overrides(data: Any) -> dict[str, Any]:
     return out
 
 
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
 def load_settings(
     cwd: str,
     *,
     home: str | None = None,
     editor: dict[str, Any] | None = None,
     cli: dict[str, Any] | None = None,
-    read_workspace_file: bool = True,
 ) -> MemorySettings:
-    """Merge every source into one MemorySettings for the workspace folder `cwd`."""
+    """Merge every source into one MemorySettings for the workspace folder `cwd`.
+
+    `editor` holds VS Code's `memlens.*` values (camelCase or snake_case keys).
+    """
     home_dir = resolve_home(home)
     merged: dict[str, Any] = {"home": home_dir}
     user = gemini_settings_overrides(read_json_file(os.path.join(home_dir, ".gemini",
                                                                  "settings.json")))
     merged.update(user)
-    if read_workspace_file:
-        workspace_file = os.path.join(cwd, ".gemini", "settings.json")
-        workspace = gemini_settings_overrides(read_json_file(workspace_file))
-        # Gemini CLI appends includeDirectories across scopes; other arrays replace.
+    overrides: dict[str, Any] = {}
+    for layer in ({_snake(k): v for k, v in (editor or {}).items()}, cli or {}):
+        overrides.update({k: v for k, v in layer.items() if v is not None})
+    trusted, _ = decide_trust(
+        cwd, home_dir, explicit=overrides.get("trusted"),
+        folder_trust_enabled=overrides.get("folder_trust_enabled",
+                                           merged.get("folder_trust_enabled", True)))
+    if trusted:
+        # Gemini CLI reads the workspace's settings only in a trusted folder.
+        workspace = gemini_settings_overrides(
+            read_json_file(os.path.join(cwd, ".gemini", "settings.json")))
         if "include_directories" in workspace and "include_directories" in user:
             workspace["include_directories"] = (user["include_directories"]
                                                 + workspace["include_directories"])
+        workspace.pop("folder_trust_enabled", None)
         merged.update(workspace)
-    for layer in (editor or {}, cli or {}):
-        merged.update({k: v for k, v in layer.items() if v is not None})
+    merged.update(overrides)
     return MemorySettings.model_validate(merged)

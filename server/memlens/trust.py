@@ -6,8 +6,8 @@ import contextlib
 import os
 from enum import StrEnum
 
+from .jsonc import read_json_file
 from .nodecompat import dirname, is_subpath, resolve
-from .settings import read_json_file
 
 
 class TrustLevel(StrEnum):
@@ -54,3 +54,18 @@ def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True)
     if best is None:
         return TrustDecision(None, None)
     return TrustDecision(best[1], "file", best[2])
+
+
+def decide_trust(cwd: str, home: str, *, explicit: bool | None,
+                 folder_trust_enabled: bool) -> tuple[bool, str | None]:
+    """The trust Memory Lens uses: an explicit choice, else Gemini CLI's rules, else trusted.
+
+    Gemini CLI asks the user when no rule matches; we assume the answer is "trust" so the
+    preview shows what a user who accepts will get (README).
+    """
+    if explicit is not None:
+        return explicit, "setting"
+    decision = check_path_trust(cwd, home, folder_trust_enabled=folder_trust_enabled)
+    if decision.trusted is None:
+        return True, "assumed"
+    return decision.trusted, decision.source
