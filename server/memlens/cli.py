@@ -273,8 +273,26 @@ def cmd_not_yet(args: argparse.Namespace) -> int:
     raise UsageError(f"'memlens {args.command}' is not yet available in this version")
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from .lsp.server import create_server
+
+    logging.basicConfig(level=os.environ.get("MEMLENS_LOG_LEVEL", "WARNING"),
+                        stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    server = create_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0
+
+
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
-            "schema": cmd_schema, "bench": cmd_bench}
+            "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -82,13 +82,15 @@ def load_settings(
 
     `editor` holds VS Code's `memlens.*` values (camelCase or snake_case keys).
     """
-    home_dir = resolve_home(home)
+    editor_home = (editor or {}).get("home")
+    home_dir = resolve_home(home or (editor_home if isinstance(editor_home, str) else None))
     merged: dict[str, Any] = {"home": home_dir}
     user = gemini_settings_overrides(read_json_file(os.path.join(home_dir, ".gemini",
                                                                  "settings.json")))
     merged.update(user)
     overrides: dict[str, Any] = {}
-    for layer in ({_snake(k): v for k, v in (editor or {}).items()}, cli or {}):
+    editor_layer = {_snake(k): v for k, v in (editor or {}).items() if k != "home"}
+    for layer in (editor_layer, cli or {}):
         overrides.update({k: v for k, v in layer.items() if v is not None})
     trusted, _ = decide_trust(
         cwd, home_dir, explicit=overrides.get("trusted"),

@@ -1,0 +1,206 @@
+"""The incremental workspace index the language server keeps (pure engine, no LSP).
+
+It holds every memory file of every tier as a *root* (rendered with its imports, the events
+kept), the static import graph, each workspace folder's startup load, and the diagnostics per
+root. An edit re-renders only the edited file and the roots that reach it through the graph.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .diagnostics import (
+    DiagnosticSink,
+    add_discovery_diagnostics,
+    add_file_diagnostics,
+    add_import_diagnostics,
+)
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .fsread import FileReader
+from .graph import ImportGraph
+from .imports import Outcome
+from .jit import JitResult, JitSession
+from .model import Diagnostic, MemorySettings, ShowResult, Tier
+from .nodecompat import is_subpath, resolve
+from .render import append_jit_context, render_prompt_memory
+from .views import flattened, truncate, workspace_memory_files
+
+
+@dataclass
+class FolderState:
+    folder: str
+    load: MemoryLoad
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class WorkspaceIndex:
+    def __init__(self, settings: MemorySettings, folders: list[str]):
+        self.settings = settings
+        self.folders = [resolve(f) for f in folders]
+        self.overrides: dict[str, str] = {}
+        self.reader = FileReader(max_bytes=settings.max_context_chars * 4 + 4,
+                                 overrides=self.overrides)
+        self.graph = ImportGraph()
+        self.roots: dict[str, LoadedFile] = {}
+        self.root_diagnostics: dict[str, list[Diagnostic]] = {}
+        self.folder_states: dict[str, FolderState] = {}
+        self.generation = 0
+
+    # --- building -------------------------------------------------------------------------
+    def engine(self) -> MemoryEngine:
+        return MemoryEngine(self.settings, self.reader)
+
+    def build(self) -> None:
+        """Index everything from scratch (start-up, `memlens/refresh`, settings change)."""
+        self.reader = FileReader(max_bytes=self.settings.max_context_chars * 4 + 4,
+                                 overrides=self.overrides)
+        self.graph = ImportGraph()
+        self.roots.clear()
+        self.root_diagnostics.clear()
+        self._load_folders()
+        tiers: dict[str, Tier] = {}
+        for state in self.folder_states.values():
+            for loaded in state.load.files:
+                if loaded.content is not None:
+                    tiers.setdefault(loaded.path, loaded.tier)
+        engine = self.engine()
+        trusted_folders = [s.folder for s in self.folder_states.values() if s.load.trusted]
+        for path in workspace_memory_files(engine, trusted_folders):
+            tiers.setdefault(path, "jit")
+        for path, tier in tiers.items():
+            self._render_root(path, tier)
+        self.generation += 1
+
+    def _load_folders(self) -> None:
+        self.folder_states.clear()
+        for folder in self.folders:
+            engine = self.engine()
+            load = engine.load(folder)
+            sink = DiagnosticSink(engine)
+            add_discovery_diagnostics(sink, load, engine)
+            self.folder_states[folder] = FolderState(folder, load, sink.sorted())
+
+    def _render_root(self, path: str, tier: Tier) -> None:
+        engine = self.engine()
+        fmt = "tree" if tier == "jit" else None
+        loaded = engine.load_file(path, tier, import_format=fmt)
+        self.roots[path] = loaded
+        self.graph.update_file(path, loaded.read.content)
+        for event in loaded.events:
+            if event.outcome is Outcome.IMPORTED and event.target not in self.graph.forward:
+                self.graph.update_file(event.target, self.reader.read(event.target).content)
+        sink = DiagnosticSink(engine)
+        add_import_diagnostics(sink, [loaded])
+        add_file_diagnostics(sink, [loaded], self.settings.large_file_bytes)
+        self.root_diagnostics[path] = sink.sorted()
+
+    # --- changes ------------------------------------------------------------------------
+    def is_memory_file(self, path: str) -> bool:
+        return posixpath.basename(path) in self.settings.context_file_names
+
+    def set_text(self, path: str, text: str | None) -> set[str]:
+        """An editor buffer changed (None: closed, back to the disk). Returns touched files."""
+        if text is None:
+            self.overrides.pop(path, None)
+        else:
+            self.overrides[path] = text
+        return self.file_changed(path)
+
+    def file_changed(self, path: str) -> set[str]:
+        """`path` changed (buffer or disk): re-render it and every root that reaches it."""
+        self.reader.forget(path)
+        before = self._files_of_roots(self._affected_roots(path))
+        exists = self.reader.read(path).content is not None
+        self.graph.update_file(path, self.reader.read(path).content)
+        structural = self.is_memory_file(path) and (exists != (path in self.roots))
+        if structural:
+            # A memory file appeared or vanished: the folders' load order may change.
+            self._load_folders()
+        if exists and self.is_memory_file(path) and path not in self.roots and any(
+                is_subpath(f, path) for f in self.folders):
+            self._render_root(path, "jit")
+        if not exists and path in self.roots:
+            del self.roots[path]
+            self.root_diagnostics.pop(path, None)
+        for root in self._affected_roots(path):
+            if root in self.roots:
+                self._render_root(root, self.roots[root].tier)
+        self.generation += 1
+        return before | self._files_of_roots(self._affected_roots(path)) | {path}
+
+    def _affected_roots(self, path: str) -> set[str]:
+        return ({path} | self.graph.dependents(path)) & set(self.roots)
+
+    def _files_of_roots(self, roots: Iterable[str]) -> set[str]:
+        files: set[str] = set()
+        for root in roots:
+            files.add(root)
+            files.update(d.path for d in self.root_diagnostics.get(root, []))
+        return files
+
+    # --- queries --------------------------------------------------------------------------
+    def diagnostics_for(self, path: str) -> list[Diagnostic]:
+        found: dict[tuple[str, int, int, str], Diagnostic] = {}
+        sources = [*self.root_diagnostics.values(),
+                   *(s.diagnostics for s in self.folder_states.values())]
+        for group in sources:
+            for d in group:
+                if d.path == path:
+                    found.setdefault((d.path, d.line, d.col, d.code), d)
+        return sorted(found.values(), key=Diagnostic.sort_key)
+
+    def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
+        paths = {d.path for group in self.root_diagnostics.values() for d in group}
+        paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
+        paths |= set(self.roots)
+        return {p: self.diagnostics_for(p) for p in sorted(paths)}
+
+    def indexed_files(self) -> list[str]:
+        return sorted(set(self.roots) | set(self.graph.forward))
+
+    def folder_for(self, path: str) -> str | None:
+        """The deepest workspace folder holding `path` (None when outside every folder)."""
+        holders = [f for f in self.folders if is_subpath(f, path)]
+        return max(holders, key=len) if holders else None
+
+    def folder_state(self, path: str) -> FolderState | None:
+        folder = self.folder_for(path) or (self.folders[0] if self.folders else None)
+        return self.folder_states.get(folder) if folder else None
+
+    def show(self, folder: str) -> ShowResult:
+        """What `memlens show` prints for a workspace folder, from the index's buffers."""
+        state = self.folder_states.get(folder)
+        load = state.load if state else self.engine().load(folder)
+        m = load.memory
+        content, truncated = truncate(flattened(load), self.settings.max_context_chars)
+        system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
+                                               m.extension, m.project,
+                                               self.settings.context_file_names)
+        return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
+                          file_count=load.file_count, content=content, hierarchical=m,
+                          prompt=system, session_memory=session,
+                          truncated=truncated or load.truncated,
+                          diagnostics=state.diagnostics if state else [])
+
+    def jit_session(self, folder: str) -> JitSession | None:
+        state = self.folder_states.get(folder)
+        if state is None:
+            return None
+        return JitSession.after_startup(self.engine(), state.load)
+
+    def merged_for(self, path: str) -> tuple[str, list[str], JitResult | None]:
+        """Startup memory plus what JIT adds for `path`: (text, files, jit part)."""
+        state = self.folder_state(path)
+        if state is None:
+            return "", [], None
+        text = flattened(state.load)
+        files = [f.path for f in state.load.files if f.content is not None]
+        jit: JitResult | None = None
+        if self.settings.jit_context:
+            session = JitSession.after_startup(self.engine(), state.load)
+            jit = session.preview(path)
+            text = append_jit_context(text, jit.context)
+            files += [f.path for f in jit.files]
+        return text, files, jit

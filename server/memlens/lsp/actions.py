@@ -1,0 +1,74 @@
+"""Code actions: create a missing import target, make an absolute import relative, remove an
+import that closes a cycle, keep a prose `@mention` literal."""
+
+from __future__ import annotations
+
+import posixpath
+
+from lsprotocol import types
+
+from ..imports import ImportToken, find_imports
+from ..nodecompat import dirname, resolve
+from .convert import offset_at, path_of, range_of, uri_of
+from .server import MemlensServer
+
+
+def _token_at_offset(text: str, offset: int) -> ImportToken | None:
+    for token in find_imports(text):
+        if not token.in_code and token.start <= offset <= token.end:
+            return token
+    return None
+
+
+def _edit(uri: str, rng: types.Range, new_text: str) -> types.WorkspaceEdit:
+    return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=rng, new_text=new_text)]})
+
+
+def relative_import(from_dir: str, target: str) -> str:
+    rel = posixpath.relpath(target, from_dir)
+    return rel if rel.startswith("../") else f"./{rel}"
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                               types.CodeActionKind.Refactor]))
+    def code_action(ls: MemlensServer, params: types.CodeActionParams
+                    ) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        path = path_of(uri)
+        text = ls.text_of(path) if path else None
+        if path is None or text is None:
+            return []
+        actions: list[types.CodeAction] = []
+        for diagnostic in params.context.diagnostics:
+            token = _token_at_offset(text, offset_at(text, diagnostic.range.start))
+            if token is None:
+                continue
+            rng = range_of(text, token.start, token.end)
+            target = resolve(dirname(path), token.path)
+            if diagnostic.code == "import-not-found":
+                actions.append(types.CodeAction(
+                    title=f"Create {posixpath.relpath(target, dirname(path))}",
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                    edit=types.WorkspaceEdit(document_changes=[types.CreateFile(
+                        uri=uri_of(target),
+                        options=types.CreateFileOptions(ignore_if_exists=True))])))
+            elif diagnostic.code == "import-cycle":
+                actions.append(types.CodeAction(
+                    title=f"Remove the import @{token.path} (closes a cycle)",
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                    edit=_edit(uri, rng, "")))
+            elif diagnostic.code == "import-in-prose":
+                actions.append(types.CodeAction(
+                    title=f"Keep `@{token.path}` literal (wrap in backticks)",
+                    kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                    edit=_edit(uri, rng, f"`@{token.path}`")))
+        cursor = _token_at_offset(text, offset_at(text, params.range.start))
+        if cursor is not None and cursor.path.startswith("/"):
+            relative = relative_import(dirname(path), resolve(cursor.path))
+            actions.append(types.CodeAction(
+                title=f"Make the import relative ({relative})",
+                kind=types.CodeActionKind.Refactor,
+                edit=_edit(uri, range_of(text, cursor.start + 1, cursor.end), relative)))
+        return actions

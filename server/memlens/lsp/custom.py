@@ -1,0 +1,105 @@
+"""Custom requests: memlens/show, memlens/list, memlens/refresh, memlens/jit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..model import JitFile, ListedFile, ListResult, Wire
+from .convert import path_of
+from .server import MemlensServer
+
+SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
+
+
+class UriParams(Wire):
+    uri: str
+
+
+class ShowResponse(Wire):
+    content: str
+    files: list[str]
+    file_count: int
+    mode: str
+    trusted: bool
+    prompt: str
+    session_memory: str
+
+
+class RefreshResponse(Wire):
+    file_count: int
+
+
+class JitResponse(Wire):
+    uri: str
+    files: list[JitFile]
+    context: str
+
+
+def _params(model: type[BaseModel], raw: Any) -> Any:
+    data = raw if isinstance(raw, dict) else getattr(raw, "__dict__", raw)
+    if hasattr(raw, "_asdict"):
+        data = raw._asdict()
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "params"
+        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
+                                   f"{first['msg']}") from err
+
+
+def _folder_of(ls: MemlensServer, uri: str) -> str:
+    path = path_of(uri)
+    if path is None:
+        raise JsonRpcInvalidParams(f"not a file URI: {uri}")
+    index = ls.require_index()
+    folder = index.folder_for(path)
+    if folder is None:
+        raise JsonRpcInvalidParams(f"{path} is outside every workspace folder")
+    return folder
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(SHOW)
+    def show(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request = _params(UriParams, params)
+        result = ls.require_index().show(_folder_of(ls, request.uri))
+        return ShowResponse(content=result.content, files=result.files,
+                            file_count=result.file_count, mode=result.mode,
+                            trusted=result.trusted, prompt=result.prompt,
+                            session_memory=result.session_memory).wire()
+
+    @server.feature(LIST)
+    def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request = _params(UriParams, params)
+        index = ls.require_index()
+        state = index.folder_states[_folder_of(ls, request.uri)]
+        files = [ListedFile(path=f.path, tier=f.tier,
+                            chars=None if f.content is None else len(f.content))
+                 for f in state.load.files]
+        return ListResult(cwd=state.load.cwd, mode=state.load.mode, files=files,
+                          file_count=state.load.file_count).wire()
+
+    @server.feature(REFRESH)
+    def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:
+        index = ls.rebuild()
+        ls.publish(list(index.all_diagnostics()))
+        return RefreshResponse(file_count=len(index.roots)).wire()
+
+    @server.feature(JIT)
+    def jit(ls: MemlensServer, params: Any) -> dict[str, object]:
+        """What JIT loading adds for a file (a preview: nothing is marked loaded)."""
+        request = _params(UriParams, params)
+        path = path_of(request.uri)
+        if path is None:
+            raise JsonRpcInvalidParams(f"not a file URI: {request.uri}")
+        session = ls.jit_session_for(path)
+        if session is None:
+            return JitResponse(uri=request.uri, files=[], context="").wire()
+        result = session.preview(path)
+        files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
+        return JitResponse(uri=request.uri, files=files, context=result.appendix).wire()
+

@@ -1,0 +1,29 @@
+"""Pull diagnostics: per document and for the whole workspace (push lives in sync.py)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from .convert import path_of, uri_of
+from .server import MemlensServer
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                    types.DiagnosticOptions(identifier="memlens", inter_file_dependencies=True,
+                                            workspace_diagnostics=True))
+    def document_diagnostic(ls: MemlensServer, params: types.DocumentDiagnosticParams
+                            ) -> types.RelatedFullDocumentDiagnosticReport:
+        path = path_of(params.text_document.uri)
+        items = ls.lsp_diagnostics(path) if path else []
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    def workspace_diagnostic(ls: MemlensServer, params: types.WorkspaceDiagnosticParams
+                             ) -> types.WorkspaceDiagnosticReport:
+        index = ls.require_index()
+        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+        for path in index.all_diagnostics():
+            reports.append(types.WorkspaceFullDocumentDiagnosticReport(
+                uri=uri_of(path), items=ls.lsp_diagnostics(path), version=None))
+        return types.WorkspaceDiagnosticReport(items=reports)

@@ -1,0 +1,87 @@
+"""Hover: an import shows its target as Gemini CLI will include it; line 1 of a memory file
+shows the merged context for that folder (startup memory plus what JIT adds there)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+
+from lsprotocol import types
+
+from ..imports import ImportProcessor
+from ..nodecompat import dirname, resolve
+from .convert import path_of, range_of, token_at, uri_of
+from .server import MemlensServer
+
+IMPORT_PREVIEW_CHARS = 4_000
+MERGED_PREVIEW_CHARS = 8_000
+
+
+def fenced(text: str) -> str:
+    """A markdown code block whose fence is longer than any backtick run inside."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}markdown\n{text}\n{fence}"
+
+
+def clip(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[:limit], True)
+
+
+def show_command_link(path: str) -> str:
+    args = urllib.parse.quote(json.dumps([uri_of(path)]))
+    return f"command:memlens.showMergedContext?{args}"
+
+
+def import_hover(ls: MemlensServer, path: str, text: str, position: types.Position
+                 ) -> types.Hover | None:
+    token = token_at(text, position)
+    if token is None:
+        return None
+    index = ls.require_index()
+    target = resolve(dirname(path), token.path)
+    processor = ImportProcessor(index.reader, index.engine().root_finder,
+                                max_chars=IMPORT_PREVIEW_CHARS * 4)
+    wrapped = processor.process(f"@{token.path}", dirname(path), source_file=path)
+    body, cut = clip(wrapped.content, IMPORT_PREVIEW_CHARS)
+    header = f"**`@{token.path}`** → `{target}`"
+    note = "\n\n*(preview truncated)*" if cut else ""
+    value = f"{header}\n\nAs Gemini CLI includes it:\n\n{fenced(body)}{note}"
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                       range=range_of(text, token.start, token.end))
+
+
+def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
+    index = ls.require_index()
+    merged, files, jit = index.merged_for(path)
+    folder = dirname(path)
+    count = len(files)
+    size = len(merged)
+    body, cut = clip(merged, MERGED_PREVIEW_CHARS)
+    jit_note = ""
+    if jit is not None and jit.files:
+        jit_note = f" ({len(jit.files)} loaded just in time for this folder)"
+    lines = [f"**Merged context for `{folder}`** — {count} file(s){jit_note}, "
+             f"{size:,} characters", "", fenced(body) if body else "*(no memory loaded)*"]
+    if cut:
+        lines += ["", f"*Truncated.* [Open the full merged context]({show_command_link(path)})"]
+    value = "\n".join(lines)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: MemlensServer, params: types.HoverParams) -> types.Hover | None:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return None
+        text = ls.text_of(path)
+        if text is None:
+            return None
+        found = import_hover(ls, path, text, params.position)
+        if found is not None:
+            return found
+        if params.position.line == 0 and ls.require_index().is_memory_file(path):
+            return merged_hover(ls, path)
+        return None

@@ -1,0 +1,115 @@
+"""Initialisation, indexing with progress, and exiting when the parent process dies."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from typing import Any
+
+from lsprotocol import types
+
+from .convert import path_of, set_encoding
+from .server import MemlensServer
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def watch_parent(pid: int, interval: float = 2.0) -> None:
+    """Exit when the editor that started us is gone (it may not close our stdin)."""
+
+    def loop() -> None:
+        while _alive(pid):
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=loop, name="memlens-parent-watch", daemon=True).start()
+
+
+def _folders(params: types.InitializeParams) -> list[str]:
+    uris = [f.uri for f in params.workspace_folders or []]
+    if not uris and params.root_uri:
+        uris = [params.root_uri]
+    paths = [path_of(u) for u in uris]
+    return [os.path.realpath(p) for p in paths if p]
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: MemlensServer, params: types.InitializeParams) -> None:
+        ls.folders = _folders(params)
+        options: Any = params.initialization_options
+        if isinstance(options, dict):
+            section = options.get("memlens", options)
+            if isinstance(section, dict):
+                ls.editor_settings = dict(section)
+        if params.process_id:
+            watch_parent(params.process_id)
+        encoding = "utf-16"
+        general = params.capabilities.general
+        for candidate in (general.position_encodings or []) if general else []:
+            if candidate in ("utf-8", "utf-16", "utf-32"):
+                encoding = str(candidate)
+                break
+        set_encoding(encoding)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: MemlensServer, params: types.InitializedParams) -> None:
+        token = f"memlens-index-{uuid.uuid4().hex[:8]}"
+        progress = ls.client_capabilities.window
+        use_progress = bool(progress and progress.work_done_progress)
+        if use_progress:
+            try:
+                await ls.work_done_progress.create_async(token)
+                ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                    title="Memory Lens", message="Indexing memory files", percentage=0))
+            except Exception:  # a client that refuses progress still gets an index
+                use_progress = False
+        await _pull_configuration(ls)
+        index = ls.rebuild()
+        if use_progress:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
+                message=f"{len(index.roots)} memory files indexed"))
+        from . import watcher
+
+        watcher.start(ls)
+        ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: MemlensServer,
+                                       params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("memlens"), dict):
+            ls.editor_settings = dict(settings["memlens"])
+        else:
+            await _pull_configuration(ls)
+        ls.rebuild()
+        ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: MemlensServer, params: Any) -> None:
+        from . import watcher
+
+        watcher.stop(ls)
+
+
+async def _pull_configuration(ls: MemlensServer) -> None:
+    workspace = ls.client_capabilities.workspace
+    if not (workspace and workspace.configuration):
+        return
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="memlens")]))
+    except Exception:
+        return
+    if result and isinstance(result[0], dict):
+        ls.editor_settings = {**ls.editor_settings, **result[0]}

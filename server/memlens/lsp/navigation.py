@@ -1,0 +1,70 @@
+"""Go to definition and document links on `@imports`; find references (who imports a file)."""
+
+from __future__ import annotations
+
+import os
+
+from lsprotocol import types
+
+from ..imports import find_imports
+from ..nodecompat import dirname, resolve
+from .convert import path_of, range_of, token_at, uri_of
+from .server import MemlensServer
+
+_FILE_START = types.Range(start=types.Position(line=0, character=0),
+                          end=types.Position(line=0, character=0))
+
+
+def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> str | None:
+    path = path_of(uri)
+    if path is None:
+        return None
+    text = ls.text_of(path)
+    if text is None:
+        return None
+    token = token_at(text, position)
+    if token is None:
+        return None
+    return resolve(dirname(path), token.path)
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: MemlensServer, params: types.DefinitionParams) -> types.Location | None:
+        target = import_target_at(ls, params.text_document.uri, params.position)
+        if target is None or not os.path.exists(target):
+            return None
+        return types.Location(uri=uri_of(target), range=_FILE_START)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+    def document_link(ls: MemlensServer, params: types.DocumentLinkParams
+                      ) -> list[types.DocumentLink]:
+        path = path_of(params.text_document.uri)
+        text = ls.text_of(path) if path else None
+        if path is None or text is None:
+            return []
+        links = []
+        for token in find_imports(text):
+            if token.in_code:
+                continue
+            target = resolve(dirname(path), token.path)
+            if os.path.isfile(target):
+                links.append(types.DocumentLink(range=range_of(text, token.start, token.end),
+                                                target=uri_of(target), tooltip=target))
+        return links
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(ls: MemlensServer, params: types.ReferenceParams) -> list[types.Location]:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return []
+        target = import_target_at(ls, params.text_document.uri, params.position) or path
+        index = ls.require_index()
+        locations = []
+        for edge in index.graph.importers_of(target):
+            text = ls.text_of(edge.source)
+            if text is None:
+                continue
+            locations.append(types.Location(
+                uri=uri_of(edge.source), range=range_of(text, edge.token.start, edge.token.end)))
+        return locations

@@ -1,0 +1,85 @@
+"""Moving files: rewrite the imports that point at a moved file (and the moved file's own
+relative imports) before the move; re-index after it."""
+
+from __future__ import annotations
+
+import posixpath
+
+from lsprotocol import types
+
+from ..nodecompat import dirname
+from .actions import relative_import
+from .convert import path_of, range_of, uri_of
+from .server import MemlensServer
+
+_OPS = [types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
+_FILE_OPS = types.FileOperationRegistrationOptions(filters=_OPS)
+
+
+def _moved(path: str, old: str, new: str) -> str | None:
+    if path == old:
+        return new
+    if path.startswith(old.rstrip("/") + "/"):
+        return new.rstrip("/") + path[len(old.rstrip("/")):]
+    return None
+
+
+def _style(original: str, from_dir: str, target: str) -> str:
+    return target if original.startswith("/") else relative_import(from_dir, target)
+
+
+def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.WorkspaceEdit:
+    index = ls.require_index()
+    changes: dict[str, list[types.TextEdit]] = {}
+
+    def new_location(path: str) -> str:
+        for old, new in renames:
+            moved = _moved(path, old, new)
+            if moved is not None:
+                return moved
+        return path
+
+    for source in index.graph.files():
+        text = ls.text_of(source)
+        if text is None:
+            continue
+        source_after = new_location(source)
+        for edge in index.graph.imports_of(source):
+            target_after = new_location(edge.target)
+            if target_after == edge.target and source_after == source:
+                continue
+            new_path = _style(edge.token.path, dirname(source_after), target_after)
+            if new_path == edge.token.path:
+                continue
+            rng = range_of(text, edge.token.start + 1, edge.token.end)
+            changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
+                                                                         new_text=new_path))
+    return types.WorkspaceEdit(changes=changes)
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, _FILE_OPS)
+    def will_rename(ls: MemlensServer, params: types.RenameFilesParams
+                    ) -> types.WorkspaceEdit | None:
+        renames = [(o, n) for f in params.files
+                   if (o := path_of(f.old_uri)) and (n := path_of(f.new_uri))]
+        edit = rename_edits(ls, renames)
+        return edit if edit.changes else None
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, _FILE_OPS)
+    def did_rename(ls: MemlensServer, params: types.RenameFilesParams) -> None:
+        touched: set[str] = set()
+        index = ls.require_index()
+        for item in params.files:
+            old, new = path_of(item.old_uri), path_of(item.new_uri)
+            if old is None or new is None:
+                continue
+            if posixpath.isdir(new):
+                ls.rebuild()
+                touched |= set(ls.require_index().roots)
+                index = ls.require_index()
+                continue
+            index.overrides.pop(old, None)
+            touched |= index.file_changed(old) | index.file_changed(new)
+        ls.jit_sessions.clear()
+        ls.publish(touched)

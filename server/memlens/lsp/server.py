@@ -1,0 +1,116 @@
+"""`MemlensServer`: a pygls LanguageServer holding the workspace index and shared helpers."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..index import WorkspaceIndex
+from ..jit import JitSession
+from ..model import MemorySettings
+from ..settings import load_settings
+from .convert import path_of, to_lsp_diagnostic, uri_of
+
+log = logging.getLogger("memlens.lsp")
+CONFIG_SECTION = "memlens"
+
+
+class MemlensServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("memlens", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.editor_settings: dict[str, Any] = {}
+        self.folders: list[str] = []
+        self.index: WorkspaceIndex | None = None
+        self.jit_sessions: dict[str, JitSession] = {}
+        self.errors_logged: set[str] = set()
+
+    # --- settings and index ------------------------------------------------------------
+    def settings(self) -> MemorySettings:
+        cwd = self.folders[0] if self.folders else "/"
+        return load_settings(cwd, editor=self.editor_settings)
+
+    def rebuild(self) -> WorkspaceIndex:
+        index = WorkspaceIndex(self.settings(), self.folders)
+        if self.index is not None:
+            index.overrides.update(self.index.overrides)
+        index.build()
+        self.index = index
+        self.jit_sessions.clear()
+        return index
+
+    def require_index(self) -> WorkspaceIndex:
+        return self.index if self.index is not None else self.rebuild()
+
+    def jit_session_for(self, path: str) -> JitSession | None:
+        index = self.require_index()
+        folder = index.folder_for(path)
+        if folder is None:
+            return None
+        if folder not in self.jit_sessions:
+            session = index.jit_session(folder)
+            if session is None:
+                return None
+            self.jit_sessions[folder] = session
+        return self.jit_sessions[folder]
+
+    # --- documents -----------------------------------------------------------------------
+    def text_of(self, path: str) -> str | None:
+        index = self.require_index()
+        if path in index.overrides:
+            return index.overrides[path]
+        return index.reader.read(path).content
+
+    def document_path(self, uri: str) -> str | None:
+        return path_of(uri)
+
+    def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
+        index = self.require_index()
+        text = self.text_of(path)
+        return [to_lsp_diagnostic(d, text) for d in index.diagnostics_for(path)]
+
+    def publish(self, paths: set[str] | list[str]) -> None:
+        """Push diagnostics for the given files that are open in the editor."""
+        open_paths = {path_of(uri): uri for uri in self.workspace.text_documents}
+        for path in paths:
+            uri = open_paths.get(path)
+            if uri is None:
+                continue
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=self.lsp_diagnostics(path)))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        key = f"{type(error).__name__}:{error}"
+        if key in self.errors_logged:
+            return
+        self.errors_logged.add(key)
+        log.error("memlens server error (%s): %r", getattr(source, "__name__", source), error)
+
+
+def create_server() -> MemlensServer:
+    from . import (
+        actions,
+        completion,
+        custom,
+        diagnostics,
+        hover,
+        lens,
+        lifecycle,
+        navigation,
+        rename,
+        symbols,
+        sync,
+    )
+
+    server = MemlensServer()
+    for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
+                   actions, lens, rename, custom):
+        module.register(server)
+    return server
+
+
+__all__ = ["MemlensServer", "create_server", "uri_of"]

@@ -1,0 +1,77 @@
+"""End-to-end LSP fixtures: the real server as a subprocess over stdio, a real client.
+
+`workspace` builds a small but complete memory workspace (with a HOME of its own); `client`
+starts `python -m memlens serve`, initialises it on that workspace and waits for the index.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from ..conftest import build_tree
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"],
+                            server_env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"})
+
+WORKSPACE = {
+    ".git": None,
+    "GEMINI.md": "# Project rules\n\n@./docs/style.md\n@./docs/missing.md\n"
+                 "@../../outside.md\nSee `@./docs/in-code.md` too.\n",
+    "docs/style.md": "## Style\nUse tabs. @./naming.md\n",
+    "docs/naming.md": "Names are short.\n",
+    "docs/a.md": "A imports @./b.md\n",
+    "docs/b.md": "B imports @./a.md\n",
+    "cycle/GEMINI.md": "Cycle root @../docs/a.md\n",
+    "api/GEMINI.md": "# API rules\nValidate input.\n",
+    "api/app.py": "print('hi')\n",
+    "web/GEMINI.md": "# Web rules\n",
+    "web/index.ts": "export {};\n",
+    "home/.gemini/GEMINI.md": "Global: be brief.\n",
+}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = Path(os.path.realpath(tmp_path)) / "ws"
+    root.mkdir()
+    build_tree(root, WORKSPACE)
+    return root
+
+
+def uri(path: Path | str) -> str:
+    return Path(path).as_uri()
+
+
+async def start(client: LanguageClient, root: Path, **settings: object) -> None:
+    options = {"memlens": {"home": str(root / "home"), **settings}}
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual_studio_code"),
+        root_uri=uri(root),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(root), name="ws")],
+        initialization_options=options))
+    # The index is built in `initialized`; any request after it is answered from the index.
+    await client.protocol.send_request_async("memlens/refresh", {})
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient, workspace: Path) -> AsyncIterator[LanguageClient]:
+    await start(lsp_client, workspace)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def open_doc(client: LanguageClient, path: Path, text: str | None = None) -> str:
+    doc_uri = uri(path)
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(
+            uri=doc_uri, language_id="markdown", version=1,
+            text=path.read_text() if text is None else text)))
+    return doc_uri
