@@ -66,7 +66,7 @@ class FileReader:
     def __init__(self, max_bytes: int = 16_000_000, overrides: dict[str, str] | None = None):
         self.max_bytes = max_bytes
         # Unsaved editor buffers win over the disk (the language server fills this).
-        self.overrides = overrides or {}
+        self.overrides = overrides if overrides is not None else {}
         self._cache: dict[str, ReadResult] = {}
 
     def read(self, path: str) -> ReadResult:

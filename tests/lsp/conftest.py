@@ -75,3 +75,14 @@ async def open_doc(client: LanguageClient, path: Path, text: str | None = None) 
             uri=doc_uri, language_id="markdown", version=1,
             text=path.read_text() if text is None else text)))
     return doc_uri
+
+
+def plain(value: object) -> object:
+    """pygls hands custom payloads over as named tuples; turn them into plain JSON values."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value

@@ -84,7 +84,8 @@ def register(server: MemlensServer) -> None:
                           file_count=state.load.file_count).wire()
 
     @server.feature(REFRESH)
-    def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:
+    async def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:
+        await ls.ready.wait()
         index = ls.rebuild()
         ls.publish(list(index.all_diagnostics()))
         return RefreshResponse(file_count=len(index.roots)).wire()

@@ -75,7 +75,8 @@ def register(server: MemlensServer) -> None:
             except Exception:  # a client that refuses progress still gets an index
                 use_progress = False
         await _pull_configuration(ls)
-        index = ls.rebuild()
+        index = ls.ensure_index()
+        ls.ready.set()
         if use_progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(index.roots)} memory files indexed"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -28,14 +29,23 @@ class MemlensServer(LanguageServer):
         self.index: WorkspaceIndex | None = None
         self.jit_sessions: dict[str, JitSession] = {}
         self.errors_logged: set[str] = set()
+        # Set once the first index is built from the settings the client gave us.
+        self.ready = asyncio.Event()
 
     # --- settings and index ------------------------------------------------------------
     def settings(self) -> MemorySettings:
         cwd = self.folders[0] if self.folders else "/"
         return load_settings(cwd, editor=self.editor_settings)
 
-    def rebuild(self) -> WorkspaceIndex:
-        index = WorkspaceIndex(self.settings(), self.folders)
+    def ensure_index(self) -> WorkspaceIndex:
+        """Build the index unless one exists for the current settings (keeps JIT sessions)."""
+        settings = self.settings()
+        if self.index is not None and self.index.settings == settings:
+            return self.index
+        return self.rebuild(settings)
+
+    def rebuild(self, settings: MemorySettings | None = None) -> WorkspaceIndex:
+        index = WorkspaceIndex(settings or self.settings(), self.folders)
         if self.index is not None:
             index.overrides.update(self.index.overrides)
         index.build()

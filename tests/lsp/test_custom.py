@@ -1,0 +1,43 @@
+"""memlens/show, memlens/list and memlens/refresh equal what the CLI prints."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_lsp import LanguageClient
+
+from .conftest import plain, uri
+
+
+def _data(result: Any) -> dict[str, Any]:
+    data = plain(result)
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.asyncio
+async def test_show_matches_the_cli(client: LanguageClient, workspace: Path) -> None:
+    result = _data(await client.protocol.send_request_async(
+        "memlens/show", {"uri": uri(workspace / "api" / "app.py")}))
+    cli = subprocess.run([sys.executable, "-m", "memlens", "show", str(workspace),
+                          "--home", str(workspace / "home")],
+                         capture_output=True, text=True, check=True)
+    assert result["content"] + "\n" == cli.stdout
+    assert result["files"] == [str(workspace / "home" / ".gemini" / "GEMINI.md"),
+                               str(workspace / "GEMINI.md")]
+    assert result["fileCount"] == 2
+
+
+@pytest.mark.asyncio
+async def test_list_and_refresh(client: LanguageClient, workspace: Path) -> None:
+    listing = _data(await client.protocol.send_request_async(
+        "memlens/list", {"uri": uri(workspace)}))
+    tiers = [(f["tier"], f["path"]) for f in listing["files"]]
+    assert tiers == [("global", str(workspace / "home" / ".gemini" / "GEMINI.md")),
+                     ("project", str(workspace / "GEMINI.md"))]
+    refreshed = _data(await client.protocol.send_request_async("memlens/refresh", {}))
+    assert refreshed["fileCount"] == 5  # global, root, api, web, cycle

@@ -1,0 +1,71 @@
+"""Hover: an import's target as Gemini CLI includes it; line 1: the merged context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import open_doc
+
+
+async def _hover(client: LanguageClient, doc: str, line: int, character: int) -> types.Hover:
+    result = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=line, character=character)))
+    assert result is not None
+    return result
+
+
+def _value(hover: types.Hover) -> str:
+    assert isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+@pytest.mark.asyncio
+async def test_hover_on_import_shows_the_rendered_target(client: LanguageClient,
+                                                         workspace: Path) -> None:
+    doc = await open_doc(client, workspace / "GEMINI.md")
+    hover = await _hover(client, doc, 2, 3)
+    assert hover.range == types.Range(start=types.Position(line=2, character=0),
+                                      end=types.Position(line=2, character=16))
+    value = _value(hover)
+    assert f"`{workspace}/docs/style.md`" in value
+    # The nested import is expanded exactly as Gemini CLI expands it.
+    assert ("<!-- Imported from: ./docs/style.md -->\n## Style\nUse tabs. "
+            "<!-- Imported from: ./naming.md -->\nNames are short.\n\n"
+            "<!-- End of import from: ./naming.md -->\n\n"
+            "<!-- End of import from: ./docs/style.md -->") in value
+
+
+@pytest.mark.asyncio
+async def test_hover_on_missing_import_shows_the_embedded_error(client: LanguageClient,
+                                                                workspace: Path) -> None:
+    doc = await open_doc(client, workspace / "GEMINI.md")
+    value = _value(await _hover(client, doc, 3, 5))
+    assert (f"<!-- Import failed: ./docs/missing.md - ENOENT: no such file or directory, "
+            f"access '{workspace}/docs/missing.md' -->") in value
+
+
+@pytest.mark.asyncio
+async def test_hover_on_first_line_shows_merged_context_with_jit(client: LanguageClient,
+                                                                 workspace: Path) -> None:
+    doc = await open_doc(client, workspace / "api" / "GEMINI.md")
+    value = _value(await _hover(client, doc, 0, 2))
+    assert value.startswith(f"**Merged context for `{workspace}/api`** — 3 file(s) "
+                            "(1 loaded just in time for this folder)")
+    assert "--- Global ---" in value and "Global: be brief." in value
+    assert f"--- Context from: {workspace}/GEMINI.md ---" in value
+    assert "--- Newly Discovered Project Context ---" in value
+    assert f"--- Context from: {workspace}/api/GEMINI.md ---" in value
+
+
+@pytest.mark.asyncio
+async def test_no_hover_in_plain_text(client: LanguageClient, workspace: Path) -> None:
+    doc = await open_doc(client, workspace / "api" / "GEMINI.md")
+    result = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=1, character=3)))
+    assert result is None
