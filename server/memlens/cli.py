@@ -188,6 +188,16 @@ def _display_path(path: str) -> str:
     return rel if not rel.startswith("..") else path
 
 
+def _gh_data(text: str) -> str:
+    """GitHub workflow-command escaping of a message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    """GitHub workflow-command escaping of a property value (also ':' and ',')."""
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .views import check, check_file
 
@@ -207,9 +217,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif args.format == "github":
         for d in ordered:
             level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
-            message = d.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            _print(f"::{level} file={_display_path(d.path)},line={d.line},col={d.col},"
-                   f"endLine={d.end_line},endColumn={d.end_col},title={d.code}::{message}\n")
+            _print(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
+                   f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
+                   f"title={_gh_property(d.code)}::{_gh_data(d.message)}\n")
     else:
         for d in ordered:
             _print(f"{_display_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
@@ -295,6 +305,10 @@ HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_j
             "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve}
 
 
+_OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
+              "context_file_names": "--file-name", "import_format": "--import-format"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -303,6 +317,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except UsageError as err:
         print(f"memlens: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as err:  # pydantic's ValidationError: a setting out of range
+        errors = getattr(err, "errors", None)
+        if callable(errors):
+            first = errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "setting"
+            where = _OPTION_OF.get(field, field)
+            print(f"memlens: error: invalid {where}: {first.get('msg')}", file=sys.stderr)
+        else:
+            print(f"memlens: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return 0

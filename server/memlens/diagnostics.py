@@ -76,8 +76,8 @@ def _prose_hint(event: ImportEvent) -> str | None:
             return (f"`@{path}` includes trailing punctuation, so Gemini CLI tries to import "
                     f"'{path}' and fails; `@{stripped}` exists — remove the punctuation or put "
                     "a space before it")
-        return None
-    if not path.startswith((".", "/")) and "/" not in path and "." not in path:
+    word = stripped or path
+    if not word.startswith((".", "/")) and "/" not in word and "." not in word:
         return (f"`@{path}` looks like prose (a mention), but Gemini CLI treats every `@word` "
                 "after whitespace as an import and embeds an ENOENT error in the prompt; "
                 "wrap it in backticks to keep it literal")
@@ -196,8 +196,10 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
             reason = (f"it lies in the parent of the repository root {above.project_root}, "
                       "which Gemini CLI's classic upward search also reads")
         else:
-            reason = (f"no boundary marker ({', '.join(engine.settings.memory_boundary_markers)}"
-                      f") was found above {above.start_dir}, so Gemini CLI's classic upward "
+            markers = ", ".join(engine.settings.memory_boundary_markers)
+            found = f"no boundary marker ({markers}) was found" if markers else (
+                "no boundary markers are configured")
+            reason = (f"{found} above {above.start_dir}, so Gemini CLI's classic upward "
                       f"search reads every folder up to {posixpath.dirname(engine.home)}")
         sink.add_file(above.path, "warning", "read-above-root",
                       f"Loaded although it is outside the workspace: {reason}")

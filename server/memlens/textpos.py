@@ -14,11 +14,15 @@ class LineIndex:
             self.starts.append(pos + 1)
             pos = find("\n", pos + 1)
         self.text = text
+        self.bom = text.startswith("\ufeff")
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, col), both 1-based; col counts characters."""
         line = bisect.bisect_right(self.starts, offset) - 1
-        return line + 1, offset - self.starts[line] + 1
+        col = offset - self.starts[line] + 1
+        if line == 0 and self.bom and offset > 0:
+            col -= 1  # editors do not show (or count) a byte-order mark
+        return line + 1, col
 
     def line_end(self, line: int) -> int:
         """Column just past the last character of 1-based `line` (CR excluded)."""
@@ -26,4 +30,6 @@ class LineIndex:
         end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
         if end > start and self.text[end - 1] == "\r":
             end -= 1
+        if line == 1 and self.bom and end > start:
+            start += 1
         return end - start + 1

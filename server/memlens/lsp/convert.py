@@ -59,6 +59,8 @@ def position_at(text: str, offset: int) -> types.Position:
     before = text[:offset]
     line = before.count("\n")
     start = before.rfind("\n") + 1
+    if start == 0 and text.startswith("\ufeff"):
+        start = min(1, offset)  # clients strip the byte-order mark
     return types.Position(line=line, character=_utf16_len(text[start:offset]))
 
 
@@ -67,6 +69,8 @@ def offset_at(text: str, position: types.Position) -> int:
     if position.line >= len(lines):
         return len(text)
     offset = sum(len(line) + 1 for line in lines[: position.line])
+    if position.line == 0 and text.startswith("\ufeff"):
+        offset, lines[0] = 1, lines[0][1:]
     line = lines[position.line]
     units = 0
     for index, char in enumerate(line):
@@ -84,6 +88,8 @@ def _column(lines: list[str], line: int, col: int) -> types.Position:
     if line - 1 >= len(lines):
         return types.Position(line=max(line - 1, 0), character=0)
     text = lines[line - 1]
+    if line == 1 and text.startswith("\ufeff"):
+        text = text[1:]  # diagnostic columns never count the byte-order mark
     return types.Position(line=line - 1, character=_utf16_len(text[: col - 1]))
 
 
