@@ -124,11 +124,24 @@ class WorkspaceIndex:
         if not exists and path in self.roots:
             del self.roots[path]
             self.root_diagnostics.pop(path, None)
-        for root in self._affected_roots(path):
+        affected = self._affected_roots(path)
+        for root in affected:
             if root in self.roots:
                 self._render_root(root, self.roots[root].tier)
+        if not structural:
+            self._reload_folders_using(affected | {path})
         self.generation += 1
         return before | self._files_of_roots(self._affected_roots(path)) | {path}
+
+    def _reload_folders_using(self, paths: set[str]) -> None:
+        """Recompute the startup load of each folder whose merged context includes `paths`."""
+        for folder, state in list(self.folder_states.items()):
+            if paths & set(state.load.paths):
+                engine = self.engine()
+                load = engine.load(folder)
+                sink = DiagnosticSink(engine)
+                add_discovery_diagnostics(sink, load, engine)
+                self.folder_states[folder] = FolderState(folder, load, sink.sorted())
 
     def _affected_roots(self, path: str) -> set[str]:
         return ({path} | self.graph.dependents(path)) & set(self.roots)
