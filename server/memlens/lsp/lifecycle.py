@@ -80,6 +80,7 @@ def register(server: MemlensServer) -> None:
         if use_progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(index.roots)} memory files indexed"))
+        await _watch_workspace_files(ls)
         from . import watcher
 
         watcher.start(ls)
@@ -114,3 +115,24 @@ async def _pull_configuration(ls: MemlensServer) -> None:
         return
     if result and isinstance(result[0], dict):
         ls.editor_settings = {**ls.editor_settings, **result[0]}
+
+
+WATCHED_GLOBS = ["**/*.md", "**/*.txt", "**/.geminiignore", "**/.gitignore",
+                 "**/.gemini/settings.json"]
+
+
+async def _watch_workspace_files(ls: MemlensServer) -> None:
+    """Ask the client to tell us about files changed outside the editor (didChangeWatchedFiles)."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace else None
+    if not (watched and watched.dynamic_registration):
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCHED_GLOBS])
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+            types.Registration(id="memlens-watched-files",
+                               method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                               register_options=options)]))
+    except Exception:  # the index still works; only outside edits go unnoticed
+        return
