@@ -210,8 +210,8 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
             continue
         missed: list[str] = []
         for pending in report.pending:
-            found, _ = engine.downward_search(pending, report.filename, ignore, None)
-            missed += found
+            unreached, _ = engine.downward_search(pending, report.filename, ignore, None)
+            missed += unreached
         for path in missed:
             sink.add_file(path, "warning", "search-budget-exhausted",
                           f"Not loaded: Gemini CLI's downward search from {report.root} stops "
