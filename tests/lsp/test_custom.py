@@ -41,3 +41,21 @@ async def test_list_and_refresh(client: LanguageClient, workspace: Path) -> None
                      ("project", str(workspace / "GEMINI.md"))]
     refreshed = _data(await client.protocol.send_request_async("memlens/refresh", {}))
     assert refreshed["fileCount"] == 5  # global, root, api, web, cycle
+
+
+@pytest.mark.asyncio
+async def test_memory_tree(client: LanguageClient, workspace: Path) -> None:
+    tree = _data(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    (folder,) = tree["folders"]
+    assert folder["folder"] == str(workspace) and folder["mode"] == "jit"
+    rows = [(f["tier"], f["path"].removeprefix(str(workspace) + "/"), f["errors"])
+            for f in folder["files"]]
+    assert rows == [("global", "home/.gemini/GEMINI.md", 0),
+                    ("project", "GEMINI.md", 2),
+                    ("jit", "api/GEMINI.md", 0),
+                    ("jit", "cycle/GEMINI.md", 0),
+                    ("jit", "web/GEMINI.md", 0)]
+    root = folder["files"][1]
+    assert [(i["text"], i["line"], i["exists"]) for i in root["imports"]] == [
+        ("@./docs/style.md", 2, True), ("@./docs/missing.md", 3, False),
+        ("@../../outside.md", 4, False)]

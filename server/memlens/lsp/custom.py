@@ -63,6 +63,8 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
 
 
 def register(server: MemlensServer) -> None:
+    register_tree(server)
+
     @server.feature(SHOW)
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = _params(UriParams, params)
@@ -104,3 +106,71 @@ def register(server: MemlensServer) -> None:
         files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
         return JitResponse(uri=request.uri, files=files, context=result.appendix).wire()
 
+
+
+TREE = "memlens/memoryTree"
+
+
+class TreeImport(Wire):
+    text: str  # the token as written, e.g. "@./docs/style.md"
+    target: str
+    line: int  # 0-based, for the client to reveal
+    exists: bool
+
+
+class TreeFile(Wire):
+    path: str
+    tier: str
+    chars: int | None
+    errors: int
+    warnings: int
+    imports: list[TreeImport]
+
+
+class TreeFolder(Wire):
+    folder: str
+    mode: str
+    trusted: bool
+    files: list[TreeFile]
+
+
+class TreeResponse(Wire):
+    folders: list[TreeFolder]
+
+
+def _tree_file(ls: MemlensServer, path: str, tier: str, chars: int | None) -> TreeFile:
+    import os
+
+    index = ls.require_index()
+    diagnostics = index.diagnostics_for(path)
+    text = ls.text_of(path) or ""
+    imports = []
+    for edge in index.graph.imports_of(path):
+        line = text.count("\n", 0, edge.token.start)
+        imports.append(TreeImport(text=f"@{edge.token.path}", target=edge.target, line=line,
+                                  exists=os.path.isfile(edge.target)))
+    return TreeFile(path=path, tier=tier, chars=chars,
+                    errors=sum(d.severity == "error" for d in diagnostics),
+                    warnings=sum(d.severity == "warning" for d in diagnostics),
+                    imports=imports)
+
+
+def register_tree(server: MemlensServer) -> None:
+    @server.feature(TREE)
+    def memory_tree(ls: MemlensServer, params: Any) -> dict[str, object]:
+        """Tiers → files → imports for every workspace folder, with problem counts.
+
+        Startup files come first in load order, then the subfolder files JIT would load."""
+        index = ls.require_index()
+        folders = []
+        for folder, state in index.folder_states.items():
+            files = [_tree_file(ls, f.path, f.tier, None if f.content is None
+                                else len(f.content)) for f in state.load.files]
+            listed = {f.path for f in files}
+            for path, loaded in sorted(index.roots.items()):
+                if loaded.tier == "jit" and path not in listed and index.folder_for(path) == folder:
+                    files.append(_tree_file(ls, path, "jit", None if loaded.content is None
+                                            else len(loaded.content)))
+            folders.append(TreeFolder(folder=folder, mode=state.load.mode,
+                                      trusted=state.load.trusted, files=files))
+        return TreeResponse(folders=folders).wire()
