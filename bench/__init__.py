@@ -1,0 +1,1 @@
+"""Memory Lens benchmarks (SPEC §13): a synthetic monorepo generator and `memlens bench`."""
