@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad
 from .fsread import ReadKind, ReadResult
 from .ignore import IgnoreFilter
-from .imports import ImportEvent, Outcome
+from .imports import CHAIN_CAP, ImportEvent, Outcome
 from .model import Diagnostic, Severity
-from .nodecompat import resolve
+from .nodecompat import is_subpath, resolve
 from .textpos import LineIndex
 
 _TRAILING_PUNCTUATION = ",.;:!?)]}'\"*_>"
@@ -58,12 +58,22 @@ class DiagnosticSink:
             self._items[key] = Diagnostic(path=path, line=1, col=1, end_line=1, end_col=end_col,
                                           severity=severity, code=code, message=message)
 
+    def add_folder(self, path: str, severity: Severity, code: str, message: str) -> None:
+        """A diagnostic about a folder (no text: position 1:1)."""
+        key = (path, 1, 1, code)
+        if key not in self._items:
+            self._items[key] = Diagnostic(path=path, line=1, col=1, end_line=1, end_col=1,
+                                          severity=severity, code=code, message=message)
+
     def sorted(self) -> list[Diagnostic]:
         return sorted(self._items.values(), key=Diagnostic.sort_key)
 
 
 def _chain_text(chain: Iterable[str]) -> str:
-    return " → ".join(posixpath.basename(p) for p in chain)
+    names = [posixpath.basename(p) for p in chain]
+    if len(names) >= CHAIN_CAP:
+        names = ["…", *names[-(CHAIN_CAP - 1):]]
+    return " → ".join(names)
 
 
 def _prose_hint(event: ImportEvent) -> str | None:
@@ -143,6 +153,10 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
                            f"`{raw}` closes an import cycle ({_chain_text(event.chain)} → "
                            f"{posixpath.basename(event.target)}); Gemini CLI stops here with "
                            "'File already processed'")
+    elif outcome is Outcome.DUPLICATE:
+        sink.add_range(path, start, end, "info", "import-diamond",
+                       f"{event.target} is already included through another import; the flat "
+                       "format includes each file once, so this import adds nothing")
     elif outcome is Outcome.TOO_DEEP:
         sink.add_range(path, start, end, "warning", "import-too-deep",
                        f"`{raw}` stays literal text: when loaded via "
@@ -162,6 +176,10 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
         else:
             seen_targets.setdefault(event.target, event.chain)
         read = event.read
+        if read is not None and read.size > sink.engine.settings.large_file_bytes:
+            sink.add_range(path, start, end, "warning", "file-too-large",
+                           f"Import target {event.target} is {read.size:,} bytes: Gemini CLI "
+                           "puts all of it in every prompt")
         if read is not None and (read.binary or read.invalid_utf8):
             what = "binary data" if read.binary else "invalid UTF-8"
             sink.add_range(path, start, end, "error", "import-unreadable",
@@ -173,6 +191,15 @@ def add_file_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],
                          large_file_bytes: int) -> None:
     for loaded in files:
         read = loaded.read
+        if read.kind is ReadKind.SPECIAL:
+            sink.add_file(loaded.path, "error", "file-unreadable",
+                          "Not a regular file (a FIFO, socket or device): Gemini CLI may block "
+                          "reading it forever; Memory Lens never opens it")
+            continue
+        if read.kind is ReadKind.DENIED:
+            sink.add_file(loaded.path, "error", "file-unreadable",
+                          f"Not readable: {read.error}; Gemini CLI skips it")
+            continue
         if read.kind is not ReadKind.OK:
             continue
         if read.size > large_file_bytes:
@@ -189,6 +216,27 @@ def add_file_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],
                           "recognise the `@import` at its very start")
 
 
+def add_link_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],
+                         workspace: list[str]) -> None:
+    """A workspace memory file that is a symbolic link to a file outside the workspace."""
+    real_roots = [os.path.realpath(w) for w in workspace]
+    for loaded in files:
+        if loaded.tier not in ("project", "jit") or not os.path.islink(loaded.path):
+            continue
+        real = os.path.realpath(loaded.path)
+        if not any(is_subpath(r, real) for r in real_roots):
+            sink.add_file(loaded.path, "warning", "read-above-root",
+                          f"A symbolic link to {real}, outside the workspace: Gemini CLI reads "
+                          "it (and resolves its imports from this folder)")
+
+
+def add_unreadable_folders(sink: DiagnosticSink, folders: Iterable[tuple[str, str]]) -> None:
+    for folder, reason in folders:
+        sink.add_folder(folder, "warning", "folder-unreadable",
+                        f"Gemini CLI skips this unreadable folder ({reason}); memory files "
+                        "inside it are never loaded")
+
+
 def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
                               engine: MemoryEngine) -> None:
     for above in load.above_root:
@@ -203,6 +251,9 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
                       f"search reads every folder up to {posixpath.dirname(engine.home)}")
         sink.add_file(above.path, "warning", "read-above-root",
                       f"Loaded although it is outside the workspace: {reason}")
+    add_link_diagnostics(sink, load.files, load.workspace_dirs or [load.cwd])
+    for report in load.searches:
+        add_unreadable_folders(sink, report.unreadable)
     ignore = IgnoreFilter(load.cwd, respect_git_ignore=engine.settings.respect_git_ignore,
                           respect_gemini_ignore=engine.settings.respect_gemini_ignore)
     for report in load.searches:
@@ -224,11 +275,14 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
                       f"({engine.settings.max_context_chars:,}); the preview stops there")
 
 
-def diagnose(load: MemoryLoad, engine: MemoryEngine,
-             extra_files: Iterable[LoadedFile] = ()) -> list[Diagnostic]:
+def diagnose(load: MemoryLoad, engine: MemoryEngine, extra_files: Iterable[LoadedFile] = (),
+             unreadable_folders: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
     sink = DiagnosticSink(engine)
-    files = [*load.files, *extra_files]
+    extra = list(extra_files)
+    files = [*load.files, *extra]
     add_import_diagnostics(sink, files)
     add_file_diagnostics(sink, files, engine.settings.large_file_bytes)
     add_discovery_diagnostics(sink, load, engine)
+    add_link_diagnostics(sink, extra, load.workspace_dirs or [load.cwd])
+    add_unreadable_folders(sink, unreadable_folders)
     return sink.sorted()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .fsread import FileReader, ReadResult, file_identity, is_readable
 from .ignore import IgnoreFilter
-from .imports import ImportEvent, ImportProcessor, ProjectRootFinder
+from .imports import ImportEvent, ImportProcessor, ProjectRootFinder, RealPaths
 from .jsonc import read_json_file
 from .model import HierarchicalMemory, MemorySettings, Mode, Tier
 from .nodecompat import dirname, is_subpath, js_sorted, resolve
@@ -87,7 +87,14 @@ class MemoryLoad:
 
 
 def _name_key(name: str) -> bytes:
-    return os.fsencode(name)
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
@@ -111,6 +118,7 @@ class MemoryEngine:
         self.settings = settings
         self.reader = reader or FileReader(max_bytes=settings.max_context_chars * 4 + 4)
         self.root_finder = ProjectRootFinder(settings.memory_boundary_markers)
+        self.real_paths = RealPaths()
         self._budget = settings.max_context_chars
 
     # --- paths -------------------------------------------------------------------------
@@ -173,7 +181,8 @@ class MemoryEngine:
             return LoadedFile(path, tier, read, None)
         if self._budget <= 0:
             return LoadedFile(path, tier, read, "", truncated=True)
-        processor = ImportProcessor(self.reader, self.root_finder, max_chars=self._budget)
+        processor = ImportProcessor(self.reader, self.root_finder, max_chars=self._budget,
+                                    real_paths=self.real_paths)
         result = processor.process(read.content, dirname(path),
                                    import_format="flat" if (import_format or
                                                             self.settings.import_format) == "flat"
@@ -217,7 +226,8 @@ class MemoryEngine:
         return found, above
 
     def downward_search(self, root: str, filename: str, ignore: IgnoreFilter | None,
-                        max_dirs: int | None) -> tuple[list[str], SearchReport]:
+                        max_dirs: int | None, *, include_special: bool = False
+                        ) -> tuple[list[str], SearchReport]:
         """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget."""
         queue: deque[str] = deque([root])
         visited: set[str] = set()
@@ -233,15 +243,17 @@ class MemoryEngine:
             scanned += 1
             try:
                 with os.scandir(current) as it:
-                    entries = sorted(it, key=lambda e: _name_key(e.name))
+                    # Only folders and matching names matter; sort those (strcmp, as libuv).
+                    entries = [e for e in it if e.name == filename or _is_dir(e)]
             except OSError as err:
                 unreadable.append((current, err.strerror or str(err)))
                 continue
+            entries.sort(key=lambda e: _name_key(e.name))
             for entry in entries:
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
-                    is_match = (not is_dir and entry.name == filename
-                                and entry.is_file(follow_symlinks=False))
+                    is_match = not is_dir and entry.name == filename and (
+                        include_special or entry.is_file(follow_symlinks=False))
                 except OSError:
                     continue
                 if not is_dir and not is_match:

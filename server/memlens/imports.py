@@ -22,6 +22,7 @@ from .nodecompat import dirname, is_subpath, js_trim, resolve
 
 ImportFormat = Literal["tree", "flat"]
 DEFAULT_MAX_DEPTH = 5
+CHAIN_CAP = 16
 _WHITESPACE = frozenset(" \t\n\r")
 _URL = re.compile(r"^(file|https?)://")
 _CODE_REGION = re.compile(r"(`+)([\s\S]*?)\1")
@@ -81,14 +82,33 @@ def validate_import_path(import_path: str, base_path: str, allowed_dirs: list[st
     return any(d and is_subpath(d, resolved) for d in allowed_dirs)
 
 
-def escapes_by_symlink(target: str, allowed_dir: str) -> bool:
+class RealPaths:
+    """`realpath` with the folders' answers cached for one run (imports share folders)."""
+
+    def __init__(self) -> None:
+        self._dirs: dict[str, str] = {}
+
+    def folder(self, path: str) -> str:
+        real = self._dirs.get(path)
+        if real is None:
+            real = self._dirs[path] = os.path.realpath(path)
+        return real
+
+    def of(self, path: str) -> str:
+        head, name = posixpath.split(path)
+        if not name or name in (".", ".."):
+            return os.path.realpath(path)
+        joined = posixpath.join(self.folder(head), name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
+def escapes_by_symlink(target: str, allowed_dir: str, real: RealPaths | None = None) -> bool:
     """True when the target's real path leaves the root (Gemini CLI rejects this after v0.43.0)."""
+    paths = real or RealPaths()
     try:
-        real_target = os.path.realpath(target)
-        real_root = os.path.realpath(allowed_dir)
+        return not is_subpath(paths.folder(allowed_dir), paths.of(target))
     except (OSError, ValueError):
         return False
-    return not is_subpath(real_root, real_target)
 
 
 def valid_markers(markers: list[str]) -> list[str]:
@@ -135,6 +155,7 @@ class Outcome(StrEnum):
     FAILED = "failed"
     TOO_DEEP = "too-deep"
     SKIPPED_BUDGET = "skipped-budget"
+    DUPLICATE = "duplicate"  # flat format: already included through another path
 
 
 @dataclass(frozen=True)
@@ -192,11 +213,13 @@ class ImportProcessor:
         *,
         reject_symlink_escape: bool = True,
         max_chars: int | None = None,
+        real_paths: RealPaths | None = None,
     ):
         self.reader = reader
         self.root_finder = root_finder
         self.reject_symlink_escape = reject_symlink_escape
         self.max_chars = max_chars
+        self.real_paths = real_paths or RealPaths()
 
     def process(
         self,
@@ -243,7 +266,7 @@ class _Run:
         if not validate_import_path(token.path, base, [self.root]):
             return Outcome.OUTSIDE_ROOT
         if self.proc.reject_symlink_escape and escapes_by_symlink(
-            resolve(base, token.path), self.root
+            resolve(base, token.path), self.root, self.proc.real_paths
         ):
             return Outcome.SYMLINK_ESCAPE
         return None
@@ -313,32 +336,36 @@ class _Run:
         root_path = posixpath.normpath(current_file or resolve(base))
         files: list[tuple[str, str]] = []
         processed: set[str] = set()
+        on_stack: set[str] = set()
         # Gemini CLI recurses depth-first over each file's imports in reverse order; an explicit
         # stack keeps that order without Python's recursion limit on a 10,000-deep chain.
-        stack: list[tuple[str, str, Iterator[ImportToken], tuple[str, ...]]] = []
+        # Chains are capped (they only name the way in, in messages) so a deep chain stays
+        # linear in time and memory.
+        stack: list[tuple[str, str, Iterator[ImportToken], tuple[str, ...], int]] = []
 
         def enter(text: str, file_base: str, file_path: str, chain: tuple[str, ...],
-                  label: str | None) -> None:
+                  label: str | None, depth: int) -> None:
             normal = posixpath.normpath(file_path)
             if normal in processed:
                 return
             processed.add(normal)
+            on_stack.add(normal)
             files.append((normal, text))
-            own = (*chain, label) if label else chain
-            stack.append((file_base, normal, reversed(find_imports(text)), own))
+            own = (*chain, label)[-CHAIN_CAP:] if label else chain
+            stack.append((file_base, normal, reversed(find_imports(text)), own, depth))
 
-        enter(content, base, root_path, (), origin)
+        enter(content, base, root_path, (), origin, 0)
         while stack:
-            file_base, _file_path, pending, chain = stack[-1]
+            file_base, file_path, pending, chain, depth = stack[-1]
             token = next(pending, None)
             if token is None:
                 stack.pop()
+                on_stack.discard(file_path)
                 continue
             if token.in_code:
                 continue
             holder = chain[-1] if chain else None
             target = resolve(file_base, token.path)
-            depth = max(len(chain) - 1, 0)
             if self.budget.exhausted:
                 self._event(holder, token, Outcome.SKIPPED_BUDGET, target, depth, chain)
                 continue
@@ -348,7 +375,10 @@ class _Run:
                 continue
             normal = posixpath.normpath(target)
             if normal in processed:
-                self._event(holder, token, Outcome.ALREADY_PROCESSED, target, depth, chain)
+                # Flat output includes each file once: a repeat is a cycle only when the file
+                # is still being expanded, otherwise a second path to it (a diamond).
+                outcome = Outcome.ALREADY_PROCESSED if normal in on_stack else Outcome.DUPLICATE
+                self._event(holder, token, outcome, target, depth, chain)
                 continue
             read = self.proc.reader.read(target)
             if read.content is None:
@@ -356,7 +386,7 @@ class _Run:
                 continue
             self.budget.used += len(read.content)
             self._event(holder, token, Outcome.IMPORTED, target, depth, chain, None, read)
-            enter(read.content, dirname(target), normal, chain, normal)
+            enter(read.content, dirname(target), normal, chain, normal, depth + 1)
         text = "\n\n".join(
             f"--- File: {p} ---\n{js_trim(c)}\n--- End of File: {p} ---" for p, c in files)
         return text, ImportTree(root_path)

@@ -73,11 +73,16 @@ class JitSession:
         finally:
             self.loaded_paths, self.loaded_identities = paths, identities
 
+    def _really_inside(self, target: str) -> bool:
+        """Gemini CLI's tools refuse a path whose real path leaves the workspace folders."""
+        real = os.path.realpath(target)
+        return any(is_subpath(os.path.realpath(r), real) for r in self.trusted_roots)
+
     def _discover(self, target: str) -> list[LoadedFile]:
         if not self.trusted:
             return []
         root = self.best_root(target)
-        if root is None:
+        if root is None or not self._really_inside(target):
             return []
         ceiling = self.engine.project_root(root) or root
         start = target if os.path.isdir(target) else dirname(target)

@@ -57,10 +57,19 @@ def dirname(path: str) -> str:
 
 def is_subpath(parent: str, child: str) -> bool:
     """Gemini CLI's `isSubpath`: `path.relative(parent, child)` does not climb out."""
+    if _normal(parent) and _normal(child):
+        # Both already absolute and normalised: a prefix test says the same, much faster.
+        return child == parent or parent == "/" or child.startswith(parent + "/")
     rel = posixpath.relpath(resolve(child), resolve(parent))
     if rel == ".":
         return True
     return not (rel == ".." or rel.startswith("../") or rel.startswith("/"))
+
+
+def _normal(path: str) -> bool:
+    return ((path.startswith("/") and not path.endswith("/")) or path == "/") and (
+        "//" not in path and "/./" not in path and "/../" not in path
+        and not path.endswith(("/.", "/..")))
 
 
 # libuv's uv_strerror texts, as Node prints them in `err.message`.

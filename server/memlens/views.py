@@ -34,26 +34,32 @@ def flattened(load: MemoryLoad) -> str:
     return flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
 
 
-def workspace_memory_files(engine: MemoryEngine, roots: list[str]) -> list[str]:
-    """Every memory file under the workspace folders (no folder budget, ignore files honoured)."""
+def workspace_memory_files(engine: MemoryEngine, roots: list[str],
+                           unreadable: list[tuple[str, str]] | None = None) -> list[str]:
+    """Every memory file under the workspace folders (no folder budget, ignore files honoured;
+    FIFOs and sockets with a memory file's name included, so they get a diagnostic)."""
     found: list[str] = []
     for root in roots:
         ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
                               respect_gemini_ignore=engine.settings.respect_gemini_ignore)
         for name in engine.settings.context_file_names:
-            paths, _ = engine.downward_search(root, name, ignore, None)
+            paths, report = engine.downward_search(root, name, ignore, None,
+                                                   include_special=True)
             found += paths
+            if unreadable is not None:
+                unreadable += [u for u in report.unreadable if u not in unreadable]
     return list(dict.fromkeys(found))
 
 
-def subfolder_files(engine: MemoryEngine, load: MemoryLoad) -> list[LoadedFile]:
+def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
+                    unreadable: list[tuple[str, str]] | None = None) -> list[LoadedFile]:
     """Workspace memory files the startup load did not read, loaded as jit would load them."""
     if not load.trusted:
         return []
     loaded = set(load.paths)
     roots = load.workspace_dirs or [load.cwd]
     return [engine.load_file(p, "jit", import_format="tree")
-            for p in workspace_memory_files(engine, roots) if p not in loaded]
+            for p in workspace_memory_files(engine, roots, unreadable) if p not in loaded]
 
 
 def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
@@ -83,7 +89,9 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file."""
     engine = MemoryEngine(settings)
     load = engine.load(cwd)
-    return diagnose(load, engine, subfolder_files(engine, load))
+    unreadable: list[tuple[str, str]] = []
+    extra = subfolder_files(engine, load, unreadable)
+    return diagnose(load, engine, extra, unreadable)
 
 
 def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:

@@ -52,6 +52,9 @@ def register(server: MemlensServer) -> None:
             section = options.get("memlens", options)
             if isinstance(section, dict):
                 ls.editor_settings = dict(section)
+                # The client sends exactly the values its user set; pulling
+                # workspace/configuration would add its defaults over Gemini CLI's own settings.
+                ls.pull_configuration = False
         if params.process_id:
             watch_parent(params.process_id)
         encoding = "utf-16"
@@ -76,14 +79,14 @@ def register(server: MemlensServer) -> None:
                 use_progress = False
         await _pull_configuration(ls)
         index = ls.ensure_index()
+        from . import watcher
+
+        watcher.start(ls)
         ls.ready.set()
         if use_progress:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(index.roots)} memory files indexed"))
         await _watch_workspace_files(ls)
-        from . import watcher
-
-        watcher.start(ls)
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -106,7 +109,7 @@ def register(server: MemlensServer) -> None:
 
 async def _pull_configuration(ls: MemlensServer) -> None:
     workspace = ls.client_capabilities.workspace
-    if not (workspace and workspace.configuration):
+    if not (ls.pull_configuration and workspace and workspace.configuration):
         return
     try:
         result = await ls.workspace_configuration_async(types.ConfigurationParams(

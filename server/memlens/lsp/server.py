@@ -31,6 +31,7 @@ class MemlensServer(LanguageServer):
         self.errors_logged: set[str] = set()
         # Set once the first index is built from the settings the client gave us.
         self.ready = asyncio.Event()
+        self.pull_configuration = True
 
     # --- settings and index ------------------------------------------------------------
     def settings(self) -> MemorySettings:

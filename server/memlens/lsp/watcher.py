@@ -27,17 +27,24 @@ def start(ls: MemlensServer) -> None:
     _stop[id(ls)] = stop
     loop = asyncio.get_running_loop()
 
+    watching = threading.Event()
+
     def run() -> None:
         from watchfiles import watch
 
+        # yield_on_timeout: the first (empty) batch tells us the OS watches are in place.
         for changes in watch(*roots, stop_event=stop, debounce=200, step=50,
-                             raise_interrupt=False):
+                             rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
+            watching.set()
+            if not changes:
+                continue
             paths = sorted({path for _, path in changes})
             from .sync import apply_disk_changes
 
             loop.call_soon_threadsafe(apply_disk_changes, ls, paths)
 
     threading.Thread(target=run, name="memlens-watchfiles", daemon=True).start()
+    watching.wait(timeout=5)
 
 
 def stop(ls: MemlensServer) -> None:
