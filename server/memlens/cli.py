@@ -250,11 +250,11 @@ def cmd_jit(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
-    from . import model
+    from . import model, results
 
     models: dict[str, Any] = {
-        "ShowResult": model.ShowResult, "ListResult": model.ListResult,
-        "JitResult": list[model.JitEntry], "CheckResult": list[model.Diagnostic],
+        "ShowResult": results.ShowResult, "ListResult": results.ListResult,
+        "JitResult": list[results.JitEntry], "CheckResult": list[model.Diagnostic],
         "Diagnostic": model.Diagnostic, "MemorySettings": model.MemorySettings,
     }
     if args.name is not None and args.name not in models:
@@ -310,6 +310,8 @@ _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic scans every installed distribution for plugins on first use; we use none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

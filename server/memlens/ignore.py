@@ -9,8 +9,10 @@ without a trailing slash.
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 
 def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
@@ -19,6 +21,8 @@ def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
             lines = handle.read().splitlines()
     except OSError:
         return None
+    import pathspec  # only when an ignore file exists (it costs start-up time)
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except (ValueError, TypeError):  # a malformed pattern

@@ -22,9 +22,10 @@ from .fsread import FileReader
 from .graph import ImportGraph
 from .imports import Outcome
 from .jit import JitResult, JitSession
-from .model import Diagnostic, MemorySettings, ShowResult, Tier
+from .model import Diagnostic, MemorySettings, Tier
 from .nodecompat import is_subpath, resolve
 from .render import append_jit_context, render_prompt_memory
+from .results import ShowResult
 from .views import flattened, truncate, workspace_memory_files
 
 

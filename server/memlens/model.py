@@ -71,39 +71,13 @@ class HierarchicalMemory(Wire):
     user_project_memory: str = ""
 
 
-class ShowResult(Wire):
-    cwd: str
-    mode: Mode
-    trusted: bool
-    files: list[str]
-    file_count: int
-    content: str
-    hierarchical: HierarchicalMemory
-    prompt: str
-    session_memory: str
-    truncated: bool = False
-    diagnostics: list[Diagnostic] = Field(default_factory=list)
+_RESULTS = {"ShowResult", "ListedFile", "ListResult", "JitEntry", "JitFile"}
 
 
-class ListedFile(Wire):
-    path: str
-    tier: Tier
-    chars: int | None  # None: listed by Gemini CLI but not readable (e.g. a directory)
+def __getattr__(name: str) -> object:
+    # The output models live in results.py so a plain-text `memlens show` never builds them.
+    if name in _RESULTS:
+        from . import results
 
-
-class ListResult(Wire):
-    cwd: str
-    mode: Mode
-    files: list[ListedFile]
-    file_count: int
-
-
-class JitEntry(Wire):
-    target: str
-    files: list[str]
-    context: str
-
-
-class JitFile(Wire):
-    path: str
-    chars: int
+        return getattr(results, name)
+    raise AttributeError(name)

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
-from .diagnostics import diagnose
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad
 from .ignore import IgnoreFilter
 from .jit import JitSession
-from .model import (
-    Diagnostic,
-    HierarchicalMemory,
-    JitEntry,
-    ListedFile,
-    ListResult,
-    MemorySettings,
-    ShowResult,
-)
+from .model import Diagnostic, HierarchicalMemory, MemorySettings
+
+if TYPE_CHECKING:
+    from .results import JitEntry, ListResult, ShowResult
 from .render import flatten_memory, render_prompt_memory
 
 TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
@@ -63,6 +58,9 @@ def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
 
 
 def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
+    from .diagnostics import diagnose
+    from .results import ShowResult
+
     engine = MemoryEngine(settings)
     load = engine.load(cwd)
     content, truncated = truncate(flattened(load), settings.max_context_chars)
@@ -79,6 +77,8 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
 
 
 def list_files(cwd: str, settings: MemorySettings) -> ListResult:
+    from .results import ListedFile, ListResult
+
     load = MemoryEngine(settings).load(cwd)
     files = [ListedFile(path=f.path, tier=f.tier,
                         chars=None if f.content is None else len(f.content)) for f in load.files]
@@ -87,6 +87,8 @@ def list_files(cwd: str, settings: MemorySettings) -> ListResult:
 
 def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file."""
+    from .diagnostics import diagnose
+
     engine = MemoryEngine(settings)
     load = engine.load(cwd)
     unreadable: list[tuple[str, str]] = []
@@ -96,6 +98,8 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
 
 def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
     """Diagnostics for one memory file, rendered as a root (as jit loading reads it)."""
+    from .diagnostics import diagnose
+
     engine = MemoryEngine(settings)
     loaded = engine.load_file(path, "project")
     load = MemoryLoad(settings.mode, posixpath.dirname(path), True, None, [path], [loaded],
@@ -105,6 +109,8 @@ def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
 
 def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:
     """For each target in turn, what Gemini CLI's tools would append (shared loaded set)."""
+    from .results import JitEntry
+
     engine = MemoryEngine(settings)
     if not settings.jit_context:
         return [JitEntry(target=t, files=[], context="") for t in targets]

@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..model import JitFile, ListedFile, ListResult, Wire
+from ..model import Wire
+from ..results import JitFile, ListedFile, ListResult
 from .convert import path_of
 from .server import MemlensServer
 

@@ -7,7 +7,7 @@ import posixpath
 
 from lsprotocol import types
 
-from ..model import JitFile
+from ..results import JitFile
 from .convert import path_of, uri_of
 from .server import MemlensServer
 
