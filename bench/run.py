@@ -221,8 +221,11 @@ def render_table(report: dict[str, Any]) -> str:
         f"classic loaded {classic['files_loaded']:,} files ({classic['project_chars']:,} chars, "
         f"{classic['dirs_scanned']:,} folders scanned).",
         f"check found {check['diagnostics']} (exit status {check['exit_status']}).",
-        f"total bench time: {_seconds(report['total_s'])}",
     ]
+    from .lsp import render as render_lsp
+
+    out += render_lsp(report["lsp"])
+    out += ["", f"total bench time: {_seconds(report['total_s'])}"]
     out += [f"WARNING: {w}" for w in report["warnings"]]
     return "\n".join(out) + "\n"
 
@@ -313,6 +316,12 @@ def run(scale: float) -> dict[str, Any]:
             warnings.append(f"memlens check exited {checked.returncode}: "
                             f"{checked.stderr.decode(errors='replace').strip()[:300]}")
 
+        _progress("language server (1,000 hovers and definitions)")
+        from .lsp import run_lsp
+
+        memory_bytes = sum(p.stat().st_size for p in Path(root).rglob(MEMORY_NAME))
+        lsp_report = run_lsp(Path(root), home, env, memory_bytes)
+
     walk = timings["bare_walk"].best
     deps_import = max(timings["python_deps"].best - timings["python_pass"].best, 0.0)
     baseline = timings["python_pass"].best + deps_import
@@ -341,6 +350,7 @@ def run(scale: float) -> dict[str, Any]:
             "show_vs_baseline": {"max": SHOW_TARGET,
                                  "verdict": _verdict(ratios["show_vs_baseline"], SHOW_TARGET)},
         },
+        "lsp": lsp_report,
         "warnings": warnings,
         "total_s": round(time.perf_counter() - started, 3),
     }
