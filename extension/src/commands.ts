@@ -1,0 +1,130 @@
+// Command palette entries. Every answer comes from the server; nothing here knows memory rules.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { MemlensClient } from "./client";
+import { MergedContextProvider } from "./mergedContext";
+import { LIST, ListResponse, REFRESH } from "./protocol";
+
+export const API_KEY_SECRET = "memlens.geminiApiKey";
+
+function activeOrWorkspaceUri(arg?: unknown): vscode.Uri | undefined {
+  if (typeof arg === "string") {
+    return vscode.Uri.parse(arg);
+  }
+  if (arg instanceof vscode.Uri) {
+    return arg;
+  }
+  const editor = vscode.window.activeTextEditor;
+  if (editor && editor.document.uri.scheme === "file") {
+    return editor.document.uri;
+  }
+  return vscode.workspace.workspaceFolders?.[0]?.uri;
+}
+
+export function registerCommands(
+  context: vscode.ExtensionContext,
+  client: MemlensClient,
+  merged: MergedContextProvider,
+  afterRefresh: () => void,
+): void {
+  const register = (id: string, handler: (...args: unknown[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+
+  register("memlens.showMergedContext", async (arg?: unknown) => {
+    const source = activeOrWorkspaceUri(arg);
+    if (!source) {
+      void vscode.window.showWarningMessage("Memory Lens: open a folder first.");
+      return;
+    }
+    const uri = MergedContextProvider.uriFor(source);
+    merged.refreshAll();
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, "markdown");
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  });
+
+  register("memlens.refresh", async () => {
+    await vscode.window.withProgress(
+      { location: { viewId: "memlens.memory" }, title: "Refreshing memory" },
+      async () => {
+        await client.request(REFRESH, {});
+      },
+    );
+    merged.refreshAll();
+    afterRefresh();
+  });
+
+  register("memlens.listMemoryFiles", async () => {
+    const source = activeOrWorkspaceUri();
+    if (!source) {
+      return;
+    }
+    const result = await client.request<ListResponse>(LIST, { uri: source.toString() });
+    if (!result) {
+      return;
+    }
+    const items = result.files.map((file) => ({
+      label: path.basename(file.path),
+      description: `${file.tier}${file.chars === null ? " · not readable" : ` · ${file.chars.toLocaleString()} chars`}`,
+      detail: file.path,
+      file,
+    }));
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Memory files in load order (${result.mode} mode)`,
+      matchOnDetail: true,
+    });
+    if (picked) {
+      await vscode.window.showTextDocument(vscode.Uri.file(picked.file.path));
+    }
+  });
+
+  register("memlens.addMemory", async () => {
+    const fact = await vscode.window.showInputBox({
+      title: "Add Memory",
+      prompt: "A fact the agent should remember",
+      placeHolder: "e.g. Run the tests with `make test`",
+    });
+    if (!fact) {
+      return;
+    }
+    const scope = await vscode.window.showQuickPick(
+      [
+        { label: "Global", description: "~/.gemini/GEMINI.md, loaded in every workspace", value: "global" },
+        { label: "Project (private)", description: "your private memory for this project", value: "project" },
+      ],
+      { title: "Where should it be saved?" },
+    );
+    if (!scope) {
+      return;
+    }
+    void vscode.window.showInformationMessage("Memory Lens: saving memory arrives with the next release.");
+  });
+
+  register("memlens.setApiKey", async () => {
+    const key = await vscode.window.showInputBox({
+      title: "Gemini API Key",
+      prompt: "Stored in VS Code's secret storage, never in settings",
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key) {
+      await context.secrets.store(API_KEY_SECRET, key.trim());
+      void vscode.window.showInformationMessage("Memory Lens: Gemini API key saved.");
+    }
+  });
+
+  register("memlens.openSkillsInbox", async () => {
+    await vscode.commands.executeCommand("memlens.skills.focus");
+  });
+
+  register("memlens.extractSkills", async () => {
+    void vscode.window.showInformationMessage("Memory Lens: skill extraction arrives with the skills release.");
+  });
+
+  register("memlens.restartServer", async () => {
+    await client.restart();
+    afterRefresh();
+  });
+
+  register("memlens.showLogs", () => client.log.show());
+}

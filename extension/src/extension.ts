@@ -1,0 +1,87 @@
+// Memory Lens: a thin shell over the memlens language server.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { ChatViewProvider } from "./chatView";
+import { MemlensClient, RESTART_SETTINGS } from "./client";
+import { registerCommands } from "./commands";
+import { MemoryTreeProvider } from "./memoryTree";
+import { MergedContextProvider, SCHEME } from "./mergedContext";
+import { JIT_LOADED, JitLoaded } from "./protocol";
+import { SkillsTreeProvider } from "./skillsTree";
+import { MemoryStatusBar } from "./statusBar";
+
+let client: MemlensClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel("Memory Lens");
+  context.subscriptions.push(log);
+  client = new MemlensClient(context, log);
+  context.subscriptions.push(client);
+
+  const memoryTree = new MemoryTreeProvider(client);
+  const skillsTree = new SkillsTreeProvider();
+  const merged = new MergedContextProvider(client);
+  const statusBar = new MemoryStatusBar(client);
+  context.subscriptions.push(
+    statusBar,
+    vscode.window.createTreeView("memlens.memory", { treeDataProvider: memoryTree, showCollapseAll: true }),
+    vscode.window.createTreeView("memlens.skills", { treeDataProvider: skillsTree }),
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(context.secrets)),
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, merged),
+    vscode.languages.registerDocumentLinkProvider({ scheme: SCHEME }, merged),
+  );
+
+  const refreshViews = (): void => {
+    memoryTree.refresh();
+    skillsTree.refresh();
+    merged.refreshAll();
+    void statusBar.update();
+  };
+  registerCommands(context, client, merged, refreshViews);
+
+  client.onStarted((languageClient) => {
+    languageClient.onNotification(JIT_LOADED, (event: JitLoaded) => {
+      statusBar.flash(event);
+      memoryTree.refresh();
+      if (vscode.workspace.getConfiguration("memlens").get<boolean>("notifyJit", true)) {
+        const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
+        const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
+        void vscode.window
+          .showInformationMessage(`Memory Lens: opening ${opened} loaded ${names.join(", ")} just in time.`, "Show Merged Context")
+          .then((pick) => {
+            if (pick) {
+              void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);
+            }
+          });
+      }
+    });
+    refreshViews();
+  });
+
+  let restartTimer: NodeJS.Timeout | undefined;
+  context.subscriptions.push(
+    vscode.languages.onDidChangeDiagnostics(() => memoryTree.refresh(500)),
+    vscode.window.onDidChangeActiveTextEditor(() => void statusBar.update()),
+    vscode.workspace.onDidSaveTextDocument(() => {
+      merged.refreshAll();
+      void statusBar.update();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void client?.restart()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (RESTART_SETTINGS.some((name) => event.affectsConfiguration(name))) {
+        if (restartTimer) {
+          clearTimeout(restartTimer);
+        }
+        restartTimer = setTimeout(() => void client?.restart().then(refreshViews), 750);
+      } else if (event.affectsConfiguration("memlens")) {
+        void client?.sendSettings().then(() => setTimeout(refreshViews, 300));
+      }
+    }),
+  );
+
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}

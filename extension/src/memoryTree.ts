@@ -1,0 +1,138 @@
+// The Memory view: tiers → files → imports, with problems decorated; click opens.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { MemlensClient } from "./client";
+import { TREE, TreeFile, TreeFolder, TreeImport, TreeResponse } from "./protocol";
+
+const TIER_LABELS: Record<string, string> = {
+  global: "Global",
+  userProjectMemory: "Private project memory",
+  extension: "Extensions",
+  project: "Project (loaded at start-up)",
+  jit: "Subfolders (loaded just in time)",
+};
+
+type Node =
+  | { kind: "folder"; folder: TreeFolder }
+  | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
+  | { kind: "file"; folder: TreeFolder; file: TreeFile }
+  | { kind: "import"; parent: TreeFile; item: TreeImport };
+
+export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private data: TreeResponse | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly client: MemlensClient) {}
+
+  /** Refresh soon (coalesces bursts of diagnostics and JIT events). */
+  refresh(delayMs = 300): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.data = undefined;
+      this.changed.fire(undefined);
+    }, delayMs);
+  }
+
+  private async load(): Promise<TreeResponse> {
+    if (!this.data) {
+      this.data = (await this.client.request<TreeResponse>(TREE, {})) ?? { folders: [] };
+    }
+    return this.data;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (!node) {
+      const data = await this.load();
+      if (data.folders.length === 1) {
+        return this.tiers(data.folders[0]);
+      }
+      return data.folders.map((folder) => ({ kind: "folder", folder }));
+    }
+    switch (node.kind) {
+      case "folder":
+        return this.tiers(node.folder);
+      case "tier":
+        return node.files.map((file) => ({ kind: "file", folder: node.folder, file }));
+      case "file":
+        return node.file.imports.map((item) => ({ kind: "import", parent: node.file, item }));
+      default:
+        return [];
+    }
+  }
+
+  private tiers(folder: TreeFolder): Node[] {
+    const order = ["global", "userProjectMemory", "extension", "project", "jit"];
+    const nodes: Node[] = [];
+    for (const tier of order) {
+      const files = folder.files.filter((file) => file.tier === tier);
+      if (files.length > 0) {
+        nodes.push({ kind: "tier", folder, tier, files });
+      }
+    }
+    return nodes;
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    switch (node.kind) {
+      case "folder": {
+        const item = new vscode.TreeItem(path.basename(node.folder.folder), vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.folder.mode} mode${node.folder.trusted ? "" : ", untrusted"}`;
+        item.iconPath = new vscode.ThemeIcon("root-folder");
+        return item;
+      }
+      case "tier": {
+        const item = new vscode.TreeItem(TIER_LABELS[node.tier] ?? node.tier, vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.files.length}`;
+        item.iconPath = new vscode.ThemeIcon(node.tier === "jit" ? "history" : "layers");
+        return item;
+      }
+      case "file": {
+        const file = node.file;
+        const uri = vscode.Uri.file(file.path);
+        const state = file.imports.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
+        const item = new vscode.TreeItem(uri, state);
+        const relative = path.relative(node.folder.folder, file.path);
+        item.label = relative.startsWith("..") ? file.path : relative;
+        const problems = [
+          file.errors ? `${file.errors} error${file.errors === 1 ? "" : "s"}` : "",
+          file.warnings ? `${file.warnings} warning${file.warnings === 1 ? "" : "s"}` : "",
+        ].filter(Boolean);
+        const size = file.chars === null ? "not readable" : `${file.chars.toLocaleString()} chars`;
+        item.description = [size, ...problems].join(" · ");
+        item.tooltip = `${file.path}\n${item.description}`;
+        item.iconPath = file.errors
+          ? new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"))
+          : file.warnings
+            ? new vscode.ThemeIcon("warning", new vscode.ThemeColor("problemsWarningIcon.foreground"))
+            : new vscode.ThemeIcon("markdown");
+        item.command = { title: "Open", command: "vscode.open", arguments: [uri] };
+        item.contextValue = "memlens.file";
+        return item;
+      }
+      case "import": {
+        const entry = node.item;
+        const item = new vscode.TreeItem(entry.text, vscode.TreeItemCollapsibleState.None);
+        item.description = entry.exists ? path.basename(entry.target) : "missing";
+        item.tooltip = entry.target;
+        item.iconPath = entry.exists
+          ? new vscode.ThemeIcon("references")
+          : new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"));
+        item.command = entry.exists
+          ? { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(entry.target)] }
+          : {
+              title: "Reveal",
+              command: "vscode.open",
+              arguments: [
+                vscode.Uri.file(node.parent.path),
+                { selection: new vscode.Range(entry.line, 0, entry.line, 0) },
+              ],
+            };
+        return item;
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+// Shapes of the server's custom messages (mirrors of the pydantic models in memlens/lsp).
+export interface TreeImport {
+  text: string;
+  target: string;
+  line: number;
+  exists: boolean;
+}
+
+export interface TreeFile {
+  path: string;
+  tier: string;
+  chars: number | null;
+  errors: number;
+  warnings: number;
+  imports: TreeImport[];
+}
+
+export interface TreeFolder {
+  folder: string;
+  mode: string;
+  trusted: boolean;
+  files: TreeFile[];
+}
+
+export interface TreeResponse {
+  folders: TreeFolder[];
+}
+
+export interface ShowResponse {
+  content: string;
+  files: string[];
+  fileCount: number;
+  mode: string;
+  trusted: boolean;
+  prompt: string;
+  sessionMemory: string;
+}
+
+export interface ListedFile {
+  path: string;
+  tier: string;
+  chars: number | null;
+}
+
+export interface ListResponse {
+  cwd: string;
+  mode: string;
+  files: ListedFile[];
+  fileCount: number;
+}
+
+export interface JitLoaded {
+  uri: string;
+  files: Array<{ path: string; chars: number }>;
+  context: string;
+}
+
+export const SHOW = "memlens/show";
+export const LIST = "memlens/list";
+export const REFRESH = "memlens/refresh";
+export const TREE = "memlens/memoryTree";
+export const JIT_LOADED = "memlens/jitLoaded";
