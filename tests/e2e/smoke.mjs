@@ -6,10 +6,12 @@
 //   NODE_PATH=<cache>/playwright/node_modules <cache node 24> tests/e2e/smoke.mjs
 //
 // MEMLENS_SMOKE_FILE (default GEMINI.md) is the top-level file to open; MEMLENS_SMOKE_EXPECT a
-// comma list of top-level names to wait for (default: the workspace's visible top level).
+// comma list of top-level names to wait for (default: the workspace's visible top level);
+// MEMLENS_SMOKE_LANGUAGE the language mode the status bar must show for it (default Markdown
+// for a .md file: proves the extension host runs; empty to skip).
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { launch, openWorkbench, openFromExplorer, screenshot, log, TIMEOUT } from './lib/vscode.mjs';
+import { launch, openWorkbench, openFromExplorer, waitForLanguageMode, screenshot, log, TIMEOUT } from './lib/vscode.mjs';
 
 const url = process.env.MEMLENS_VSCODE_URL;
 if (!url) {
@@ -32,6 +34,7 @@ if (workspace) {
   }
 }
 if (!expect.includes(file)) expect.push(file);
+const language = process.env.MEMLENS_SMOKE_LANGUAGE ?? (file.endsWith('.md') ? 'Markdown' : '');
 
 // A stuck step still ends the run, with a screenshot of where it stood.
 const WATCHDOG_MS = Math.max(3 * TIMEOUT, 300_000);
@@ -58,6 +61,13 @@ try {
   const t2 = performance.now();
   await openFromExplorer(page, file, { contains });
   log(`${file} open in ${((performance.now() - t2) / 1000).toFixed(1)} s`);
+
+  if (language) {
+    step = `wait for the language mode "${language}" (extension host)`;
+    const t3 = performance.now();
+    await waitForLanguageMode(page, language);
+    log(`language mode ${language} in ${((performance.now() - t3) / 1000).toFixed(1)} s`);
+  }
 
   step = 'screenshot';
   const shot = await screenshot(page, 'smoke');

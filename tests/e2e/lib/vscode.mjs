@@ -105,7 +105,8 @@ export async function openWorkbench(page, url, { expect = [] } = {}) {
 // Clicks a file in the explorer and waits for its editor tab to be active with text in it.
 export async function openFromExplorer(page, name, { contains } = {}) {
   await explorerRow(page, name).click();
-  await page.locator('.tabs-container .tab.active .label-name', { hasText: exact(name) })
+  // The tab's label splits name and suffix ("GEMINI" + ".md"); its data attribute doesn't.
+  await page.locator(`.editor-group-container.active .tabs-container .tab.active[data-resource-name="${name}"]`)
     .first().waitFor({ state: 'visible' });
   const editor = page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
   await editor.waitFor({ state: 'visible' });
@@ -120,4 +121,11 @@ export async function openFromExplorer(page, name, { contains } = {}) {
     );
   }
   return editor;
+}
+
+// Waits until the status bar's language-mode item names `language` (e.g. "Markdown"): language
+// ids come from extensions, so this also shows the extension host is up.
+export async function waitForLanguageMode(page, language) {
+  await page.locator('[id="status.editor.mode"]', { hasText: exact(language) }).first()
+    .waitFor({ state: 'visible' });
 }
