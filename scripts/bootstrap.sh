@@ -13,7 +13,13 @@ fi
 stamp=.venv/.memlens-installed
 want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+  log=.venv/pip-install.log
+  echo "Installing Memory Lens's Python packages into .venv (log: $log)"
+  if ! { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip &&
+         .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'; } >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    echo "pip install failed (full log: $log)" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi

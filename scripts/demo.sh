@@ -1,11 +1,28 @@
 #!/usr/bin/env bash
-# README command 1: install everything, then show the demo workspace's merged memory.
+# README command 1: install everything, print the demo workspace's merged memory (what Gemini
+# CLI's /memory show would show), then serve the demo in a real VS Code (code-server on
+# 127.0.0.1) with the Memory Lens extension installed, and print the URL to open.
+# Stop it with Ctrl-C. MEMLENS_PORT picks the port (default 8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT="$PWD"
+DEMO="$ROOT/examples/demo"
 bash scripts/bootstrap.sh
-demo=examples/demo
-echo "== memlens show $demo (HOME = $demo/.home) =="
-.venv/bin/memlens show "$demo" --home "$demo/.home"
+
+echo "== memlens show examples/demo (its HOME is examples/demo/.home) =="
+.venv/bin/memlens show "$DEMO" --home "$DEMO/.home"
 echo
-echo "== memlens check $demo =="
-.venv/bin/memlens check "$demo" --home "$demo/.home" || true
+echo "== memlens check examples/demo =="
+.venv/bin/memlens check "$DEMO" --home "$DEMO/.home" || true
+echo
+
+echo "== building the extension (memlens-0.1.0.vsix) =="
+bash scripts/node-setup.sh
+npm run --silent package 2>&1 | grep -v "nodedir" | tail -1
+echo "== installing or reusing VS Code (code-server) =="
+bash scripts/vscode/install.sh >/dev/null
+
+echo "== starting VS Code on the demo workspace =="
+MEMLENS_VSIX="$ROOT/memlens-0.1.0.vsix" MEMLENS_PYTHON="$ROOT/.venv/bin/python" \
+  GEMINI_CLI_HOME="$DEMO/.home" MEMLENS_KEEP_STATE=0 \
+  exec bash scripts/vscode/start.sh "$DEMO" "${MEMLENS_PORT:-8080}"

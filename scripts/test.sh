@@ -1,11 +1,31 @@
 #!/usr/bin/env bash
-# README command 2: install everything, lint, type-check and run the whole test suite.
+# README command 2: install everything, then lint, type-check and run every test suite:
+# Python (ruff, mypy --strict, pytest incl. the pytest-lsp suite), TypeScript (tsc --strict,
+# bundle, vsix), the grammars (vscode-tmgrammar-test) and the end-to-end suite in a real
+# VS Code (code-server + Chromium, installed and cached by scripts/vscode/install.sh).
+# MEMLENS_SKIP_E2E=1 skips the real-VS-Code part (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+bash scripts/node-setup.sh
+
 echo "== ruff =="
 .venv/bin/ruff check server tests bench
 echo "== mypy --strict (engine) =="
 .venv/bin/mypy
+echo "== tsc --strict, esbuild bundle, vsix =="
+npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
 echo "== pytest =="
 .venv/bin/pytest -q -p no:cacheprovider "$@"
+
+if [ "${MEMLENS_SKIP_E2E:-}" = 1 ]; then
+  echo "== grammar and end-to-end suites skipped (MEMLENS_SKIP_E2E=1) =="
+  exit 0
+fi
+echo "== real VS Code (code-server) and Chromium: install or reuse the cache =="
+bash scripts/vscode/install.sh >/dev/null
+echo "== grammar tests (vscode-tmgrammar-test) =="
+npm run --silent test:grammar 2>&1 | grep -v "nodedir"
+echo "== end-to-end suite in code-server =="
+MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" MEMLENS_PYTHON="$PWD/.venv/bin/python" \
+  GEMINI_CLI_HOME="$PWD/examples/demo/.home" bash scripts/vscode/run-e2e.sh
