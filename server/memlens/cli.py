@@ -279,6 +279,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return int(bench_main(scale=args.scale, as_json=args.json))
 
 
+def cmd_chat(args: argparse.Namespace) -> int:
+    from .agent.terminal import run_chat
+
+    prompt = args.prompt
+    if prompt is None:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("give a PROMPT (or pipe one on standard input)")
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        raise UsageError("the prompt is empty")
+    cwd = _directory(".")
+    settings = _settings(args, cwd)
+    return run_chat(cwd, settings, prompt, as_json=args.json, approval_mode=args.approval_mode)
+
+
 def cmd_not_yet(args: argparse.Namespace) -> int:
     raise UsageError(f"'memlens {args.command}' is not yet available in this version")
 
@@ -290,6 +305,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=os.environ.get("MEMLENS_LOG_LEVEL", "WARNING"),
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    from .lsp.chat import install_log_redaction
+
+    install_log_redaction()
     server = create_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -302,7 +320,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
-            "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve}
+            "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve, "chat": cmd_chat}
 
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",

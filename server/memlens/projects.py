@@ -67,3 +67,99 @@ def project_memory_dir(home: str, project_root: str) -> str | None:
     if slug is None:
         return None
     return os.path.join(home, ".gemini", "tmp", slug, "memory")
+
+
+class RegistryLockError(OSError):
+    """Gemini CLI's project registry stayed locked (another process holds it)."""
+
+
+def _lock_registry(path: str, attempts: int = 100, delay: float = 0.1) -> str:
+    """proper-lockfile's protocol (a `<file>.lock` directory), so Gemini CLI and we exclude
+    each other; a lock older than 10 s is stale, as proper-lockfile considers it."""
+    import time
+
+    lock = path + ".lock"
+    for _ in range(attempts):
+        try:
+            os.mkdir(lock)
+            return lock
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(lock).st_mtime > 10:
+                    os.rmdir(lock)
+                    continue
+            except OSError:
+                pass
+            time.sleep(delay)
+    raise RegistryLockError(f"the project registry {path} is locked by another process")
+
+
+def _write_json(path: str, data: object) -> None:
+    import json
+
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, indent=2))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _claim_marker(base: str, slug: str, norm: str) -> None:
+    folder = os.path.join(base, slug)
+    os.makedirs(folder, exist_ok=True)
+    marker = os.path.join(folder, ".project_root")
+    if not os.path.exists(marker):
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(norm)
+
+
+def claim_project_slug(home: str, project_root: str) -> str:
+    """The slug for `project_root`, registering one as Gemini CLI's `getShortId` does."""
+    norm = resolve(project_root)
+    gemini = os.path.join(home, ".gemini")
+    os.makedirs(gemini, exist_ok=True)
+    registry_path = os.path.join(gemini, "projects.json")
+    if not os.path.exists(registry_path):
+        _write_json(registry_path, {"projects": {}})
+    lock = _lock_registry(registry_path)
+    try:
+        data = read_json_file(registry_path)
+        projects = data.get("projects") if isinstance(data, dict) else None
+        if not isinstance(projects, dict):
+            projects = {}
+        existing = find_project_slug(home, norm)
+        if existing is not None:
+            for base in _bases(home):
+                _claim_marker(base, existing, norm)
+            if projects.get(norm) != existing:
+                projects[norm] = existing
+                _write_json(registry_path, {"projects": projects})
+            return existing
+        taken = set(projects.values())
+        base_slug = slugify(os.path.basename(norm) or "project")
+        index = 0
+        while True:
+            candidate = base_slug if index == 0 else f"{base_slug}-{index}"
+            index += 1
+            if candidate in taken or any(
+                    _marker_owner(b, candidate) not in (None, norm) for b in _bases(home)):
+                continue
+            try:
+                for base in _bases(home):
+                    _claim_marker(base, candidate, norm)
+            except OSError:
+                continue
+            projects[norm] = candidate
+            _write_json(registry_path, {"projects": projects})
+            return candidate
+    finally:
+        os.rmdir(lock)
+
+
+def project_temp_dir(home: str, project_root: str, *, claim: bool = False) -> str | None:
+    """`HOME/.gemini/tmp/<slug>` (registering the project first when `claim`)."""
+    slug = claim_project_slug(home, project_root) if claim else find_project_slug(home,
+                                                                                 project_root)
+    return None if slug is None else os.path.join(home, ".gemini", "tmp", slug)

@@ -97,3 +97,51 @@ def load_skills_from_dir(directory: str) -> list[Skill]:
         if skill is not None:
             skills.append(skill)
     return skills
+
+
+def skill_roots(home: str, workspace: str, trusted: bool) -> list[tuple[str, str]]:
+    """(tier, folder) from lowest to highest precedence, as Gemini CLI loads them."""
+    roots = [("user", os.path.join(home, ".gemini", "skills")),
+             ("user-agents", os.path.join(home, ".agents", "skills"))]
+    if trusted:
+        roots += [("workspace", os.path.join(workspace, ".gemini", "skills")),
+                  ("workspace-agents", os.path.join(workspace, ".agents", "skills"))]
+    return roots
+
+
+def discover_skills(home: str, workspace: str, trusted: bool) -> list[tuple[Skill, str]]:
+    """Skills after precedence (a later tier overrides the same name): (skill, tier)."""
+    chosen: dict[str, tuple[Skill, str]] = {}
+    for tier, folder in skill_roots(home, workspace, trusted):
+        for skill in load_skills_from_dir(folder):
+            chosen[skill.name] = (skill, tier)
+    return list(chosen.values())
+
+
+def render_available_skills(skills: list[Skill]) -> str:
+    """Gemini CLI's `renderAgentSkills` block ('' without skills)."""
+    if not skills:
+        return ""
+    xml = "\n".join(
+        f"  <skill>\n    <name>{s.name}</name>\n    <description>{s.description}</description>\n"
+        f"    <location>{s.location}</location>\n  </skill>" for s in skills)
+    return ("# Available Agent Skills\n\nYou have access to the following specialized skills. "
+            "To activate a skill and receive its detailed instructions, call the "
+            "`activate_skill` tool with the skill's name.\n\n"
+            f"<available_skills>\n{xml}\n</available_skills>")
+
+
+def render_activated_skill(skill: Skill) -> str:
+    """The `activate_skill` tool's result: the instructions and the skill folder's files."""
+    folder = posixpath.dirname(skill.location)
+    files: list[str] = []
+    for current, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
+        for name in sorted(names):
+            files.append(posixpath.relpath(posixpath.join(current, name), folder))
+        if len(files) > 200:
+            break
+    resources = "\n".join(files[:200])
+    return (f'<activated_skill name="{skill.name}">\n  <instructions>\n    {skill.body}\n'
+            f"  </instructions>\n\n  <available_resources>\n    {resources}\n"
+            "  </available_resources>\n</activated_skill>")

@@ -130,3 +130,41 @@ def save_memory(fact: str, path: str, scope: Scope = "global") -> SaveOutcome:
     except OSError as err:
         return failure_outcome(err.strerror or str(err))
     return success_outcome(clean, updated)
+
+
+def create_patch(file_name: str, old: str, new: str, old_header: str = "Current",
+                 new_header: str = "Proposed") -> str:
+    """A unified diff shaped like jsdiff's `createPatch` (what Gemini CLI shows to confirm)."""
+    import difflib
+
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    body = []
+    for line in difflib.unified_diff(old_lines, new_lines, n=4, lineterm=""):
+        if line.startswith(("---", "+++")):
+            continue
+        body.append(line if line.endswith("\n") else line + "\n")
+        if line[:1] in "+- " and not line.endswith("\n") and not line.startswith("@@"):
+            body.append("\\ No newline at end of file\n")
+    header = (f"Index: {file_name}\n{'=' * 67}\n--- {file_name}\t{old_header}\n"
+              f"+++ {file_name}\t{new_header}\n")
+    return header + "".join(body)
+
+
+def memory_file_content(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return ""
+
+
+def proposed_memory(fact: str, path: str, scope: Scope) -> tuple[str, str]:
+    """(current, proposed) content for saving `fact`; raises ValueError on an empty fact."""
+    if not isinstance(fact, str) or js_trim(fact) == "":
+        raise ValueError(EMPTY_FACT_ERROR)
+    clean = sanitize_fact(fact)
+    current = memory_file_content(path)
+    proposed = (add_project_entry(current, clean) if scope == "project"
+                else add_global_entry(current, clean))
+    return current, proposed

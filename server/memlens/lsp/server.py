@@ -105,6 +105,7 @@ class MemlensServer(LanguageServer):
 def create_server() -> MemlensServer:
     from . import (
         actions,
+        chat,
         completion,
         custom,
         diagnostics,
@@ -119,7 +120,7 @@ def create_server() -> MemlensServer:
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom):
+                   actions, lens, rename, custom, chat):
         module.register(server)
     return server
 

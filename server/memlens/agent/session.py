@@ -1,0 +1,290 @@
+"""The chat loop: a turn streams the model's answer, runs the tools it calls (asking the user
+to approve writes), feeds the results back, and repeats until the model answers in text.
+
+History is curated as Gemini CLI curates it: a model turn with no valid content is dropped
+together with the user turn before it, so one bad response never poisons the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..discovery import MemoryLoad
+from ..jit import JitSession
+from ..model import MemorySettings
+from ..skills import Skill
+from .config import ChatSettings
+from .events import ApprovalRequest, ApprovalResponse, ChatEvent
+from .gemini import NoApiKey, describe, make_client, stream_with_retries
+from .prompt import session_memory, system_instruction
+from .records import Redactor, Transcript
+from .tools import WRITE_TOOLS, PlannedCall, ToolOutcome, ToolRefused, Tools, declarations
+from .tools import function_response as response_of
+
+Emit = Callable[[ChatEvent], Awaitable[None]]
+Approve = Callable[[ApprovalRequest], Awaitable[ApprovalResponse]]
+
+
+@dataclass
+class AgentContext:
+    """What every session of one workspace shares: settings, memory, tools, the key."""
+
+    settings: MemorySettings
+    chat: ChatSettings
+    startup: MemoryLoad
+    jit: JitSession | None
+    skills: list[Skill]
+    transcripts: str | None  # folder for JSONL transcripts (None: not recorded)
+    api_key: str | None = None
+    redactor: Redactor = field(default_factory=Redactor)
+
+    def __post_init__(self) -> None:
+        self.redactor.add(self.api_key)
+
+    def set_api_key(self, key: str | None) -> None:
+        self.api_key = key or None
+        self.redactor.add(key)
+
+    @property
+    def workspace_dirs(self) -> list[str]:
+        return self.startup.workspace_dirs or [self.startup.cwd]
+
+    def tools(self) -> Tools:
+        return Tools(self.settings, self.workspace_dirs, self.jit, self.skills)
+
+    def system_instruction(self) -> str:
+        m = self.startup.memory
+        return system_instruction(
+            mode=self.startup.mode, global_memory=m.global_,
+            user_project_memory=m.user_project_memory, extension_memory=m.extension,
+            project_memory=m.project, file_names=self.settings.context_file_names,
+            workspace_dirs=self.workspace_dirs, skills=self.skills)
+
+    def session_memory(self) -> str:
+        m = self.startup.memory
+        return session_memory(mode=self.startup.mode, extension_memory=m.extension,
+                              project_memory=m.project,
+                              file_names=self.settings.context_file_names)
+
+
+def _valid_parts(parts: list[dict[str, Any]]) -> bool:
+    return any(p.get("text") or p.get("function_call") for p in parts)
+
+
+class ChatSession:
+    def __init__(self, context: AgentContext, session_id: str | None = None):
+        self.context = context
+        self.id = session_id or uuid.uuid4().hex
+        self.history: list[dict[str, Any]] = []
+        self.always: set[str] = set()
+        self.running: asyncio.Task[str] | None = None
+        self.transcript = (Transcript(context.transcripts, self.id, context.redactor)
+                           if context.transcripts else None)
+        self.title = ""
+        self.messages: list[dict[str, str]] = []
+
+    def _record(self, kind: str, data: dict[str, Any]) -> None:
+        if self.transcript is not None:
+            with contextlib.suppress(OSError):  # a full disk must not break the chat
+                self.transcript.append(kind, data)
+
+    async def send(self, text: str, emit: Emit, approve: Approve) -> str:
+        """Run one turn; returns 'done', 'cancelled' or 'error'. Never raises."""
+        task: asyncio.Task[str] = asyncio.ensure_future(self._turn(text, emit, approve))
+        self.running = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            await emit(ChatEvent(session_id=self.id, kind="done", reason="cancelled"))
+            self._record("done", {"reason": "cancelled"})
+            return "cancelled"
+        finally:
+            self.running = None
+
+    def cancel(self) -> bool:
+        if self.running is not None and not self.running.done():
+            self.running.cancel()
+            return True
+        return False
+
+    async def _turn(self, text: str, emit: Emit, approve: Approve) -> str:
+        from google.genai import types
+
+        sid = self.id
+        self._record("user", {"text": text})
+        self.messages.append({"role": "user", "text": text})
+        if not self.title:
+            self.title = " ".join(text.split())[:80]
+        try:
+            client = make_client(self.context.api_key, self.context.chat)
+        except NoApiKey as err:
+            await emit(ChatEvent(session_id=sid, kind="error", message=str(err),
+                                 retryable=False))
+            await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+            return "error"
+        tools = self.context.tools()
+        config = types.GenerateContentConfig(
+            system_instruction=self.context.system_instruction(),
+            tools=[types.Tool(function_declarations=declarations())],  # type: ignore[arg-type]
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+        first_parts: list[dict[str, Any]] = []
+        if not self.history:
+            memory = self.context.session_memory()
+            if memory:
+                first_parts.append({"text": memory})
+        pending: list[dict[str, Any]] = [{"role": "user",
+                                          "parts": [*first_parts, {"text": text}]}]
+        answer: list[str] = []
+
+        async def on_retry(error: BaseException, attempt: int, delay: float) -> None:
+            await emit(ChatEvent(session_id=sid, kind="error", retryable=True,
+                                 message=f"{describe(error)} — retrying in {delay:.1f} s "
+                                         f"(attempt {attempt + 1})"))
+
+        for _round in range(self.context.chat.max_turns):
+            contents = [*self.history, *pending]
+            model_parts: list[dict[str, Any]] = []
+            calls: list[Any] = []
+            try:
+                async for chunk in stream_with_retries(client, self.context.chat, contents,
+                                                       config, on_retry):
+                    for part in _parts(chunk):
+                        if part.thought and part.text:
+                            await emit(ChatEvent(session_id=sid, kind="thought",
+                                                 text=part.text))
+                            continue
+                        if part.text:
+                            answer.append(part.text)
+                            await emit(ChatEvent(session_id=sid, kind="text", text=part.text))
+                        if part.function_call is not None:
+                            calls.append(part.function_call)
+                        model_parts.append(part.model_dump(exclude_none=True, mode="json"))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                message = self.context.redactor.text(describe(error))
+                self._record("error", {"message": message})
+                await emit(ChatEvent(session_id=sid, kind="error", message=message,
+                                     retryable=False))
+                await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+                return "error"
+            model_parts = [p for p in model_parts if not p.get("thought")]
+            if not _valid_parts(model_parts):
+                # Gemini CLI drops an empty/invalid model turn with the user turn before it.
+                message = "The model returned no usable answer (empty or malformed response)."
+                self._record("error", {"message": message})
+                await emit(ChatEvent(session_id=sid, kind="error", message=message,
+                                     retryable=True))
+                await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+                return "error"
+            pending.append({"role": "model", "parts": _merge_text(model_parts)})
+            if not calls:
+                break
+            responses = []
+            for call in calls:
+                responses.append(await self._run_call(call, tools, emit, approve))
+            pending.append({"role": "user", "parts": responses})
+        else:
+            await emit(ChatEvent(session_id=sid, kind="done", reason="maxTurns"))
+            self.history.extend(pending)
+            return "done"
+        self.history.extend(pending)
+        full = "".join(answer)
+        self._record("model", {"text": full})
+        self.messages.append({"role": "model", "text": full})
+        if self.transcript is not None:
+            with contextlib.suppress(OSError):
+                self.transcript.update_index(self.title, self.title, len(self.messages))
+        await emit(ChatEvent(session_id=sid, kind="done", reason="stop"))
+        return "done"
+
+    async def _run_call(self, call: Any, tools: Tools, emit: Emit,
+                        approve: Approve) -> dict[str, Any]:
+        sid = self.id
+        name = call.name or ""
+        args = dict(call.args) if isinstance(call.args, dict) else {}
+        call_id = call.id or uuid.uuid4().hex[:12]
+        needs = name in WRITE_TOOLS
+        await emit(ChatEvent(session_id=sid, kind="toolCall", call_id=call_id, tool=name,
+                             args=args, needs_approval=needs))
+        self._record("toolCall", {"callId": call_id, "tool": name, "args": args})
+        outcome: ToolOutcome | None = None
+        error: str | None = None
+        try:
+            if not name:
+                raise ToolRefused("Malformed function call: it has no name.")
+            planned = tools.plan(name, call.args if call.args is not None else {})
+            if needs:
+                planned = await self._approval(planned, call_id, tools, approve)
+            outcome = await asyncio.to_thread(tools.run, planned)
+        except ToolRefused as refused:
+            error = str(refused)
+        except OSError as err:
+            error = f"{name} failed: {err.strerror or err}"
+        ok = error is None and outcome is not None and outcome.ok
+        output = (outcome.output if outcome is not None else error) or ""
+        summary = (outcome.summary if outcome is not None else error) or ""
+        await emit(ChatEvent(session_id=sid, kind="toolResult", call_id=call_id, tool=name,
+                             ok=ok, summary=summary.splitlines()[0][:200] if summary else "",
+                             output=output[:4000]))
+        self._record("toolResult", {"callId": call_id, "tool": name, "ok": ok,
+                                    "output": output[:4000]})
+        if outcome is not None and outcome.jit_files:
+            files = [{"path": f.path, "chars": len(f.content or "")}
+                     for f in outcome.jit_files]
+            await emit(ChatEvent(session_id=sid, kind="memoryLoaded", files=files))
+            self._record("memoryLoaded", {"files": files})
+        part: dict[str, Any] = {"function_response": {
+            "name": name or "unknown", "response": response_of(outcome, error)}}
+        if call.id:
+            part["function_response"]["id"] = call.id
+        return part
+
+    async def _approval(self, planned: PlannedCall, call_id: str, tools: Tools,
+                        approve: Approve) -> PlannedCall:
+        mode = self.context.chat.approval_mode
+        if mode == "deny":
+            raise ToolRefused(f"The user's approval mode refuses every change; {planned.tool} "
+                              "was not run.")
+        if planned.tool in self.always or (mode == "autoEdit"
+                                           and planned.tool in ("write_file", "replace")):
+            return planned
+        request = ApprovalRequest(session_id=self.id, call_id=call_id, tool=planned.tool,
+                                  args=planned.args, title=planned.title, diff=planned.diff)
+        try:
+            answer = await approve(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            answer = ApprovalResponse(outcome="deny")
+        if answer.outcome == "deny":
+            raise ToolRefused(f"The user denied this {planned.tool} call. Do not retry it "
+                              "unchanged; explain what you wanted to do instead.")
+        if answer.outcome == "approveAlways":
+            self.always.add(planned.tool)
+        if answer.modified_args:
+            planned = tools.plan(planned.tool, {**planned.args, **answer.modified_args})
+        return planned
+
+
+def _parts(chunk: Any) -> list[Any]:
+    candidates = getattr(chunk, "candidates", None) or []
+    if not candidates or candidates[0].content is None:
+        return []
+    return list(candidates[0].content.parts or [])
+
+
+def _merge_text(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive streamed text parts become one (as Gemini CLI records a model turn)."""
+    merged: list[dict[str, Any]] = []
+    for part in parts:
+        if (merged and set(part) == {"text"} and set(merged[-1]) == {"text"}):
+            merged[-1] = {"text": merged[-1]["text"] + part["text"]}
+        else:
+            merged.append(part)
+    return merged

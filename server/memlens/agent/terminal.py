@@ -1,0 +1,99 @@
+"""`memlens chat PROMPT`: one turn of the same agent in a terminal.
+
+Text streams to stdout; tool activity goes to stderr; `--json` prints the memlens/chat/event
+stream as JSON lines. Writes are approved on the terminal (/dev/tty), or by --approval-mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+from ..discovery import MemoryEngine
+from ..jit import JitSession
+from ..model import MemorySettings
+from ..skills import discover_skills
+from .config import ChatSettings
+from .events import ApprovalRequest, ApprovalResponse, ChatEvent
+from .records import chats_dir
+from .session import AgentContext, ChatSession
+
+
+def _ask_terminal(request: ApprovalRequest) -> ApprovalResponse:
+    try:
+        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
+    except OSError:
+        print(f"memlens: no terminal to approve {request.tool}; denied "
+              "(use --approval-mode autoEdit to allow edits)", file=sys.stderr)
+        return ApprovalResponse(outcome="deny")
+    with tty:
+        tty.write(f"\n{request.title}\n")
+        if request.diff:
+            tty.write(request.diff if request.diff.endswith("\n") else request.diff + "\n")
+        tty.write("Apply? [y]es, [a]lways for this tool, [N]o: ")
+        tty.flush()
+        answer = tty.readline().strip().lower()
+    if answer in ("y", "yes"):
+        return ApprovalResponse(outcome="approve")
+    if answer in ("a", "always"):
+        return ApprovalResponse(outcome="approveAlways")
+    return ApprovalResponse(outcome="deny")
+
+
+def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
+             approval_mode: str | None) -> int:
+    chat = ChatSettings.from_sources({})
+    if approval_mode:
+        chat = chat.model_copy(update={"approval_mode": approval_mode})
+    engine = MemoryEngine(settings)
+    startup = engine.load(cwd)
+    if not startup.trusted:
+        print("memlens: chat is off in an untrusted workspace (its tools read the workspace)",
+              file=sys.stderr)
+        return 2
+    jit = JitSession.after_startup(engine, startup) if settings.jit_context else None
+    skills = [s for s, _ in discover_skills(settings.home, cwd, startup.trusted)]
+    try:
+        transcripts: str | None = chats_dir(settings.home, cwd)
+    except OSError:
+        transcripts = None
+    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=jit,
+                           skills=skills, transcripts=transcripts)
+    session = ChatSession(context)
+    printed_text = False
+
+    async def emit(event: ChatEvent) -> None:
+        nonlocal printed_text
+        if as_json:
+            sys.stdout.write(json.dumps(event.payload(), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+            return
+        if event.kind == "text" and event.text:
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+            printed_text = True
+        elif event.kind == "toolCall":
+            print(f"[{event.tool}] {_args(event.args)}", file=sys.stderr)
+        elif event.kind == "toolResult":
+            mark = "ok" if event.ok else "refused"
+            print(f"[{event.tool}] {mark}: {event.summary}", file=sys.stderr)
+        elif event.kind == "memoryLoaded":
+            names = ", ".join(str(f.get("path")) for f in event.files or [])
+            print(f"[memory loaded] {names}", file=sys.stderr)
+        elif event.kind == "error":
+            print(f"memlens: {event.message}", file=sys.stderr)
+
+    async def approve(request: ApprovalRequest) -> ApprovalResponse:
+        return await asyncio.to_thread(_ask_terminal, request)
+
+    status = asyncio.run(session.send(prompt, emit, approve))
+    if printed_text:
+        sys.stdout.write("\n")
+    return {"done": 0, "cancelled": 130}.get(status, 1)
+
+
+def _args(args: dict[str, Any] | None) -> str:
+    text = json.dumps(args or {}, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -1,0 +1,173 @@
+"""Chat over LSP: memlens/chat/send|cancel|sessions|history|status, memlens/setApiKey; events
+stream as memlens/chat/event and writes wait for memlens/chat/approve (docs/chat-protocol.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..agent.config import ChatSettings
+from ..agent.events import (
+    ApiKeyParams,
+    ApprovalRequest,
+    ApprovalResponse,
+    ChatEvent,
+    ChatStatus,
+    SendParams,
+    SendResult,
+    SessionParams,
+)
+from ..agent.gemini import uses_vertex
+from ..agent.records import Redactor, chats_dir, list_sessions, read_transcript
+from ..agent.session import AgentContext, ChatSession
+from ..skills import discover_skills
+from .server import MemlensServer
+
+SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
+    "memlens/chat/send", "memlens/chat/cancel", "memlens/chat/sessions",
+    "memlens/chat/history", "memlens/chat/status")
+SET_API_KEY, EVENT, APPROVE = "memlens/setApiKey", "memlens/chat/event", "memlens/chat/approve"
+
+_sessions: dict[str, ChatSession] = {}
+_api_key: dict[str, str | None] = {"key": None}
+
+
+def _parse(model: type[BaseModel], raw: Any) -> Any:
+    data = raw._asdict() if hasattr(raw, "_asdict") else raw
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "params"
+        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
+                                   f"{first['msg']}") from err
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _context(ls: MemlensServer) -> AgentContext:
+    index = ls.require_index()
+    folder = index.folders[0] if index.folders else None
+    if folder is None or folder not in index.folder_states:
+        raise JsonRpcInvalidParams("open a workspace folder to chat")
+    state = index.folder_states[folder]
+    home = index.settings.home
+    skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
+    try:
+        transcripts: str | None = chats_dir(home, folder)
+    except OSError:
+        transcripts = None
+    return AgentContext(settings=index.settings, chat=ChatSettings.from_sources(ls.editor_settings),
+                        startup=state.load, jit=ls.jit_session_for(folder), skills=skills,
+                        transcripts=transcripts, api_key=_api_key["key"])
+
+
+def _transcripts(ls: MemlensServer) -> str | None:
+    index = ls.require_index()
+    if not index.folders:
+        return None
+    try:
+        return chats_dir(index.settings.home, index.folders[0])
+    except OSError:
+        return None
+
+
+class _RedactSecrets(logging.Filter):
+    """Keeps the API key out of every log line (pygls logs message bodies at debug level)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redactor = Redactor()
+        redactor.add(_api_key["key"])
+        redactor.add(os.environ.get("GEMINI_API_KEY"))
+        cleaned = redactor.text(message)
+        if '"key"' in cleaned and SET_API_KEY in cleaned:
+            cleaned = re.sub(r'"key"\s*:\s*"[^"]*"', '"key": "[REDACTED]"', cleaned)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def install_log_redaction() -> None:
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_RedactSecrets())
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(SEND)
+    async def send(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request: SendParams = _parse(SendParams, params)
+        await ls.ready.wait()
+        index = ls.require_index()
+        if index.folders and not index.folder_states[index.folders[0]].load.trusted:
+            ls.protocol.notify(EVENT, ChatEvent(
+                session_id=request.session_id, kind="error", retryable=False,
+                message="Chat is off in an untrusted workspace: its tools would read the "
+                        "workspace. Trust the folder to chat.").payload())
+            return SendResult(session_id=request.session_id, status="error").wire()
+        session = _sessions.get(request.session_id)
+        if session is None:
+            session = ChatSession(_context(ls), request.session_id)
+            _sessions[request.session_id] = session
+        else:
+            session.context.set_api_key(_api_key["key"])
+            session.context.chat = ChatSettings.from_sources(ls.editor_settings)
+
+        async def emit(event: ChatEvent) -> None:
+            ls.protocol.notify(EVENT, event.payload())
+
+        async def approve(approval: ApprovalRequest) -> ApprovalResponse:
+            result = await ls.protocol.send_request_async(APPROVE, approval.wire())
+            return ApprovalResponse.model_validate(_plain(result))
+
+        status = await session.send(request.text, emit, approve)
+        return SendResult(session_id=request.session_id, status=status).wire()  # type: ignore[arg-type]
+
+    @server.feature(CANCEL)
+    def cancel(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request: SessionParams = _parse(SessionParams, params)
+        session = _sessions.get(request.session_id)
+        return {"cancelled": bool(session and session.cancel())}
+
+    @server.feature(SESSIONS)
+    def sessions(ls: MemlensServer, params: Any) -> dict[str, object]:
+        folder = _transcripts(ls)
+        found = list_sessions(folder) if folder else []
+        return {"sessions": [s.wire() for s in found]}
+
+    @server.feature(HISTORY)
+    def history(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request: SessionParams = _parse(SessionParams, params)
+        folder = _transcripts(ls)
+        records = read_transcript(folder, request.session_id) if folder else []
+        messages = [{"role": r.kind, "text": str(r.data.get("text", ""))}
+                    for r in records if r.kind in ("user", "model")]
+        return {"sessionId": request.session_id, "messages": messages}
+
+    @server.feature(STATUS)
+    def status(ls: MemlensServer, params: Any) -> dict[str, object]:
+        chat = ChatSettings.from_sources(ls.editor_settings)
+        has_key = bool(_api_key["key"] or os.environ.get("GEMINI_API_KEY")
+                       or os.environ.get("GOOGLE_API_KEY") or uses_vertex())
+        return ChatStatus(has_api_key=has_key, model=chat.model,
+                          approval_mode=chat.approval_mode, base_url=chat.base_url).wire()
+
+    @server.feature(SET_API_KEY)
+    def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request: ApiKeyParams = _parse(ApiKeyParams, params)
+        _api_key["key"] = request.key.strip() or None
+        for session in _sessions.values():
+            session.context.set_api_key(_api_key["key"])
+        return {"hasApiKey": bool(_api_key["key"])}
