@@ -396,7 +396,8 @@ ERROR_CASES = [
     pytest.param(["schema", "Nope"], "unknown model", id="unknown-schema"),
     pytest.param(["add", "a fact"], "not yet available", id="add"),
     pytest.param(["skills"], "not yet available", id="skills"),
-    pytest.param(["chat", "hello"], "not yet available", id="chat"),
+    # `chat` has landed: without a Gemini API key it says how to set one.
+    pytest.param(["chat", "hello"], "Gemini API key", id="chat-without-key"),
     # `serve` itself has landed (the language server); its bad option is still one line.
     pytest.param(["serve", "--tcp", "nonsense"], "HOST:PORT", id="serve-bad-tcp"),
     pytest.param(["show", "proj", "--max-context-chars", "0"], "max-context-chars",

@@ -17,6 +17,7 @@ from ..model import MemorySettings
 from ..skills import discover_skills
 from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
+from .gemini import NoApiKey, make_client
 from .records import chats_dir
 from .session import AgentContext, ChatSession
 
@@ -45,6 +46,11 @@ def _ask_terminal(request: ApprovalRequest) -> ApprovalResponse:
 def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
              approval_mode: str | None) -> int:
     chat = ChatSettings.from_sources({})
+    try:
+        make_client(None, chat)
+    except NoApiKey as err:
+        print(f"memlens: error: {err}", file=sys.stderr)
+        return 2
     if approval_mode:
         chat = chat.model_copy(update={"approval_mode": approval_mode})
     engine = MemoryEngine(settings)
