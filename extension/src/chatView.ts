@@ -1,54 +1,541 @@
-// The Chat view. The chat issue fills it; here it is a working empty state with a strict
-// content security policy and VS Code's theme colours.
+// The Chat view: a webview (media/chat/chat.js, built from extension/webview/chat.ts) bridged to
+// the chat agent in the language server (docs/chat-protocol.md). The webview only talks to this
+// provider; this provider only talks LSP. No chat logic lives here: it forwards, remembers what
+// it showed (so a re-created webview can replay it) and asks the user for approvals.
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
+import { LanguageClient, State, Trace } from "vscode-languageclient/node";
+import {
+  APPROVAL_OUTCOMES,
+  ApprovalOutcome,
+  ApproveParams,
+  ApproveResult,
+  CHAT_APPROVE,
+  CHAT_CANCEL,
+  CHAT_EVENT,
+  CHAT_HISTORY,
+  CHAT_SEND,
+  CHAT_SESSIONS,
+  CHAT_STATUS,
+  ChatCancelResult,
+  ChatEvent,
+  ChatHistoryResult,
+  ChatSendResult,
+  ChatSessionSummary,
+  ChatSessionsResult,
+  ChatStatusResult,
+  ChatViewStatus,
+  FromWebview,
+  SET_API_KEY,
+  SetApiKeyResult,
+  ToWebview,
+} from "./chatProtocol";
+import { MemlensClient } from "./client";
+import { API_KEY_SECRET } from "./commands";
 
-export class ChatViewProvider implements vscode.WebviewViewProvider {
+const SESSION_STATE_KEY = "memlens.chat.sessionId";
+/** Past this many replayable messages the replay log is dropped and history is reloaded instead. */
+const MAX_REPLAY = 20000;
+
+interface PendingApproval {
+  sessionId: string;
+  resolve: (result: ApproveResult) => void;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isFromWebview(message: unknown): message is FromWebview {
+  if (typeof message !== "object" || message === null) {
+    return false;
+  }
+  const m = message as Record<string, unknown>;
+  switch (m.type) {
+    case "ready":
+    case "cancel":
+    case "newChat":
+    case "setApiKey":
+    case "refresh":
+      return true;
+    case "send":
+      return typeof m.text === "string";
+    case "selectSession":
+      return typeof m.sessionId === "string";
+    case "openFile":
+      return typeof m.path === "string";
+    case "approval":
+      return typeof m.requestId === "number" && APPROVAL_OUTCOMES.includes(m.outcome as ApprovalOutcome);
+    default:
+      return false;
+  }
+}
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = "memlens.chat";
 
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private sessionId: string;
+  /** Whether the replay log holds the current session's history from the server. */
+  private historyLoaded = false;
+  /** Messages for the current session, replayed to a webview that (re)loads. */
+  private replay: ToWebview[] = [];
+  private sessions: ChatSessionSummary[] = [];
+  private status: ChatViewStatus | undefined;
+  /** The session whose turn is running, if any. */
+  private running: string | undefined;
+  /** Counts turns, so a turn ended by force is not ended again when its request returns. */
+  private turn = 0;
+  private readonly pending = new Map<number, PendingApproval>();
+  private nextRequestId = 1;
+  private readonly disposables: vscode.Disposable[] = [];
+  private clientDisposables: vscode.Disposable[] = [];
 
-  async resolveWebviewView(view: vscode.WebviewView): Promise<void> {
-    view.webview.options = { enableScripts: true, localResourceRoots: [] };
-    const hasKey = Boolean(process.env.GEMINI_API_KEY) || Boolean(await this.secrets.get("memlens.geminiApiKey"));
-    view.webview.html = this.html(hasKey);
-    view.webview.onDidReceiveMessage(async (message: { type?: string }) => {
-      if (message.type === "setApiKey") {
-        await vscode.commands.executeCommand("memlens.setApiKey");
-        view.webview.html = this.html(true);
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly client: MemlensClient,
+  ) {
+    this.sessionId = context.workspaceState.get<string>(SESSION_STATE_KEY) ?? crypto.randomUUID();
+    this.disposables.push(
+      context.secrets.onDidChange((event) => {
+        if (event.key === API_KEY_SECRET) {
+          void this.sendApiKey().then(() => this.refreshStatus());
+        }
+      }),
+    );
+    client.onStarted((languageClient) => this.attach(languageClient));
+  }
+
+  // ---------------------------------------------------------------- the language client
+
+  /** Hooks a (re)started client: events, approvals, the API key, then the panel's state. */
+  private attach(languageClient: LanguageClient): void {
+    for (const disposable of this.clientDisposables) {
+      disposable.dispose();
+    }
+    // Approvals asked by a previous server can no longer be answered.
+    this.resolveApprovals(() => true, "the server restarted");
+    this.clientDisposables = [
+      languageClient.onNotification(CHAT_EVENT, (event: ChatEvent) => this.onEvent(event)),
+      languageClient.onRequest(CHAT_APPROVE, (params: ApproveParams, token: vscode.CancellationToken) =>
+        this.approve(params, token),
+      ),
+      languageClient.onDidChangeState((event) => {
+        if (event.newState !== State.Starting) {
+          void this.refreshStatus();
+        }
+      }),
+    ];
+    void (async () => {
+      await this.sendApiKey();
+      await Promise.all([this.refreshStatus(), this.refreshSessions()]);
+      if (!this.historyLoaded && !this.running) {
+        await this.loadSession(this.sessionId);
+      }
+    })();
+  }
+
+  /**
+   * Sends the key from SecretStorage (if any) to the server. The key is never logged: the
+   * request is sent with the client's message trace off, whatever `memlens.trace.server` says.
+   */
+  private async sendApiKey(): Promise<void> {
+    const languageClient = this.client.client;
+    if (!languageClient || languageClient.state !== State.Running) {
+      return;
+    }
+    const key = await this.context.secrets.get(API_KEY_SECRET);
+    if (!key) {
+      return;
+    }
+    const traceSetting = vscode.workspace.getConfiguration("memlens").get<unknown>("trace.server", "off");
+    const traced =
+      (typeof traceSetting === "string" && traceSetting !== "off") ||
+      (typeof traceSetting === "object" && traceSetting !== null);
+    try {
+      if (traced) {
+        await languageClient.setTrace(Trace.Off);
+      }
+      await languageClient.sendRequest<SetApiKeyResult>(SET_API_KEY, { key });
+    } catch (error) {
+      // The error comes from the server and never carries the request's parameters.
+      this.client.log.appendLine(`Chat: the server did not take the API key (${errorText(error)}).`);
+    } finally {
+      if (traced) {
+        const verbosity =
+          typeof traceSetting === "string"
+            ? traceSetting
+            : vscode.workspace.getConfiguration("memlens").get<string>("trace.server.verbosity", "off");
+        await languageClient.setTrace(Trace.fromString(verbosity)).catch(() => undefined);
+      }
+    }
+  }
+
+  private serverRunning(): boolean {
+    return this.client.client?.state === State.Running;
+  }
+
+  private serverState(): ChatViewStatus["server"] {
+    const state = this.client.client?.state;
+    return state === State.Running ? "running" : state === State.Starting ? "starting" : "stopped";
+  }
+
+  private async refreshStatus(): Promise<void> {
+    const fromEnvironment = Boolean(process.env.GEMINI_API_KEY);
+    let server: ChatStatusResult | undefined;
+    try {
+      server = await this.client.request<ChatStatusResult>(CHAT_STATUS, {});
+    } catch {
+      server = undefined;
+    }
+    let hasApiKey: boolean;
+    if (server) {
+      hasApiKey = server.hasApiKey || fromEnvironment;
+    } else {
+      // No answer (server starting or stopped): the key it will get.
+      hasApiKey = fromEnvironment || Boolean(await this.context.secrets.get(API_KEY_SECRET));
+    }
+    this.status = {
+      server: this.serverState(),
+      hasApiKey,
+      model: server?.model,
+      approvalMode: server?.approvalMode,
+    };
+    this.post({ type: "status", status: this.status });
+  }
+
+  private async refreshSessions(): Promise<void> {
+    try {
+      const result = await this.client.request<ChatSessionsResult>(CHAT_SESSIONS, {});
+      if (result) {
+        this.sessions = result.sessions;
+      }
+    } catch (error) {
+      this.client.log.appendLine(`Chat: cannot list sessions (${errorText(error)}).`);
+    }
+    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
+  }
+
+  // ---------------------------------------------------------------- sessions and turns
+
+  private setSession(sessionId: string): void {
+    this.sessionId = sessionId;
+    void this.context.workspaceState.update(SESSION_STATE_KEY, sessionId);
+  }
+
+  /** Shows a session: its history from the server, then what happens in it. */
+  private async loadSession(sessionId: string): Promise<void> {
+    this.setSession(sessionId);
+    let messages: ChatHistoryResult["messages"] = [];
+    let loaded = false;
+    try {
+      const result = await this.client.request<ChatHistoryResult>(CHAT_HISTORY, { sessionId });
+      if (result) {
+        messages = result.messages;
+        loaded = true;
+      }
+    } catch (error) {
+      this.client.log.appendLine(`Chat: cannot read the history of ${sessionId} (${errorText(error)}).`);
+      loaded = true; // an unknown (new) session: nothing to show
+    }
+    if (this.sessionId !== sessionId) {
+      return; // another session was picked meanwhile
+    }
+    this.historyLoaded = loaded;
+    this.replay = [];
+    this.post({ type: "reset", sessionId, messages });
+    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
+  }
+
+  private newChat(): void {
+    this.setSession(crypto.randomUUID());
+    this.historyLoaded = true;
+    this.replay = [];
+    this.post({ type: "reset", sessionId: this.sessionId, messages: [] });
+    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
+  }
+
+  private async send(text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (!trimmed || this.running) {
+      return;
+    }
+    const sessionId = this.sessionId;
+    const turn = ++this.turn;
+    this.running = sessionId;
+    this.post({ type: "userMessage", sessionId, text: trimmed });
+    let ended: ToWebview & { type: "turnEnded" };
+    try {
+      const result = await this.client.request<ChatSendResult>(CHAT_SEND, { sessionId, text: trimmed });
+      ended = result
+        ? { type: "turnEnded", sessionId, status: result.status, message: result.message ?? undefined }
+        : {
+            type: "turnEnded",
+            sessionId,
+            status: "error",
+            message: this.serverRunning()
+              ? "The Memory Lens server stopped during this turn."
+              : "The Memory Lens server is not running. Run “Memory Lens: Restart Server”.",
+          };
+    } catch (error) {
+      ended = { type: "turnEnded", sessionId, status: "error", message: errorText(error) };
+    }
+    if (this.turn === turn && this.running) {
+      this.endTurn(ended);
+    }
+    await this.refreshSessions();
+  }
+
+  private endTurn(ended: ToWebview & { type: "turnEnded" }): void {
+    this.running = undefined;
+    this.resolveApprovals((approval) => approval.sessionId === ended.sessionId, "the turn ended");
+    this.post(ended);
+  }
+
+  private async cancel(): Promise<void> {
+    const sessionId = this.running;
+    if (!sessionId) {
+      return;
+    }
+    const turn = this.turn;
+    this.resolveApprovals((approval) => approval.sessionId === sessionId, "stopped");
+    let stopped = false;
+    try {
+      stopped = (await this.client.request<ChatCancelResult>(CHAT_CANCEL, { sessionId }))?.cancelled ?? false;
+    } catch (error) {
+      this.client.log.appendLine(`Chat: cancel failed (${errorText(error)}).`);
+    }
+    // The server answers `send` when the turn stops. If it has no turn to stop, or does not
+    // answer soon, the panel is not left waiting: the turn ends here.
+    setTimeout(
+      () => {
+        if (this.turn === turn && this.running === sessionId) {
+          this.endTurn({ type: "turnEnded", sessionId, status: "cancelled" });
+        }
+      },
+      stopped ? 10000 : 1500,
+    );
+  }
+
+  private onEvent(event: ChatEvent): void {
+    if (typeof event !== "object" || event === null || typeof event.kind !== "string") {
+      return;
+    }
+    if (event.sessionId !== this.sessionId) {
+      return; // a session that is not shown (its history is read when it is picked)
+    }
+    this.post({ type: "event", event });
+  }
+
+  // ---------------------------------------------------------------- approvals
+
+  /** Answers `memlens/chat/approve`: the user decides in the panel (revealed if hidden). */
+  private async approve(params: ApproveParams, token: vscode.CancellationToken): Promise<ApproveResult> {
+    if (token.isCancellationRequested) {
+      return { outcome: "deny" };
+    }
+    const requestId = this.nextRequestId++;
+    const answer = new Promise<ApproveResult>((resolve) => {
+      this.pending.set(requestId, { sessionId: params.sessionId, resolve });
+    });
+    const cancelled = token.onCancellationRequested(() => this.resolveApproval(requestId, "deny", "cancelled"));
+    this.post({ type: "approve", requestId, request: params });
+    await this.reveal();
+    try {
+      return await answer;
+    } finally {
+      cancelled.dispose();
+    }
+  }
+
+  private resolveApproval(requestId: number, outcome: ApprovalOutcome, reason?: string): void {
+    const approval = this.pending.get(requestId);
+    if (!approval) {
+      return;
+    }
+    this.pending.delete(requestId);
+    approval.resolve({ outcome });
+    this.post({ type: "approvalResolved", requestId, outcome, reason });
+  }
+
+  private resolveApprovals(which: (approval: PendingApproval) => boolean, reason: string): void {
+    for (const [requestId, approval] of [...this.pending]) {
+      if (which(approval)) {
+        this.resolveApproval(requestId, "deny", reason);
+      }
+    }
+  }
+
+  private async reveal(): Promise<void> {
+    if (this.view?.visible) {
+      return;
+    }
+    if (this.view) {
+      this.view.show(true);
+    } else {
+      await vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`);
+    }
+  }
+
+  // ---------------------------------------------------------------- the webview
+
+  /** Sends a message to the webview and, if it belongs to the transcript, keeps it for replay. */
+  private post(message: ToWebview): void {
+    if (message.type !== "status" && message.type !== "sessions" && message.type !== "notice") {
+      if (message.type === "reset") {
+        this.replay = [];
+      }
+      this.replay.push(message);
+      if (this.replay.length > MAX_REPLAY && !this.running) {
+        // Too long to replay: the server's history says the same more briefly.
+        this.replay = [];
+        this.historyLoaded = false;
+      }
+    }
+    if (this.view && this.ready) {
+      void this.view.webview.postMessage(message);
+    }
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    const root = vscode.Uri.joinPath(this.context.extensionUri, "media", "chat");
+    this.view = view;
+    this.ready = false;
+    view.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [root] };
+    view.webview.html = this.html(view.webview, root);
+    const subscriptions = [
+      view.webview.onDidReceiveMessage((message: unknown) => {
+        if (isFromWebview(message)) {
+          void this.onMessage(message);
+        }
+      }),
+      view.onDidChangeVisibility(() => {
+        if (view.visible) {
+          void this.refreshStatus();
+        }
+      }),
+    ];
+    view.onDidDispose(() => {
+      for (const subscription of subscriptions) {
+        subscription.dispose();
+      }
+      if (this.view === view) {
+        this.view = undefined;
+        this.ready = false;
       }
     });
   }
 
-  private html(hasKey: boolean): string {
-    const nonce = crypto.randomBytes(16).toString("base64");
-    const body = hasKey
-      ? `<p>Chat with an agent that uses exactly this workspace's memory is coming in the next release.</p>`
-      : `<p>Set your Gemini API key to chat with an agent that uses this workspace's memory.</p>
-         <button id="set-key">Set Gemini API Key</button>`;
+  private async onMessage(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case "ready":
+        await this.onReady();
+        return;
+      case "send":
+        await this.send(message.text);
+        return;
+      case "cancel":
+        await this.cancel();
+        return;
+      case "newChat":
+        if (!this.running) {
+          this.newChat();
+        }
+        return;
+      case "selectSession":
+        if (!this.running && message.sessionId !== this.sessionId) {
+          await this.loadSession(message.sessionId);
+        }
+        return;
+      case "approval":
+        this.resolveApproval(message.requestId, message.outcome);
+        return;
+      case "openFile":
+        await this.openFile(message.path);
+        return;
+      case "setApiKey":
+        await vscode.commands.executeCommand("memlens.setApiKey");
+        return;
+      case "refresh":
+        await Promise.all([this.refreshStatus(), this.refreshSessions()]);
+        return;
+    }
+  }
+
+  /** A (re)loaded webview: its state, then the transcript so far. */
+  private async onReady(): Promise<void> {
+    const view = this.view;
+    if (!view) {
+      return;
+    }
+    this.ready = true;
+    const replay: ToWebview[] = [
+      ...(this.status ? [{ type: "status", status: this.status } as ToWebview] : []),
+      { type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId },
+      ...(this.replay.length > 0 ? this.replay : [{ type: "reset", sessionId: this.sessionId, messages: [] } as ToWebview]),
+    ];
+    for (const message of replay) {
+      void view.webview.postMessage(message);
+    }
+    await this.refreshStatus();
+    if (!this.historyLoaded && !this.running && this.serverRunning()) {
+      await this.loadSession(this.sessionId);
+    }
+  }
+
+  private async openFile(file: string): Promise<void> {
+    try {
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
+    } catch (error) {
+      this.post({ type: "notice", message: `Cannot open ${file}: ${errorText(error)}` });
+    }
+  }
+
+  private html(webview: vscode.Webview, root: vscode.Uri): string {
+    const nonce = crypto.randomBytes(18).toString("base64");
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(root, "chat.js"));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(root, "chat.css"));
+    const csp = [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource} data:`,
+      `font-src ${webview.cspSource}`,
+    ].join("; ");
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<style nonce="${nonce}">
-  body { color: var(--vscode-foreground); font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); padding: 0 12px; }
-  h2 { font-weight: 600; font-size: 1.1em; }
-  button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 6px 12px; cursor: pointer; }
-  button:hover { background: var(--vscode-button-hoverBackground); }
-  p { color: var(--vscode-descriptionForeground); }
-</style>
+<link rel="stylesheet" nonce="${nonce}" href="${style.toString()}">
+<title>Memory Lens Chat</title>
 </head>
 <body>
-  <h2>Memory Lens Chat</h2>
-  ${body}
-  <script nonce="${nonce}">
-    const vscode = acquireVsCodeApi();
-    const button = document.getElementById("set-key");
-    if (button) { button.addEventListener("click", () => vscode.postMessage({ type: "setApiKey" })); }
-  </script>
+<div id="app" aria-label="Memory Lens Chat"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;
   }
+
+  dispose(): void {
+    this.resolveApprovals(() => true, "the extension stopped");
+    for (const disposable of [...this.disposables, ...this.clientDisposables]) {
+      disposable.dispose();
+    }
+  }
+}
+
+/** Registers the Chat view and its bridge to the language server. */
+export function registerChatView(context: vscode.ExtensionContext, client: MemlensClient): ChatViewProvider {
+  const provider = new ChatViewProvider(context, client);
+  context.subscriptions.push(
+    provider,
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, provider, {
+      // The transcript streams while the view is hidden; keep the webview rather than rebuild it.
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+  );
+  return provider;
 }

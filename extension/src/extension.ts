@@ -1,7 +1,7 @@
 // Memory Lens: a thin shell over the memlens language server.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ChatViewProvider } from "./chatView";
+import { registerChatView } from "./chatView";
 import { MemlensClient, RESTART_SETTINGS } from "./client";
 import { registerCommands } from "./commands";
 import { MemoryTreeProvider } from "./memoryTree";
@@ -26,7 +26,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusBar,
     vscode.window.createTreeView("memlens.memory", { treeDataProvider: memoryTree, showCollapseAll: true }),
     vscode.window.createTreeView("memlens.skills", { treeDataProvider: skillsTree }),
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, new ChatViewProvider(context.secrets)),
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, merged),
     vscode.languages.registerDocumentLinkProvider({ scheme: SCHEME }, merged),
   );
@@ -38,6 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void statusBar.update();
   };
   registerCommands(context, client, merged, refreshViews);
+  registerChatView(context, client);
 
   client.onStarted((languageClient) => {
     languageClient.onNotification(JIT_LOADED, (event: JitLoaded) => {
