@@ -35,6 +35,17 @@ export function memlensSettings(): Record<string, unknown> {
       settings[name] = value;
     }
   }
+  const chat: Record<string, unknown> = {};
+  for (const name of ["model", "baseUrl", "approvalMode"]) {
+    const inspected = config.inspect(`chat.${name}`);
+    const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+    if (value !== undefined && value !== "") {
+      chat[name] = value;
+    }
+  }
+  if (Object.keys(chat).length > 0) {
+    settings.chat = chat;
+  }
   const home = config.get<string>("home", "").trim();
   if (home && vscode.workspace.isTrusted) {
     settings.home = home;

@@ -139,7 +139,7 @@ class ChatSession:
                 first_parts.append({"text": memory})
         pending: list[dict[str, Any]] = [{"role": "user",
                                           "parts": [*first_parts, {"text": text}]}]
-        answer: list[str] = []
+        answer: list[str] = []  # text of each model round, joined by a blank line
 
         async def on_retry(error: BaseException, attempt: int, delay: float) -> None:
             await emit(ChatEvent(session_id=sid, kind="error", retryable=True,
@@ -150,6 +150,7 @@ class ChatSession:
             contents = [*self.history, *pending]
             model_parts: list[dict[str, Any]] = []
             calls: list[Any] = []
+            round_text: list[str] = []
             try:
                 async for chunk in stream_with_retries(client, self.context.chat, contents,
                                                        config, on_retry):
@@ -159,7 +160,7 @@ class ChatSession:
                                                  text=part.text))
                             continue
                         if part.text:
-                            answer.append(part.text)
+                            round_text.append(part.text)
                             await emit(ChatEvent(session_id=sid, kind="text", text=part.text))
                         if part.function_call is not None:
                             calls.append(part.function_call)
@@ -182,6 +183,8 @@ class ChatSession:
                                      retryable=True))
                 await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
                 return "error"
+            if round_text:
+                answer.append("".join(round_text))
             pending.append({"role": "model", "parts": _merge_text(model_parts)})
             if not calls:
                 break
@@ -194,7 +197,7 @@ class ChatSession:
             self.history.extend(pending)
             return "done"
         self.history.extend(pending)
-        full = "".join(answer)
+        full = "\n\n".join(answer)
         self._record("model", {"text": full})
         self.messages.append({"role": "model", "text": full})
         if self.transcript is not None:
