@@ -20,6 +20,10 @@ class Wire(BaseModel):
     def wire(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, mode="json")
 
+    def compact(self) -> dict[str, object]:
+        """The wire form without the fields that are unset (None)."""
+        return self.model_dump(by_alias=True, mode="json", exclude_none=True)
+
 
 class MemorySettings(Wire):
     home: str

@@ -26,7 +26,7 @@ class ChatEvent(Wire):
     reason: str | None = None
 
     def payload(self) -> dict[str, object]:
-        return self.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return self.compact()
 
 
 class ApprovalRequest(Wire):

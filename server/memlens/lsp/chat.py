@@ -116,7 +116,7 @@ def register(server: MemlensServer) -> None:
                 session_id=request.session_id, kind="error", retryable=False,
                 message="Chat is off in an untrusted workspace: its tools would read the "
                         "workspace. Trust the folder to chat.").payload())
-            return SendResult(session_id=request.session_id, status="error").wire()
+            return SendResult(session_id=request.session_id, status="error").compact()
         session = _sessions.get(request.session_id)
         if session is None:
             session = ChatSession(_context(ls), request.session_id)
@@ -133,7 +133,8 @@ def register(server: MemlensServer) -> None:
             return ApprovalResponse.model_validate(_plain(result))
 
         status = await session.send(request.text, emit, approve)
-        return SendResult(session_id=request.session_id, status=status).wire()  # type: ignore[arg-type]
+        return SendResult(session_id=request.session_id,
+                          status=status).compact()  # type: ignore[arg-type]
 
     @server.feature(CANCEL)
     def cancel(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -162,7 +163,7 @@ def register(server: MemlensServer) -> None:
         has_key = bool(_api_key["key"] or os.environ.get("GEMINI_API_KEY")
                        or os.environ.get("GOOGLE_API_KEY") or uses_vertex())
         return ChatStatus(has_api_key=has_key, model=chat.model,
-                          approval_mode=chat.approval_mode, base_url=chat.base_url).wire()
+                          approval_mode=chat.approval_mode, base_url=chat.base_url).compact()
 
     @server.feature(SET_API_KEY)
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -1,0 +1,129 @@
+"""The chat methods over LSP, with the approval round trip, against the fake Gemini server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+
+from ..fake_gemini import FakeGemini, function_call, hang, text
+from .conftest import SERVER, plain, uri
+
+KEY = "AIzaLSPTESTKEY-0123456789abcdefghijklmnop"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini(expect_key=KEY) as server:
+        yield server
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def chat_client(lsp_client: LanguageClient, workspace: Path,
+                      fake: FakeGemini) -> AsyncIterator[LanguageClient]:
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual_studio_code"),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
+        initialization_options={"memlens": {"home": str(workspace / "home"),
+                                            "chat": {"baseUrl": fake.base_url}}}))
+    await lsp_client.protocol.send_request_async("memlens/refresh", {})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+class Recorder:
+    def __init__(self, client: LanguageClient, answers: list[str]):
+        self.events: list[dict[str, Any]] = []
+        self.approvals: list[dict[str, Any]] = []
+
+        @client.feature("memlens/chat/event")
+        def on_event(params: Any) -> None:
+            self.events.append(plain(params))  # type: ignore[arg-type]
+
+        @client.feature("memlens/chat/approve")
+        def on_approve(params: Any) -> dict[str, Any]:
+            self.approvals.append(plain(params))  # type: ignore[arg-type]
+            return {"outcome": answers.pop(0) if answers else "deny"}
+
+    def kinds(self) -> list[str]:
+        return [e["kind"] for e in self.events]
+
+
+async def _send(client: LanguageClient, session: str, text_: str) -> dict[str, Any]:
+    result = await client.protocol.send_request_async(
+        "memlens/chat/send", {"sessionId": session, "text": text_})
+    return plain(result)  # type: ignore[return-value]
+
+
+@pytest.mark.asyncio
+async def test_status_reports_model_and_mode(chat_client: LanguageClient) -> None:
+    status = plain(await chat_client.protocol.send_request_async("memlens/chat/status", {}))
+    assert isinstance(status, dict) and status["model"] == "gemini-flash-latest"
+    assert status["approvalMode"] == "manual"
+
+
+@pytest.mark.asyncio
+async def test_a_turn_with_an_approved_write(chat_client: LanguageClient, workspace: Path,
+                                             fake: FakeGemini) -> None:
+    recorder = Recorder(chat_client, ["approve"])
+    key = plain(await chat_client.protocol.send_request_async("memlens/setApiKey",
+                                                               {"key": KEY}))
+    assert key == {"hasApiKey": True}
+    target = workspace / "api" / "NOTES.md"
+    fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "note\n"}),
+                 text("Done, ", "written."))
+    result = await _send(chat_client, "s1", "write a note")
+    assert result == {"sessionId": "s1", "status": "done"}
+    assert target.read_text() == "note\n"
+    (approval,) = recorder.approvals
+    assert approval["tool"] == "write_file" and approval["sessionId"] == "s1"
+    assert "+note" in approval["diff"]
+    await asyncio.sleep(0.2)  # notifications may trail the response
+    assert recorder.kinds() == ["toolCall", "toolResult", "memoryLoaded", "text", "text",
+                                "done"]
+    loaded = recorder.events[2]["files"]
+    assert [f["path"] for f in loaded] == [str(workspace / "api" / "GEMINI.md")]
+    assert all(r.api_key_matches for r in fake.requests)
+    sessions = plain(await chat_client.protocol.send_request_async("memlens/chat/sessions", {}))
+    assert [s["sessionId"] for s in sessions["sessions"]] == ["s1"]  # type: ignore[index]
+    history = plain(await chat_client.protocol.send_request_async(
+        "memlens/chat/history", {"sessionId": "s1"}))
+    assert history["messages"] == [{"role": "user", "text": "write a note"},  # type: ignore[index]
+                                   {"role": "model", "text": "Done, written."}]
+
+
+@pytest.mark.asyncio
+async def test_denied_write_and_cancel(chat_client: LanguageClient, workspace: Path,
+                                       fake: FakeGemini) -> None:
+    recorder = Recorder(chat_client, ["deny"])
+    await chat_client.protocol.send_request_async("memlens/setApiKey", {"key": KEY})
+    target = workspace / "denied.md"
+    fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "x"}),
+                 text("OK, not written."),
+                 text("Thinking") + hang(30) + text("never"))
+    assert (await _send(chat_client, "s2", "write"))["status"] == "done"
+    assert not target.exists()
+    pending = asyncio.ensure_future(_send(chat_client, "s2", "long one"))
+    for _ in range(200):
+        if recorder.kinds().count("text") >= 2:
+            break
+        await asyncio.sleep(0.02)
+    cancelled = plain(await chat_client.protocol.send_request_async(
+        "memlens/chat/cancel", {"sessionId": "s2"}))
+    assert cancelled == {"cancelled": True}
+    assert (await asyncio.wait_for(pending, 10))["status"] == "cancelled"
+
+
+@pytest.mark.asyncio
+async def test_malformed_chat_params(chat_client: LanguageClient) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    with pytest.raises(JsonRpcException) as raised:
+        await chat_client.protocol.send_request_async("memlens/chat/send", {"text": "no id"})
+    assert raised.value.code == -32602
