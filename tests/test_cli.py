@@ -394,7 +394,8 @@ ERROR_CASES = [
     pytest.param(["show", "proj", "--max-dirs", "many"], "invalid int", id="bad-int"),
     pytest.param(["check", "proj", "--format", "xml"], "invalid choice", id="bad-format"),
     pytest.param(["schema", "Nope"], "unknown model", id="unknown-schema"),
-    pytest.param(["add", "a fact"], "not yet available", id="add"),
+    # `add` has landed: an empty fact is refused with Gemini CLI's own message.
+    pytest.param(["add", "  "], "must be a non-empty string", id="add-empty-fact"),
     pytest.param(["skills"], "not yet available", id="skills"),
     # `chat` has landed: without a Gemini API key it says how to set one.
     pytest.param(["chat", "hello"], "Gemini API key", id="chat-without-key"),

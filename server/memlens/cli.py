@@ -294,6 +294,24 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return run_chat(cwd, settings, prompt, as_json=args.json, approval_mode=args.approval_mode)
 
 
+def cmd_add(args: argparse.Namespace) -> int:
+    from .writing import EMPTY_FACT_ERROR, memory_target, save_memory
+
+    cwd = _directory(".")
+    settings = _settings(args, cwd)
+    if not args.fact.strip():
+        raise UsageError(EMPTY_FACT_ERROR)
+    path = memory_target(settings.home, settings.context_file_names, cwd, args.scope)
+    outcome = save_memory(args.fact, path, args.scope, home=settings.home)
+    if args.json:
+        _print(outcome.llm_content + "\n")
+    elif outcome.success:
+        _print(outcome.return_display + "\n")
+    else:
+        print(outcome.return_display, file=sys.stderr)
+    return 0 if outcome.success else 1
+
+
 def cmd_not_yet(args: argparse.Namespace) -> int:
     raise UsageError(f"'memlens {args.command}' is not yet available in this version")
 
@@ -320,7 +338,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
-            "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve, "chat": cmd_chat}
+            "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve, "chat": cmd_chat,
+            "add": cmd_add}
 
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",

@@ -6,14 +6,25 @@ atomic: a temp file in the same folder, fsync, rename, permissions kept.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import re
 import tempfile
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from .nodecompat import JS_WHITESPACE, js_trim, js_trim_end, js_trim_start
+from .nodecompat import (
+    JS_WHITESPACE,
+    is_subpath,
+    js_trim,
+    js_trim_end,
+    js_trim_start,
+    node_error_message,
+)
 
 MEMORY_SECTION_HEADER = "## Gemini Added Memories"
 EMPTY_FACT_ERROR = 'Parameter "fact" must be a non-empty string.'
@@ -90,6 +101,12 @@ def failure_outcome(detail: str) -> SaveOutcome:
 
 
 def atomic_write(path: str, text: str) -> None:
+    """Replace `path`'s content atomically: a temp file in the same folder, fsync, rename.
+
+    A symbolic link is written through (its target is replaced), never replaced by a file;
+    the file's permissions are kept. A crash leaves the old or the new content, never a mix.
+    """
+    path = os.path.realpath(path)
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     try:
@@ -102,33 +119,73 @@ def atomic_write(path: str, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode if mode is not None else 0o644)
         os.replace(tmp, path)
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
 
 
-def save_memory(fact: str, path: str, scope: Scope = "global") -> SaveOutcome:
-    """Validate, sanitise, insert and write one fact; raises ValueError on an empty fact."""
+@contextlib.contextmanager
+def memory_lock(path: str, timeout: float = 30.0) -> Iterator[None]:
+    """An inter-process lock around a memory file's read-modify-write (flock on a sidecar)."""
+    real = os.path.realpath(path)
+    directory = os.path.dirname(real)
+    os.makedirs(directory, exist_ok=True)
+    lock_path = os.path.join(directory, f".{os.path.basename(real)}.memlens.lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{path} is locked by another writer") from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)
+
+
+def escapes_home(path: str, home: str) -> bool:
+    """True when writing `path` would land outside HOME through a symbolic link."""
+    return not is_subpath(os.path.realpath(home), os.path.realpath(path))
+
+
+def save_memory(fact: str, path: str, scope: Scope = "global", *, home: str | None = None,
+                modified_content: str | None = None) -> SaveOutcome:
+    """Validate, sanitise, insert and write one fact, as Gemini CLI's save_memory does.
+
+    Raises ValueError on an empty fact. The read-modify-write holds `memory_lock`, so
+    concurrent writers lose nothing; `modified_content` (the user's edit of the proposal) is
+    written verbatim. A write through a symbolic link that leaves `home` is refused.
+    """
     if not isinstance(fact, str) or js_trim(fact) == "":
         raise ValueError(EMPTY_FACT_ERROR)
     clean = sanitize_fact(fact)
+    if home is not None and escapes_home(path, home):
+        return failure_outcome(f"refusing to write through a symbolic link that leaves HOME: "
+                               f"{path} -> {os.path.realpath(path)}")
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            current = handle.read()
-    except FileNotFoundError:
-        current = ""
+        with memory_lock(path):
+            current = memory_file_content(path)
+            if modified_content is not None:
+                updated = modified_content
+            elif scope == "project":
+                updated = add_project_entry(current, clean)
+            else:
+                updated = add_global_entry(current, clean)
+            atomic_write(path, updated)
     except OSError as err:
-        return failure_outcome(err.strerror or str(err))
-    updated = (add_project_entry(current, clean) if scope == "project"
-               else add_global_entry(current, clean))
-    try:
-        atomic_write(path, updated)
-    except OSError as err:
-        return failure_outcome(err.strerror or str(err))
+        return failure_outcome(node_error_message(err, "open", path))
     return success_outcome(clean, updated)
 
 
@@ -168,3 +225,21 @@ def proposed_memory(fact: str, path: str, scope: Scope) -> tuple[str, str]:
     proposed = (add_project_entry(current, clean) if scope == "project"
                 else add_global_entry(current, clean))
     return current, proposed
+
+
+def memory_target(home: str, file_names: list[str], workspace: str, scope: Scope) -> str:
+    """Where save_memory writes: HOME/.gemini/<first context file name> for global scope,
+    the private `MEMORY.md` in the project's folder (registered as Gemini CLI would) for
+    project scope."""
+    if scope == "project":
+        from .projects import PROJECT_MEMORY_INDEX, project_temp_dir
+
+        temp = project_temp_dir(home, workspace, claim=True)
+        assert temp is not None
+        return os.path.join(temp, "memory", PROJECT_MEMORY_INDEX)
+    return os.path.join(home, ".gemini", file_names[0])
+
+
+def memory_description(path: str, home: str) -> str:
+    """Gemini CLI's confirmation description: `in ~/.gemini/GEMINI.md`."""
+    return f"in {tildeify(path, home)}"

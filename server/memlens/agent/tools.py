@@ -20,12 +20,14 @@ from ..ignore import IgnoreFilter
 from ..jit import JitSession
 from ..model import MemorySettings
 from ..nodecompat import is_subpath, resolve
-from ..projects import PROJECT_MEMORY_INDEX, project_temp_dir
 from ..render import append_jit_context
 from ..skills import Skill, render_activated_skill
 from ..writing import (
+    Scope,
     atomic_write,
     create_patch,
+    escapes_home,
+    memory_target,
     proposed_memory,
     save_memory,
 )
@@ -175,17 +177,13 @@ class Tools:
                           f"{', '.join(d['name'] for d in declarations())}.")
 
     def _memory_target(self, args: dict[str, Any]) -> tuple[str, Any]:
-        scope = args.get("scope", "global") or "global"
-        if scope not in ("global", "project"):
+        raw_scope = args.get("scope", "global") or "global"
+        if raw_scope not in ("global", "project"):
             raise ToolRefused("Parameter 'scope' must be 'global' or 'project'.")
+        scope: Scope = "project" if raw_scope == "project" else "global"
         home = self.settings.home
-        if scope == "project":
-            temp = project_temp_dir(home, self.roots[0], claim=True)
-            assert temp is not None
-            return posixpath.join(temp, "memory", PROJECT_MEMORY_INDEX), scope
-        target = posixpath.join(home, ".gemini", self.settings.context_file_names[0])
-        real_home = os.path.realpath(home)
-        if os.path.islink(target) and not is_subpath(real_home, os.path.realpath(target)):
+        target = memory_target(home, self.settings.context_file_names, self.roots[0], scope)
+        if escapes_home(target, home):
             raise ToolRefused(f"Refusing to write through a symbolic link that leaves HOME: "
                               f"{target}")
         return target, scope
@@ -330,7 +328,8 @@ class Tools:
     def _run_save_memory(self, call: PlannedCall) -> ToolOutcome:
         path, scope = self._memory_target(call.args)
         try:
-            outcome = save_memory(call.args.get("fact"), path, scope)  # type: ignore[arg-type]
+            outcome = save_memory(call.args.get("fact"), path, scope,  # type: ignore[arg-type]
+                                  home=self.settings.home)
         except ValueError as err:
             raise ToolRefused(str(err)) from err
         return ToolOutcome(outcome.success, outcome.llm_content, outcome.return_display)
