@@ -16,7 +16,9 @@ from .ignore import IgnoreFilter
 from .imports import CHAIN_CAP, ImportEvent, Outcome
 from .model import Diagnostic, Severity
 from .nodecompat import is_subpath, resolve
+from .projects import PROJECT_MEMORY_INDEX
 from .textpos import LineIndex
+from .writing import MEMORY_SECTION_HEADER
 
 _TRAILING_PUNCTUATION = ",.;:!?)]}'\"*_>"
 
@@ -210,6 +212,7 @@ def add_file_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],
             sink.add_file(loaded.path, "error", "file-unreadable",
                           f"Contains {what}; Gemini CLI reads it with each bad byte sequence "
                           "replaced by U+FFFD")
+        add_duplicate_memories(sink, loaded)
         if read.has_bom and read.content is not None and read.content[1:2] == "@":
             sink.add_file(loaded.path, "warning", "import-in-prose",
                           "The file starts with a byte-order mark, so Gemini CLI does not "
@@ -235,6 +238,36 @@ def add_unreadable_folders(sink: DiagnosticSink, folders: Iterable[tuple[str, st
         sink.add_folder(folder, "warning", "folder-unreadable",
                         f"Gemini CLI skips this unreadable folder ({reason}); memory files "
                         "inside it are never loaded")
+
+
+def add_duplicate_memories(sink: DiagnosticSink, loaded: LoadedFile) -> None:
+    """The same fact saved twice under `## Gemini Added Memories` (or in a private MEMORY.md)."""
+    text = loaded.read.content
+    if not text:
+        return
+    start = text.find(MEMORY_SECTION_HEADER)
+    if start != -1:
+        end = text.find("\n## ", start + len(MEMORY_SECTION_HEADER))
+        region = (start, len(text) if end == -1 else end)
+    elif posixpath.basename(loaded.path) == PROJECT_MEMORY_INDEX:
+        region = (0, len(text))
+    else:
+        return
+    seen: dict[str, int] = {}
+    offset = region[0]
+    for line in text[region[0]:region[1]].split("\n"):
+        stripped = line.rstrip("\r")
+        if stripped.startswith("- "):
+            fact = " ".join(stripped[2:].split()).casefold()
+            line_no = text.count("\n", 0, offset) + 1
+            if fact and fact in seen:
+                sink.add_range(loaded.path, offset, offset + len(stripped), "warning",
+                               "memory-duplicate-entry",
+                               f"This fact is already saved on line {seen[fact]}; the agent "
+                               "reads it twice")
+            else:
+                seen.setdefault(fact, line_no)
+        offset += len(line) + 1
 
 
 def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,

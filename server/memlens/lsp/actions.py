@@ -42,6 +42,14 @@ def register(server: MemlensServer) -> None:
             return []
         actions: list[types.CodeAction] = []
         for diagnostic in params.context.diagnostics:
+            if diagnostic.code == "memory-duplicate-entry":
+                line = diagnostic.range.start.line
+                whole = types.Range(start=types.Position(line=line, character=0),
+                                    end=types.Position(line=line + 1, character=0))
+                actions.append(types.CodeAction(
+                    title="Remove the duplicate memory", kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic], edit=_edit(uri, whole, ""), is_preferred=True))
+                continue
             token = _token_at_offset(text, offset_at(text, diagnostic.range.start))
             if token is None:
                 continue

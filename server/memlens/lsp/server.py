@@ -112,6 +112,7 @@ def create_server() -> MemlensServer:
         hover,
         lens,
         lifecycle,
+        memory,
         navigation,
         rename,
         symbols,
@@ -120,7 +121,7 @@ def create_server() -> MemlensServer:
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat):
+                   actions, lens, rename, custom, chat, memory):
         module.register(server)
     return server
 
