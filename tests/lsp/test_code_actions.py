@@ -68,3 +68,39 @@ async def test_wrap_prose_mention(client: LanguageClient, workspace: Path) -> No
     actions = await _actions(client, doc, 0, 4, 4, [_diag("import-in-prose", 0, 4, 11)])
     assert actions[0].edit is not None and actions[0].edit.changes is not None
     assert actions[0].edit.changes[doc][0].new_text == "`@alice.`"
+
+
+@pytest.mark.asyncio
+async def test_remove_duplicate_memory(client: LanguageClient, workspace: Path) -> None:
+    path = workspace / "home" / ".gemini" / "GEMINI.md"
+    text = "Global: be brief.\n\n## Gemini Added Memories\n- Use tabs\n- use tabs\n"
+    doc = await open_doc(client, path, text)
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=doc)))
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    (dup,) = [d for d in report.items if d.code == "memory-duplicate-entry"]
+    assert (dup.range.start.line, dup.range.start.character, dup.range.end.character) == (4, 0,
+                                                                                         10)
+    actions = await _actions(client, doc, 4, 0, 0, [dup])
+    assert actions[0].title == "Remove the duplicate memory"
+    assert actions[0].edit is not None and actions[0].edit.changes is not None
+    (edit,) = actions[0].edit.changes[doc]
+    assert (edit.range.start.line, edit.range.end.line, edit.new_text) == (4, 5, "")
+
+
+@pytest.mark.asyncio
+async def test_add_memory_preview_then_save(client: LanguageClient, workspace: Path) -> None:
+    from .conftest import plain
+
+    preview = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {"fact": "Prefer tabs", "preview": True}))
+    assert isinstance(preview, dict)
+    assert preview["description"] == "in ~/.gemini/GEMINI.md"
+    assert "+## Gemini Added Memories\n+- Prefer tabs\n" in preview["diff"]
+    path = workspace / "home" / ".gemini" / "GEMINI.md"
+    assert "Prefer tabs" not in path.read_text()
+    saved = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {"fact": "Prefer tabs"}))
+    assert isinstance(saved, dict) and saved["success"] is True
+    assert saved["message"] == 'Okay, I\'ve remembered that: "Prefer tabs"'
+    assert path.read_text() == "Global: be brief.\n\n## Gemini Added Memories\n- Prefer tabs\n"
