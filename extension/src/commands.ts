@@ -3,7 +3,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { MergedContextProvider } from "./mergedContext";
-import { LIST, ListResponse, REFRESH } from "./protocol";
+import { ADD_MEMORY, AddMemoryResult, LIST, ListResponse, REFRESH } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
 
@@ -97,7 +97,34 @@ export function registerCommands(
     if (!scope) {
       return;
     }
-    void vscode.window.showInformationMessage("Memory Lens: saving memory arrives with the next release.");
+    const preview = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, preview: true });
+    if (!preview) {
+      void vscode.window.showErrorMessage("Memory Lens: the server is not running.");
+      return;
+    }
+    if (!preview.success) {
+      void vscode.window.showErrorMessage(`Memory Lens: ${preview.message}`);
+      return;
+    }
+    const choice = await vscode.window.showInformationMessage(
+      `Save this memory ${preview.description}?`,
+      { modal: true, detail: preview.diff ?? "" },
+      "Save",
+    );
+    if (choice !== "Save") {
+      return;
+    }
+    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value });
+    if (saved?.success) {
+      void vscode.window.showInformationMessage(`Memory Lens: ${saved.message}`, "Open File").then((pick) => {
+        if (pick) {
+          void vscode.window.showTextDocument(vscode.Uri.file(saved.path));
+        }
+      });
+      afterRefresh();
+    } else {
+      void vscode.window.showErrorMessage(`Memory Lens: ${saved?.message ?? "the server is not running."}`);
+    }
   });
 
   register("memlens.setApiKey", async () => {

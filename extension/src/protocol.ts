@@ -60,3 +60,14 @@ export const LIST = "memlens/list";
 export const REFRESH = "memlens/refresh";
 export const TREE = "memlens/memoryTree";
 export const JIT_LOADED = "memlens/jitLoaded";
+
+export interface AddMemoryResult {
+  path: string;
+  description: string;
+  success: boolean;
+  message: string;
+  diff?: string;
+  proposed?: string;
+}
+
+export const ADD_MEMORY = "memlens/addMemory";
