@@ -85,8 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add = commands.add_parser("add", parents=[common], help="save_memory")
     add.add_argument("fact")
-    add.add_argument("--scope", choices=["global", "project"], default="global")
+    add.add_argument("--scope", choices=["global", "project"], default=None,
+                     help="where to save (default global)")
     add.add_argument("--json", action="store_true")
+    add.add_argument("--memory-manager", action="store_true",
+                     help="let the memory manager agent route the fact (needs a Gemini key)")
     skills = commands.add_parser("skills", parents=[common], help="skills and the inbox")
     skills.add_argument("action", nargs="?", default="list")
     skills.add_argument("name", nargs="?")
@@ -295,14 +298,19 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from .writing import EMPTY_FACT_ERROR, memory_target, save_memory
+    from .writing import EMPTY_FACT_ERROR, Scope, memory_target, save_memory
 
     cwd = _directory(".")
     settings = _settings(args, cwd)
     if not args.fact.strip():
         raise UsageError(EMPTY_FACT_ERROR)
-    path = memory_target(settings.home, settings.context_file_names, cwd, args.scope)
-    outcome = save_memory(args.fact, path, args.scope, home=settings.home)
+    if args.memory_manager or settings.memory_manager:
+        from .agent.terminal import run_managed_add
+
+        return run_managed_add(cwd, settings, args.fact, args.scope)
+    scope: Scope = "project" if args.scope == "project" else "global"
+    path = memory_target(settings.home, settings.context_file_names, cwd, scope)
+    outcome = save_memory(args.fact, path, scope, home=settings.home)
     if args.json:
         _print(outcome.llm_content + "\n")
     elif outcome.success:

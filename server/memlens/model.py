@@ -43,6 +43,8 @@ class MemorySettings(Wire):
     trusted: bool | None = None
     folder_trust_enabled: bool = True
     max_context_chars: int = Field(default=4_000_000, gt=0)
+    # save_memory handed to the memory manager agent (opt-in).
+    memory_manager: bool = False
     # A single memory file above this many bytes gets a `file-too-large` warning.
     large_file_bytes: int = Field(default=1_000_000, gt=0)
 

@@ -41,6 +41,8 @@ class ApprovalRequest(Wire):
 class ApprovalResponse(Wire):
     outcome: Literal["approve", "approveAlways", "deny"]
     modified_args: dict[str, Any] | None = None
+    # The user's reply when the request was an `ask_user` question.
+    answer: str | None = None
 
 
 class SendParams(Wire):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
 from .prompt import session_memory, system_instruction
 from .records import Redactor, Transcript
-from .tools import WRITE_TOOLS, PlannedCall, ToolOutcome, ToolRefused, Tools, declarations
+from .tools import PlannedCall, ToolOutcome, ToolRefused, Tools
 from .tools import function_response as response_of
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
@@ -127,16 +128,14 @@ class ChatSession:
                                  retryable=False))
             await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
             return "error"
-        tools = self.context.tools()
+        tools = self.make_tools()
         config = types.GenerateContentConfig(
-            system_instruction=self.context.system_instruction(),
-            tools=[types.Tool(function_declarations=declarations())],  # type: ignore[arg-type]
+            system_instruction=self.system_text(),
+            tools=[types.Tool(function_declarations=tools.declarations())],  # type: ignore[arg-type]
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
         first_parts: list[dict[str, Any]] = []
         if not self.history:
-            memory = self.context.session_memory()
-            if memory:
-                first_parts.append({"text": memory})
+            first_parts = [{"text": t} for t in self.intro_texts() if t]
         pending: list[dict[str, Any]] = [{"role": "user",
                                           "parts": [*first_parts, {"text": text}]}]
         answer: list[str] = []  # text of each model round, joined by a blank line
@@ -146,7 +145,7 @@ class ChatSession:
                                  message=f"{describe(error)} — retrying in {delay:.1f} s "
                                          f"(attempt {attempt + 1})"))
 
-        for _round in range(self.context.chat.max_turns):
+        for _round in range(self.max_turns()):
             contents = [*self.history, *pending]
             model_parts: list[dict[str, Any]] = []
             calls: list[Any] = []
@@ -212,7 +211,7 @@ class ChatSession:
         name = call.name or ""
         args = dict(call.args) if isinstance(call.args, dict) else {}
         call_id = call.id or uuid.uuid4().hex[:12]
-        needs = name in WRITE_TOOLS
+        needs = name in tools.write_tools
         await emit(ChatEvent(session_id=sid, kind="toolCall", call_id=call_id, tool=name,
                              args=args, needs_approval=needs))
         self._record("toolCall", {"callId": call_id, "tool": name, "args": args})
@@ -221,10 +220,15 @@ class ChatSession:
         try:
             if not name:
                 raise ToolRefused("Malformed function call: it has no name.")
-            planned = tools.plan(name, call.args if call.args is not None else {})
-            if needs:
-                planned = await self._approval(planned, call_id, tools, approve)
-            outcome = await asyncio.to_thread(tools.run, planned)
+            if name == "ask_user" and "ask_user" in tools.names():
+                outcome = await self._ask_user(call.args, call_id, approve)
+            elif name == "save_memory" and self.context.settings.memory_manager:
+                outcome = await self._managed_save(call.args, emit, approve)
+            else:
+                planned = tools.plan(name, call.args if call.args is not None else {})
+                if needs:
+                    planned = await self._approval(planned, call_id, tools, approve)
+                outcome = await asyncio.to_thread(tools.run, planned)
         except ToolRefused as refused:
             error = str(refused)
         except OSError as err:
@@ -247,6 +251,54 @@ class ChatSession:
         if call.id:
             part["function_response"]["id"] = call.id
         return part
+
+    # --- what a specialised agent (the memory manager) overrides -------------------------
+    def make_tools(self) -> Tools:
+        return self.context.tools()
+
+    def system_text(self) -> str:
+        return self.context.system_instruction()
+
+    def intro_texts(self) -> list[str]:
+        return [self.context.session_memory()]
+
+    def max_turns(self) -> int:
+        return self.context.chat.max_turns
+
+    async def _managed_save(self, args: Any, emit: Emit, approve: Approve) -> ToolOutcome:
+        """save_memory with the memory manager on: the manager agent routes the fact."""
+        from .memory_manager import manage_memory
+
+        fact = str((args or {}).get("fact") or "").strip()
+        if not fact:
+            raise ToolRefused('Parameter "fact" must be a non-empty string.')
+        status, sentence = await manage_memory(self.context, fact, (args or {}).get("scope"),
+                                               emit, approve)
+        ok = status == "done"
+        message = sentence or ("Saved." if ok else "The memory manager could not save it.")
+        return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message)
+
+    async def _ask_user(self, args: Any, call_id: str, approve: Approve) -> ToolOutcome:
+        """`ask_user`: a question for the user, through the approval channel."""
+        question = str((args or {}).get("question") or "").strip()
+        if not question:
+            raise ToolRefused("Parameter 'question' must be a non-empty string.")
+        options = [str(o) for o in (args or {}).get("options") or []]
+        request = ApprovalRequest(session_id=self.id, call_id=call_id, tool="ask_user",
+                                  args={"question": question, "options": options},
+                                  title=question)
+        try:
+            answer = await approve(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            answer = ApprovalResponse(outcome="deny")
+        reply = (answer.answer or "").strip()
+        if answer.outcome == "deny" or not reply:
+            return ToolOutcome(True, json.dumps({"answer": None, "note": "The user did not "
+                                                 "answer; decide conservatively or stop."}),
+                               "no answer")
+        return ToolOutcome(True, json.dumps({"answer": reply}), f"user answered: {reply}")
 
     async def _approval(self, planned: PlannedCall, call_id: str, tools: Tools,
                         approve: Approve) -> PlannedCall:

@@ -26,9 +26,17 @@ def _ask_terminal(request: ApprovalRequest) -> ApprovalResponse:
     try:
         tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
     except OSError:
-        print(f"memlens: no terminal to approve {request.tool}; denied "
+        print(f"memlens: no terminal to answer {request.tool}; denied "
               "(use --approval-mode autoEdit to allow edits)", file=sys.stderr)
         return ApprovalResponse(outcome="deny")
+    if request.tool == "ask_user":
+        with tty:
+            options = request.args.get("options") or []
+            hint = f" ({' / '.join(options)})" if options else ""
+            tty.write(f"\n{request.title}{hint}\n> ")
+            tty.flush()
+            answer = tty.readline().strip()
+        return ApprovalResponse(outcome="approve" if answer else "deny", answer=answer or None)
     with tty:
         tty.write(f"\n{request.title}\n")
         if request.diff:
@@ -103,3 +111,31 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
 def _args(args: dict[str, Any] | None) -> str:
     text = json.dumps(args or {}, ensure_ascii=False)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | None) -> int:
+    """`memlens add --memory-manager`: the memory manager routes the fact (terminal approvals)."""
+    from .memory_manager import manage_memory
+
+    chat = ChatSettings.from_sources({})
+    try:
+        make_client(None, chat)
+    except NoApiKey as err:
+        print(f"memlens: error: {err}", file=sys.stderr)
+        return 2
+    engine = MemoryEngine(settings)
+    startup = engine.load(cwd)
+    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=None, skills=[],
+                           transcripts=None)
+
+    async def emit(event: ChatEvent) -> None:
+        if event.kind == "toolResult":
+            print(f"[{event.tool}] {'ok' if event.ok else 'refused'}: {event.summary}",
+                  file=sys.stderr)
+
+    async def approve(request: ApprovalRequest) -> ApprovalResponse:
+        return await asyncio.to_thread(_ask_terminal, request)
+
+    status, sentence = asyncio.run(manage_memory(context, fact, scope, emit, approve))
+    print(sentence or ("Done." if status == "done" else "The memory manager failed."))
+    return 0 if status == "done" else 1

@@ -107,6 +107,14 @@ def declarations() -> list[dict[str, Any]]:
 
 
 class Tools:
+    write_tools: tuple[str, ...] = WRITE_TOOLS
+
+    def declarations(self) -> list[dict[str, Any]]:
+        return declarations()
+
+    def names(self) -> list[str]:
+        return [d["name"] for d in self.declarations()]
+
     def __init__(self, settings: MemorySettings, roots: list[str], jit: JitSession | None,
                  skills: list[Skill]):
         self.settings = settings
@@ -174,7 +182,7 @@ class Tools:
                     "activate_skill"):
             return PlannedCall(tool, args)
         raise ToolRefused(f'Tool "{tool}" not found. Available tools: '
-                          f"{', '.join(d['name'] for d in declarations())}.")
+                          f"{', '.join(self.names())}.")
 
     def _memory_target(self, args: dict[str, Any]) -> tuple[str, Any]:
         raw_scope = args.get("scope", "global") or "global"

@@ -15,8 +15,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..agent.config import ChatSettings
 from ..agent.events import (
     ApiKeyParams,
-    ApprovalRequest,
-    ApprovalResponse,
     ChatEvent,
     ChatStatus,
     SendParams,
@@ -57,7 +55,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _context(ls: MemlensServer) -> AgentContext:
+def agent_context(ls: MemlensServer) -> AgentContext:
     index = ls.require_index()
     folder = index.folders[0] if index.folders else None
     if folder is None or folder not in index.folder_states:
@@ -119,7 +117,7 @@ def register(server: MemlensServer) -> None:
             return SendResult(session_id=request.session_id, status="error").compact()
         session = _sessions.get(request.session_id)
         if session is None:
-            session = ChatSession(_context(ls), request.session_id)
+            session = ChatSession(agent_context(ls), request.session_id)
             _sessions[request.session_id] = session
         else:
             session.context.set_api_key(_api_key["key"])
@@ -128,9 +126,9 @@ def register(server: MemlensServer) -> None:
         async def emit(event: ChatEvent) -> None:
             ls.protocol.notify(EVENT, event.payload())
 
-        async def approve(approval: ApprovalRequest) -> ApprovalResponse:
-            result = await ls.protocol.send_request_async(APPROVE, approval.wire())
-            return ApprovalResponse.model_validate(_plain(result))
+        from .memory import lsp_approver
+
+        approve = lsp_approver(ls, APPROVE)
 
         status = await session.send(request.text, emit, approve)
         return SendResult(session_id=request.session_id,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
+from ..agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
+from ..agent.session import Approve
 from ..model import Wire
 from ..writing import (
     create_patch,
@@ -13,6 +15,7 @@ from ..writing import (
     proposed_memory,
     save_memory,
 )
+from .chat import _plain
 from .custom import _params
 from .server import MemlensServer
 
@@ -28,6 +31,7 @@ class AddMemoryParams(Wire):
 
 
 class AddMemoryResult(Wire):
+    managed: bool = False
     path: str
     description: str
     success: bool
@@ -38,7 +42,7 @@ class AddMemoryResult(Wire):
 
 def register(server: MemlensServer) -> None:
     @server.feature(ADD_MEMORY)
-    def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
+    async def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
         request: AddMemoryParams = _params(AddMemoryParams, params)
         index = ls.require_index()
         settings = index.settings
@@ -46,6 +50,11 @@ def register(server: MemlensServer) -> None:
         path = memory_target(settings.home, settings.context_file_names, workspace,
                              request.scope)
         description = memory_description(path, settings.home)
+        if request.preview and settings.memory_manager:
+            return AddMemoryResult(path=path, description="the memory manager decides where",
+                                   success=True, managed=True,
+                                   message="The memory manager will route this memory and ask "
+                                           "you to approve each change.").compact()
         if request.preview:
             try:
                 current, proposed = proposed_memory(request.fact, path, request.scope)
@@ -56,6 +65,8 @@ def register(server: MemlensServer) -> None:
             return AddMemoryResult(path=path, description=description, success=True,
                                    message=f"Confirm Memory Save: {description}", diff=diff,
                                    proposed=proposed).compact()
+        if settings.memory_manager and request.modified_content is None:
+            return (await _managed(ls, request, path, description)).compact()
         try:
             outcome = save_memory(request.fact, path, request.scope, home=settings.home,
                                   modified_content=request.modified_content)
@@ -65,3 +76,46 @@ def register(server: MemlensServer) -> None:
         ls.publish(index.file_changed(path))
         return AddMemoryResult(path=path, description=description, success=outcome.success,
                                message=outcome.return_display).compact()
+
+
+MEMORY_APPROVE, ASK_USER = "memlens/memory/approve", "memlens/askUser"
+
+
+def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:
+    """Approvals through `approve_method`; `ask_user` questions through memlens/askUser."""
+
+    async def approve(request: ApprovalRequest) -> ApprovalResponse:
+        if request.tool == "ask_user":
+            reply = await ls.protocol.send_request_async(ASK_USER, {
+                "sessionId": request.session_id, "question": request.args.get("question"),
+                "options": request.args.get("options") or []})
+            data = _plain(reply)
+            answer = data.get("answer") if isinstance(data, dict) else None
+            return ApprovalResponse(outcome="approve" if answer else "deny",
+                                    answer=answer if isinstance(answer, str) else None)
+        reply = await ls.protocol.send_request_async(approve_method, request.wire())
+        return ApprovalResponse.model_validate(_plain(reply))
+
+    return approve
+
+
+async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,
+                   description: str) -> AddMemoryResult:
+    from ..agent.memory_manager import manage_memory
+    from .chat import agent_context
+
+    context = agent_context(ls)
+
+    async def emit(event: ChatEvent) -> None:
+        return None
+
+    status, sentence = await manage_memory(context, request.fact, request.scope, emit,
+                                           lsp_approver(ls, MEMORY_APPROVE))
+    index = ls.require_index()
+    touched: set[str] = set()
+    for root in list(index.roots):
+        touched |= index.file_changed(root)
+    ls.publish(touched)
+    return AddMemoryResult(path=path, description=description, managed=True,
+                           success=status == "done",
+                           message=sentence or "The memory manager made no change.")

@@ -1,0 +1,161 @@
+"""The memory manager (opt-in `memlens.memoryManager`): save_memory handed to an agent that
+routes a fact to the right GEMINI.md (global, project root or a subfolder, referenced from the
+root), merges duplicates, and asks the user when the scope is ambiguous.
+
+Its policy is enforced here, on every call, whatever the model asks: it may read and write
+memory files only (the context file names, under the workspace folders and HOME/.gemini);
+listing and globbing show memory files only; nothing else is readable or writable.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import Any
+
+from .session import AgentContext, Approve, ChatSession, Emit
+from .tools import PlannedCall, ToolRefused, Tools, declarations
+
+MAX_TURNS = 10
+MAX_SECONDS = 5 * 60
+MANAGER_TOOLS = ("read_file", "list_directory", "glob", "write_file", "replace")
+
+ASK_USER = {
+    "name": "ask_user",
+    "description": "Asks the user a question and returns the answer (use it when it is unclear "
+                   "whether a memory is a personal habit or a project convention).",
+    "parameters": {"type": "OBJECT", "properties": {
+        "question": {"type": "STRING"},
+        "options": {"type": "ARRAY", "items": {"type": "STRING"},
+                    "description": "Suggested answers."}},
+        "required": ["question"]},
+}
+
+
+class MemoryManagerTools(Tools):
+    write_tools = ("write_file", "replace")
+
+    def __init__(self, context: AgentContext):
+        home_gemini = posixpath.join(context.settings.home, ".gemini")
+        os.makedirs(home_gemini, exist_ok=True)
+        super().__init__(context.settings, [*context.workspace_dirs, home_gemini], None, [])
+        self.names_allowed = set(context.settings.context_file_names)
+
+    def declarations(self) -> list[dict[str, Any]]:
+        return [d for d in declarations() if d["name"] in MANAGER_TOOLS] + [ASK_USER]
+
+    def _memory_file(self, raw: Any, what: str) -> str:
+        path = self._path(raw, what)
+        if posixpath.basename(path) not in self.names_allowed:
+            raise ToolRefused(f"The memory manager may only read and write memory files "
+                              f"({', '.join(sorted(self.names_allowed))}) under the workspace "
+                              f"and ~/.gemini; refused: {path}")
+        return path
+
+    def plan(self, tool: str, args: Any) -> PlannedCall:
+        if tool not in MANAGER_TOOLS:
+            raise ToolRefused(f'Tool "{tool}" not found. Available tools: '
+                              f"{', '.join(self.names())}.")
+        if isinstance(args, dict):
+            key = {"read_file": "absolute_path", "write_file": "file_path",
+                   "replace": "file_path"}.get(tool)
+            if key is not None:
+                self._memory_file(args.get(key), key)
+        return super().plan(tool, args)
+
+    def _visible(self, path: str) -> bool:
+        if not super()._visible(path):
+            return False
+        return os.path.isdir(path) or posixpath.basename(path) in self.names_allowed
+
+
+def _file_block(label: str, path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            content = handle.read()
+    except OSError:
+        content = "(no file yet)"
+    return f"## {label}: {path}\n```markdown\n{content}\n```"
+
+
+def manager_prompt(context: AgentContext) -> str:
+    home = context.settings.home
+    name = context.settings.context_file_names[0]
+    root = context.workspace_dirs[0]
+    global_file = posixpath.join(home, ".gemini", name)
+    project_file = posixpath.join(root, name)
+    return f"""You keep the user's long-term memory: the {name} files a coding agent loads at the
+start of every session. Your job is to record one new memory in the right place.
+
+# Where memories live (broadest first)
+- Global: {global_file} — the user's own preferences, habits, aliases and facts that hold in
+  every project.
+- Project root: {project_file} — this project's table of contents: architecture, conventions,
+  workflows, people, and a reference to each subfolder memory file.
+- Subfolder: <folder>/{name} inside the project — detail about one module or area. When you
+  create or extend one, make sure the project root file references it.
+
+# How to route
+- A personal preference or habit → global.
+- How this project does things (architecture, conventions, workflow, team) → project root.
+- Detail about one module → that module's {name}, referenced from the project root.
+- If a memory could be either a personal habit or a project convention, call ask_user before
+  writing anything. Never guess between global and project.
+
+# While writing
+- First check the current files below: if the memory is already there, or an entry says the
+  same thing, update that entry instead of adding another; merge equivalent entries and keep the
+  most informative wording; drop entries the new memory makes stale.
+- Keep files short (they are read in every session) and entries concise; edit surgically and
+  keep everything the user wrote.
+- You can only read and write {name} files under the workspace and ~/.gemini. Do not explore the
+  codebase. If you lack the context to decide, say what you need and stop.
+- Use as few turns as possible. When done, answer with one sentence saying where the memory went.
+
+# Initial context
+{_file_block("Global memory", global_file)}
+
+{_file_block("Project memory", project_file)}"""
+
+
+class MemoryManagerSession(ChatSession):
+    def make_tools(self) -> Tools:
+        return MemoryManagerTools(self.context)
+
+    def system_text(self) -> str:
+        return manager_prompt(self.context)
+
+    def intro_texts(self) -> list[str]:
+        return []
+
+    def max_turns(self) -> int:
+        return MAX_TURNS
+
+
+def fact_request(fact: str, scope: str | None) -> str:
+    hint = {"global": " The user asked for it to be saved globally.",
+            "project": " The user asked for it to be saved for this project."}.get(scope or "",
+                                                                                  "")
+    return f"Remember this: {fact}{hint}"
+
+
+async def manage_memory(context: AgentContext, fact: str, scope: str | None, emit: Emit,
+                        approve: Approve) -> tuple[str, str]:
+    """Run the manager on one fact; returns (status, its closing sentence)."""
+    import asyncio
+
+    session = MemoryManagerSession(context)
+    texts: list[str] = []
+
+    async def collect(event: Any) -> None:
+        if event.kind == "text" and event.text:
+            texts.append(event.text)
+        await emit(event)
+
+    try:
+        status = await asyncio.wait_for(session.send(fact_request(fact, scope), collect,
+                                                     approve), MAX_SECONDS)
+    except TimeoutError:
+        session.cancel()
+        return "error", "The memory manager ran out of time (5 minutes)."
+    return status, "".join(texts).strip()
