@@ -106,6 +106,19 @@ export function registerCommands(
       void vscode.window.showErrorMessage(`Memory Lens: ${preview.message}`);
       return;
     }
+    if (preview.managed) {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Memory manager: routing your memory…" },
+        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value }),
+      );
+      if (result?.success) {
+        void vscode.window.showInformationMessage(`Memory Lens: ${result.message}`);
+        afterRefresh();
+      } else {
+        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
+      }
+      return;
+    }
     const choice = await vscode.window.showInformationMessage(
       `Save this memory ${preview.description}?`,
       { modal: true, detail: preview.diff ?? "" },

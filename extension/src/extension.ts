@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { registerChatView } from "./chatView";
 import { MemlensClient, RESTART_SETTINGS } from "./client";
 import { registerCommands } from "./commands";
+import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
 import { JIT_LOADED, JitLoaded } from "./protocol";
@@ -40,6 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerChatView(context, client);
 
   client.onStarted((languageClient) => {
+    registerMemoryManagerHandlers(languageClient);
     languageClient.onNotification(JIT_LOADED, (event: JitLoaded) => {
       statusBar.flash(event);
       memoryTree.refresh();

@@ -62,6 +62,7 @@ export const TREE = "memlens/memoryTree";
 export const JIT_LOADED = "memlens/jitLoaded";
 
 export interface AddMemoryResult {
+  managed?: boolean;
   path: string;
   description: string;
   success: boolean;
