@@ -320,6 +320,58 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0 if outcome.success else 1
 
 
+def cmd_skills(args: argparse.Namespace) -> int:
+    from . import inbox
+    from .skills import discover_skills
+
+    cwd = _directory(".")
+    settings = _settings(args, cwd)
+    home = settings.home
+    trusted = settings.trusted is not False
+    action = args.action
+    if action == "list":
+        skills = [{**s.to_dict(), "tier": tier}
+                  for s, tier in discover_skills(home, cwd, trusted)]
+        if args.json:
+            _print_json(skills)
+        else:
+            for item in skills:
+                _print(f"{item['name']} ({item['tier']}) — {item['description']}\n"
+                       f"  {item['location']}\n")
+        return 0
+    if action == "inbox":
+        items = inbox.list_inbox(home, cwd)
+        if args.json:
+            _print_json([{"name": i.name, "path": i.path, "description": i.description,
+                          "problems": [d.wire() for d in i.problems]} for i in items])
+        else:
+            for i in items:
+                status = f"{len(i.problems)} problem(s)" if i.problems else "ready to accept"
+                _print(f"{i.name} — {i.description} [{status}]\n  {i.path}\n")
+            if not items:
+                print("memlens: the skills inbox is empty", file=sys.stderr)
+        return 0
+    if action in ("accept", "reject"):
+        if not args.name:
+            raise UsageError(f"'memlens skills {action}' needs a skill NAME")
+        try:
+            if action == "accept":
+                target = inbox.accept(home, cwd, args.name)
+                _print(f"Accepted {args.name}: {target}\n")
+            else:
+                inbox.reject(home, cwd, args.name)
+                _print(f"Rejected {args.name}\n")
+        except inbox.InboxError as err:
+            raise UsageError(str(err)) from err
+        return 0
+    if action == "extract":
+        from .agent.terminal import run_extraction
+
+        return run_extraction(cwd, settings, as_json=args.json)
+    raise UsageError(f"unknown skills action {action!r} (list, inbox, accept, reject, "
+                     "extract)")
+
+
 def cmd_not_yet(args: argparse.Namespace) -> int:
     raise UsageError(f"'memlens {args.command}' is not yet available in this version")
 
@@ -347,7 +399,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
             "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve, "chat": cmd_chat,
-            "add": cmd_add}
+            "add": cmd_add, "skills": cmd_skills}
 
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",

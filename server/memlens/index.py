@@ -47,6 +47,7 @@ class WorkspaceIndex:
         self.roots: dict[str, LoadedFile] = {}
         self.root_diagnostics: dict[str, list[Diagnostic]] = {}
         self.folder_states: dict[str, FolderState] = {}
+        self.skill_problems: list[Diagnostic] = []
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
@@ -72,7 +73,17 @@ class WorkspaceIndex:
             tiers.setdefault(path, "jit")
         for path, tier in tiers.items():
             self._render_root(path, tier)
+        self._check_skills()
         self.generation += 1
+
+    def _check_skills(self) -> None:
+        from .inbox import skill_diagnostics
+
+        problems: list[Diagnostic] = []
+        for folder, state in self.folder_states.items():
+            problems += skill_diagnostics(self.settings.home, folder, state.load.trusted,
+                                          self.overrides)
+        self.skill_problems = problems
 
     def _load_folders(self) -> None:
         self.folder_states.clear()
@@ -112,6 +123,10 @@ class WorkspaceIndex:
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
         self.reader.forget(path)
+        if posixpath.basename(path) == "SKILL.md":
+            before_skills = {d.path for d in self.skill_problems}
+            self._check_skills()
+            return before_skills | {d.path for d in self.skill_problems} | {path}
         before = self._files_of_roots(self._affected_roots(path))
         exists = self.reader.read(path).content is not None
         self.graph.update_file(path, self.reader.read(path).content)
@@ -158,7 +173,7 @@ class WorkspaceIndex:
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
         found: dict[tuple[str, int, int, str], Diagnostic] = {}
         sources = [*self.root_diagnostics.values(),
-                   *(s.diagnostics for s in self.folder_states.values())]
+                   *(s.diagnostics for s in self.folder_states.values()), self.skill_problems]
         for group in sources:
             for d in group:
                 if d.path == path:
@@ -168,6 +183,7 @@ class WorkspaceIndex:
     def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
         paths = {d.path for group in self.root_diagnostics.values() for d in group}
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
+        paths |= {d.path for d in self.skill_problems}
         paths |= set(self.roots)
         return {p: self.diagnostics_for(p) for p in sorted(paths)}
 

@@ -82,17 +82,8 @@ def load_skill_file(path: str) -> Skill | None:
 
 
 def load_skills_from_dir(directory: str) -> list[Skill]:
-    if not os.path.isdir(directory):
-        return []
-    candidates = [posixpath.join(directory, "SKILL.md")]
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        names = []
-    candidates += [posixpath.join(directory, n, "SKILL.md") for n in names
-                   if n not in ("node_modules", ".git")]
     skills = []
-    for path in js_sorted([c for c in candidates if os.path.isfile(c)]):
+    for path in skill_files(directory):
         skill = load_skill_file(path)
         if skill is not None:
             skills.append(skill)
@@ -100,20 +91,52 @@ def load_skills_from_dir(directory: str) -> list[Skill]:
 
 
 def skill_roots(home: str, workspace: str, trusted: bool) -> list[tuple[str, str]]:
-    """(tier, folder) from lowest to highest precedence, as Gemini CLI loads them."""
+    """(tier, folder) from lowest to highest precedence, as Gemini CLI loads them, with the
+    skills accepted from the inbox (the project's private memory) after the user's own."""
     roots = [("user", os.path.join(home, ".gemini", "skills")),
              ("user-agents", os.path.join(home, ".agents", "skills"))]
+    extracted = extracted_skills_dir(home, workspace)
+    if extracted is not None:
+        roots.append(("extracted", extracted))
     if trusted:
         roots += [("workspace", os.path.join(workspace, ".gemini", "skills")),
                   ("workspace-agents", os.path.join(workspace, ".agents", "skills"))]
     return roots
 
 
+def extracted_skills_dir(home: str, workspace: str) -> str | None:
+    from .projects import project_temp_dir
+
+    temp = project_temp_dir(home, workspace)
+    return None if temp is None else os.path.join(temp, "memory", "skills")
+
+
+def skill_files(folder: str) -> list[str]:
+    """`SKILL.md` and `*/SKILL.md` in a skills folder (what Gemini CLI's glob finds)."""
+    if not os.path.isdir(folder):
+        return []
+    candidates = [posixpath.join(folder, "SKILL.md")]
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    candidates += [posixpath.join(folder, n, "SKILL.md") for n in names
+                   if n not in ("node_modules", ".git")]
+    return js_sorted([c for c in candidates if os.path.isfile(c)])
+
+
+def all_skill_files(home: str, workspace: str, trusted: bool) -> list[tuple[str, str]]:
+    """(path, tier) of every SKILL.md Gemini CLI looks at, lowest precedence first."""
+    return [(path, tier) for tier, folder in skill_roots(home, workspace, trusted)
+            for path in skill_files(folder)]
+
+
 def discover_skills(home: str, workspace: str, trusted: bool) -> list[tuple[Skill, str]]:
     """Skills after precedence (a later tier overrides the same name): (skill, tier)."""
     chosen: dict[str, tuple[Skill, str]] = {}
-    for tier, folder in skill_roots(home, workspace, trusted):
-        for skill in load_skills_from_dir(folder):
+    for path, tier in all_skill_files(home, workspace, trusted):
+        skill = load_skill_file(path)
+        if skill is not None:
             chosen[skill.name] = (skill, tier)
     return list(chosen.values())
 

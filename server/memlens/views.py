@@ -93,7 +93,11 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     load = engine.load(cwd)
     unreadable: list[tuple[str, str]] = []
     extra = subfolder_files(engine, load, unreadable)
-    return diagnose(load, engine, extra, unreadable)
+    from .inbox import skill_diagnostics
+
+    found = diagnose(load, engine, extra, unreadable)
+    found += skill_diagnostics(settings.home, load.cwd, load.trusted)
+    return sorted(found, key=Diagnostic.sort_key)
 
 
 def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:

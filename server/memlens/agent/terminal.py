@@ -139,3 +139,33 @@ def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | 
     status, sentence = asyncio.run(manage_memory(context, fact, scope, emit, approve))
     print(sentence or ("Done." if status == "done" else "The memory manager failed."))
     return 0 if status == "done" else 1
+
+
+def run_extraction(cwd: str, settings: MemorySettings, *, as_json: bool) -> int:
+    """`memlens skills extract`: mine the recorded sessions into the inbox."""
+    from ..inbox import inbox_dir
+    from .extraction import ExtractionBusy, extract_skills
+
+    chat = ChatSettings.from_sources({})
+    try:
+        make_client(None, chat)
+    except NoApiKey as err:
+        print(f"memlens: error: {err}", file=sys.stderr)
+        return 2
+    engine = MemoryEngine(settings)
+    startup = engine.load(cwd)
+    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=None, skills=[],
+                           transcripts=None)
+    inbox = inbox_dir(settings.home, cwd, claim=True)
+    assert inbox is not None
+    try:
+        result = asyncio.run(extract_skills(context, chats_dir(settings.home, cwd), inbox))
+    except ExtractionBusy as err:
+        print(f"memlens: error: {err}", file=sys.stderr)
+        return 2
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        created = ", ".join(result["created"]) or "no new skill"
+        print(f"{result['message'] or 'Done.'}\nInbox: {created} ({inbox})")
+    return 0 if result["status"] == "done" else 1

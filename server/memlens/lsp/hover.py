@@ -82,6 +82,11 @@ def register(server: MemlensServer) -> None:
         found = import_hover(ls, path, text, params.position)
         if found is not None:
             return found
+        from .skills import skill_hover
+
+        found = skill_hover(ls, path, text, params.position)
+        if found is not None:
+            return found
         if params.position.line == 0 and ls.require_index().is_memory_file(path):
             return merged_hover(ls, path)
         return None

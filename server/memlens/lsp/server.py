@@ -115,13 +115,14 @@ def create_server() -> MemlensServer:
         memory,
         navigation,
         rename,
+        skills,
         symbols,
         sync,
     )
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat, memory):
+                   actions, lens, rename, custom, chat, memory, skills):
         module.register(server)
     return server
 

@@ -19,7 +19,7 @@ _pending: dict[str, asyncio.TimerHandle] = {}
 def _tracked(ls: MemlensServer, path: str) -> bool:
     index = ls.require_index()
     return (index.is_memory_file(path) or path in index.graph.forward
-            or path in index.graph.reverse)
+            or path in index.graph.reverse or posixpath.basename(path) == "SKILL.md")
 
 
 def _publish_later(ls: MemlensServer, paths: set[str], key: str) -> None:
