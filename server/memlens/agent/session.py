@@ -276,7 +276,8 @@ class ChatSession:
                                                emit, approve)
         ok = status == "done"
         message = sentence or ("Saved." if ok else "The memory manager could not save it.")
-        return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message)
+        return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message,
+                           structured=True)
 
     async def _ask_user(self, args: Any, call_id: str, approve: Approve) -> ToolOutcome:
         """`ask_user`: a question for the user, through the approval channel."""
@@ -297,8 +298,9 @@ class ChatSession:
         if answer.outcome == "deny" or not reply:
             return ToolOutcome(True, json.dumps({"answer": None, "note": "The user did not "
                                                  "answer; decide conservatively or stop."}),
-                               "no answer")
-        return ToolOutcome(True, json.dumps({"answer": reply}), f"user answered: {reply}")
+                               "no answer", structured=True)
+        return ToolOutcome(True, json.dumps({"answer": reply}), f"user answered: {reply}",
+                           structured=True)
 
     async def _approval(self, planned: PlannedCall, call_id: str, tools: Tools,
                         approve: Approve) -> PlannedCall:

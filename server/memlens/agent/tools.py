@@ -48,6 +48,8 @@ class ToolOutcome:
     output: str
     summary: str
     jit_files: list[LoadedFile] = field(default_factory=list)
+    # The output is a JSON object to hand to the model as is (save_memory's llmContent).
+    structured: bool = False
 
 
 @dataclass
@@ -340,7 +342,8 @@ class Tools:
                                   home=self.settings.home)
         except ValueError as err:
             raise ToolRefused(str(err)) from err
-        return ToolOutcome(outcome.success, outcome.llm_content, outcome.return_display)
+        return ToolOutcome(outcome.success, outcome.llm_content, outcome.return_display,
+                           structured=True)
 
     def _run_activate_skill(self, call: PlannedCall) -> ToolOutcome:
         name = call.args.get("name")
@@ -361,7 +364,7 @@ def function_response(outcome: ToolOutcome | None, error: str | None) -> dict[st
     if error is not None:
         return {"error": error}
     assert outcome is not None
-    if outcome.output.startswith("{"):
+    if outcome.structured:
         try:
             parsed = json.loads(outcome.output)
             if isinstance(parsed, dict):
