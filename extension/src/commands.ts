@@ -158,7 +158,23 @@ export function registerCommands(
   });
 
   register("memlens.extractSkills", async () => {
-    void vscode.window.showInformationMessage("Memory Lens: skill extraction arrives with the skills release.");
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "Memory Lens: extracting skills from past chats…" },
+      () => client.request<{ status: string; created: string[]; message: string }>("memlens/skills/extract", {}),
+    );
+    if (!result) {
+      void vscode.window.showErrorMessage("Memory Lens: the server is not running.");
+    } else if (result.status !== "done") {
+      void vscode.window.showErrorMessage(`Memory Lens: ${result.message}`);
+    } else {
+      const created = result.created.length ? `New in the inbox: ${result.created.join(", ")}.` : "No new skill.";
+      void vscode.window.showInformationMessage(`Memory Lens: ${created} ${result.message}`, "Open Skills Inbox").then((pick) => {
+        if (pick) {
+          void vscode.commands.executeCommand("memlens.openSkillsInbox");
+        }
+      });
+      afterRefresh();
+    }
   });
 
   register("memlens.restartServer", async () => {

@@ -8,7 +8,7 @@ import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
 import { JIT_LOADED, JitLoaded } from "./protocol";
-import { SkillsTreeProvider } from "./skillsTree";
+import { registerSkillCommands, SkillsTreeProvider } from "./skillsTree";
 import { MemoryStatusBar } from "./statusBar";
 
 let client: MemlensClient | undefined;
@@ -20,7 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(client);
 
   const memoryTree = new MemoryTreeProvider(client);
-  const skillsTree = new SkillsTreeProvider();
+  const skillsTree = new SkillsTreeProvider(client);
   const merged = new MergedContextProvider(client);
   const statusBar = new MemoryStatusBar(client);
   context.subscriptions.push(
@@ -38,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     void statusBar.update();
   };
   registerCommands(context, client, merged, refreshViews);
+  registerSkillCommands(context, client, skillsTree);
   registerChatView(context, client);
 
   client.onStarted((languageClient) => {

@@ -1,26 +1,123 @@
-// The Skills view. The skills issue fills it (loaded skills, the inbox); until then it shows
-// the inbox folder and a clear empty state.
+// The Skills view: every skill Gemini CLI looks at (offered or not, with problems), and the
+// inbox of extracted skills waiting for the user (accept / reject / open).
 import * as vscode from "vscode";
+import { MemlensClient } from "./client";
 
-type Node = { kind: "inbox" };
+interface SkillItem {
+  name: string;
+  description: string;
+  location: string;
+  tier: string;
+  offered: boolean;
+  errors: number;
+  warnings: number;
+}
+
+interface InboxItem {
+  name: string;
+  path: string;
+  description: string;
+  problems: Array<{ message: string; severity: string }>;
+}
+
+type Node = { kind: "inbox" } | { kind: "skill"; skill: SkillItem } | { kind: "pending"; item: InboxItem };
 
 export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private inbox: InboxItem[] = [];
+
+  constructor(private readonly client: MemlensClient) {}
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
-  getChildren(node?: Node): Node[] {
-    return node ? [] : [{ kind: "inbox" }];
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (!node) {
+      const [skills, inbox] = await Promise.all([
+        this.client.request<{ skills: SkillItem[] }>("memlens/skills", {}),
+        this.client.request<{ skills: InboxItem[] }>("memlens/inbox", {}),
+      ]);
+      this.inbox = inbox?.skills ?? [];
+      const items: Node[] = [{ kind: "inbox" }];
+      return items.concat((skills?.skills ?? []).map((skill) => ({ kind: "skill" as const, skill })));
+    }
+    if (node.kind === "inbox") {
+      return this.inbox.map((item) => ({ kind: "pending" as const, item }));
+    }
+    return [];
   }
 
-  getTreeItem(): vscode.TreeItem {
-    const item = new vscode.TreeItem("Inbox", vscode.TreeItemCollapsibleState.None);
-    item.description = "no extracted skills waiting";
-    item.iconPath = new vscode.ThemeIcon("inbox");
-    item.tooltip = "Skills the agent extracts from your sessions wait here for you to accept or reject.";
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === "inbox") {
+      const count = this.inbox.length;
+      const item = new vscode.TreeItem(
+        "Inbox",
+        count ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+      );
+      item.description = count ? `${count} extracted skill${count === 1 ? "" : "s"} to review` : "nothing to review";
+      item.iconPath = new vscode.ThemeIcon("inbox");
+      item.contextValue = "memlens.inbox";
+      return item;
+    }
+    if (node.kind === "pending") {
+      const entry = node.item;
+      const item = new vscode.TreeItem(entry.name, vscode.TreeItemCollapsibleState.None);
+      const errors = entry.problems.filter((p) => p.severity === "error").length;
+      item.description = errors ? `${errors} problem${errors === 1 ? "" : "s"}` : entry.description;
+      item.tooltip = [entry.description, ...entry.problems.map((p) => `• ${p.message}`)].join("\n");
+      item.iconPath = new vscode.ThemeIcon(errors ? "warning" : "lightbulb");
+      item.contextValue = "memlens.inboxSkill";
+      item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(entry.path)] };
+      return item;
+    }
+    const skill = node.skill;
+    const item = new vscode.TreeItem(skill.name, vscode.TreeItemCollapsibleState.None);
+    const problems = skill.errors + skill.warnings;
+    item.description = `${skill.tier}${skill.offered ? "" : " · not offered"}${problems ? ` · ${problems} problem${problems === 1 ? "" : "s"}` : ""}`;
+    item.tooltip = `${skill.description}\n${skill.location}`;
+    item.iconPath = skill.errors
+      ? new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"))
+      : skill.offered
+        ? new vscode.ThemeIcon("tools")
+        : new vscode.ThemeIcon("circle-slash");
+    item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(skill.location)] };
     return item;
   }
+}
+
+export function registerSkillCommands(context: vscode.ExtensionContext, client: MemlensClient, tree: SkillsTreeProvider): void {
+  const nameOf = (arg: unknown): string | undefined =>
+    (arg as { item?: InboxItem } | undefined)?.item?.name;
+  context.subscriptions.push(
+    vscode.commands.registerCommand("memlens.acceptSkill", async (arg?: unknown) => {
+      const name = nameOf(arg);
+      if (!name) {
+        return;
+      }
+      const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/accept", { name });
+      if (result?.ok) {
+        void vscode.window.showInformationMessage(`Memory Lens: ${result.message}; the agent is offered it from now on.`);
+      } else {
+        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
+      }
+      tree.refresh();
+    }),
+    vscode.commands.registerCommand("memlens.rejectSkill", async (arg?: unknown) => {
+      const name = nameOf(arg);
+      if (!name) {
+        return;
+      }
+      const sure = await vscode.window.showWarningMessage(`Reject and delete the extracted skill "${name}"?`, { modal: true }, "Reject");
+      if (sure !== "Reject") {
+        return;
+      }
+      const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/reject", { name });
+      if (!result?.ok) {
+        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
+      }
+      tree.refresh();
+    }),
+  );
 }
