@@ -396,7 +396,8 @@ ERROR_CASES = [
     pytest.param(["schema", "Nope"], "unknown model", id="unknown-schema"),
     # `add` has landed: an empty fact is refused with Gemini CLI's own message.
     pytest.param(["add", "  "], "must be a non-empty string", id="add-empty-fact"),
-    pytest.param(["skills"], "not yet available", id="skills"),
+    # `skills` has landed: an unknown action is a usage error.
+    pytest.param(["skills", "dance"], "unknown skills action", id="skills-bad-action"),
     # `chat` has landed: without a Gemini API key it says how to set one.
     pytest.param(["chat", "hello"], "Gemini API key", id="chat-without-key"),
     # `serve` itself has landed (the language server); its bad option is still one line.

@@ -2,6 +2,7 @@
 // relevant setting changes, and shows its state in a language status item.
 import * as vscode from "vscode";
 import {
+  DocumentDiagnosticRequest,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
@@ -25,6 +26,7 @@ export function memlensSettings(): Record<string, unknown> {
     "respectGitIgnore",
     "respectGeminiIgnore",
     "maxContextChars",
+    "memoryManager",
   ];
   const settings: Record<string, unknown> = { trusted: vscode.workspace.isTrusted };
   for (const name of names) {
@@ -57,6 +59,7 @@ export class MemlensClient implements vscode.Disposable {
   client: LanguageClient | undefined;
   private readonly status: vscode.LanguageStatusItem;
   private readonly listeners: Array<(client: LanguageClient) => void> = [];
+  private repullTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -112,6 +115,17 @@ export class MemlensClient implements vscode.Disposable {
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: { memlens: memlensSettings() },
+      middleware: {
+        // The server pushes diagnostics for open files and also answers pulls (per document
+        // and for the workspace). VS Code keeps pushed and pulled diagnostics in two
+        // collections, so every problem of an open file would be shown and counted twice.
+        // The pull model wins; a push only says "this file's diagnostics changed": pull again.
+        handleDiagnostics: (uri, diagnostics, next) => {
+          if (!this.repullDiagnostics()) {
+            next(uri, diagnostics);
+          }
+        },
+      },
     };
     const client = new LanguageClient("memlens", "Memory Lens", serverOptions, clientOptions);
     client.onDidChangeState((event) => {
@@ -132,6 +146,30 @@ export class MemlensClient implements vscode.Disposable {
     for (const listener of this.listeners) {
       listener(client);
     }
+  }
+
+  /**
+   * Re-pulls the diagnostics of the open documents (what a `workspace/diagnostic/refresh`
+   * from the server would do), coalescing a burst of pushes. False when the server does not
+   * answer pulls, so pushed diagnostics are the only ones.
+   */
+  private repullDiagnostics(): boolean {
+    const client = this.client;
+    const document = vscode.workspace.textDocuments.find((doc) => doc.uri.scheme === "file");
+    const provider = document && client?.getFeature(DocumentDiagnosticRequest.method)?.getProvider(document);
+    if (!provider) {
+      return false;
+    }
+    if (this.repullTimer) {
+      clearTimeout(this.repullTimer);
+    }
+    this.repullTimer = setTimeout(() => {
+      this.repullTimer = undefined;
+      if (this.client === client && client?.state === State.Running) {
+        provider.onDidChangeDiagnosticsEmitter.fire();
+      }
+    }, 50);
+    return true;
   }
 
   async stop(): Promise<void> {

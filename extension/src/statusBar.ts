@@ -26,6 +26,11 @@ export class MemoryStatusBar implements vscode.Disposable {
     const result = await this.client
       .request<ShowResponse>(SHOW, { uri: editor.document.uri.toString() })
       .catch(() => undefined);
+    if (Date.now() < this.flashUntil) {
+      // A JIT flash arrived while the server answered (opening a file sends didOpen, which
+      // loads the memory, before this request): keep the flash; its end calls update() again.
+      return;
+    }
     if (!result) {
       this.item.hide();
       return;

@@ -136,11 +136,12 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
                        f"`{raw}` is a URL; Gemini CLI never fetches imports and embeds "
                        "'Import failed … Path traversal attempt' instead")
     elif outcome is Outcome.OUTSIDE_ROOT:
+        markers = ", ".join(sink.engine.settings.memory_boundary_markers) or "none configured"
         sink.add_range(path, start, end, "error", "import-outside-root",
                        f"`{raw}` resolves to {event.target}, outside the import root; Gemini CLI "
                        "refuses it ('Path traversal attempt'). Imports may only reach files under "
-                       "the nearest folder with a boundary marker (.git), or the file's own "
-                       "folder when there is none")
+                       f"the nearest folder with a boundary marker ({markers}), or the file's "
+                       "own folder when there is none")
     elif outcome is Outcome.SYMLINK_ESCAPE:
         sink.add_range(path, start, end, "error", "import-outside-root",
                        f"`{raw}` reaches {os.path.realpath(event.target)} through a symbolic "

@@ -3,8 +3,14 @@
 //
 // playwright-core is found, in order, in $MEMLENS_PLAYWRIGHT_NODE_PATH, on NODE_PATH / a local
 // node_modules, then in the cache scripts/vscode/install.sh fills.
+//
+// A scenario test is `await runScenario(name, async ({ page, step, cleanup }) => { ... })`: it
+// opens `workbenchUrl(folder)` (one code-server serves any folder; each browser window gets its
+// own extension host and language server), names each wait with step(), saves
+// ARTIFACTS/<name>.png itself and gets ARTIFACTS/<name>-failure.png when it fails. Tests that
+// change files work on copyWorkspace(). MEMLENS_E2E_DEBUG=1 logs more (hover attempts).
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync, cpSync, realpathSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,4 +134,258 @@ export async function openFromExplorer(page, name, { contains } = {}) {
 export async function waitForLanguageMode(page, language) {
   await page.locator('[id="status.editor.mode"]', { hasText: exact(language) }).first()
     .waitFor({ state: 'visible' });
+}
+
+// ------------------------------------------------------------------------------------------
+// Scenario harness and workbench helpers shared by the scenario tests (definition.mjs, ...).
+// Every wait below is event-based (a DOM condition polled by playwright) with a time-out.
+// ------------------------------------------------------------------------------------------
+
+// The folder code-server was started on (run-e2e.sh passes MEMLENS_WORKSPACE), else the demo.
+export function sourceWorkspace() {
+  return path.resolve(process.env.MEMLENS_WORKSPACE || path.join(REPO, 'examples/demo'));
+}
+
+// The code-server URL (MEMLENS_VSCODE_URL) opened on another folder: one code-server serves
+// every workspace; each browser window gets its own extension host and language server.
+export function workbenchUrl(folder) {
+  const base = process.env.MEMLENS_VSCODE_URL;
+  if (!base) throw new Error('set MEMLENS_VSCODE_URL to the code-server URL (scripts/vscode/start.sh prints it)');
+  if (!folder) return base;
+  const url = new URL(base);
+  url.searchParams.set('folder', path.resolve(folder));
+  return url.toString();
+}
+
+// A fresh copy of the demo workspace for a test that changes files: TMP/repo/<name of the
+// demo>; returns { root: TMP, workspace }. Removed by the harness at the end of the test.
+export function copyWorkspace(src = sourceWorkspace()) {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'memlens-e2e-ws-')));
+  const workspace = path.join(root, 'repo', path.basename(src));
+  cpSync(src, workspace, { recursive: true });
+  return { root, workspace };
+}
+
+const seconds = (ms) => (ms / 1000).toFixed(1);
+
+// Runs one scenario: launches chromium, calls body({ page, step, cleanup }) and exits the
+// process with 0 (passed) or 1 (failed, with ARTIFACTS/<name>-failure.png and the step that
+// failed). A watchdog ends a stuck run. `step(text)` names what is being waited for.
+export async function runScenario(name, body, { viewport } = {}) {
+  const t0 = performance.now();
+  let current = 'launch chromium';
+  let session;
+  const cleanups = [];
+  const finish = async (code) => {
+    if (session) await session.close();
+    for (const fn of cleanups.reverse()) {
+      try { await fn(); } catch (e) { console.error(`${name}: cleanup failed: ${e.message}`); }
+    }
+    process.exit(code);
+  };
+  const WATCHDOG_MS = Math.max(3 * TIMEOUT, 300_000);
+  const watchdog = setTimeout(async () => {
+    console.error(`${name}: FAILED: no result after ${seconds(WATCHDOG_MS)} s (step "${current}")`);
+    if (session) await screenshot(session.page, `${name}-failure`).catch(() => {});
+    await finish(1);
+  }, WATCHDOG_MS);
+  let tStep = t0;
+  try {
+    session = await launch(name, viewport ? { viewport } : {});
+    const step = (text) => {
+      const now = performance.now();
+      log(`${name}: ${current} (${seconds(now - tStep)} s)`);
+      current = text;
+      tStep = now;
+    };
+    await body({ page: session.page, step, cleanup: (fn) => cleanups.push(fn) });
+    step('done');
+    clearTimeout(watchdog);
+    log(`${name}: OK in ${seconds(performance.now() - t0)} s`);
+    await finish(0);
+  } catch (e) {
+    clearTimeout(watchdog);
+    console.error(`${name}: FAILED at step "${current}": ${String(e.message || e).split('\n').slice(0, 6).join('\n  ')}`);
+    if (session) {
+      const shot = await screenshot(session.page, `${name}-failure`).catch(() => null);
+      if (shot) console.error(`${name}: screenshot of the failure: ${shot}`);
+    }
+    await finish(1);
+  }
+}
+
+// Waits until fn(arg) (run in the page; or `fn`, a string, evaluated there as an expression)
+// returns a truthy value and returns it; on time-out the error names `what` and the last value
+// of `describe` (a function of arg or an expression, also run in the page), if given.
+export async function waitInPage(page, what, fn, arg, { timeout = TIMEOUT, describe } = {}) {
+  const run = (f) => (typeof f === 'string' ? [f, undefined] : [f, arg]);
+  try {
+    const handle = await page.waitForFunction(...run(fn), { timeout, polling: 100 });
+    return await handle.jsonValue();
+  } catch (e) {
+    let last = '';
+    if (describe) last = await page.evaluate(...run(describe)).catch(() => '');
+    throw new Error(`timed out waiting for ${what}${last ? `; last seen: ${JSON.stringify(last)}` : ''}\n${e.message}`);
+  }
+}
+
+// The active editor group's active tab for a file name (e.g. "architecture.md").
+export function activeTab(page, name) {
+  return page.locator(`.editor-group-container.active .tabs-container .tab.active[data-resource-name="${name}"]`).first();
+}
+
+// Presses `key` until the quick input shows (the first key press after load can be lost while
+// the workbench is still registering its keybindings), then returns its text box.
+export async function openQuickInput(page, key) {
+  const widget = page.locator('.quick-input-widget');
+  const deadline = Date.now() + TIMEOUT;
+  for (;;) {
+    await page.keyboard.press(key);
+    try {
+      await widget.waitFor({ state: 'visible', timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+    }
+  }
+  const input = widget.locator('.quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  return input;
+}
+
+// Runs a command from the command palette by its full title ("Memory Lens: Show Merged
+// Context"): waits for exactly that entry, then clicks it.
+export async function runCommand(page, title) {
+  const input = await openQuickInput(page, 'F1');
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row').filter({
+    has: page.locator('.label-name', { hasText: exact(title) }),
+  }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+// Opens a workspace file by its relative path with Quick Open (Ctrl+P) and waits for its tab.
+// Quick Open first lists "recently opened" matches of the bare name: wait for the row of the
+// file search whose description is the file's folder.
+export async function quickOpen(page, relPath) {
+  const base = path.posix.basename(relPath);
+  const dir = path.posix.dirname(relPath);
+  const input = await openQuickInput(page, 'Control+p');
+  await input.fill(relPath);
+  const rows = page.locator('.quick-input-widget .monaco-list-row');
+  const row = dir === '.'
+    ? rows.filter({ has: page.locator('.label-name', { hasText: exact(base) }) }).first()
+    : rows.filter({ has: page.locator('.label-name', { hasText: exact(base) }) })
+      .filter({ has: page.locator('.label-description', { hasText: exact(dir) }) }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+  await activeTab(page, base).waitFor({ state: 'visible' });
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
+}
+
+// Moves the cursor of the active editor with Go to Line (Ctrl+G) and waits for the status bar
+// to show the new position.
+export async function goToLine(page, line, column = 1) {
+  const input = await openQuickInput(page, 'Control+g');
+  await input.fill(`:${line}:${column}`);
+  await input.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  await page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${column}` }).first()
+    .waitFor({ state: 'visible' });
+}
+
+// The status-bar item of Memory Lens (memory files and characters of the active editor's
+// folder). It is filled from the server's answer to memlens/show, so it being visible means
+// the language server runs and has indexed the workspace.
+export const MEMORY_STATUS = '[id="memlens.memlens.memlens.memory"]';
+export async function waitForServer(page) {
+  await page.locator(MEMORY_STATUS).waitFor({ state: 'visible' });
+}
+
+// The rendered lines of the active editor, top to bottom (a soft-wrapped line is several
+// entries; join with '' to search across wraps). Only the lines in view are rendered.
+export async function visibleLines(page) {
+  return page.evaluate(() => {
+    const root = document.querySelector('.editor-group-container.active .monaco-editor .view-lines');
+    if (!root) return [];
+    return [...root.querySelectorAll('.view-line')]
+      .map((el) => ({ top: parseFloat(el.style.top) || 0, text: el.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text);
+  });
+}
+
+// Waits for the CSS animations and transitions of an element, its ancestors and descendants
+// to end (hovers and notifications fade in), so that a screenshot shows it fully drawn.
+// Endless animations (a blinking cursor) are not waited for.
+export async function settled(locator) {
+  await locator.evaluate((el) => {
+    const nodes = [...el.querySelectorAll('*')];
+    for (let n = el; n; n = n.parentElement) nodes.push(n);
+    const finite = nodes.flatMap((n) => n.getAnimations())
+      .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    return Promise.all(finite.map((a) => a.finished.catch(() => {})));
+  });
+}
+
+// The text of the visible editor hover, once it contains `contains`.
+export async function hoverText(page, contains, { timeout = TIMEOUT } = {}) {
+  const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)', { hasText: contains }).first();
+  await hover.waitFor({ state: 'visible', timeout });
+  await settled(hover);
+  return (await hover.innerText()).replace(/\u00a0/g, ' ');
+}
+
+// Where line `line` (1-based, in view) of the active editor is drawn.
+async function lineBox(page, line) {
+  return waitInPage(page, `line ${line} of the active editor to be rendered`, (n) => {
+    const editor = document.querySelector('.editor-group-container.active .monaco-editor');
+    if (!editor) return null;
+    const number = [...editor.querySelectorAll('.margin-view-overlays .line-numbers')]
+      .find((el) => el.textContent.trim() === String(n));
+    const content = editor.querySelector('.view-lines');
+    if (!number || !content) return null;
+    const a = number.getBoundingClientRect();
+    const c = content.getBoundingClientRect();
+    return { left: c.left, top: a.top, height: a.height };
+  }, line);
+}
+
+// Hovers the mouse over the text of line `line` (1-based, must be in view) of the active
+// editor, `x` pixels into the line's content.
+export async function hoverLine(page, line, x = 40) {
+  const box = await lineBox(page, line);
+  if (process.env.MEMLENS_E2E_DEBUG) log(`hover line ${line} at ${JSON.stringify(box)}`);
+  await page.mouse.move(box.left + x - 20, box.top + box.height / 2);
+  await page.mouse.move(box.left + x, box.top + box.height / 2, { steps: 4 });
+}
+
+// Hovers line `line` until the editor hover containing `contains` shows, and returns its text.
+// A line can move while the mouse rests on it (a code lens appearing above it pushes it down),
+// so each attempt re-measures the line and moves the mouse away and back.
+export async function hoverLineUntil(page, line, contains, { x = 40 } = {}) {
+  const deadline = Date.now() + TIMEOUT;
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(5, 5);
+    await hoverLine(page, line, x);
+    try {
+      return await hoverText(page, contains, { timeout: 5_000 });
+    } catch (e) {
+      if (process.env.MEMLENS_E2E_DEBUG) {
+        const hovers = await page.$$eval('.monaco-hover', (els) => els.map((h) => `${h.className}: ${h.innerText.slice(0, 80)}`));
+        log(`hover attempt ${attempt} failed; line box now ${JSON.stringify(await lineBox(page, line))}; hovers: ${JSON.stringify(hovers)}`);
+      }
+      if (Date.now() > deadline) throw new Error(`no hover with "${contains}" on line ${line} after ${attempt} attempts: ${e.message}`);
+    }
+  }
+}
+
+// Waits for a code lens whose text matches `text` in the active editor. A code lens is drawn
+// above its line and pushes the lines below it down: wait for it before pointing at a line.
+export async function waitForCodeLens(page, text) {
+  const lens = page.locator('.editor-group-container.active .monaco-editor .codelens-decoration', { hasText: text }).first();
+  await lens.waitFor({ state: 'visible' });
+  return (await lens.innerText()).replace(/\u00a0/g, ' ');
 }

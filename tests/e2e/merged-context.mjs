@@ -1,0 +1,90 @@
+// "Memory Lens: Show Merged Context" from the command palette: a read-only document opens
+// beside the editor with what the agent reads for the active file's folder; its
+// `--- Context from: <file> ---` lines are links (document links: underlined, ctrl+click opens
+// the file). Screenshot (ctrl held over a link, its "Follow link" hover showing):
+// artifacts/e2e/merged-context.png.
+import path from 'node:path';
+import {
+  runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, waitForServer,
+  runCommand, activeTab, waitInPage, visibleLines, settled, screenshot,
+} from './lib/vscode.mjs';
+
+const HOME = process.env.GEMINI_CLI_HOME ? path.resolve(process.env.GEMINI_CLI_HOME) : null;
+const ACTIVE_EDITOR = '.editor-group-container.active .monaco-editor';
+
+// The rendered lines of the active editor joined (soft-wrapped pieces rejoin).
+const editorText = async (page) => (await visibleLines(page)).join('');
+
+await runScenario('merged-context', async ({ page, step }) => {
+  const workspace = sourceWorkspace();
+  const project = path.join(workspace, 'GEMINI.md');
+  const files = [...(HOME ? [path.join(HOME, '.gemini/GEMINI.md')] : []), project];
+
+  step('open the workbench and GEMINI.md');
+  await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
+  await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
+  await waitForServer(page);
+
+  step('run "Memory Lens: Show Merged Context" from the command palette');
+  await runCommand(page, 'Memory Lens: Show Merged Context');
+  await activeTab(page, 'Merged Context.md').waitFor({ state: 'visible' });
+
+  step(`wait for the --- Context from: lines of ${files.join(', ')}`);
+  await waitInPage(page, 'the merged context text', ([sel, markers]) => {
+    const root = document.querySelector(`${sel} .view-lines`);
+    if (!root) return false;
+    const text = [...root.querySelectorAll('.view-line')]
+      .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+      .map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('');
+    return markers.every((m) => text.includes(m));
+  }, [ACTIVE_EDITOR, files.map((f) => `--- Context from: ${f} ---`)], {
+    describe: ([sel]) => document.querySelector(`${sel} .view-lines`)?.textContent.slice(0, 400),
+  });
+  const before = await editorText(page);
+
+  step('the document is read-only: typing is refused');
+  await page.locator(`${ACTIVE_EDITOR} .view-lines`).first().click({ position: { x: 5, y: 5 } });
+  await page.keyboard.type('x');
+  await page.locator(`${ACTIVE_EDITOR} .monaco-editor-overlaymessage`, { hasText: /read-only/i }).first()
+    .waitFor({ state: 'visible' });
+  if ((await editorText(page)) !== before) throw new Error('the merged context document changed after typing');
+  const dirty = await page.locator('.editor-group-container.active .tab.active.dirty').count();
+  if (dirty) throw new Error('the merged context tab is dirty');
+  await page.keyboard.press('Escape');
+
+  step('the --- Context from: paths are links');
+  const links = await waitInPage(page, 'document links on every source path', ([sel, paths]) => {
+    const pieces = [...document.querySelectorAll(`${sel} .view-lines .detected-link`)]
+      .map((el) => ({ r: el.getBoundingClientRect(), t: el.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.r.top - b.r.top || a.r.left - b.r.left)
+      .map((p) => p.t);
+    const joined = pieces.join('');
+    return paths.every((p) => joined.includes(p)) ? pieces : null;
+  }, [ACTIVE_EDITOR, files], {
+    describe: ([sel]) => [...document.querySelectorAll(`${sel} .view-lines .detected-link`)].map((el) => el.textContent),
+  });
+  console.log(`merged-context: ${links.length} link pieces: ${links.join(' | ')}`);
+
+  step(`hold ctrl over the link of ${project}`);
+  // A piece of that link (a long path may be soft-wrapped into two pieces).
+  const handle = await page.evaluateHandle(([sel, target]) => [...document.querySelectorAll(`${sel} .view-lines .detected-link`)]
+    .find((el) => { const t = el.textContent.replace(/\u00a0/g, ' '); return t.length > 0 && target.startsWith(t); }),
+  [ACTIVE_EDITOR, project]);
+  const link = handle.asElement();
+  if (!link) throw new Error(`no link piece for ${project}`);
+  const box = await link.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2 + 20);
+  await page.keyboard.down('Control');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  await page.locator(`${ACTIVE_EDITOR} .view-lines .detected-link-active`).first().waitFor({ state: 'visible' });
+  const follow = page.locator('.monaco-hover:not(.hidden)', { hasText: /Follow link/ }).first();
+  await follow.waitFor({ state: 'visible' });
+  await settled(follow);
+  await screenshot(page, 'merged-context');
+
+  step('ctrl+click it: GEMINI.md opens');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2, { modifiers: ['Control'] });
+  await page.keyboard.up('Control');
+  await activeTab(page, 'GEMINI.md').waitFor({ state: 'visible' });
+  await page.locator(`${ACTIVE_EDITOR} .view-lines`, { hasText: /Acme.Orders/ }).first().waitFor({ state: 'visible' });
+});

@@ -1,0 +1,80 @@
+// The Memory Lens views: the activity-bar container "Memory Lens" holds Chat, Memory and
+// Skills. The Memory tree shows tiers → files → imports (the project GEMINI.md expanded: its
+// three imports, the missing docs/deploy.md flagged); the Chat view shows its empty state
+// (without a Gemini API key: the key prompt; its button stores a key through "Set Gemini API
+// Key", after which the chat's own empty state shows). Screenshot: artifacts/e2e/views.png.
+import path from 'node:path';
+import {
+  runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, waitForServer,
+  openQuickInput, screenshot,
+} from './lib/vscode.mjs';
+
+const TIERS = ['Global', 'Project (loaded at start-up)', 'Subfolders (loaded just in time)'];
+const IMPORTS = ['./docs/architecture.md', './docs/style.md', './docs/deploy.md'];
+
+await runScenario('views', async ({ page, step }) => {
+  const workspace = sourceWorkspace();
+
+  step('open the workbench and GEMINI.md');
+  await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
+  await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
+  await waitForServer(page);
+
+  step('open the Memory Lens container from the activity bar');
+  await page.locator('.activitybar .action-item .action-label[aria-label="Memory Lens"]').first().click();
+  const sidebar = page.locator('.part.sidebar');
+  await sidebar.locator('.composite.title', { hasText: /Memory Lens/i }).first().waitFor({ state: 'visible' });
+  for (const view of ['Chat', 'Memory', 'Skills']) {
+    await sidebar.locator(`.pane-header[aria-label^="${view} Section"]`).first().waitFor({ state: 'visible' });
+  }
+
+  step(`the Memory tree: tiers ${TIERS.join(', ')}`);
+  const memory = sidebar.locator('.pane', { has: page.locator('.pane-header[aria-label^="Memory Section"]') }).first();
+  const row = (label) => memory.locator('.monaco-list-row').filter({
+    has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }),
+  }).first();
+  for (const tier of TIERS) await row(tier).waitFor({ state: 'visible' });
+  // Files: their label is the path relative to the workspace.
+  for (const file of ['GEMINI.md', 'services/api/GEMINI.md', 'web/GEMINI.md']) await row(file).waitFor({ state: 'visible' });
+
+  step('expand the project GEMINI.md: its imports');
+  const gemini = row('GEMINI.md');
+  if ((await gemini.getAttribute('aria-expanded')) !== 'true') await gemini.locator('.monaco-tl-twistie').click();
+  const importRows = memory.locator('.monaco-list-row[aria-level="3"]');
+  for (const imp of IMPORTS) {
+    await importRows.filter({ hasText: imp }).first().waitFor({ state: 'visible' });
+  }
+  const missing = await importRows.filter({ hasText: './docs/deploy.md' }).first().innerText();
+  if (!/missing/.test(missing)) throw new Error(`docs/deploy.md is not flagged missing: ${missing}`);
+  const problems = await gemini.innerText();
+  if (!/1 error/.test(problems)) throw new Error(`GEMINI.md row does not show its error: ${problems}`);
+
+  step('the Skills view: the inbox');
+  const skills = sidebar.locator('.pane', { has: page.locator('.pane-header[aria-label^="Skills Section"]') }).first();
+  await skills.locator('.monaco-list-row', { hasText: 'Inbox' }).first().waitFor({ state: 'visible' });
+
+  step('the Chat view (a webview): its empty state');
+  const chat = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  await chat.locator('#chat-input').waitFor({ state: 'attached' });
+  const keyState = chat.locator('#key-state');
+  const emptyState = chat.locator('.empty-state', { hasText: 'Memory Lens Chat' });
+  await keyState.or(emptyState).first().waitFor({ state: 'visible' });
+  if (await keyState.isVisible()) {
+    step('no API key: its button runs "Set Gemini API Key"; a key makes the empty chat show');
+    await chat.locator('#set-key').click();
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    if ((await input.getAttribute('type')) !== 'password') throw new Error('the API key box is not a password box');
+    await input.fill('e2e-not-a-real-key');
+    await input.press('Enter');
+    await emptyState.waitFor({ state: 'visible' });
+    await keyState.waitFor({ state: 'hidden' });
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'Gemini API key saved' }).first()
+      .waitFor({ state: 'visible' });
+  }
+  await chat.locator('#chat-input:not([disabled])').waitFor({ state: 'visible' });
+
+  step('screenshot');
+  await page.mouse.move(800, 500);
+  await screenshot(page, 'views');
+});
