@@ -148,7 +148,13 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> di
         client.notify("textDocument/didOpen", {"textDocument": {
             "uri": doc, "languageId": "markdown", "version": 1, "text": text}})
         position = {"line": line, "character": column}
-        trivial = _timed(lambda: client.request("memlens/noSuchMethod", {}), REQUESTS)
+        # The trivial request: document symbols of an empty buffer (a full round trip through
+        # the same dispatcher, with no work behind it).
+        empty = (root / "empty-ping.md").as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": empty, "languageId": "markdown", "version": 1, "text": ""}})
+        trivial = _timed(lambda: client.request("textDocument/documentSymbol", {
+            "textDocument": {"uri": empty}}), REQUESTS)
         hover = _timed(lambda: client.request("textDocument/hover", {
             "textDocument": {"uri": doc}, "position": position}), REQUESTS)
         definition = _timed(lambda: client.request("textDocument/definition", {
