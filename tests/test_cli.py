@@ -385,11 +385,8 @@ ERROR_CASES = [
     pytest.param(["frobnicate"], "invalid choice", id="unknown-subcommand"),
     pytest.param([], "COMMAND", id="no-subcommand"),
     pytest.param(["show", "proj", "--home", "no-such-home"], "home", id="missing-home"),
-    # Not yet available (README): the Claude and AGENTS dialects, add, skills, chat.
-    pytest.param(["show", "proj", "--dialect", "claude"], "not yet available",
-                 id="dialect-claude"),
-    pytest.param(["show", "proj", "--dialect", "agents"], "not yet available",
-                 id="dialect-agents"),
+    # The dialects have landed: an unknown one is still a usage error.
+    pytest.param(["show", "proj", "--dialect", "codex"], "invalid choice", id="dialect-bad"),
     pytest.param(["show", "proj", "--mode", "eager"], "invalid choice", id="bad-mode"),
     pytest.param(["show", "proj", "--max-dirs", "many"], "invalid int", id="bad-int"),
     pytest.param(["check", "proj", "--format", "xml"], "invalid choice", id="bad-format"),

@@ -119,8 +119,6 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
     from .model import MemorySettings
     from .settings import load_settings
 
-    if args.dialect != "gemini":
-        raise UsageError(f"--dialect {args.dialect} is not yet available")
     if args.home is not None and not os.path.isdir(args.home):
         raise UsageError(f"home folder not found: {args.home}")
     cli: dict[str, Any] = {
@@ -152,11 +150,68 @@ def _print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
+def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str) -> int:
+    """show / list / check for --dialect claude or agents."""
+    from .dialects.agents import load_agents
+    from .dialects.claude import ClaudeLoader
+
+    if args.dialect == "agents":
+        agents = load_agents(cwd)
+        if what == "show":
+            text = agents.render()
+            if args.json:
+                _print_json({"cwd": cwd, "dialect": "agents", "active": agents.active,
+                             "shadowed": agents.shadowed, "content": text})
+            elif text:
+                _print(text + "\n")
+            else:
+                print("memlens: no AGENTS.md applies here", file=sys.stderr)
+            return 0
+        if what == "list":
+            listed = ([{"path": agents.active, "tier": "active"}] if agents.active else []) + [
+                {"path": p, "tier": "shadowed"} for p in agents.shadowed]
+            if args.json:
+                _print_json({"cwd": cwd, "dialect": "agents", "files": listed})
+            else:
+                for row in listed:
+                    _print(f"{row['tier']:<9} {row['path']}\n")
+            return 0
+        return 0
+    loader = ClaudeLoader(settings.home)
+    load = loader.load(cwd)
+    if what == "show":
+        text = load.render()
+        if args.json:
+            _print_json({"cwd": cwd, "dialect": "claude", "content": text,
+                         "files": [f.path for f in load.files],
+                         "conditionalRules": [{"path": r.path, "paths": r.applies_to}
+                                              for r in load.conditional_rules]})
+        elif text:
+            _print(text + "\n")
+        else:
+            print("memlens: no Claude Code memory files load here", file=sys.stderr)
+        return 0
+    if what == "list":
+        rows: list[dict[str, Any]] = [{"path": f.path, "tier": f.kind, "chars": len(f.content)}
+                                      for f in load.files]
+        rows += [{"path": r.path, "tier": "rule (paths: " + ", ".join(r.applies_to) + ")",
+                  "chars": len(r.content)} for r in load.conditional_rules]
+        if args.json:
+            _print_json({"cwd": cwd, "dialect": "claude", "files": rows})
+        else:
+            for row in rows:
+                _print(f"{row['tier']:<10} {row['chars']:>9}  {row['path']}\n")
+        return 0
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from .views import show
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
+    if args.dialect != "gemini":
+        return _other_dialect(args, cwd, settings, "show")
     result = show(cwd, settings, with_diagnostics=args.json)
     if args.json:
         _print_json(result.wire())
@@ -176,7 +231,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     from .views import list_files
 
     cwd = _directory(args.path)
-    result = list_files(cwd, _settings(args, cwd))
+    settings = _settings(args, cwd)
+    if args.dialect != "gemini":
+        return _other_dialect(args, cwd, settings, "list")
+    result = list_files(cwd, settings)
     if args.json:
         _print_json(result.wire())
         return 0
@@ -209,7 +267,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
-        if os.path.isdir(real):
+        if args.dialect == "claude" and os.path.isdir(real):
+            from .dialects.claude import ClaudeLoader
+
+            diagnostics += ClaudeLoader(_settings(args, real).home).load(real).diagnostics
+        elif args.dialect == "agents":
+            continue
+        elif os.path.isdir(real):
             diagnostics += check(real, _settings(args, real))
         else:
             diagnostics += check_file(real, _settings(args, os.path.dirname(real)))

@@ -1,0 +1,327 @@
+"""Claude Code's memory, as its documentation and the source analysis (seed 001) describe it.
+
+Load order (later = higher priority): managed `/etc/claude-code/CLAUDE.md`, user
+`~/.claude/CLAUDE.md`, then for each folder from the filesystem root down to the working
+folder `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/*.md` (rules without `paths:`; rules
+with `paths:` apply only to matching files), `CLAUDE.local.md`; last the auto-memory index
+`~/.claude/projects/<sanitised git root>/memory/MEMORY.md`, of which only the first 200 lines
+or 25,000 bytes (whichever comes first) reach the model. `@path` includes (`@./rel`, `@~/x`,
+`@/abs`, `@rel`) are followed to depth 5 with cycle protection, text files only, not in code.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from ..fsread import FileReader, ReadResult
+from ..imports import ImportToken, find_code_regions
+from ..model import Diagnostic, Severity
+from ..nodecompat import dirname, is_subpath, resolve
+from ..textpos import LineIndex
+
+MAX_INCLUDE_DEPTH = 5
+MAX_FILE_CHARS = 40_000
+INDEX_MAX_LINES = 200
+INDEX_MAX_BYTES = 25_000
+TOPIC_TYPES = ("user", "feedback", "project", "reference")
+TEXT_EXTENSIONS = {
+    ".md", ".txt", ".markdown", ".rst", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg",
+    ".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c",
+    ".h", ".cpp", ".hpp", ".cs", ".swift", ".sh", ".bash", ".zsh", ".sql", ".html", ".css",
+    ".scss", ".xml", ".csv", ".env", ".mdx", "",
+}
+DESCRIPTIONS = {
+    "managed": " (managed instructions for all users)",
+    "user": " (user's private global instructions for all projects)",
+    "project": " (project instructions, checked into the codebase)",
+    "rule": " (project rule, checked into the codebase)",
+    "local": " (user's private project instructions, not checked in)",
+    "auto": " (user's auto-memory, persists across conversations)",
+    "include": " (included)",
+}
+
+
+@dataclass
+class ClaudeFile:
+    path: str
+    kind: str
+    content: str
+    included_from: str | None = None
+    applies_to: list[str] = field(default_factory=list)  # a rule's `paths:` globs
+
+
+@dataclass
+class ClaudeLoad:
+    cwd: str
+    files: list[ClaudeFile]
+    conditional_rules: list[ClaudeFile]
+    diagnostics: list[Diagnostic]
+
+    def render(self) -> str:
+        return "\n\n".join(f"Contents of {f.path}{DESCRIPTIONS[f.kind]}:\n\n{f.content}"
+                           for f in self.files if f.content.strip())
+
+
+def sanitize_path(path: str) -> str:
+    """Claude Code's project folder name: every non-alphanumeric character becomes '-'."""
+    return re.sub(r"[^a-zA-Z0-9]", "-", path)
+
+
+def claude_home(home: str) -> str:
+    return os.environ.get("CLAUDE_CONFIG_DIR") or posixpath.join(home, ".claude")
+
+
+def git_root(start: str) -> str | None:
+    current = resolve(start)
+    while True:
+        if os.path.exists(posixpath.join(current, ".git")):
+            return current
+        parent = dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def auto_memory_index(home: str, cwd: str) -> str:
+    root = git_root(cwd) or resolve(cwd)
+    return posixpath.join(claude_home(home), "projects", sanitize_path(root), "memory",
+                          "MEMORY.md")
+
+
+def truncate_index(text: str) -> tuple[str, int | None, str | None]:
+    """(what reaches the model, the 1-based line where the cut falls, the warning)."""
+    lines = text.split("\n")
+    cut_line: int | None = None
+    kept = text
+    if len(lines) > INDEX_MAX_LINES:
+        kept = "\n".join(lines[:INDEX_MAX_LINES])
+        cut_line = INDEX_MAX_LINES + 1
+    data = kept.encode("utf-8")
+    if len(data) > INDEX_MAX_BYTES:
+        kept = data[:INDEX_MAX_BYTES].decode("utf-8", "ignore")
+        cut_line = kept.count("\n") + 1
+    if cut_line is None:
+        return text, None, None
+    total = len(lines)
+    warning = (f"\n\n> WARNING: MEMORY.md is {total} lines and {len(text.encode('utf-8')):,} "
+               f"bytes; only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_BYTES:,} bytes are "
+               "loaded. Keep the index to one short line per memory and move detail into "
+               "topic files.")
+    return kept + warning, cut_line, warning
+
+
+def _frontmatter(text: str) -> tuple[dict[str, object] | None, int]:
+    match = re.match(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)", text)
+    if not match:
+        return None, 0
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return None, match.end()
+    return (data if isinstance(data, dict) else None), match.end()
+
+
+_INCLUDE = re.compile(r"(?:^|(?<=[ \t\n\r]))@([^\s]+)")
+
+
+def find_includes(text: str) -> list[ImportToken]:
+    """`@path` includes as Claude Code writes them: `@./rel`, `@~/x`, `@/abs`, `@rel`."""
+    regions = find_code_regions(text) if "`" in text else []
+    tokens = []
+    for match in _INCLUDE.finditer(text):
+        path = match.group(1)
+        if not (path[0] in "./~" or path[0].isalnum()):
+            continue
+        start = match.start()
+        in_code = any(a <= start < b for a, b in regions)
+        tokens.append(ImportToken(start, match.end(), path, in_code))
+    return tokens
+
+
+class ClaudeLoader:
+    def __init__(self, home: str, *, reader: FileReader | None = None):
+        self.home = resolve(home)
+        self.reader = reader or FileReader()
+        self.diagnostics: list[Diagnostic] = []
+
+    def _diag(self, path: str, text: str, start: int, end: int, severity: Severity, code: str,
+              message: str) -> None:
+        index = LineIndex(text)
+        line, col = index.position(start)
+        end_line, end_col = index.position(end)
+        self.diagnostics.append(Diagnostic(path=path, line=line, col=col, end_line=end_line,
+                                           end_col=end_col, severity=severity, code=code,
+                                           message=message))
+
+    def _read(self, path: str) -> ReadResult:
+        return self.reader.read(path)
+
+    def _includes(self, path: str, text: str, seen: set[str], depth: int,
+                  out: list[ClaudeFile]) -> None:
+        if depth >= MAX_INCLUDE_DEPTH:
+            for token in find_includes(text):
+                if not token.in_code:
+                    self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
+                               f"`@{token.path}` is not included: Claude Code follows "
+                               f"includes {MAX_INCLUDE_DEPTH} levels deep")
+            return
+        for token in find_includes(text):
+            if token.in_code:
+                continue
+            raw = token.path
+            if raw.startswith("~/"):
+                target = resolve(self.home, raw[2:])
+            else:
+                target = resolve(dirname(path), raw)
+            if target in seen:
+                self._diag(path, text, token.start, token.end, "warning", "import-cycle",
+                           f"`@{raw}` closes an include cycle; Claude Code skips it")
+                continue
+            if posixpath.splitext(target)[1].lower() not in TEXT_EXTENSIONS:
+                self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
+                           f"`@{raw}` is not a text file; Claude Code includes text files only")
+                continue
+            read = self._read(target)
+            if read.content is None:
+                code = "import-not-found" if read.kind.value == "missing" else (
+                    "import-unreadable")
+                self._diag(path, text, token.start, token.end, "warning", code,
+                           f"`@{raw}` ({target}) cannot be included: {read.error}; Claude Code "
+                           "silently skips it")
+                continue
+            if read.binary:
+                self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
+                           f"`@{raw}` is binary; Claude Code includes text files only")
+                continue
+            root = git_root(dirname(path)) or dirname(path)
+            if not (is_subpath(root, target) or is_subpath(self.home, target)):
+                self._diag(path, text, token.start, token.end, "info", "import-outside-root",
+                           f"`@{raw}` includes {target}, outside the repository and your home "
+                           "folder; Claude Code reads it")
+            out.append(ClaudeFile(target, "include", read.content, included_from=path))
+            self._includes(target, read.content, seen | {target}, depth + 1, out)
+
+    def _add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
+        read = self._read(path)
+        if read.content is None:
+            return None
+        content = read.content
+        if len(content) > MAX_FILE_CHARS:
+            self._diag(path, content, 0, min(len(content), content.find("\n") % 200 or 1),
+                       "warning", "file-too-large",
+                       f"{len(content):,} characters: Claude Code warns above "
+                       f"{MAX_FILE_CHARS:,} characters per memory file (it costs context in "
+                       "every session)")
+        entry = ClaudeFile(path, kind, content)
+        out.append(entry)
+        self._includes(path, content, {path}, 0, out)
+        return entry
+
+    def load(self, cwd: str) -> ClaudeLoad:
+        cwd = resolve(cwd)
+        files: list[ClaudeFile] = []
+        conditional: list[ClaudeFile] = []
+        self._add("/etc/claude-code/CLAUDE.md", "managed", files)
+        self._add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
+        chain: list[str] = []
+        current = cwd
+        while True:
+            chain.insert(0, current)
+            parent = dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for folder in chain:
+            if folder == self.home or folder == claude_home(self.home):
+                continue
+            self._add(posixpath.join(folder, "CLAUDE.md"), "project", files)
+            self._add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
+            rules = posixpath.join(folder, ".claude", "rules")
+            try:
+                names = sorted(n for n in os.listdir(rules) if n.endswith(".md"))
+            except OSError:
+                names = []
+            for name in names:
+                path = posixpath.join(rules, name)
+                read = self._read(path)
+                if read.content is None:
+                    continue
+                meta, _ = _frontmatter(read.content)
+                globs = meta.get("paths") if meta else None
+                if isinstance(globs, str):
+                    globs = [globs]
+                if isinstance(globs, list) and globs:
+                    conditional.append(ClaudeFile(path, "rule", read.content,
+                                                  applies_to=[str(g) for g in globs]))
+                else:
+                    self._add(path, "rule", files)
+            self._add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
+        index = auto_memory_index(self.home, cwd)
+        read = self._read(index)
+        if read.content is not None:
+            kept, cut_line, _ = truncate_index(read.content)
+            files.append(ClaudeFile(index, "auto", kept))
+            self._check_index(index, read.content, cut_line)
+        return ClaudeLoad(cwd, files, conditional, self.diagnostics)
+
+    def rules_for(self, load: ClaudeLoad, target: str) -> list[ClaudeFile]:
+        """Conditional rules whose `paths:` globs match `target` (relative to the rule's
+        project folder)."""
+        matched = []
+        for rule in load.conditional_rules:
+            base = dirname(dirname(dirname(rule.path)))
+            rel = posixpath.relpath(resolve(target), base)
+            if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(rel, g.replace("**/", ""))
+                   for g in rule.applies_to):
+                matched.append(rule)
+        return matched
+
+    def _check_index(self, path: str, text: str, cut_line: int | None) -> None:
+        if cut_line is not None:
+            starts = [0] + [m.end() for m in re.finditer("\n", text)]
+            offset = starts[min(cut_line - 1, len(starts) - 1)]
+            self._diag(path, text, offset, offset, "warning", "memory-index-truncated",
+                       f"Claude Code loads only the first {INDEX_MAX_LINES} lines or "
+                       f"{INDEX_MAX_BYTES:,} bytes of MEMORY.md: everything from here on is "
+                       "cut (and a warning is appended)")
+        folder = dirname(path)
+        for match in re.finditer(r"\]\(([^)\s]+\.md)\)", text):
+            target = resolve(folder, match.group(1))
+            if not os.path.isfile(target):
+                self._diag(path, text, match.start(1), match.end(1), "warning",
+                           "memory-link-not-found",
+                           f"The index links to {match.group(1)}, which does not exist")
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            names = []
+        for name in names:
+            if not name.endswith(".md") or name == "MEMORY.md":
+                continue
+            topic = posixpath.join(folder, name)
+            read = self._read(topic)
+            if read.content is None:
+                continue
+            meta, _ = _frontmatter(read.content)
+            if meta is None:
+                self._diag(topic, read.content, 0, 0, "warning", "memory-invalid-type",
+                           "A memory topic file needs frontmatter with name, description and "
+                           f"type ({', '.join(TOPIC_TYPES)})")
+                continue
+            kind = meta.get("type")
+            if kind not in TOPIC_TYPES:
+                where = read.content.find("type:")
+                start = where if where >= 0 else 0
+                self._diag(topic, read.content, start, start + (5 if where >= 0 else 3),
+                           "warning", "memory-invalid-type",
+                           f"type {kind!r} is not one of {', '.join(TOPIC_TYPES)}")
+            for key in ("name", "description"):
+                if not meta.get(key):
+                    self._diag(topic, read.content, 0, 3, "warning", "memory-invalid-type",
+                               f"The topic file's frontmatter has no {key!r}")

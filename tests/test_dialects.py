@@ -1,0 +1,167 @@
+"""Claude Code and AGENTS.md dialects: load order, includes and their safety, rules scoped by
+`paths:`, the auto-memory index cut (line 200 vs byte 25,000), topic files, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from memlens.dialects.agents import load_agents
+from memlens.dialects.claude import ClaudeLoader, auto_memory_index, sanitize_path, truncate_index
+
+from .conftest import build_tree
+
+
+def test_load_order_and_rendering(root: Path) -> None:
+    build_tree(root, {
+        "home/.claude/CLAUDE.md": "User rules @~/notes/me.md\n",
+        "home/notes/me.md": "I like tabs.\n",
+        "repo/.git": None,
+        "repo/CLAUDE.md": "Root rules @./docs/style.md\n`@./not-included.md`\n",
+        "repo/docs/style.md": "Style: short.\n",
+        "repo/.claude/CLAUDE.md": "Dot-claude rules\n",
+        "repo/.claude/rules/always.md": "Always rule\n",
+        "repo/.claude/rules/api.md": "---\npaths:\n  - \"src/api/**\"\n---\nAPI rule\n",
+        "repo/src/CLAUDE.md": "Src rules\n",
+        "repo/src/CLAUDE.local.md": "Private src notes\n",
+        "repo/src/api/handler.py": "pass\n",
+    })
+    loader = ClaudeLoader(str(root / "home"))
+    load = loader.load(str(root / "repo" / "src"))
+    kinds = [(Path(f.path).relative_to(root).as_posix(), f.kind) for f in load.files]
+    assert kinds == [("home/.claude/CLAUDE.md", "user"), ("home/notes/me.md", "include"),
+                     ("repo/CLAUDE.md", "project"), ("repo/docs/style.md", "include"),
+                     ("repo/.claude/CLAUDE.md", "project"),
+                     ("repo/.claude/rules/always.md", "rule"),
+                     ("repo/src/CLAUDE.md", "project"), ("repo/src/CLAUDE.local.md", "local")]
+    rendered = load.render()
+    assert rendered.startswith(f"Contents of {root}/home/.claude/CLAUDE.md (user's private "
+                               "global instructions for all projects):\n\nUser rules")
+    assert f"Contents of {root}/repo/src/CLAUDE.local.md (user's private project " \
+           "instructions, not checked in):\n\nPrivate src notes" in rendered
+    assert "not-included" not in "".join(f.path for f in load.files)
+    # A rule scoped with paths: applies only to matching files.
+    assert [r.path for r in load.conditional_rules] == [f"{root}/repo/.claude/rules/api.md"]
+    assert [r.path for r in loader.rules_for(load, f"{root}/repo/src/api/handler.py")] == [
+        f"{root}/repo/.claude/rules/api.md"]
+    assert loader.rules_for(load, f"{root}/repo/README.md") == []
+
+
+def test_include_safety(root: Path) -> None:
+    build_tree(root, {
+        "home": None, "repo/.git": None,
+        "repo/CLAUDE.md": "@./a.md @./missing.md @./logo.png @/etc/hostname\n",
+        "repo/a.md": "A @./b.md\n", "repo/b.md": "B @./a.md\n",
+        "repo/logo.png": "\x89PNG",
+    })
+    loader = ClaudeLoader(str(root / "home"))
+    load = loader.load(str(root / "repo"))
+    included = [Path(f.path).name for f in load.files if f.kind == "include"]
+    assert included[:2] == ["a.md", "b.md"]
+    codes = sorted((Path(d.path).name, d.line, d.col, d.code) for d in load.diagnostics)
+    assert ("CLAUDE.md", 1, 9, "import-not-found") in codes
+    assert ("CLAUDE.md", 1, 23, "import-unreadable") in codes  # not a text file
+    assert ("b.md", 1, 3, "import-cycle") in codes
+    # `@/abs` reaches anywhere: Claude Code reads it, we say it is outside the repository.
+    assert ("CLAUDE.md", 1, 35, "import-outside-root") in codes
+    # `@~/` resolves in HOME, never relative to the file.
+    build_tree(root, {"home/me.md": "home note\n", "repo/sub/CLAUDE.md": "@~/me.md\n"})
+    sub = ClaudeLoader(str(root / "home")).load(str(root / "repo" / "sub"))
+    assert f"{root}/home/me.md" in [f.path for f in sub.files]
+
+
+def test_include_depth_is_five(root: Path) -> None:
+    tree = {"home": None, "repo/.git": None, "repo/CLAUDE.md": "@./f1.md\n"}
+    for n in range(1, 9):
+        tree[f"repo/f{n}.md"] = f"level {n} @./f{n + 1}.md\n"
+    build_tree(root, tree)
+    load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
+    assert [Path(f.path).name for f in load.files if f.kind == "include"] == [
+        "f1.md", "f2.md", "f3.md", "f4.md", "f5.md"]
+    (deep,) = [d for d in load.diagnostics if d.code == "import-too-deep"]
+    assert Path(deep.path).name == "f5.md"
+
+
+def _index(root: Path, text: str) -> Path:
+    path = Path(auto_memory_index(str(root / "home"), str(root / "repo")))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_auto_memory_index_cut_at_line_200(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None})
+    assert sanitize_path(str(root / "repo")) == str(root / "repo").replace("/", "-").replace(
+        "_", "-")
+    text = "".join(f"- [Topic {n}](t{n}.md) — short\n" for n in range(250))
+    path = _index(root, text)
+    kept, cut, warning = truncate_index(text)
+    assert cut == 201 and warning is not None
+    assert kept.split("\n> WARNING")[0].rstrip("\n").count("\n") == 199
+    load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
+    (cut_diag,) = [d for d in load.diagnostics if d.code == "memory-index-truncated"]
+    assert (cut_diag.path, cut_diag.line, cut_diag.col) == (str(path), 201, 1)
+
+
+def test_auto_memory_index_cut_at_byte_25000(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None})
+    line = "- " + "x" * 297 + "\n"  # 300 bytes a line: byte 25,000 falls in line 84
+    text = line * 150
+    kept, cut, _ = truncate_index(text)
+    assert cut == 84
+    assert len(kept.split("\n\n> WARNING")[0].encode()) == 25_000
+    _index(root, text)
+    load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
+    assert [(d.line, d.code) for d in load.diagnostics] == [(84, "memory-index-truncated")]
+
+
+def test_topic_files_and_links(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None})
+    index = _index(root, "- [Role](user_role.md) — data scientist\n- [Gone](gone.md) — x\n")
+    folder = index.parent
+    (folder / "user_role.md").write_text("---\nname: role\ndescription: d\ntype: user\n---\nx\n")
+    (folder / "odd.md").write_text("---\nname: odd\ndescription: d\ntype: gossip\n---\nx\n")
+    load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
+    found = sorted((Path(d.path).name, d.line, d.code) for d in load.diagnostics)
+    assert found == [("MEMORY.md", 2, "memory-link-not-found"),
+                     ("odd.md", 4, "memory-invalid-type")]
+
+
+def test_large_claude_md_warns(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "x" * 40_001})
+    load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
+    assert [d.code for d in load.diagnostics] == ["file-too-large"]
+
+
+def test_agents_nearest_ancestor_wins(root: Path) -> None:
+    build_tree(root, {"repo/.git": None, "repo/AGENTS.md": "Root agents\n",
+                      "repo/pkg/AGENTS.md": "Pkg agents\n", "repo/pkg/src": None,
+                      "AGENTS.md": "Above the repository\n"})
+    load = load_agents(str(root / "repo" / "pkg" / "src"))
+    assert load.active == f"{root}/repo/pkg/AGENTS.md"
+    assert load.shadowed == [f"{root}/repo/AGENTS.md"]  # the repository root is the ceiling
+    assert load.render() == f"--- {root}/repo/pkg/AGENTS.md ---\nPkg agents"
+
+
+def test_cli_dialects(root: Path) -> None:
+    build_tree(root, {"home/.claude/CLAUDE.md": "Mine\n", "repo/.git": None,
+                      "repo/CLAUDE.md": "Claude root\n", "repo/AGENTS.md": "Agents root\n",
+                      "repo/GEMINI.md": "Gemini root\n"})
+    env = {**os.environ, "GEMINI_CLI_HOME": str(root / "home")}
+
+    def memlens(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "memlens", *args], cwd=root / "repo",
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    claude = memlens("show", ".", "--dialect", "claude")
+    assert claude.stdout == (
+        f"Contents of {root}/home/.claude/CLAUDE.md (user's private global instructions for all "
+        f"projects):\n\nMine\n\n\nContents of {root}/repo/CLAUDE.md (project instructions, "
+        "checked into the codebase):\n\nClaude root\n\n")
+    agents = json.loads(memlens("show", ".", "--dialect", "agents", "--json").stdout)
+    assert agents["active"] == f"{root}/repo/AGENTS.md"
+    gemini = memlens("show", ".")
+    assert "Gemini root" in gemini.stdout and "Claude root" not in gemini.stdout
