@@ -48,6 +48,7 @@ class WorkspaceIndex:
         self.root_diagnostics: dict[str, list[Diagnostic]] = {}
         self.folder_states: dict[str, FolderState] = {}
         self.skill_problems: list[Diagnostic] = []
+        self.claude_problems: list[Diagnostic] = []
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
@@ -74,6 +75,7 @@ class WorkspaceIndex:
         for path, tier in tiers.items():
             self._render_root(path, tier)
         self._check_skills()
+        self._check_claude()
         self.generation += 1
 
     def _check_skills(self) -> None:
@@ -84,6 +86,16 @@ class WorkspaceIndex:
             problems += skill_diagnostics(self.settings.home, folder, state.load.trusted,
                                           self.overrides)
         self.skill_problems = problems
+
+    def _check_claude(self) -> None:
+        from .dialects.claude import ClaudeLoader
+
+        problems: list[Diagnostic] = []
+        for folder in self.folder_states:
+            problems += ClaudeLoader(self.settings.home, reader=self.reader).load(
+                folder).diagnostics
+        unique = {(d.path, d.line, d.col, d.code): d for d in problems}
+        self.claude_problems = list(unique.values())
 
     def _load_folders(self) -> None:
         self.folder_states.clear()
@@ -123,6 +135,11 @@ class WorkspaceIndex:
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
         self.reader.forget(path)
+        if posixpath.basename(path) in ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md") or (
+                "/.claude/" in path):
+            before_claude = {d.path for d in self.claude_problems}
+            self._check_claude()
+            return before_claude | {d.path for d in self.claude_problems} | {path}
         if posixpath.basename(path) == "SKILL.md":
             before_skills = {d.path for d in self.skill_problems}
             self._check_skills()
@@ -173,7 +190,8 @@ class WorkspaceIndex:
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
         found: dict[tuple[str, int, int, str], Diagnostic] = {}
         sources = [*self.root_diagnostics.values(),
-                   *(s.diagnostics for s in self.folder_states.values()), self.skill_problems]
+                   *(s.diagnostics for s in self.folder_states.values()), self.skill_problems,
+                   self.claude_problems]
         for group in sources:
             for d in group:
                 if d.path == path:
@@ -184,6 +202,7 @@ class WorkspaceIndex:
         paths = {d.path for group in self.root_diagnostics.values() for d in group}
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
         paths |= {d.path for d in self.skill_problems}
+        paths |= {d.path for d in self.claude_problems}
         paths |= set(self.roots)
         return {p: self.diagnostics_for(p) for p in sorted(paths)}
 

@@ -4,6 +4,7 @@ shows the merged context for that folder (startup memory plus what JIT adds ther
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import urllib.parse
 
@@ -70,6 +71,35 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
+def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
+    """Line 1 of a CLAUDE.md or AGENTS.md: what that agent loads for this folder."""
+    folder = dirname(path)
+    if posixpath.basename(path) == "AGENTS.md":
+        from ..dialects.agents import load_agents
+
+        agents = load_agents(folder, ls.require_index().reader)
+        text = agents.render()
+        note = (f"shadows {len(agents.shadowed)} farther AGENTS.md" if agents.shadowed
+                else "the only AGENTS.md here")
+        title = f"**AGENTS.md in force for `{folder}`** (nearest ancestor wins; {note})"
+    else:
+        from ..dialects.claude import ClaudeLoader
+
+        load = ClaudeLoader(ls.require_index().settings.home,
+                            reader=ls.require_index().reader).load(folder)
+        text = load.render()
+        rules = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
+                        for r in load.conditional_rules)
+        title = (f"**Claude Code memory for `{folder}`** — {len(load.files)} file(s), "
+                 f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{rules}"
+                                                if rules else ""))
+    body, cut = clip(text, MERGED_PREVIEW_CHARS)
+    value = f"{title}\n\n{fenced(body) if body else '*(nothing loads)*'}"
+    if cut:
+        value += "\n\n*(preview truncated)*"
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
+
+
 def register(server: MemlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: MemlensServer, params: types.HoverParams) -> types.Hover | None:
@@ -89,4 +119,7 @@ def register(server: MemlensServer) -> None:
             return found
         if params.position.line == 0 and ls.require_index().is_memory_file(path):
             return merged_hover(ls, path)
+        if params.position.line == 0 and posixpath.basename(path) in (
+                "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"):
+            return dialect_hover(ls, path)
         return None

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import posixpath
 
 from lsprotocol import types
 
 from ..imports import find_imports
 from ..nodecompat import dirname, resolve
-from .convert import path_of, range_of, token_at, uri_of
+from .convert import offset_at, path_of, range_of, token_at, uri_of
 from .server import MemlensServer
 
+CLAUDE_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))
 
@@ -21,6 +23,16 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
         return None
     text = ls.text_of(path)
     if text is None:
+        return None
+    if posixpath.basename(path) in CLAUDE_NAMES:
+        from ..dialects.claude import find_includes
+
+        offset = offset_at(text, position)
+        for include in find_includes(text):
+            if not include.in_code and include.start <= offset <= include.end:
+                if include.path.startswith("~/"):
+                    return resolve(ls.require_index().settings.home, include.path[2:])
+                return resolve(dirname(path), include.path)
         return None
     token = token_at(text, position)
     if token is None:

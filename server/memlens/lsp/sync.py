@@ -19,7 +19,9 @@ _pending: dict[str, asyncio.TimerHandle] = {}
 def _tracked(ls: MemlensServer, path: str) -> bool:
     index = ls.require_index()
     return (index.is_memory_file(path) or path in index.graph.forward
-            or path in index.graph.reverse or posixpath.basename(path) == "SKILL.md")
+            or path in index.graph.reverse
+            or posixpath.basename(path) in ("SKILL.md", "CLAUDE.md", "CLAUDE.local.md",
+                                            "AGENTS.md"))
 
 
 def _publish_later(ls: MemlensServer, paths: set[str], key: str) -> None:
