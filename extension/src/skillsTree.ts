@@ -56,6 +56,10 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
         "Inbox",
         count ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
+      // VS Code applies a tree item's collapsibleState only the first time it sees the item's
+      // id, so an inbox first shown empty (e.g. before the server answered) would stay
+      // collapsed once it fills. A different id for the filled inbox makes it open.
+      item.id = count ? "memlens.inbox.pending" : "memlens.inbox.empty";
       item.description = count ? `${count} extracted skill${count === 1 ? "" : "s"} to review` : "nothing to review";
       item.iconPath = new vscode.ThemeIcon("inbox");
       item.contextValue = "memlens.inbox";

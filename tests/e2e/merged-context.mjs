@@ -66,10 +66,21 @@ await runScenario('merged-context', async ({ page, step }) => {
   console.log(`merged-context: ${links.length} link pieces: ${links.join(' | ')}`);
 
   step(`hold ctrl over the link of ${project}`);
-  // A piece of that link (a long path may be soft-wrapped into two pieces).
-  const handle = await page.evaluateHandle(([sel, target]) => [...document.querySelectorAll(`${sel} .view-lines .detected-link`)]
-    .find((el) => { const t = el.textContent.replace(/\u00a0/g, ' '); return t.length > 0 && target.startsWith(t); }),
-  [ACTIVE_EDITOR, project]);
+  // The first piece of that link. A long path is soft-wrapped into several pieces, and the
+  // pieces of one link are consecutive in reading order; the link is the run of pieces whose
+  // text joins to exactly the path (a prefix test alone would pick a wrapped piece of another
+  // path that shares the folder).
+  const handle = await page.evaluateHandle(([sel, target]) => {
+    const pieces = [...document.querySelectorAll(`${sel} .view-lines .detected-link`)]
+      .map((el) => ({ el, r: el.getBoundingClientRect(), t: el.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.r.top - b.r.top || a.r.left - b.r.left);
+    for (let i = 0; i < pieces.length; i += 1) {
+      let joined = '';
+      for (let j = i; j < pieces.length && joined.length < target.length; j += 1) joined += pieces[j].t;
+      if (joined === target) return pieces[i].el;
+    }
+    return null;
+  }, [ACTIVE_EDITOR, project]);
   const link = handle.asElement();
   if (!link) throw new Error(`no link piece for ${project}`);
   const box = await link.boundingBox();

@@ -58,7 +58,10 @@ await runScenario('views', async ({ page, step }) => {
   await chat.locator('#chat-input').waitFor({ state: 'attached' });
   const keyState = chat.locator('#key-state');
   const emptyState = chat.locator('.empty-state', { hasText: 'Memory Lens Chat' });
-  await keyState.or(emptyState).first().waitFor({ state: 'visible' });
+  // Until the server's status arrives (it names the model) the panel assumes a key: decide
+  // only then which state it shows.
+  await chat.locator('#model', { hasText: /\S/ }).waitFor({ state: 'visible' });
+  await chat.locator('#key-state:not([hidden]), .empty-state:not([hidden])').first().waitFor({ state: 'visible' });
   if (await keyState.isVisible()) {
     step('no API key: its button runs "Set Gemini API Key"; a key makes the empty chat show');
     await chat.locator('#set-key').click();

@@ -10,7 +10,9 @@
 // ARTIFACTS/<name>.png itself and gets ARTIFACTS/<name>-failure.png when it fails. Tests that
 // change files work on copyWorkspace(). MEMLENS_E2E_DEBUG=1 logs more (hover attempts).
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync, cpSync, realpathSync } from 'node:fs';
+import {
+  mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync, cpSync, realpathSync, existsSync, readFileSync,
+} from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,6 +168,38 @@ export function copyWorkspace(src = sourceWorkspace()) {
   return { root, workspace };
 }
 
+// A copy of the workspace (copyWorkspace()) with a HOME of its own, so a test that writes
+// memory, transcripts or skills into HOME changes nothing another test sees: the copy's own
+// `.home` when it has one (the demo does), else a copy of $GEMINI_CLI_HOME's .gemini and
+// .agents, else an empty folder. The copy's .vscode/settings.json sets `memlens.home` to it
+// (plus `settings`). Returns { root, workspace, home }; remove `root` when done.
+export function isolatedWorkspace({ settings = {} } = {}) {
+  const { root, workspace } = copyWorkspace();
+  let home = path.join(workspace, '.home');
+  if (!existsSync(home)) {
+    home = path.join(root, 'home');
+    mkdirSync(home, { recursive: true });
+    const source = process.env.GEMINI_CLI_HOME;
+    for (const d of ['.gemini', '.agents']) {
+      if (source && existsSync(path.join(source, d))) cpSync(path.join(source, d), path.join(home, d), { recursive: true });
+    }
+  }
+  const file = path.join(workspace, '.vscode', 'settings.json');
+  let current = {};
+  if (existsSync(file)) {
+    try { current = JSON.parse(readFileSync(file, 'utf8')); } catch { current = {}; }
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ ...current, 'memlens.home': home, ...settings }, null, 2)}\n`);
+  return { root, workspace, home };
+}
+
+// The project's Python (it runs the language server), for a test that prepares files with
+// the server's own code.
+export function projectPython() {
+  return process.env.MEMLENS_PYTHON || path.join(REPO, '.venv/bin/python');
+}
+
 const seconds = (ms) => (ms / 1000).toFixed(1);
 
 // Runs one scenario: launches chromium, calls body({ page, step, cleanup }) and exits the
@@ -254,8 +288,10 @@ export async function openQuickInput(page, key) {
 }
 
 // Runs a command from the command palette by its full title ("Memory Lens: Show Merged
-// Context"): waits for exactly that entry, then clicks it.
-export async function runCommand(page, title) {
+// Context"): waits for exactly that entry, then clicks it. A command that asks for input
+// right away (an input box or quick pick reuses the palette's widget) needs
+// `{ waitHidden: false }`; wait for its own title with quickInputTitled() instead.
+export async function runCommand(page, title, { waitHidden = true } = {}) {
   const input = await openQuickInput(page, 'F1');
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-widget .monaco-list-row').filter({
@@ -263,7 +299,18 @@ export async function runCommand(page, title) {
   }).first();
   await row.waitFor({ state: 'visible' });
   await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  if (waitHidden) await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+// The quick input (input box or quick pick) once it shows `title`; returns its text box.
+export async function quickInputTitled(page, title) {
+  const widget = page.locator('.quick-input-widget', {
+    has: page.locator('.quick-input-title', { hasText: exact(title) }),
+  });
+  await widget.waitFor({ state: 'visible' });
+  const input = widget.locator('.quick-input-box input');
+  await input.waitFor({ state: 'visible' });
+  return input;
 }
 
 // Opens a workspace file by its relative path with Quick Open (Ctrl+P) and waits for its tab.
@@ -388,4 +435,92 @@ export async function waitForCodeLens(page, text) {
   const lens = page.locator('.editor-group-container.active .monaco-editor .codelens-decoration', { hasText: text }).first();
   await lens.waitFor({ state: 'visible' });
   return (await lens.innerText()).replace(/\u00a0/g, ' ');
+}
+
+// ------------------------------------------------------------------------------------------
+// The Memory Lens views.
+// ------------------------------------------------------------------------------------------
+
+// Opens the Memory Lens container from the activity bar; returns the side bar.
+export async function openMemoryLens(page) {
+  await page.locator('.activitybar .action-item .action-label[aria-label="Memory Lens"]').first().click();
+  const sidebar = page.locator('.part.sidebar');
+  await sidebar.locator('.composite.title', { hasText: /Memory Lens/i }).first().waitFor({ state: 'visible' });
+  return sidebar;
+}
+
+// The pane of one view of the side bar ("Chat", "Memory", "Skills").
+export function viewPane(page, name) {
+  return page.locator('.part.sidebar .pane', { has: page.locator(`.pane-header[aria-label^="${name} Section"]`) }).first();
+}
+
+// A tree row of a view by its label (exact).
+export function treeRow(pane, label) {
+  return pane.locator('.monaco-list-row').filter({
+    has: pane.page().locator('.label-name', { hasText: exact(label) }),
+  }).first();
+}
+
+// The Chat view's webview content (a frame locator): reached through VS Code's webview iframe
+// and its #active-frame.
+export function chatFrame(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+// ------------------------------------------------------------------------------------------
+// The fake Gemini server (tests/e2e/fake_gemini_server.py), started by run-e2e.sh before
+// code-server; its URL is MEMLENS_GEMINI_BASE_URL (the language server's endpoint too).
+// ------------------------------------------------------------------------------------------
+
+export function fakeGeminiUrl() {
+  const url = process.env.MEMLENS_GEMINI_BASE_URL;
+  if (!url) {
+    throw new Error('no fake Gemini server: MEMLENS_GEMINI_BASE_URL is not set (run the test through '
+      + 'scripts/vscode/run-e2e.sh, which starts tests/e2e/fake_gemini_server.py before code-server)');
+  }
+  return url.replace(/\/+$/, '');
+}
+
+async function fakeGeminiCall(method, route, body) {
+  const response = await fetch(`${fakeGeminiUrl()}/__fake/${route}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const payload = await response.json();
+  if (!response.ok) throw new Error(`fake Gemini ${method} /__fake/${route}: ${response.status} ${JSON.stringify(payload)}`);
+  return payload;
+}
+
+// Scripts a conversation: the fake answers the chat turn whose message contains `match` with
+// `turns` (turns[n]: its answer after n model turns; see fake_gemini_server.py for pieces).
+export function scriptConversation(match, turns) {
+  return fakeGeminiCall('POST', 'conversations', { match, turns });
+}
+
+// Summaries of the generate requests the fake received (for a conversation, when `match`).
+export async function fakeGeminiRequests(match) {
+  const { requests } = await fakeGeminiCall('GET', 'requests');
+  return match === undefined ? requests : requests.filter((r) => r.conversation === match);
+}
+
+// Makes the side bar `width` pixels wide by dragging the sash on its right edge (so a
+// screenshot of a view is readable); waits until the side bar has (about) that width.
+export async function resizeSidebar(page, width) {
+  const sidebar = page.locator('.part.sidebar');
+  const box = await sidebar.boundingBox();
+  const sash = await page.evaluate((edge) => {
+    const found = [...document.querySelectorAll('.monaco-sash.vertical')]
+      .map((el) => el.getBoundingClientRect())
+      .filter((r) => r.height > 100 && Math.abs(r.left + r.width / 2 - edge) < 8);
+    return found.length ? { x: found[0].left + found[0].width / 2, y: found[0].top + found[0].height / 2 } : null;
+  }, box.x + box.width);
+  if (!sash) throw new Error('no sash on the right edge of the side bar');
+  await page.mouse.move(sash.x, sash.y);
+  await page.mouse.down();
+  await page.mouse.move(sash.x + (box.x + width - (box.x + box.width)), sash.y, { steps: 8 });
+  await page.mouse.up();
+  await waitInPage(page, `the side bar to be ${width} px wide`,
+    (w) => Math.abs(document.querySelector('.part.sidebar').getBoundingClientRect().width - w) < 12, width);
 }
