@@ -69,6 +69,19 @@ async def test_status_reports_model_and_mode(chat_client: LanguageClient) -> Non
 
 
 @pytest.mark.asyncio
+async def test_listing_sessions_of_a_new_project_registers_nothing(
+        chat_client: LanguageClient, workspace: Path) -> None:
+    # Reading must not claim a slug in Gemini CLI's registry (~/.gemini/projects.json).
+    sessions = plain(await chat_client.protocol.send_request_async("memlens/chat/sessions", {}))
+    history = plain(await chat_client.protocol.send_request_async(
+        "memlens/chat/history", {"sessionId": "nope"}))
+    assert sessions == {"sessions": []}
+    assert history == {"sessionId": "nope", "messages": []}
+    assert not (workspace / "home" / ".gemini" / "projects.json").exists()
+    assert not (workspace / "home" / ".gemini" / "tmp").exists()
+
+
+@pytest.mark.asyncio
 async def test_a_turn_with_an_approved_write(chat_client: LanguageClient, workspace: Path,
                                              fake: FakeGemini) -> None:
     recorder = Recorder(chat_client, ["approve"])

@@ -58,9 +58,16 @@ class Redactor:
 
 
 def chats_dir(home: str, project_root: str) -> str:
+    """Where this project's transcripts go, registering the project as Gemini CLI does."""
     temp = project_temp_dir(home, project_root, claim=True)
     assert temp is not None
     return os.path.join(temp, "memlens", "chats")
+
+
+def existing_chats_dir(home: str, project_root: str) -> str | None:
+    """Where this project's transcripts are, without touching the registry (for reads)."""
+    temp = project_temp_dir(home, project_root, claim=False)
+    return os.path.join(temp, "memlens", "chats") if temp else None
 
 
 class Transcript:

@@ -22,7 +22,7 @@ from ..agent.events import (
     SessionParams,
 )
 from ..agent.gemini import uses_vertex
-from ..agent.records import Redactor, chats_dir, list_sessions, read_transcript
+from ..agent.records import Redactor, chats_dir, existing_chats_dir, list_sessions, read_transcript
 from ..agent.session import AgentContext, ChatSession
 from ..skills import discover_skills
 from .server import MemlensServer
@@ -73,11 +73,13 @@ def agent_context(ls: MemlensServer) -> AgentContext:
 
 
 def _transcripts(ls: MemlensServer) -> str | None:
+    """The transcripts folder for reading; a project never chatted in has none (and listing
+    sessions must not register it in Gemini CLI's project registry)."""
     index = ls.require_index()
     if not index.folders:
         return None
     try:
-        return chats_dir(index.settings.home, index.folders[0])
+        return existing_chats_dir(index.settings.home, index.folders[0])
     except OSError:
         return None
 
