@@ -127,6 +127,19 @@ def bare_pygls_rss(env: dict[str, str]) -> int:
         client.close()
 
 
+def idle_server_rss(env: dict[str, str]) -> int:
+    """`memlens serve` with no workspace folder: the fixed cost of its code and libraries."""
+    client = RpcClient([sys.executable, "-m", "memlens", "serve"], env)
+    try:
+        client.request("initialize", {"processId": os.getpid(), "capabilities": {},
+                                      "rootUri": None, "workspaceFolders": []})
+        client.notify("initialized", {})
+        time.sleep(0.3)
+        return client.rss_kib()
+    finally:
+        client.close()
+
+
 def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> dict[str, Any]:
     client = RpcClient([sys.executable, "-m", "memlens", "serve"], env)
     try:
@@ -178,6 +191,7 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> di
     finally:
         client.close()
     bare = bare_pygls_rss(env)
+    idle = idle_server_rss(env)
     p50 = _percentile(trivial, 0.5)
     edit = min(edits)
     return {
@@ -194,6 +208,9 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> di
         "edit_vs_cold_index": round(edit / cold, 5),
         "rss_mib": round(rss / 1024, 1),
         "bare_pygls_rss_mib": round(bare / 1024, 1),
+        "idle_server_rss_mib": round(idle / 1024, 1),
+        "index_rss_mib": round((rss - idle) / 1024, 1),
+        "index_vs_memory_text": round((rss - idle) * 1024 / max(memory_bytes, 1), 1),
         "memory_text_mib": round(memory_bytes / 1024 / 1024, 2),
         "rss_target_mib": round((3 * memory_bytes / 1024 + bare) / 1024, 1),
     }
@@ -223,4 +240,8 @@ def render(report: dict[str, Any]) -> list[str]:
         f"  server RSS                          {r['rss_mib']:9.1f} MiB   target ≤ "
         f"{r['rss_target_mib']} MiB (3 × {r['memory_text_mib']} MiB of memory text + bare "
         f"pygls {r['bare_pygls_rss_mib']} MiB)  {verdict(r['rss_mib'], r['rss_target_mib'])}",
+        f"    of which: idle memlens server     {r['idle_server_rss_mib']:9.1f} MiB   (no "
+        f"workspace: code and libraries, pydantic included)",
+        f"    of which: the index and its work  {r['index_rss_mib']:9.1f} MiB   = "
+        f"{r['index_vs_memory_text']}× the memory text",
     ]

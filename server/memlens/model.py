@@ -15,7 +15,10 @@ Mode = Literal["jit", "classic"]
 class Wire(BaseModel):
     """camelCase on the wire, snake_case in Python."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=False)
+    # Schemas are built on first use: the server and CLI load many payload models they may
+    # never touch in a session (start-up time and resident memory).
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=False,
+                              defer_build=True)
 
     def wire(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, mode="json")

@@ -12,6 +12,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..index import WorkspaceIndex
 from ..jit import JitSession
+from ..memory_release import release_freed_memory
 from ..model import MemorySettings
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
@@ -49,9 +50,13 @@ class MemlensServer(LanguageServer):
         index = WorkspaceIndex(settings or self.settings(), self.folders)
         if self.index is not None:
             index.overrides.update(self.index.overrides)
+        # The old index is dropped before the build (nothing runs concurrently: the build is
+        # synchronous), so two full indexes never live at once.
+        self.index = None
+        self.jit_sessions.clear()
         index.build()
         self.index = index
-        self.jit_sessions.clear()
+        release_freed_memory()
         return index
 
     def require_index(self) -> WorkspaceIndex:
