@@ -165,3 +165,32 @@ def test_cli_dialects(root: Path) -> None:
     assert agents["active"] == f"{root}/repo/AGENTS.md"
     gemini = memlens("show", ".")
     assert "Gemini root" in gemini.stdout and "Claude root" not in gemini.stdout
+
+
+def test_cli_check_covers_subfolder_claude_md(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Root @./AGENTS.md\n",
+                      "repo/AGENTS.md": "Agents\n", "repo/sub/CLAUDE.md": "Sub @./missing.md\n",
+                      "repo/sub/.claude/CLAUDE.md": "Hidden @~/nope.md\n"})
+    run = subprocess.run([sys.executable, "-m", "memlens", "check", str(root / "repo"),
+                          "--dialect", "claude", "--home", str(root / "home"), "--format",
+                          "json"], capture_output=True, text=True, timeout=60)
+    found = [(d["path"], d["line"], d["col"], d["code"]) for d in json.loads(run.stdout)]
+    assert found == [(f"{root}/repo/sub/.claude/CLAUDE.md", 1, 8, "import-not-found"),
+                     (f"{root}/repo/sub/CLAUDE.md", 1, 5, "import-not-found")]
+
+
+def test_claude_jit_session_adds_subfolder_memory_and_matching_rules(root: Path) -> None:
+    from memlens.dialects.claude import ClaudeJitSession
+
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Root\n",
+                      "repo/a/b/CLAUDE.md": "B @./inc.md\n", "repo/a/b/inc.md": "Inc\n",
+                      "repo/.claude/rules/go.md": "---\npaths: [\"**/*.go\"]\n---\nGo.\n",
+                      "repo/a/b/main.go": "", "repo/a/b/x.py": ""})
+    session = ClaudeJitSession(str(root / "home"), str(root / "repo"))
+    first = [(e.file.path, e.reason) for e in session.touch(str(root / "repo/a/b/x.py"))]
+    assert first == [(f"{root}/repo/a/b/CLAUDE.md", "a/b/ is read"),
+                     (f"{root}/repo/a/b/inc.md", "included")]
+    second = [(e.file.path, e.reason) for e in session.touch(str(root / "repo/a/b/main.go"))]
+    assert second == [(f"{root}/repo/.claude/rules/go.md", "paths: **/*.go")]
+    assert session.touch(str(root / "repo/a/b/main.go")) == []
+    assert session.touch(str(root / "elsewhere.go")) == []

@@ -48,9 +48,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       memoryTree.refresh();
       if (vscode.workspace.getConfiguration("memlens").get<boolean>("notifyJit", true)) {
         const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
+        const claude = (event.claude ?? []).map((file) => `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`);
         const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
+        const parts = [];
+        if (names.length > 0) {
+          parts.push(`opening ${opened} loaded ${names.join(", ")} just in time.`);
+        }
+        if (claude.length > 0) {
+          parts.push(`${names.length > 0 ? "Claude Code" : `Opening ${opened}, Claude Code`} would add ${claude.join(", ")}.`);
+        }
         void vscode.window
-          .showInformationMessage(`Memory Lens: opening ${opened} loaded ${names.join(", ")} just in time.`, "Show Merged Context")
+          .showInformationMessage(`Memory Lens: ${parts.join(" ")}`, "Show Merged Context")
           .then((pick) => {
             if (pick) {
               void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);

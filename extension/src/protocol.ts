@@ -53,6 +53,8 @@ export interface JitLoaded {
   uri: string;
   files: Array<{ path: string; chars: number }>;
   context: string;
+  /** What Claude Code adds for the opened file (a subfolder's CLAUDE.md, a matching rule). */
+  claude?: Array<{ path: string; chars: number; reason: string }>;
 }
 
 export const SHOW = "memlens/show";

@@ -41,8 +41,11 @@ export class MemoryStatusBar implements vscode.Disposable {
   }
 
   flash(event: JitLoaded): void {
-    const names = event.files.map((file) => path.basename(path.dirname(file.path)) + "/" + path.basename(file.path));
-    this.item.text = `$(sparkle) +${event.files.length} memory loaded: ${names.join(", ")}`;
+    const short = (file: { path: string }) => path.basename(path.dirname(file.path)) + "/" + path.basename(file.path);
+    const claude = event.claude ?? [];
+    this.item.text = event.files.length > 0
+      ? `$(sparkle) +${event.files.length} memory loaded: ${event.files.map(short).join(", ")}`
+      : `$(sparkle) Claude Code +${claude.length}: ${claude.map(short).join(", ")}`;
     this.item.show();
     this.flashUntil = Date.now() + 4000;
     setTimeout(() => {

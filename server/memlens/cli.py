@@ -259,6 +259,17 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _check_claude_tree(root: str, settings: Any) -> list[Any]:
+    """What Claude Code loads working at `root` and in every subfolder holding a CLAUDE.md."""
+    from .dialects.claude import CLAUDE_FILE_NAMES, check_claude_folders, claude_project_folders
+    from .discovery import MemoryEngine
+    from .views import workspace_files_named
+
+    found = workspace_files_named(MemoryEngine(settings), [root], list(CLAUDE_FILE_NAMES))
+    folders = [root, *claude_project_folders([p for n in CLAUDE_FILE_NAMES for p in found[n]])]
+    return check_claude_folders(settings.home, list(dict.fromkeys(folders))).diagnostics
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .views import check, check_file
 
@@ -268,9 +279,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
         if args.dialect == "claude" and os.path.isdir(real):
-            from .dialects.claude import ClaudeLoader
-
-            diagnostics += ClaudeLoader(_settings(args, real).home).load(real).diagnostics
+            diagnostics += _check_claude_tree(real, _settings(args, real))
         elif args.dialect == "agents":
             continue
         elif os.path.isdir(real):

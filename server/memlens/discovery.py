@@ -225,10 +225,14 @@ class MemoryEngine:
             current = dirname(current)
         return found, above
 
-    def downward_search(self, root: str, filename: str, ignore: IgnoreFilter | None,
-                        max_dirs: int | None, *, include_special: bool = False
-                        ) -> tuple[list[str], SearchReport]:
-        """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget."""
+    def downward_search(self, root: str, filename: str | tuple[str, ...],
+                        ignore: IgnoreFilter | None, max_dirs: int | None, *,
+                        include_special: bool = False) -> tuple[list[str], SearchReport]:
+        """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget.
+
+        Several names may be searched in one walk (the folders visited do not depend on the
+        names, so each name's matches come out in the order a search for it alone gives)."""
+        names = {filename} if isinstance(filename, str) else set(filename)
         queue: deque[str] = deque([root])
         visited: set[str] = set()
         found: list[str] = []
@@ -244,7 +248,7 @@ class MemoryEngine:
             try:
                 with os.scandir(current) as it:
                     # Only folders and matching names matter; sort those (strcmp, as libuv).
-                    entries = [e for e in it if e.name == filename or _is_dir(e)]
+                    entries = [e for e in it if e.name in names or _is_dir(e)]
             except OSError as err:
                 unreadable.append((current, err.strerror or str(err)))
                 continue
@@ -252,7 +256,7 @@ class MemoryEngine:
             for entry in entries:
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
-                    is_match = not is_dir and entry.name == filename and (
+                    is_match = not is_dir and entry.name in names and (
                         include_special or entry.is_file(follow_symlinks=False))
                 except OSError:
                     continue
@@ -266,7 +270,8 @@ class MemoryEngine:
                 else:
                     found.append(full)
         pending = [d for d in dict.fromkeys(queue) if d not in visited]
-        report = SearchReport(root, filename, -1 if max_dirs is None else max_dirs, scanned,
+        report = SearchReport(root, filename if isinstance(filename, str) else ", ".join(filename),
+                              -1 if max_dirs is None else max_dirs, scanned,
                               pending, unreadable)
         return found, report
 

@@ -26,7 +26,7 @@ from .model import Diagnostic, MemorySettings, Tier
 from .nodecompat import is_subpath, resolve
 from .render import append_jit_context, render_prompt_memory
 from .results import ShowResult
-from .views import flattened, truncate, workspace_memory_files
+from .views import flattened, truncate, workspace_files_named
 
 
 @dataclass
@@ -49,6 +49,9 @@ class WorkspaceIndex:
         self.folder_states: dict[str, FolderState] = {}
         self.skill_problems: list[Diagnostic] = []
         self.claude_problems: list[Diagnostic] = []
+        self.claude_sources: list[str] = []
+        self.claude_folders: list[str] = []  # workspace folders holding a CLAUDE.md
+        self.claude_watched: set[str] = set()
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
@@ -70,11 +73,19 @@ class WorkspaceIndex:
                     tiers.setdefault(loaded.path, loaded.tier)
         engine = self.engine()
         trusted_folders = [s.folder for s in self.folder_states.values() if s.load.trusted]
-        for path in workspace_memory_files(engine, trusted_folders):
-            tiers.setdefault(path, "jit")
+        # One walk finds the workspace's GEMINI.md files and Claude Code's CLAUDE.md files.
+        from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
+
+        names = list(dict.fromkeys([*self.settings.context_file_names, *CLAUDE_FILE_NAMES]))
+        by_name = workspace_files_named(engine, trusted_folders, names)
+        for name in self.settings.context_file_names:
+            for path in by_name[name]:
+                tiers.setdefault(path, "jit")
         for path, tier in tiers.items():
             self._render_root(path, tier)
         self._check_skills()
+        self.claude_folders = claude_project_folders(
+            [p for n in CLAUDE_FILE_NAMES for p in by_name[n]])
         self._check_claude()
         self.generation += 1
 
@@ -88,14 +99,13 @@ class WorkspaceIndex:
         self.skill_problems = problems
 
     def _check_claude(self) -> None:
-        from .dialects.claude import ClaudeLoader
+        from .dialects.claude import check_claude_folders
 
-        problems: list[Diagnostic] = []
-        for folder in self.folder_states:
-            problems += ClaudeLoader(self.settings.home, reader=self.reader).load(
-                folder).diagnostics
-        unique = {(d.path, d.line, d.col, d.code): d for d in problems}
-        self.claude_problems = list(unique.values())
+        folders = list(dict.fromkeys([*self.folder_states, *self.claude_folders]))
+        checked = check_claude_folders(self.settings.home, folders, self.reader)
+        self.claude_problems = checked.diagnostics
+        self.claude_sources = checked.sources
+        self.claude_watched = checked.watched
 
     def _load_folders(self) -> None:
         self.folder_states.clear()
@@ -135,11 +145,20 @@ class WorkspaceIndex:
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
         self.reader.forget(path)
-        if posixpath.basename(path) in ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md") or (
-                "/.claude/" in path):
+        claude_touched: set[str] = set()
+        name = posixpath.basename(path)
+        claude_own = name in ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md") or "/.claude/" in path
+        if claude_own or path in self.claude_watched:
+            from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
+
+            if name in CLAUDE_FILE_NAMES and any(is_subpath(f, path) for f in self.folders):
+                self.claude_folders = list(dict.fromkeys(
+                    [*self.claude_folders, *claude_project_folders([path])]))
             before_claude = {d.path for d in self.claude_problems}
             self._check_claude()
-            return before_claude | {d.path for d in self.claude_problems} | {path}
+            claude_touched = before_claude | {d.path for d in self.claude_problems} | {path}
+            if claude_own:
+                return claude_touched
         if posixpath.basename(path) == "SKILL.md":
             before_skills = {d.path for d in self.skill_problems}
             self._check_skills()
@@ -164,7 +183,8 @@ class WorkspaceIndex:
         if not structural:
             self._reload_folders_using(affected | {path})
         self.generation += 1
-        return before | self._files_of_roots(self._affected_roots(path)) | {path}
+        return (before | self._files_of_roots(self._affected_roots(path)) | {path}
+                | claude_touched)
 
     def _reload_folders_using(self, paths: set[str]) -> None:
         """Recompute the startup load of each folder whose merged context includes `paths`."""

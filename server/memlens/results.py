@@ -43,3 +43,22 @@ class JitEntry(Wire):
 class JitFile(Wire):
     path: str
     chars: int
+
+
+class ClaudeJitEntry(Wire):
+    """A file Claude Code adds while working on the opened file, and why."""
+
+    path: str
+    chars: int
+    reason: str
+
+
+class JitLoadedEvent(Wire):
+    """`memlens/jitLoaded`: what opening `uri` loads just in time (Gemini CLI's JIT files and
+    the appended context; `claude`: what Claude Code adds for that file, when it has memory
+    in the workspace)."""
+
+    uri: str
+    files: list[JitFile]
+    context: str
+    claude: list[ClaudeJitEntry] = Field(default_factory=list)

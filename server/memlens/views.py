@@ -29,21 +29,32 @@ def flattened(load: MemoryLoad) -> str:
     return flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
 
 
-def workspace_memory_files(engine: MemoryEngine, roots: list[str],
-                           unreadable: list[tuple[str, str]] | None = None) -> list[str]:
-    """Every memory file under the workspace folders (no folder budget, ignore files honoured;
-    FIFOs and sockets with a memory file's name included, so they get a diagnostic)."""
-    found: list[str] = []
+def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[str],
+                          unreadable: list[tuple[str, str]] | None = None
+                          ) -> dict[str, list[str]]:
+    """Files with each of `names` under the workspace folders, found in one walk per root (no
+    folder budget, ignore files honoured; FIFOs and sockets included, so they get a
+    diagnostic). Each name's list is in the order a search for that name alone gives."""
+    found: dict[str, list[str]] = {name: [] for name in names}
     for root in roots:
         ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
                               respect_gemini_ignore=engine.settings.respect_gemini_ignore)
-        for name in engine.settings.context_file_names:
-            paths, report = engine.downward_search(root, name, ignore, None,
-                                                   include_special=True)
-            found += paths
-            if unreadable is not None:
-                unreadable += [u for u in report.unreadable if u not in unreadable]
-    return list(dict.fromkeys(found))
+        paths, report = engine.downward_search(root, tuple(names), ignore, None,
+                                               include_special=True)
+        for path in paths:
+            found[posixpath.basename(path)].append(path)
+        if unreadable is not None:
+            unreadable += [u for u in report.unreadable if u not in unreadable]
+    return {name: list(dict.fromkeys(paths)) for name, paths in found.items()}
+
+
+def workspace_memory_files(engine: MemoryEngine, roots: list[str],
+                           unreadable: list[tuple[str, str]] | None = None) -> list[str]:
+    """Every memory file under the workspace folders (see `workspace_files_named`)."""
+    by_name = workspace_files_named(engine, roots, engine.settings.context_file_names,
+                                    unreadable)
+    return list(dict.fromkeys(p for name in engine.settings.context_file_names
+                              for p in by_name[name]))
 
 
 def subfolder_files(engine: MemoryEngine, load: MemoryLoad,

@@ -3,13 +3,15 @@ includes an AGENTS.md, an `@~/` include), their diagnostics, and the line-1 hove
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import open_doc, uri
+from .conftest import open_doc, plain, uri
 
 
 async def _setup(client: LanguageClient, workspace: Path) -> str:
@@ -46,3 +48,82 @@ async def test_claude_diagnostics_and_hover(client: LanguageClient, workspace: P
     assert value.startswith(f"**Claude Code memory for `{workspace}`**")
     assert f"Contents of {workspace}/AGENTS.md (included):" in value
     assert "Shared note." in value
+
+
+@pytest.mark.asyncio
+async def test_references_and_links_across_dialects(client: LanguageClient,
+                                                    workspace: Path) -> None:
+    doc = await _setup(client, workspace)
+    agents = uri(workspace / "AGENTS.md")
+    found = await client.text_document_references_async(types.ReferenceParams(
+        text_document=types.TextDocumentIdentifier(uri=agents),
+        position=types.Position(line=0, character=0),
+        context=types.ReferenceContext(include_declaration=False)))
+    assert [(loc.uri, loc.range.start.line, loc.range.start.character,
+             loc.range.end.character) for loc in found or []] == [(doc, 0, 13, 25)]
+    links = await client.text_document_document_link_async(types.DocumentLinkParams(
+        text_document=types.TextDocumentIdentifier(uri=doc)))
+    # `@~/shared.md` is a Claude Code include of the home folder; `@./gone.md` has no target.
+    assert [(link.range.start.line, link.target) for link in links or []] == [
+        (0, agents), (1, uri(workspace / "home" / "shared.md"))]
+
+
+@pytest.mark.asyncio
+async def test_a_subfolder_claude_md_is_checked(client: LanguageClient,
+                                                workspace: Path) -> None:
+    (workspace / "api" / "CLAUDE.md").write_text("API notes @./nowhere.md\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(workspace / "api" / "CLAUDE.md"))))
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in report.items] == [
+        ("import-not-found", 0, 10)]
+    # Fixing it on disk (the missing target appears) clears it: the include target is watched.
+    (workspace / "api" / "nowhere.md").write_text("Now here.\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(workspace / "api" / "nowhere.md"),
+                        type=types.FileChangeType.Created)]))
+    for _ in range(50):
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(
+                uri=uri(workspace / "api" / "CLAUDE.md"))))
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        if not report.items:
+            break
+        await asyncio.sleep(0.05)
+    assert list(report.items) == []
+
+
+@pytest.mark.asyncio
+async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
+                                                  workspace: Path) -> None:
+    received: list[Any] = []
+
+    @client.feature("memlens/jitLoaded")
+    def on_jit(params: Any) -> None:
+        received.append(plain(params))
+
+    (workspace / "CLAUDE.md").write_text("Root rules.\n")
+    (workspace / "api" / "CLAUDE.md").write_text("API: validate input.\n")
+    rules = workspace / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "python.md").write_text("---\npaths:\n  - \"**/*.py\"\n---\nType hints.\n")
+    (rules / "ts.md").write_text("---\npaths: \"**/*.ts\"\n---\nStrict mode.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    await open_doc(client, workspace / "api" / "app.py")
+    for _ in range(50):
+        if received:
+            break
+        await asyncio.sleep(0.05)
+    (event,) = received
+    assert event["uri"] == uri(workspace / "api" / "app.py")
+    assert [f["path"] for f in event["files"]] == [str(workspace / "api" / "GEMINI.md")]
+    assert event["claude"] == [
+        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read"},
+        {"path": str(rules / "python.md"), "chars": len((rules / "python.md").read_text()),
+         "reason": "paths: **/*.py"}]
+    # Once per session: another Python file in api/ adds nothing for either agent.
+    (workspace / "api" / "util.py").write_text("x = 1\n")
+    await open_doc(client, workspace / "api" / "util.py")
+    await asyncio.sleep(0.3)
+    assert len(received) == 1

@@ -149,6 +149,7 @@ class ClaudeLoader:
         self.home = resolve(home)
         self.reader = reader or FileReader()
         self.diagnostics: list[Diagnostic] = []
+        self.include_targets: set[str] = set()  # every include tried, found or not
 
     def _diag(self, path: str, text: str, start: int, end: int, severity: Severity, code: str,
               message: str) -> None:
@@ -179,6 +180,7 @@ class ClaudeLoader:
                 target = resolve(self.home, raw[2:])
             else:
                 target = resolve(dirname(path), raw)
+            self.include_targets.add(target)
             if target in seen:
                 self._diag(path, text, token.start, token.end, "warning", "import-cycle",
                            f"`@{raw}` closes an include cycle; Claude Code skips it")
@@ -325,3 +327,90 @@ class ClaudeLoader:
                 if not meta.get(key):
                     self._diag(topic, read.content, 0, 3, "warning", "memory-invalid-type",
                                f"The topic file's frontmatter has no {key!r}")
+
+
+CLAUDE_FILE_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
+
+
+def claude_project_folders(paths: list[str]) -> list[str]:
+    """The folders whose Claude Code memory the found `CLAUDE.md` files belong to (a file in
+    `.claude/` belongs to the folder holding `.claude`)."""
+    folders = []
+    for path in paths:
+        folder = dirname(path)
+        if posixpath.basename(folder) == ".claude":
+            folder = dirname(folder)
+        folders.append(folder)
+    return list(dict.fromkeys(folders))
+
+
+@dataclass
+class ClaudeWorkspaceCheck:
+    diagnostics: list[Diagnostic]
+    sources: list[str]  # every file Claude Code reads as memory here (includes and rules too)
+    watched: set[str]  # sources and include targets: a change to any of them re-checks
+
+
+def check_claude_folders(home: str, folders: list[str],
+                         reader: FileReader | None = None) -> ClaudeWorkspaceCheck:
+    """What Claude Code loads working in each folder, checked: a subfolder's CLAUDE.md is
+    loaded (and so checked) as Claude Code loads it when it works there."""
+    loader = ClaudeLoader(home, reader=reader)
+    sources: list[str] = []
+    for folder in folders:
+        load = loader.load(folder)
+        sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
+    unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
+    return ClaudeWorkspaceCheck(list(unique.values()), list(dict.fromkeys(sources)),
+                                set(sources) | loader.include_targets)
+
+
+NESTED_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+
+
+@dataclass
+class ClaudeJitFile:
+    file: ClaudeFile
+    reason: str
+
+
+class ClaudeJitSession:
+    """What Claude Code adds while it works on files below its working folder: a subfolder's
+    CLAUDE.md (with its includes) when it reads a file there, and a `.claude/rules` file whose
+    `paths:` globs match that file; each at most once per session."""
+
+    def __init__(self, home: str, root: str, reader: FileReader | None = None):
+        self.root = resolve(root)
+        self.loader = ClaudeLoader(home, reader=reader)
+        self.startup = self.loader.load(self.root)
+        self.loaded = {f.path for f in self.startup.files}
+
+    def touch(self, path: str) -> list[ClaudeJitFile]:
+        path = resolve(path)
+        if not is_subpath(self.root, path) or path == self.root:
+            return []
+        added: list[ClaudeJitFile] = []
+        folders: list[str] = []
+        current = dirname(path)
+        while current != self.root and is_subpath(self.root, current):
+            folders.insert(0, current)
+            current = dirname(current)
+        for folder in folders:
+            for name in NESTED_NAMES:
+                found: list[ClaudeFile] = []
+                candidate = posixpath.join(folder, name)
+                if candidate in self.loaded:
+                    continue
+                self.loader._add(candidate, "project" if name != "CLAUDE.local.md" else "local",
+                                 found)
+                for entry in found:
+                    if entry.path not in self.loaded:
+                        self.loaded.add(entry.path)
+                        reason = ("included" if entry.kind == "include"
+                                  else f"{posixpath.relpath(folder, self.root)}/ is read")
+                        added.append(ClaudeJitFile(entry, reason))
+        for rule in self.loader.rules_for(self.startup, path):
+            if rule.path not in self.loaded:
+                self.loaded.add(rule.path)
+                added.append(ClaudeJitFile(rule, "paths: " + ", ".join(rule.applies_to)))
+        return added

@@ -17,6 +17,19 @@ _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))
 
 
+def _claude_target(ls: MemlensServer, path: str, raw: str) -> str:
+    if raw.startswith("~/"):
+        return resolve(ls.require_index().settings.home, raw[2:])
+    return resolve(dirname(path), raw)
+
+
+def _is_claude_file(ls: MemlensServer, path: str) -> bool:
+    """Read with Claude Code's include rules: its own files, and what they include."""
+    return posixpath.basename(path) in CLAUDE_NAMES or (
+        path in ls.require_index().claude_sources
+        and posixpath.basename(path) not in ls.require_index().settings.context_file_names)
+
+
 def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> str | None:
     path = path_of(uri)
     if path is None:
@@ -30,14 +43,31 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
         offset = offset_at(text, position)
         for include in find_includes(text):
             if not include.in_code and include.start <= offset <= include.end:
-                if include.path.startswith("~/"):
-                    return resolve(ls.require_index().settings.home, include.path[2:])
-                return resolve(dirname(path), include.path)
+                return _claude_target(ls, path, include.path)
         return None
     token = token_at(text, position)
     if token is None:
         return None
     return resolve(dirname(path), token.path)
+
+
+def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
+    """Claude Code includes (`@./x`, `@~/x`, `@/abs`) in the files it loads that name
+    `target`: a CLAUDE.md including an AGENTS.md is one of the AGENTS.md's references."""
+    from ..dialects.claude import find_includes
+
+    locations = []
+    for source in ls.require_index().claude_sources:
+        if not _is_claude_file(ls, source):
+            continue
+        text = ls.text_of(source)
+        if text is None:
+            continue
+        for include in find_includes(text):
+            if not include.in_code and _claude_target(ls, source, include.path) == target:
+                locations.append(types.Location(
+                    uri=uri_of(source), range=range_of(text, include.start, include.end)))
+    return locations
 
 
 def register(server: MemlensServer) -> None:
@@ -56,10 +86,15 @@ def register(server: MemlensServer) -> None:
         if path is None or text is None:
             return []
         links = []
-        for token in find_imports(text):
+        if _is_claude_file(ls, path):
+            from ..dialects.claude import find_includes
+
+            tokens = [(t, _claude_target(ls, path, t.path)) for t in find_includes(text)]
+        else:
+            tokens = [(t, resolve(dirname(path), t.path)) for t in find_imports(text)]
+        for token, target in tokens:
             if token.in_code:
                 continue
-            target = resolve(dirname(path), token.path)
             if os.path.isfile(target):
                 links.append(types.DocumentLink(range=range_of(text, token.start, token.end),
                                                 target=uri_of(target), tooltip=target))
@@ -79,4 +114,7 @@ def register(server: MemlensServer) -> None:
                 continue
             locations.append(types.Location(
                 uri=uri_of(edge.source), range=range_of(text, edge.token.start, edge.token.end)))
-        return locations
+        # A file both agents read (a GEMINI.md importing a CLAUDE.md) may appear twice.
+        unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
+                  for loc in [*locations, *_claude_references(ls, target)]}
+        return list(unique.values())

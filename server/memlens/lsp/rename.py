@@ -82,4 +82,5 @@ def register(server: MemlensServer) -> None:
             index.overrides.pop(old, None)
             touched |= index.file_changed(old) | index.file_changed(new)
         ls.jit_sessions.clear()
+        ls.claude_jit_sessions.clear()
         ls.publish(touched)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -14,8 +14,12 @@ from ..index import WorkspaceIndex
 from ..jit import JitSession
 from ..memory_release import release_freed_memory
 from ..model import MemorySettings
+from ..nodecompat import is_subpath
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
+
+if TYPE_CHECKING:
+    from ..dialects.claude import ClaudeJitSession
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
@@ -29,6 +33,7 @@ class MemlensServer(LanguageServer):
         self.folders: list[str] = []
         self.index: WorkspaceIndex | None = None
         self.jit_sessions: dict[str, JitSession] = {}
+        self.claude_jit_sessions: dict[str, ClaudeJitSession] = {}
         self.errors_logged: set[str] = set()
         # Set once the first index is built from the settings the client gave us.
         self.ready = asyncio.Event()
@@ -54,6 +59,7 @@ class MemlensServer(LanguageServer):
         # synchronous), so two full indexes never live at once.
         self.index = None
         self.jit_sessions.clear()
+        self.claude_jit_sessions.clear()
         index.build()
         self.index = index
         release_freed_memory()
@@ -73,6 +79,21 @@ class MemlensServer(LanguageServer):
                 return None
             self.jit_sessions[folder] = session
         return self.jit_sessions[folder]
+
+    def claude_jit_session_for(self, path: str) -> ClaudeJitSession | None:
+        """The Claude Code session of the folder holding `path`, in a workspace where Claude
+        Code has memory (a CLAUDE.md or rules anywhere in it or above it)."""
+        index = self.require_index()
+        folder = index.folder_for(path)
+        if folder is None or not (index.claude_folders or any(
+                is_subpath(folder, s) for s in index.claude_sources)):
+            return None
+        if folder not in self.claude_jit_sessions:
+            from ..dialects.claude import ClaudeJitSession
+
+            self.claude_jit_sessions[folder] = ClaudeJitSession(index.settings.home, folder,
+                                                                index.reader)
+        return self.claude_jit_sessions[folder]
 
     # --- documents -----------------------------------------------------------------------
     def text_of(self, path: str) -> str | None:

@@ -7,7 +7,7 @@ import posixpath
 
 from lsprotocol import types
 
-from ..results import JitFile
+from ..results import ClaudeJitEntry, JitFile, JitLoadedEvent
 from .convert import path_of, uri_of
 from .server import MemlensServer
 
@@ -34,18 +34,26 @@ def _publish_later(ls: MemlensServer, paths: set[str], key: str) -> None:
 
 
 def notify_jit(ls: MemlensServer, path: str) -> None:
-    """Load (once per session) the memory JIT adds for an opened file and tell the client."""
-    if not ls.require_index().settings.jit_context:
+    """Load (once per session) the memory JIT adds for an opened file and tell the client:
+    Gemini CLI's JIT files, and what Claude Code adds (a subfolder's CLAUDE.md, a rule whose
+    `paths:` match) when the workspace has Claude Code memory."""
+    files: list[JitFile] = []
+    context = ""
+    if ls.require_index().settings.jit_context:
+        session = ls.jit_session_for(path)
+        if session is not None:
+            result = session.discover(path)
+            files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
+            context = result.appendix
+    claude = []
+    claude_session = ls.claude_jit_session_for(path)
+    if claude_session is not None:
+        claude = [ClaudeJitEntry(path=e.file.path, chars=len(e.file.content), reason=e.reason)
+                  for e in claude_session.touch(path)]
+    if not files and not claude:
         return
-    session = ls.jit_session_for(path)
-    if session is None:
-        return
-    result = session.discover(path)
-    if not result.files:
-        return
-    files = [JitFile(path=f.path, chars=len(f.content or "")).wire() for f in result.files]
-    ls.protocol.notify(JIT_LOADED, {"uri": uri_of(path), "files": files,
-                                    "context": result.appendix})
+    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=claude)
+    ls.protocol.notify(JIT_LOADED, event.wire())
 
 
 def register(server: MemlensServer) -> None:
@@ -108,4 +116,5 @@ def apply_disk_changes(ls: MemlensServer, paths: list[str]) -> None:
         touched |= index.file_changed(path)
     if any(index.is_memory_file(p) for p in paths):
         ls.jit_sessions.clear()
+        ls.claude_jit_sessions.clear()
     ls.publish(touched)
