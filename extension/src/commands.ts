@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
-import { MergedContextProvider } from "./mergedContext";
+import { Dialect, MergedContextProvider } from "./mergedContext";
 import { ADD_MEMORY, AddMemoryResult, LIST, ListResponse, REFRESH } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
@@ -39,6 +39,29 @@ export function registerCommands(
     const uri = MergedContextProvider.uriFor(source);
     merged.refreshAll();
     const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, "markdown");
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  });
+
+  register("memlens.showAgentContext", async (arg?: unknown) => {
+    const source = activeOrWorkspaceUri(arg);
+    if (!source) {
+      void vscode.window.showWarningMessage("Memory Lens: open a folder first.");
+      return;
+    }
+    const picks: Array<vscode.QuickPickItem & { dialect: Dialect }> = [
+      { label: "Gemini CLI", description: "GEMINI.md hierarchy, @imports, JIT", dialect: "gemini" },
+      { label: "Claude Code", description: "CLAUDE.md tiers, includes, rules scoped by paths:", dialect: "claude" },
+      { label: "AGENTS.md agents", description: "the nearest AGENTS.md", dialect: "agents" },
+    ];
+    const pick = await vscode.window.showQuickPick(picks, {
+      title: `What each agent reads for ${vscode.workspace.asRelativePath(source)}`,
+      placeHolder: "Choose an agent",
+    });
+    if (!pick) {
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(MergedContextProvider.uriFor(source, pick.dialect));
     await vscode.languages.setTextDocumentLanguage(document, "markdown");
     await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
   });

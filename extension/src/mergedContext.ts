@@ -5,7 +5,20 @@ import { MemlensClient } from "./client";
 import { SHOW, ShowResponse } from "./protocol";
 
 export const SCHEME = "memlens-merged";
-const CONTEXT_LINE = /^--- (?:End of )?Context from: (.+) ---$/;
+// Source lines: Gemini CLI's `--- Context from: <path> ---`, Claude Code's
+// `Contents of <path> (<kind>):`, and the AGENTS.md view's `--- <path> ---`.
+const CONTEXT_LINES = [
+  /^--- (?:End of )?Context from: (\/.+) ---$/,
+  /^Contents of (\/.+?) \([^()]*\):$/,
+  /^--- (\/.+) ---$/,
+];
+
+export type Dialect = "gemini" | "claude" | "agents";
+const TITLES: Record<Dialect, string> = {
+  gemini: "/Merged Context.md",
+  claude: "/Claude Code Context.md",
+  agents: "/AGENTS.md Context.md",
+};
 
 export class MergedContextProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
@@ -15,13 +28,15 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
   constructor(private readonly client: MemlensClient) {}
 
   /** The virtual document for the folder holding `source`. */
-  static uriFor(source: vscode.Uri): vscode.Uri {
-    return vscode.Uri.from({ scheme: SCHEME, path: "/Merged Context.md", query: source.toString() });
+  static uriFor(source: vscode.Uri, dialect?: Dialect): vscode.Uri {
+    return vscode.Uri.from({ scheme: SCHEME, path: TITLES[dialect ?? "gemini"], query: source.toString() });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     this.open.add(uri.toString());
-    const result = await this.client.request<ShowResponse>(SHOW, { uri: uri.query });
+    // "Merged Context.md" lets the server pick the view of the file's own dialect.
+    const dialect = (Object.keys(TITLES) as Dialect[]).find((d) => d !== "gemini" && TITLES[d] === uri.path);
+    const result = await this.client.request<ShowResponse>(SHOW, { uri: uri.query, ...(dialect ? { dialect } : {}) });
     if (!result) {
       return "Memory Lens: the server is not running.";
     }
@@ -41,7 +56,7 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
     const links: vscode.DocumentLink[] = [];
     for (let line = 0; line < document.lineCount; line++) {
       const text = document.lineAt(line).text;
-      const match = CONTEXT_LINE.exec(text);
+      const match = CONTEXT_LINES.map((pattern) => pattern.exec(text)).find((found) => found !== null);
       if (match) {
         const start = text.indexOf(match[1]);
         const range = new vscode.Range(line, start, line, start + match[1].length);

@@ -127,3 +127,38 @@ async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
     await open_doc(client, workspace / "api" / "util.py")
     await asyncio.sleep(0.3)
     assert len(received) == 1
+
+
+@pytest.mark.asyncio
+async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> None:
+    doc = await _setup(client, workspace)
+    rules = workspace / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "py.md").write_text("---\npaths: \"**/*.py\"\n---\nType hints.\n")
+    app = uri(workspace / "api" / "app.py")
+
+    async def show(target: str, dialect: str | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"uri": target, **({"dialect": dialect} if dialect else {})}
+        data = plain(await client.protocol.send_request_async("memlens/show", params))
+        assert isinstance(data, dict)
+        return data
+
+    # The file's own dialect by default: a CLAUDE.md shows Claude Code's view.
+    claude = await show(doc)
+    assert claude["dialect"] == "claude"
+    assert claude["files"] == [str(workspace / "CLAUDE.md"), str(workspace / "AGENTS.md"),
+                               str(workspace / "home" / "shared.md")]
+    # For a Python file, Claude Code adds the rule whose paths: match it.
+    for_app = await show(app, "claude")
+    assert for_app["files"][-1] == str(rules / "py.md")
+    assert for_app["content"].endswith(
+        f"Contents of {rules}/py.md (project rule, checked into the codebase):\n\n"
+        "---\npaths: \"**/*.py\"\n---\nType hints.\n")
+    agents = await show(app, "agents")
+    assert (agents["dialect"], agents["files"]) == ("agents", [str(workspace / "AGENTS.md")])
+    assert agents["content"] == f"--- {workspace}/AGENTS.md ---\nAgents: run make test."
+    gemini = await show(app)
+    assert gemini["dialect"] == "gemini" and "Claude rules" not in gemini["content"]
+    bad = client.protocol.send_request_async("memlens/show", {"uri": app, "dialect": "cursor"})
+    with pytest.raises(Exception, match="dialect"):
+        await bad

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
+import posixpath
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..model import Wire
+from ..nodecompat import dirname
 from ..results import JitFile, ListedFile, ListResult
 from .convert import path_of
 from .server import MemlensServer
@@ -19,7 +22,15 @@ class UriParams(Wire):
     uri: str
 
 
+class ShowParams(Wire):
+    uri: str
+    # Whose view: Gemini CLI's, Claude Code's or an AGENTS.md agent's. Unset: the dialect of
+    # the file named by `uri` (a CLAUDE.md shows Claude Code's), else Gemini CLI's.
+    dialect: Literal["gemini", "claude", "agents"] | None = None
+
+
 class ShowResponse(Wire):
+    dialect: str = "gemini"
     content: str
     files: list[str]
     file_count: int
@@ -63,13 +74,54 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
     return folder
 
 
+def _dialect_of(ls: MemlensServer, uri: str) -> str:
+    path = path_of(uri) or ""
+    name = posixpath.basename(path)
+    if name in ls.require_index().settings.context_file_names:
+        return "gemini"
+    return {"CLAUDE.md": "claude", "CLAUDE.local.md": "claude", "AGENTS.md": "agents"}.get(
+        name, "gemini")
+
+
+def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
+                        dialect: str) -> ShowResponse:
+    """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
+    path = path_of(uri) or workspace
+    folder = path if os.path.isdir(path) else dirname(path)
+    index = ls.require_index()
+    if dialect == "agents":
+        from ..dialects.agents import load_agents
+
+        agents = load_agents(folder, index.reader)
+        files = [agents.active] if agents.active else []
+        return ShowResponse(dialect=dialect, content=agents.render(), files=files,
+                            file_count=len(files), mode="nearest", trusted=True, prompt="",
+                            session_memory="")
+    from ..dialects.claude import DESCRIPTIONS, ClaudeLoader
+
+    loader = ClaudeLoader(index.settings.home, reader=index.reader)
+    load = loader.load(folder)
+    rules = loader.rules_for(load, path) if not os.path.isdir(path) else []
+    content = load.render()
+    scoped = "\n\n".join(f"Contents of {r.path}{DESCRIPTIONS['rule']}:\n\n{r.content}"
+                          for r in rules if r.content.strip())
+    content = "\n\n".join(part for part in (content, scoped) if part)
+    files = [f.path for f in load.files] + [r.path for r in rules]
+    return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
+                        mode="claude", trusted=True, prompt="", session_memory="")
+
+
 def register(server: MemlensServer) -> None:
     register_tree(server)
 
     @server.feature(SHOW)
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request = _params(UriParams, params)
-        result = ls.require_index().show(_folder_of(ls, request.uri))
+        request: ShowParams = _params(ShowParams, params)
+        folder = _folder_of(ls, request.uri)
+        dialect = request.dialect or _dialect_of(ls, request.uri)
+        if dialect != "gemini":
+            return _other_dialect_show(ls, request.uri, folder, dialect).wire()
+        result = ls.require_index().show(folder)
         return ShowResponse(content=result.content, files=result.files,
                             file_count=result.file_count, mode=result.mode,
                             trusted=result.trusted, prompt=result.prompt,
