@@ -1,0 +1,85 @@
+"""Skills over LSP: the inbox round trip (list, accept with validation, reject), the skills
+list, and the hover on a SKILL.md's name that says whether the agent is offered it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from memlens import inbox
+
+from .conftest import open_doc, plain
+
+GOOD = ("---\nname: run-migrations\ndescription: Run the database migrations before tests.\n"
+        "---\n## When to Use\nBefore tests.\n## Procedure\n1. `make migrate`\n"
+        "## Pitfalls and Fixes\nLocked DB -> stop the server.\n## Verification\n`make test`\n")
+HALF = "---\nname: half-done\ndescription: x\n---\n## Procedure\n1. y\n"
+
+
+async def _request(client: LanguageClient, method: str, params: Any) -> dict[str, Any]:
+    data = plain(await client.protocol.send_request_async(method, params))
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.mark.asyncio
+async def test_inbox_accept_and_reject_over_lsp(client: LanguageClient, workspace: Path) -> None:
+    home = str(workspace / "home")
+    folder = inbox.inbox_dir(home, str(workspace), claim=True)
+    assert folder is not None
+    for name, text in (("run-migrations", GOOD), ("half-done", HALF)):
+        os.makedirs(os.path.join(folder, name))
+        Path(folder, name, "SKILL.md").write_text(text)
+
+    listed = await _request(client, "memlens/inbox", {})
+    by_name = {s["name"]: s for s in listed["skills"]}
+    assert sorted(by_name) == ["half-done", "run-migrations"]
+    assert by_name["run-migrations"]["problems"] == []
+    assert any("When to Use" in p["message"] for p in by_name["half-done"]["problems"])
+
+    refused = await _request(client, "memlens/inbox/accept", {"name": "half-done"})
+    assert refused["ok"] is False and "needs a '## When to Use' section" in refused["message"]
+    accepted = await _request(client, "memlens/inbox/accept", {"name": "run-migrations"})
+    assert accepted["ok"] is True
+    assert accepted["path"].endswith("/memory/skills/run-migrations/SKILL.md")
+    assert Path(accepted["path"]).read_text() == GOOD
+    skills = await _request(client, "memlens/skills", {})
+    offered = {s["name"]: (s["tier"], s["offered"]) for s in skills["skills"]}
+    assert offered["run-migrations"] == ("extracted", True)
+
+    rejected = await _request(client, "memlens/inbox/reject", {"name": "half-done"})
+    assert rejected["ok"] is True
+    assert (await _request(client, "memlens/inbox", {}))["skills"] == []
+    missing = await _request(client, "memlens/inbox/reject", {"name": "nope"})
+    assert missing["ok"] is False and "no skill named 'nope'" in missing["message"]
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_skill_name_says_who_wins(client: LanguageClient,
+                                                   workspace: Path) -> None:
+    text = "---\nname: deploy\ndescription: Ship the service.\n---\nSteps.\n"
+    mine = workspace / "home" / ".gemini" / "skills" / "deploy" / "SKILL.md"
+    theirs = workspace / ".gemini" / "skills" / "deploy" / "SKILL.md"
+    for path in (mine, theirs):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+    await client.protocol.send_request_async("memlens/refresh", {})
+
+    async def hover(path: Path) -> str:
+        doc = await open_doc(client, path)
+        found = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            position=types.Position(line=1, character=3)))
+        assert found is not None and isinstance(found.contents, types.MarkupContent)
+        return found.contents.value
+
+    # The workspace tier outranks the user's in a trusted folder, as in Gemini CLI.
+    assert (await hover(theirs)).startswith(
+        "**Skill `deploy`** — tier: workspace; offered to the agent\n\nShip the service.")
+    assert (await hover(mine)).startswith(
+        f"**Skill `deploy`** — tier: user; **not offered**: {theirs} (workspace) wins")
