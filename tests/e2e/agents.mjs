@@ -6,7 +6,7 @@
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, quickOpen, waitForServer,
-  runCommand, quickInputTitled, activeTab, waitInPage, screenshot,
+  runCommand, quickInputTitled, activeTab, waitInPage, waitForEditorText, screenshot,
 } from './lib/vscode.mjs';
 
 const ACTIVE_EDITOR = '.editor-group-container.active .monaco-editor';
@@ -35,22 +35,7 @@ await runScenario('agents', async ({ page, step }) => {
   await activeTab(page, 'Claude Code Context.md').waitFor({ state: 'visible' });
 
   step('the document lists CLAUDE.md, the AGENTS.md it includes and the python.md rule, in that order');
-  await waitInPage(page, 'the Claude Code context', ([sel, lines]) => {
-    const root = document.querySelector(`${sel} .view-lines`);
-    if (!root) return false;
-    const text = [...root.querySelectorAll('.view-line')]
-      .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
-      .map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('');
-    let at = -1;
-    for (const line of lines) {
-      const next = text.indexOf(line, at + 1);
-      if (next <= at) return false;
-      at = next;
-    }
-    return true;
-  }, [ACTIVE_EDITOR, expected], {
-    describe: ([sel]) => document.querySelector(`${sel} .view-lines`)?.textContent.slice(0, 600),
-  });
+  await waitForEditorText(page, 'the Claude Code context', expected, { ordered: true });
 
   step('the source paths are links');
   await waitInPage(page, 'three links', ([sel]) => {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  runCommand, activeTab, waitInPage, visibleLines, settled, screenshot,
+  runCommand, activeTab, waitInPage, waitForEditorText, visibleLines, settled, screenshot,
 } from './lib/vscode.mjs';
 
 const HOME = process.env.GEMINI_CLI_HOME ? path.resolve(process.env.GEMINI_CLI_HOME) : null;
@@ -30,16 +30,8 @@ await runScenario('merged-context', async ({ page, step }) => {
   await activeTab(page, 'Merged Context.md').waitFor({ state: 'visible' });
 
   step(`wait for the --- Context from: lines of ${files.join(', ')}`);
-  await waitInPage(page, 'the merged context text', ([sel, markers]) => {
-    const root = document.querySelector(`${sel} .view-lines`);
-    if (!root) return false;
-    const text = [...root.querySelectorAll('.view-line')]
-      .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
-      .map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('');
-    return markers.every((m) => text.includes(m));
-  }, [ACTIVE_EDITOR, files.map((f) => `--- Context from: ${f} ---`)], {
-    describe: ([sel]) => document.querySelector(`${sel} .view-lines`)?.textContent.slice(0, 400),
-  });
+  await waitForEditorText(page, 'the merged context text',
+    files.map((f) => `--- Context from: ${f} ---`));
   const before = await editorText(page);
 
   step('the document is read-only: typing is refused');

@@ -263,6 +263,28 @@ export async function waitInPage(page, what, fn, arg, { timeout = TIMEOUT, descr
   }
 }
 
+// Waits until the active editor's text (its rendered lines in order, soft-wrapped pieces
+// rejoined) holds every one of `lines`, in that order when `ordered`.
+export async function waitForEditorText(page, what, lines, { ordered = false } = {}) {
+  const editor = '.editor-group-container.active .monaco-editor';
+  return waitInPage(page, what, ([sel, wanted, inOrder]) => {
+    const root = document.querySelector(`${sel} .view-lines`);
+    if (!root) return false;
+    const text = [...root.querySelectorAll('.view-line')]
+      .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+      .map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('');
+    let at = -1;
+    for (const line of wanted) {
+      const found = text.indexOf(line, inOrder ? at + 1 : 0);
+      if (found < 0) return false;
+      at = found;
+    }
+    return true;
+  }, [editor, lines, ordered], {
+    describe: ([sel]) => document.querySelector(`${sel} .view-lines`)?.textContent.slice(0, 600),
+  });
+}
+
 // The active editor group's active tab for a file name (e.g. "architecture.md").
 export function activeTab(page, name) {
   return page.locator(`.editor-group-container.active .tabs-container .tab.active[data-resource-name="${name}"]`).first();
