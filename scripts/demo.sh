@@ -12,6 +12,9 @@ bash scripts/bootstrap.sh
 echo "== memlens show examples/demo (its HOME is examples/demo/.home) =="
 .venv/bin/memlens show "$DEMO" --home "$DEMO/.home"
 echo
+echo "== the same folder as Claude Code reads it (memlens show --dialect claude) =="
+.venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --dialect claude
+echo
 echo "== memlens check examples/demo =="
 .venv/bin/memlens check "$DEMO" --home "$DEMO/.home" || true
 echo
