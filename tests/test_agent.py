@@ -169,6 +169,28 @@ def test_write_needs_approval_and_happens_only_after_approve(ws: Path,
     fake.assert_done()
 
 
+def test_an_edit_made_while_the_user_reads_the_proposal_is_never_overwritten(
+        ws: Path, fake: FakeGemini) -> None:
+    notes = ws / "notes.txt"
+    fake.enqueue(function_call("write_file", {"file_path": str(notes), "content": "theirs\n"}),
+                 function_call("replace", {"file_path": str(notes), "old_string": "old",
+                                           "new_string": "new"}),
+                 text("Stopped."))
+
+    class EditsWhileAsked(Run):
+        async def approve(self, request: ApprovalRequest) -> ApprovalResponse:
+            notes.write_text(notes.read_text() + "mine\n")  # the user types meanwhile
+            return await super().approve(request)
+
+    run = EditsWhileAsked(["approve", "approve"])
+    assert send(ChatSession(context(ws, fake)), "rewrite the notes", run) == "done"
+    assert notes.read_text() == "old line\nmine\nmine\n"
+    for request in fake.requests[1:3]:
+        error = request.function_responses[0]["response"]["error"]
+        assert error == (f"{notes} changed on disk after the change was proposed; nothing was "
+                         "written. Read the file again and propose the change anew.")
+
+
 def test_approve_always_is_remembered_per_tool(ws: Path, fake: FakeGemini) -> None:
     notes = ws / "notes.txt"
     fake.enqueue(function_call("replace", {"file_path": str(notes), "old_string": "old",

@@ -59,6 +59,10 @@ class PlannedCall:
     title: str = ""
     diff: str | None = None
     path: str | None = None
+    # What the file held when the diff was made (None: it did not exist). A write goes ahead
+    # only if the file still holds it, so an edit made while the user was reading the
+    # proposal is never overwritten.
+    base: str | None = None
 
 
 def declarations() -> list[dict[str, Any]]:
@@ -164,14 +168,16 @@ class Tools:
             content = args.get("content")
             if not isinstance(content, str):
                 raise ToolRefused("Parameter 'content' must be a string.")
-            current = _read_text(path) if os.path.exists(path) else ""
+            base = _read_text(path) if os.path.exists(path) else None
             return PlannedCall(tool, args, f"Write {path}",
-                               create_patch(posixpath.basename(path), current, content), path)
+                               create_patch(posixpath.basename(path), base or "", content), path,
+                               base)
         if tool == "replace":
             path = self._path(args.get("file_path"), "file_path")
             current, updated, _ = self._replacement(path, args)
             return PlannedCall(tool, args, f"Edit {path}",
-                               create_patch(posixpath.basename(path), current, updated), path)
+                               create_patch(posixpath.basename(path), current, updated), path,
+                               current)
         if tool == "save_memory":
             path, scope = self._memory_target(args)
             try:
@@ -319,8 +325,16 @@ class Tools:
                   + "\n".join(hits))
         return ToolOutcome(True, output, f"{len(hits)} match(es)")
 
+    @staticmethod
+    def _unchanged_since_plan(call: PlannedCall, path: str) -> None:
+        now = _read_text(path) if os.path.exists(path) else None
+        if now != call.base:
+            raise ToolRefused(f"{path} changed on disk after the change was proposed; nothing "
+                              "was written. Read the file again and propose the change anew.")
+
     def _run_write_file(self, call: PlannedCall) -> ToolOutcome:
         path = self._path(call.args.get("file_path"), "file_path")
+        self._unchanged_since_plan(call, path)
         existed = os.path.exists(path)
         atomic_write(path, call.args["content"])
         verb = "overwrote file" if existed else "created and wrote to new file"
@@ -329,6 +343,7 @@ class Tools:
 
     def _run_replace(self, call: PlannedCall) -> ToolOutcome:
         path = self._path(call.args.get("file_path"), "file_path")
+        self._unchanged_since_plan(call, path)
         _, updated, count = self._replacement(path, call.args)
         atomic_write(path, updated)
         output, jit = self._jit(f"Successfully modified file: {path} ({count} replacements).",
