@@ -589,3 +589,20 @@ def test_import_graph_cycles_terminate() -> None:
     graph.update_file("/r/a.md", "@./b.md")
     graph.update_file("/r/b.md", "@./a.md")
     assert graph.dependents("/r/a.md") == {"/r/a.md", "/r/b.md"}
+
+
+def test_downward_search_visits_folders_in_strcmp_order_of_their_bytes(root: Path) -> None:
+    # libuv lists entries in strcmp order of the name's bytes: "Z" < "a" < "b" < the
+    # undecodable byte 0x80 < "é" (0xC3 0xA9), which is not code-point order for 0x80.
+    names = [b"b", b"a", b"\xc3\xa9", b"Z", b"\x80", b"a-b", b"a.b"]
+    for name in names:
+        folder = os.path.join(os.fsencode(str(root)), name)
+        os.mkdir(folder)
+        with open(os.path.join(folder, b"GEMINI.md"), "w") as handle:
+            handle.write("x\n")
+    (root / "GEMINI.md").write_text("top\n")
+    engine = MemoryEngine(MemorySettings(home=str(root / "home")))
+    found, _ = engine.downward_search(str(root), ("GEMINI.md", "AGENTS.md"), None, None)
+    expected = [str(root / "GEMINI.md")] + [
+        os.fsdecode(os.path.join(os.fsencode(str(root)), n, b"GEMINI.md")) for n in sorted(names)]
+    assert found == expected

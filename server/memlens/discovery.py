@@ -90,11 +90,16 @@ def _name_key(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape")
 
 
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
+def _sort_as_strcmp(names: list[str]) -> None:
+    """Sort as strcmp sorts the names' bytes. For ASCII names (nearly all) that is plain string
+    order; UTF-8 keeps code-point order too, but an undecodable byte (a surrogate escape) does
+    not, so anything else sorts by its bytes."""
+    if len(names) < 2:
+        return
+    if all(name.isascii() for name in names):
+        names.sort()
+    else:
+        names.sort(key=_name_key)
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
@@ -245,30 +250,36 @@ class MemoryEngine:
                 continue
             visited.add(current)
             scanned += 1
+            subdirs: list[str] = []
+            matched: list[str] = []
             try:
                 with os.scandir(current) as it:
-                    # Only folders and matching names matter; sort those (strcmp, as libuv).
-                    entries = [e for e in it if e.name in names or _is_dir(e)]
+                    for entry in it:
+                        name = entry.name
+                        try:
+                            if entry.is_dir(follow_symlinks=False):
+                                subdirs.append(name)
+                            elif name in names and (
+                                    include_special or entry.is_file(follow_symlinks=False)):
+                                matched.append(name)
+                        except OSError:
+                            continue
             except OSError as err:
                 unreadable.append((current, err.strerror or str(err)))
                 continue
-            entries.sort(key=lambda e: _name_key(e.name))
-            for entry in entries:
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    is_match = not is_dir and entry.name in names and (
-                        include_special or entry.is_file(follow_symlinks=False))
-                except OSError:
-                    continue
-                if not is_dir and not is_match:
-                    continue
-                full = current + "/" + entry.name if current != "/" else "/" + entry.name
-                if use_ignore and ignore is not None and ignore.ignored(full):
-                    continue
-                if is_dir:
-                    queue.append(full)
-                else:
+            # libuv hands entries over in strcmp order; folders queue and matches are found in
+            # that order (the two lists are separate, so each is sorted on its own).
+            _sort_as_strcmp(subdirs)
+            _sort_as_strcmp(matched)
+            prefix = current + "/" if current != "/" else "/"
+            for name in matched:
+                full = prefix + name
+                if not (use_ignore and ignore is not None and ignore.ignored(full)):
                     found.append(full)
+            for name in subdirs:
+                full = prefix + name
+                if not (use_ignore and ignore is not None and ignore.ignored(full)):
+                    queue.append(full)
         pending = [d for d in dict.fromkeys(queue) if d not in visited]
         report = SearchReport(root, filename if isinstance(filename, str) else ", ".join(filename),
                               -1 if max_dirs is None else max_dirs, scanned,
