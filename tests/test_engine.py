@@ -606,3 +606,18 @@ def test_downward_search_visits_folders_in_strcmp_order_of_their_bytes(root: Pat
     expected = [str(root / "GEMINI.md")] + [
         os.fsdecode(os.path.join(os.fsencode(str(root)), n, b"GEMINI.md")) for n in sorted(names)]
     assert found == expected
+
+
+def test_a_jit_session_sees_a_file_that_became_a_symlink_out(root: Path) -> None:
+    make(root, {"w/.git": None, "w/shared.md": "Inside.\n", "outside.md": "SECRET\n",
+                "w/a/GEMINI.md": "A @../shared.md\n", "w/b/GEMINI.md": "B @../shared.md\n"})
+    e = engine(root)
+    session = JitSession.after_startup(e, e.load(str(root / "w")))
+    (first,) = session.discover(str(root / "w" / "a" / "x.py")).files
+    assert "Inside." in (first.content or "")
+    # Meanwhile shared.md is replaced by a link that leaves the workspace.
+    (root / "w" / "shared.md").unlink()
+    os.symlink(root / "outside.md", root / "w" / "shared.md")
+    (second,) = session.discover(str(root / "w" / "b" / "x.py")).files
+    assert "SECRET" not in (second.content or "")
+    assert "Import failed: ../shared.md - Path traversal attempt" in (second.content or "")

@@ -83,10 +83,11 @@ def validate_import_path(import_path: str, base_path: str, allowed_dirs: list[st
 
 
 class RealPaths:
-    """`realpath` with the folders' answers cached for one run (imports share folders)."""
+    """`realpath` with the answers cached for one run (imports share folders and targets)."""
 
     def __init__(self) -> None:
         self._dirs: dict[str, str] = {}
+        self._files: dict[str, str] = {}
 
     def folder(self, path: str) -> str:
         real = self._dirs.get(path)
@@ -95,6 +96,12 @@ class RealPaths:
         return real
 
     def of(self, path: str) -> str:
+        real = self._files.get(path)
+        if real is None:
+            real = self._files[path] = self._real(path)
+        return real
+
+    def _real(self, path: str) -> str:
         head, name = posixpath.split(path)
         if not name or name in (".", ".."):
             return os.path.realpath(path)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, dedupe_by_identity
 from .fsread import file_identity
+from .imports import RealPaths
 from .nodecompat import dirname, is_subpath, resolve
 from .render import append_jit_context, concatenate_instructions
 
@@ -84,6 +85,9 @@ class JitSession:
         root = self.best_root(target)
         if root is None or not self._really_inside(target):
             return []
+        # A session lives as long as the editor: real paths are looked up afresh each time
+        # (a file may have become a symbolic link since).
+        self.engine.real_paths = RealPaths()
         ceiling = self.engine.project_root(root) or root
         start = target if os.path.isdir(target) else dirname(target)
         candidates = dedupe_by_identity(self.engine.upward_to_ceiling(start, ceiling))
