@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
-import { TREE, TreeFile, TreeFolder, TreeImport, TreeResponse } from "./protocol";
+import { TREE, TreeAgent, TreeFile, TreeFolder, TreeImport, TreeResponse } from "./protocol";
 
 const TIER_LABELS: Record<string, string> = {
   global: "Global",
@@ -12,9 +12,15 @@ const TIER_LABELS: Record<string, string> = {
   jit: "Subfolders (loaded just in time)",
 };
 
+const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
+  claude: "Claude Code",
+  agents: "AGENTS.md agents",
+};
+
 type Node =
   | { kind: "folder"; folder: TreeFolder }
   | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
+  | { kind: "agent"; folder: TreeFolder; agent: TreeAgent }
   | { kind: "file"; folder: TreeFolder; file: TreeFile }
   | { kind: "import"; parent: TreeFile; item: TreeImport };
 
@@ -57,6 +63,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         return this.tiers(node.folder);
       case "tier":
         return node.files.map((file) => ({ kind: "file", folder: node.folder, file }));
+      case "agent":
+        return node.agent.files.map((file) => ({ kind: "file", folder: node.folder, file }));
       case "file":
         return node.file.imports.map((item) => ({ kind: "import", parent: node.file, item }));
       default:
@@ -72,6 +80,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       if (files.length > 0) {
         nodes.push({ kind: "tier", folder, tier, files });
       }
+    }
+    // The same folder as the other agents read it: collapsed, below Gemini CLI's tiers.
+    for (const agent of folder.otherAgents ?? []) {
+      nodes.push({ kind: "agent", folder, agent });
     }
     return nodes;
   }
@@ -90,6 +102,16 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         item.iconPath = new vscode.ThemeIcon(node.tier === "jit" ? "history" : "layers");
         return item;
       }
+      case "agent": {
+        const item = new vscode.TreeItem(AGENT_LABELS[node.agent.agent], vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = `${node.agent.files.length}`;
+        item.tooltip = node.agent.agent === "claude"
+          ? "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)"
+          : "The AGENTS.md files: the nearest one is in force";
+        item.iconPath = new vscode.ThemeIcon(node.agent.agent === "claude" ? "hubot" : "organization");
+        item.contextValue = `memlens.agent.${node.agent.agent}`;
+        return item;
+      }
       case "file": {
         const file = node.file;
         const uri = vscode.Uri.file(file.path);
@@ -102,7 +124,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
           file.warnings ? `${file.warnings} warning${file.warnings === 1 ? "" : "s"}` : "",
         ].filter(Boolean);
         const size = file.chars === null ? "not readable" : `${file.chars.toLocaleString()} chars`;
-        item.description = [size, ...problems].join(" · ");
+        const tier = node.file.tier === "agents" || TIER_LABELS[node.file.tier] ? [] : [node.file.tier];
+        item.description = [...tier, size, ...problems, ...(file.note ? [file.note] : [])].join(" · ");
         item.tooltip = `${file.path}\n${item.description}`;
         item.iconPath = file.errors
           ? new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"))

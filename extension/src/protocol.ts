@@ -13,6 +13,13 @@ export interface TreeFile {
   errors: number;
   warnings: number;
   imports: TreeImport[];
+  note?: string | null;
+}
+
+/** Another agent's memory in the same folder (Claude Code's, or the AGENTS.md files). */
+export interface TreeAgent {
+  agent: "claude" | "agents";
+  files: TreeFile[];
 }
 
 export interface TreeFolder {
@@ -20,6 +27,7 @@ export interface TreeFolder {
   mode: string;
   trusted: boolean;
   files: TreeFile[];
+  otherAgents?: TreeAgent[];
 }
 
 export interface TreeResponse {
@@ -27,6 +35,7 @@ export interface TreeResponse {
 }
 
 export interface ShowResponse {
+  dialect?: "gemini" | "claude" | "agents";
   content: string;
   files: string[];
   fileCount: number;

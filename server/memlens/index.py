@@ -52,6 +52,7 @@ class WorkspaceIndex:
         self.claude_sources: list[str] = []
         self.claude_folders: list[str] = []  # workspace folders holding a CLAUDE.md
         self.claude_watched: set[str] = set()
+        self.agents_files: list[str] = []  # every AGENTS.md in the workspace (for the views)
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
@@ -76,8 +77,10 @@ class WorkspaceIndex:
         # One walk finds the workspace's GEMINI.md files and Claude Code's CLAUDE.md files.
         from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
 
-        names = list(dict.fromkeys([*self.settings.context_file_names, *CLAUDE_FILE_NAMES]))
+        names = list(dict.fromkeys([*self.settings.context_file_names, *CLAUDE_FILE_NAMES,
+                                    "AGENTS.md"]))
         by_name = workspace_files_named(engine, trusted_folders, names)
+        self.agents_files = by_name["AGENTS.md"]
         for name in self.settings.context_file_names:
             for path in by_name[name]:
                 tiers.setdefault(path, "jit")

@@ -1,6 +1,7 @@
 // The Memory Lens views: the activity-bar container "Memory Lens" holds Chat, Memory and
 // Skills. The Memory tree shows tiers → files → imports (the project GEMINI.md expanded: its
-// three imports, the missing docs/deploy.md flagged); the Chat view shows its empty state
+// three imports, the missing docs/deploy.md flagged), then the same folder as Claude Code and
+// AGENTS.md agents read it; the Chat view shows its empty state
 // (without a Gemini API key: the key prompt; its button stores a key through "Set Gemini API
 // Key", after which the chat's own empty state shows). Screenshot: artifacts/e2e/views.png.
 import path from 'node:path';
@@ -48,6 +49,15 @@ await runScenario('views', async ({ page, step }) => {
   if (!/missing/.test(missing)) throw new Error(`docs/deploy.md is not flagged missing: ${missing}`);
   const problems = await gemini.innerText();
   if (!/1 error/.test(problems)) throw new Error(`GEMINI.md row does not show its error: ${problems}`);
+
+  step('the other agents: "Claude Code" (CLAUDE.md, the AGENTS.md it includes, the rule scoped by paths:) and "AGENTS.md agents"');
+  await gemini.locator('.monaco-tl-twistie').click();  // fold the imports again: room for the rest
+  await row('AGENTS.md agents').waitFor({ state: 'visible' });
+  const claude = row('Claude Code');
+  if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.locator('.monaco-tl-twistie').click();
+  for (const file of ['CLAUDE.md', 'AGENTS.md', '.claude/rules/python.md']) await row(file).waitFor({ state: 'visible' });
+  const rule = await row('.claude/rules/python.md').innerText();
+  if (!rule.includes('applies to services/**/*.py')) throw new Error(`the rule row does not say where it applies: ${rule}`);
 
   step('the Skills view: the inbox');
   const skills = sidebar.locator('.pane', { has: page.locator('.pane-header[aria-label^="Skills Section"]') }).first();

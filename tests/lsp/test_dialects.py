@@ -162,3 +162,29 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
     bad = client.protocol.send_request_async("memlens/show", {"uri": app, "dialect": "cursor"})
     with pytest.raises(Exception, match="dialect"):
         await bad
+
+
+@pytest.mark.asyncio
+async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
+                                                  workspace: Path) -> None:
+    await _setup(client, workspace)
+    (workspace / "api" / "AGENTS.md").write_text("API agents.\n")
+    (workspace / "api" / "CLAUDE.md").write_text("API for Claude.\n")
+    rules = workspace / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "py.md").write_text("---\npaths: \"**/*.py\"\n---\nType hints.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    assert isinstance(tree, dict)
+    (folder,) = tree["folders"]
+    agents = {a["agent"]: [(f["tier"], f["path"].removeprefix(f"{workspace}/"), f["note"],
+                            f["errors"] + f["warnings"]) for f in a["files"]]
+              for a in folder["otherAgents"]}
+    assert agents == {
+        "claude": [("project", "CLAUDE.md", None, 1),  # its @./gone.md
+                   ("include", "AGENTS.md", None, 0), ("include", "home/shared.md", None, 0),
+                   ("rule", ".claude/rules/py.md", "applies to **/*.py", 0),
+                   ("nested", "api/CLAUDE.md", "read when Claude Code works in api/", 0)],
+        "agents": [("agents", "AGENTS.md", "in force here (nearest)", 0),
+                   ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
+    }

@@ -6,7 +6,7 @@ import os
 import posixpath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..model import Wire
@@ -178,6 +178,14 @@ class TreeFile(Wire):
     errors: int
     warnings: int
     imports: list[TreeImport]
+    note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
+
+
+class TreeAgent(Wire):
+    """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
+
+    agent: Literal["claude", "agents"]
+    files: list[TreeFile]
 
 
 class TreeFolder(Wire):
@@ -185,27 +193,69 @@ class TreeFolder(Wire):
     mode: str
     trusted: bool
     files: list[TreeFile]
+    other_agents: list[TreeAgent] = Field(default_factory=list)
 
 
 class TreeResponse(Wire):
     folders: list[TreeFolder]
 
 
-def _tree_file(ls: MemlensServer, path: str, tier: str, chars: int | None) -> TreeFile:
-    import os
-
+def _tree_file(ls: MemlensServer, path: str, tier: str, chars: int | None,
+               note: str | None = None, *, with_imports: bool = True) -> TreeFile:
     index = ls.require_index()
     diagnostics = index.diagnostics_for(path)
     text = ls.text_of(path) or ""
     imports = []
-    for edge in index.graph.imports_of(path):
+    for edge in index.graph.imports_of(path) if with_imports else []:
         line = text.count("\n", 0, edge.token.start)
         imports.append(TreeImport(text=f"@{edge.token.path}", target=edge.target, line=line,
                                   exists=os.path.isfile(edge.target)))
     return TreeFile(path=path, tier=tier, chars=chars,
                     errors=sum(d.severity == "error" for d in diagnostics),
                     warnings=sum(d.severity == "warning" for d in diagnostics),
-                    imports=imports)
+                    imports=imports, note=note)
+
+
+def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
+    """Claude Code's files for the folder (start-up load, rules scoped by `paths:`, subfolder
+    CLAUDE.md files it reads when it works there) and the workspace's AGENTS.md files."""
+    from ..dialects.agents import load_agents
+    from ..dialects.claude import ClaudeLoader
+
+    index = ls.require_index()
+    agents: list[TreeAgent] = []
+    load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
+    claude = [_tree_file(ls, f.path, f.kind, len(f.content), with_imports=False)
+              for f in load.files]
+    claude += [_tree_file(ls, r.path, "rule", len(r.content),
+                          "applies to " + ", ".join(r.applies_to), with_imports=False)
+               for r in load.conditional_rules]
+    listed = {f.path for f in claude}
+    for sub in index.claude_folders:
+        for name in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"):
+            path = posixpath.join(sub, name)
+            read = index.reader.read(path)
+            if path not in listed and read.content is not None:
+                claude.append(_tree_file(ls, path, "nested", len(read.content),
+                                         f"read when Claude Code works in "
+                                         f"{posixpath.relpath(sub, folder)}/",
+                                         with_imports=False))
+    if claude:
+        agents.append(TreeAgent(agent="claude", files=claude))
+    active = load_agents(folder, index.reader).active
+    found = [p for p in index.agents_files if index.folder_for(p) == folder]
+    if active and active not in found:
+        found.insert(0, active)
+    rows = []
+    for path in found:
+        read = index.reader.read(path)
+        note = ("in force here (nearest)" if path == active
+                else f"in force in {posixpath.relpath(dirname(path), folder)}/ and below")
+        rows.append(_tree_file(ls, path, "agents", None if read.content is None
+                               else len(read.content), note, with_imports=False))
+    if rows:
+        agents.append(TreeAgent(agent="agents", files=rows))
+    return agents
 
 
 def register_tree(server: MemlensServer) -> None:
@@ -225,5 +275,6 @@ def register_tree(server: MemlensServer) -> None:
                     files.append(_tree_file(ls, path, "jit", None if loaded.content is None
                                             else len(loaded.content)))
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
-                                      trusted=state.load.trusted, files=files))
+                                      trusted=state.load.trusted, files=files,
+                                      other_agents=_other_agents(ls, folder)))
         return TreeResponse(folders=folders).wire()
