@@ -194,3 +194,27 @@ def test_claude_jit_session_adds_subfolder_memory_and_matching_rules(root: Path)
     assert second == [(f"{root}/repo/.claude/rules/go.md", "paths: **/*.go")]
     assert session.touch(str(root / "repo/a/b/main.go")) == []
     assert session.touch(str(root / "elsewhere.go")) == []
+
+
+def test_user_rules_and_rule_subfolders(root: Path) -> None:
+    build_tree(root, {
+        "home/.claude/rules/tone.md": "Be brief.\n",
+        "home/.claude/rules/py.md": "---\npaths: \"**/*.py\"\n---\nType hints.\n",
+        "repo/.git": None,
+        "repo/.claude/rules/frontend/react.md": "---\npaths: [\"web/**/*.tsx\"]\n---\nHooks.\n",
+        "repo/.claude/rules/general.md": "Small commits.\n",
+    })
+    loader = ClaudeLoader(str(root / "home"))
+    load = loader.load(str(root / "repo"))
+    kinds = [(Path(f.path).relative_to(root).as_posix(), f.kind) for f in load.files]
+    # User rules first (project rules take precedence by coming later).
+    assert kinds == [("home/.claude/rules/tone.md", "userRule"),
+                     ("repo/.claude/rules/general.md", "rule")]
+    assert load.render().startswith(
+        f"Contents of {root}/home/.claude/rules/tone.md (user's private rule for all "
+        "projects):\n\nBe brief.")
+    # Scoped rules match relative to the project, wherever the rule file lives.
+    matched = [Path(r.path).name for r in loader.rules_for(load, f"{root}/repo/app/main.py")]
+    assert matched == ["py.md"]
+    matched = [Path(r.path).name for r in loader.rules_for(load, f"{root}/repo/web/a/b.tsx")]
+    assert matched == ["react.md"]

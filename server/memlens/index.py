@@ -157,6 +157,10 @@ class WorkspaceIndex:
             if name in CLAUDE_FILE_NAMES and any(is_subpath(f, path) for f in self.folders):
                 self.claude_folders = list(dict.fromkeys(
                     [*self.claude_folders, *claude_project_folders([path])]))
+            # Claude Code's files are few: read them all afresh (an include target outside the
+            # watched folders may have appeared or changed meanwhile).
+            for watched in self.claude_watched:
+                self.reader.forget(watched)
             before_claude = {d.path for d in self.claude_problems}
             self._check_claude()
             claude_touched = before_claude | {d.path for d in self.claude_problems} | {path}

@@ -20,6 +20,8 @@ def outside_home(workspace: Path) -> Path:
     home = workspace.parent / "elsewhere-home"
     (home / ".gemini").mkdir(parents=True)
     (home / ".gemini" / "GEMINI.md").write_text("Global v1\n")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "CLAUDE.md").write_text("Mine @~/gone.md\n")  # Claude Code's user memory
     return home
 
 
@@ -58,3 +60,26 @@ async def test_home_memory_edited_on_disk_updates_the_hover(watched: LanguageCli
     else:
         raise AssertionError("the watcher never picked up the change")
     assert "Global v1" not in value
+
+
+@pytest.mark.asyncio
+async def test_claude_code_home_is_watched_too(watched: LanguageClient,
+                                               outside_home: Path) -> None:
+    user = outside_home / ".claude" / "CLAUDE.md"
+
+    async def codes() -> list[object]:
+        report = await watched.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(
+                uri=uri(user))))
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        return [d.code for d in report.items]
+
+    assert await codes() == ["import-not-found"]
+    (outside_home / "gone.md").write_text("Back.\n")  # outside every watched folder
+    user.write_text("Mine @~/gone.md and more\n")  # edited on disk by another tool
+    for _ in range(100):
+        if await codes() == []:
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the watcher never picked up ~/.claude/CLAUDE.md")

@@ -41,6 +41,7 @@ DESCRIPTIONS = {
     "user": " (user's private global instructions for all projects)",
     "project": " (project instructions, checked into the codebase)",
     "rule": " (project rule, checked into the codebase)",
+    "userRule": " (user's private rule for all projects)",
     "local": " (user's private project instructions, not checked in)",
     "auto": " (user's auto-memory, persists across conversations)",
     "include": " (included)",
@@ -54,6 +55,7 @@ class ClaudeFile:
     content: str
     included_from: str | None = None
     applies_to: list[str] = field(default_factory=list)  # a rule's `paths:` globs
+    rule_base: str | None = None  # the folder those globs are relative to
 
 
 @dataclass
@@ -231,6 +233,10 @@ class ClaudeLoader:
         conditional: list[ClaudeFile] = []
         self._add("/etc/claude-code/CLAUDE.md", "managed", files)
         self._add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
+        # User rules apply to every project (their `paths:` are relative to the project);
+        # they load before the project's, which take precedence.
+        self._rules(posixpath.join(claude_home(self.home), "rules"), git_root(cwd) or cwd,
+                    files, conditional, "userRule")
         chain: list[str] = []
         current = cwd
         while True:
@@ -244,25 +250,7 @@ class ClaudeLoader:
                 continue
             self._add(posixpath.join(folder, "CLAUDE.md"), "project", files)
             self._add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
-            rules = posixpath.join(folder, ".claude", "rules")
-            try:
-                names = sorted(n for n in os.listdir(rules) if n.endswith(".md"))
-            except OSError:
-                names = []
-            for name in names:
-                path = posixpath.join(rules, name)
-                read = self._read(path)
-                if read.content is None:
-                    continue
-                meta, _ = _frontmatter(read.content)
-                globs = meta.get("paths") if meta else None
-                if isinstance(globs, str):
-                    globs = [globs]
-                if isinstance(globs, list) and globs:
-                    conditional.append(ClaudeFile(path, "rule", read.content,
-                                                  applies_to=[str(g) for g in globs]))
-                else:
-                    self._add(path, "rule", files)
+            self._rules(posixpath.join(folder, ".claude", "rules"), folder, files, conditional)
             self._add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
         index = auto_memory_index(self.home, cwd)
         read = self._read(index)
@@ -272,12 +260,35 @@ class ClaudeLoader:
             self._check_index(index, read.content, cut_line)
         return ClaudeLoad(cwd, files, conditional, self.diagnostics)
 
+    def _rules(self, rules_dir: str, base: str, files: list[ClaudeFile],
+               conditional: list[ClaudeFile], kind: str = "rule") -> None:
+        """`*.md` under a rules folder, subfolders included, in name order: a rule with
+        `paths:` frontmatter applies only to matching files (relative to `base`)."""
+        found: list[str] = []
+        for top, dirs, names in os.walk(rules_dir):
+            dirs.sort()
+            found += [posixpath.join(top, n) for n in sorted(names) if n.endswith(".md")]
+        for path in found:
+            read = self._read(path)
+            if read.content is None:
+                continue
+            meta, _ = _frontmatter(read.content)
+            globs = meta.get("paths") if meta else None
+            if isinstance(globs, str):
+                globs = [globs]
+            if isinstance(globs, list) and globs:
+                conditional.append(ClaudeFile(path, kind, read.content,
+                                              applies_to=[str(g) for g in globs],
+                                              rule_base=base))
+            else:
+                self._add(path, kind, files)
+
     def rules_for(self, load: ClaudeLoad, target: str) -> list[ClaudeFile]:
         """Conditional rules whose `paths:` globs match `target` (relative to the rule's
         project folder)."""
         matched = []
         for rule in load.conditional_rules:
-            base = dirname(dirname(dirname(rule.path)))
+            base = rule.rule_base or dirname(dirname(dirname(rule.path)))
             rel = posixpath.relpath(resolve(target), base)
             if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(rel, g.replace("**/", ""))
                    for g in rule.applies_to):

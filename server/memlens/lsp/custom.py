@@ -103,7 +103,7 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
     load = loader.load(folder)
     rules = loader.rules_for(load, path) if not os.path.isdir(path) else []
     content = load.render()
-    scoped = "\n\n".join(f"Contents of {r.path}{DESCRIPTIONS['rule']}:\n\n{r.content}"
+    scoped = "\n\n".join(f"Contents of {r.path}{DESCRIPTIONS[r.kind]}:\n\n{r.content}"
                           for r in rules if r.content.strip())
     content = "\n\n".join(part for part in (content, scoped) if part)
     files = [f.path for f in load.files] + [r.path for r in rules]
@@ -227,7 +227,7 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
     claude = [_tree_file(ls, f.path, f.kind, len(f.content), with_imports=False)
               for f in load.files]
-    claude += [_tree_file(ls, r.path, "rule", len(r.content),
+    claude += [_tree_file(ls, r.path, r.kind, len(r.content),
                           "applies to " + ", ".join(r.applies_to), with_imports=False)
                for r in load.conditional_rules]
     listed = {f.path for f in claude}

@@ -1,22 +1,40 @@
-"""`watchfiles` for memory that lives outside the workspace (HOME's .gemini folder), so edits
-made by another tool (Gemini CLI's save_memory, a terminal editor) show up at once."""
+"""`watchfiles` for memory that lives outside the workspace (HOME's .gemini folder, and Claude
+Code's ~/.claude), so edits made by another tool (Gemini CLI's save_memory, Claude Code's
+auto memory, a terminal editor) show up at once."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .server import MemlensServer
+
+if TYPE_CHECKING:
+    from watchfiles import Change
 
 _stop: dict[int, threading.Event] = {}
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:
+    from ..dialects.claude import claude_home
+
     index = ls.require_index()
-    home_gemini = os.path.join(index.settings.home, ".gemini")
-    roots = [home_gemini] if os.path.isdir(home_gemini) else []
+    candidates = [os.path.join(index.settings.home, ".gemini"), claude_home(index.settings.home)]
+    roots = [r for r in candidates if os.path.isdir(r)]
     return [r for r in roots if not any(r.startswith(f + "/") for f in ls.folders)]
+
+
+def _relevant(claude_dir: str) -> Callable[[Change, str], bool]:
+    """Claude Code rewrites its transcripts and state under ~/.claude all the time; of that
+    folder only Markdown (CLAUDE.md, rules, auto memory) matters."""
+
+    def keep(change: Change, path: str) -> bool:
+        return not path.startswith(claude_dir + "/") or path.endswith(".md")
+
+    return keep
 
 
 def start(ls: MemlensServer) -> None:
@@ -29,11 +47,15 @@ def start(ls: MemlensServer) -> None:
 
     watching = threading.Event()
 
+    from ..dialects.claude import claude_home
+
+    keep = _relevant(claude_home(ls.require_index().settings.home))
+
     def run() -> None:
         from watchfiles import watch
 
         # yield_on_timeout: the first (empty) batch tells us the OS watches are in place.
-        for changes in watch(*roots, stop_event=stop, debounce=200, step=50,
+        for changes in watch(*roots, watch_filter=keep, stop_event=stop, debounce=200, step=50,
                              rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
             watching.set()
             if not changes:
