@@ -188,3 +188,18 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
         "agents": [("agents", "AGENTS.md", "in force here (nearest)", 0),
                    ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
     }
+
+
+@pytest.mark.asyncio
+async def test_a_file_claude_code_includes_is_read_with_its_rules(client: LanguageClient,
+                                                                  workspace: Path) -> None:
+    await _setup(client, workspace)
+    # AGENTS.md is included by CLAUDE.md, so its own `@~/` include is Claude Code's too.
+    (workspace / "AGENTS.md").write_text("Agents: see @~/shared.md\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(client, workspace / "AGENTS.md")
+    result = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=0, character=15)))
+    assert isinstance(result, types.Location)
+    assert result.uri == uri(workspace / "home" / "shared.md")

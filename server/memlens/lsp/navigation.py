@@ -37,7 +37,7 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
     text = ls.text_of(path)
     if text is None:
         return None
-    if posixpath.basename(path) in CLAUDE_NAMES:
+    if _is_claude_file(ls, path):
         from ..dialects.claude import find_includes
 
         offset = offset_at(text, position)
