@@ -62,3 +62,14 @@ async def test_no_completion_without_at(client: LanguageClient, workspace: Path)
         text_document=types.TextDocumentIdentifier(uri=doc),
         position=types.Position(line=0, character=5)))
     assert result is None
+
+
+@pytest.mark.asyncio
+async def test_home_paths_in_claude_md(client: LanguageClient, workspace: Path) -> None:
+    # `@~/` is Claude Code's include of the home folder; the workspace's HOME is ws/home.
+    doc = await open_doc(client, workspace / "CLAUDE.md", "Mine: @~/.gemini/\n")
+    items = await _complete(client, doc, 0, 17)
+    assert [i.label for i in items] == ["GEMINI.md"]
+    # Gemini CLI has no `~` import: a GEMINI.md gets nothing for it.
+    doc = await open_doc(client, workspace / "api" / "GEMINI.md", "@~/.gemini/\n")
+    assert list(await _complete(client, doc, 0, 11)) == []

@@ -24,11 +24,16 @@ _SKIP = {".git", "node_modules", "__pycache__"}
 MAX_ITEMS = 500
 
 
-def _path_items(base: str, partial: str, replace: types.Range) -> list[types.CompletionItem]:
+def _path_items(base: str, partial: str, replace: types.Range,
+                home: str | None = None) -> list[types.CompletionItem]:
+    """Entries of the folder `partial` names so far. `home`: `@~/` means that folder (Claude
+    Code's include form; Gemini CLI has no such import)."""
     directory_part, _, _ = partial.rpartition("/")
     folder = resolve(base, directory_part) if directory_part else base
     if partial.startswith("/"):
         folder = resolve("/", directory_part or "/")
+    elif partial.startswith("~/") and home is not None:
+        folder = resolve(home, directory_part[2:])
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name.lower())
     except OSError:
@@ -93,5 +98,8 @@ def register(server: MemlensServer) -> None:
         partial = word[1:]
         segment_start = line_start + word_start + 1 + (partial.rfind("/") + 1)
         replace = types.Range(start=position_at(text, segment_start), end=params.position)
-        items = _path_items(dirname(path), partial, replace)
+        from .navigation import is_claude_file
+
+        home = ls.require_index().settings.home if is_claude_file(ls, path) else None
+        items = _path_items(dirname(path), partial, replace, home)
         return types.CompletionList(is_incomplete=False, items=items)

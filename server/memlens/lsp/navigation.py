@@ -23,7 +23,7 @@ def _claude_target(ls: MemlensServer, path: str, raw: str) -> str:
     return resolve(dirname(path), raw)
 
 
-def _is_claude_file(ls: MemlensServer, path: str) -> bool:
+def is_claude_file(ls: MemlensServer, path: str) -> bool:
     """Read with Claude Code's include rules: its own files, and what they include."""
     return posixpath.basename(path) in CLAUDE_NAMES or (
         path in ls.require_index().claude_sources
@@ -37,7 +37,7 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
     text = ls.text_of(path)
     if text is None:
         return None
-    if _is_claude_file(ls, path):
+    if is_claude_file(ls, path):
         from ..dialects.claude import find_includes
 
         offset = offset_at(text, position)
@@ -58,7 +58,7 @@ def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
 
     locations = []
     for source in ls.require_index().claude_sources:
-        if not _is_claude_file(ls, source):
+        if not is_claude_file(ls, source):
             continue
         text = ls.text_of(source)
         if text is None:
@@ -86,7 +86,7 @@ def register(server: MemlensServer) -> None:
         if path is None or text is None:
             return []
         links = []
-        if _is_claude_file(ls, path):
+        if is_claude_file(ls, path):
             from ..dialects.claude import find_includes
 
             tokens = [(t, _claude_target(ls, path, t.path)) for t in find_includes(text)]
