@@ -218,3 +218,27 @@ def test_user_rules_and_rule_subfolders(root: Path) -> None:
     assert matched == ["py.md"]
     matched = [Path(r.path).name for r in loader.rules_for(load, f"{root}/repo/web/a/b.tsx")]
     assert matched == ["react.md"]
+
+
+def test_hostile_claude_tree(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/sub/x.md": "x\n",
+                      "repo/CLAUDE.md": "@./big.md @/dev/zero\n"})
+    os.mkfifo(root / "repo" / "sub" / "CLAUDE.md")  # never opened
+    (root / "repo" / "big.md").write_bytes(b"y" * 20_000_000)
+    run = subprocess.run([sys.executable, "-m", "memlens", "check", str(root / "repo"),
+                          "--dialect", "claude", "--home", str(root / "home"), "--format",
+                          "json"], capture_output=True, text=True, timeout=60)
+    found = {(d["path"].removeprefix(f"{root}/"), d["code"]): d["message"]
+             for d in json.loads(run.stdout)}
+    assert found[("repo/sub/CLAUDE.md", "file-unreadable")].startswith(
+        "Not a regular file (a FIFO, socket or device)")
+    assert found[("repo/big.md", "file-too-large")].startswith("20,000,000 bytes:")
+    assert "ENXIO" in found[("repo/CLAUDE.md", "import-unreadable")]
+    show = subprocess.run([sys.executable, "-m", "memlens", "show", str(root / "repo"),
+                           "--dialect", "claude", "--home", str(root / "home"),
+                           "--max-context-chars", "1000"],
+                          capture_output=True, text=True, timeout=60)
+    assert show.returncode == 0
+    assert show.stdout.endswith(
+        "\n[Memory Lens: preview truncated at 1,000 characters (memlens.maxContextChars); "
+        "Claude Code would receive more]\n")

@@ -154,11 +154,13 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
     """show / list / check for --dialect claude or agents."""
     from .dialects.agents import load_agents
     from .dialects.claude import ClaudeLoader
+    from .views import truncate
 
     if args.dialect == "agents":
         agents = load_agents(cwd)
         if what == "show":
-            text = agents.render()
+            text, _ = truncate(agents.render(), settings.max_context_chars,
+                               "an AGENTS.md agent")
             if args.json:
                 _print_json({"cwd": cwd, "dialect": "agents", "active": agents.active,
                              "shadowed": agents.shadowed, "content": text})
@@ -180,7 +182,7 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
     loader = ClaudeLoader(settings.home)
     load = loader.load(cwd)
     if what == "show":
-        text = load.render()
+        text, _ = truncate(load.render(), settings.max_context_chars, "Claude Code")
         if args.json:
             _print_json({"cwd": cwd, "dialect": "claude", "content": text,
                          "files": [f.path for f in load.files],

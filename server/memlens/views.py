@@ -15,13 +15,13 @@ if TYPE_CHECKING:
 from .render import flatten_memory, render_prompt_memory
 
 TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
-                   "(memlens.maxContextChars); Gemini CLI would receive more]")
+                   "(memlens.maxContextChars); {agent} would receive more]")
 
 
-def truncate(text: str, limit: int) -> tuple[str, bool]:
+def truncate(text: str, limit: int, agent: str = "Gemini CLI") -> tuple[str, bool]:
     if len(text) <= limit:
         return text, False
-    return text[:limit] + TRUNCATION_NOTE.format(limit=limit), True
+    return text[:limit] + TRUNCATION_NOTE.format(limit=limit, agent=agent), True
 
 
 def flattened(load: MemoryLoad) -> str:

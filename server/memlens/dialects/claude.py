@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from ..fsread import FileReader, ReadResult
+from ..fsread import FileReader, ReadKind, ReadResult
 from ..imports import ImportToken, find_code_regions
 from ..model import Diagnostic, Severity
 from ..nodecompat import dirname, is_subpath, resolve
@@ -208,20 +208,34 @@ class ClaudeLoader:
                 self._diag(path, text, token.start, token.end, "info", "import-outside-root",
                            f"`@{raw}` includes {target}, outside the repository and your home "
                            "folder; Claude Code reads it")
+            self._too_large(target, read.content, read.size)
             out.append(ClaudeFile(target, "include", read.content, included_from=path))
             self._includes(target, read.content, seen | {target}, depth + 1, out)
+
+    def _too_large(self, path: str, content: str, size: int) -> None:
+        if len(content) > MAX_FILE_CHARS:
+            amount = (f"{len(content):,} characters" if size <= len(content)
+                      else f"{size:,} bytes")  # the reader stopped early on a huge file
+            self._diag(path, content, 0, min(len(content), content.find("\n") % 200 or 1),
+                       "warning", "file-too-large",
+                       f"{amount}: Claude Code warns above "
+                       f"{MAX_FILE_CHARS:,} characters per memory file (it costs context in "
+                       "every session)")
 
     def _add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
         read = self._read(path)
         if read.content is None:
+            if read.kind in (ReadKind.SPECIAL, ReadKind.DENIED, ReadKind.ERROR):
+                self.diagnostics.append(Diagnostic(
+                    path=path, line=1, col=1, end_line=1, end_col=1, severity="error",
+                    code="file-unreadable",
+                    message=(f"Not readable ({read.error}); Claude Code skips it"
+                             if read.kind is not ReadKind.SPECIAL else
+                             "Not a regular file (a FIFO, socket or device): Memory Lens never "
+                             "opens it, and Claude Code could block reading it")))
             return None
         content = read.content
-        if len(content) > MAX_FILE_CHARS:
-            self._diag(path, content, 0, min(len(content), content.find("\n") % 200 or 1),
-                       "warning", "file-too-large",
-                       f"{len(content):,} characters: Claude Code warns above "
-                       f"{MAX_FILE_CHARS:,} characters per memory file (it costs context in "
-                       "every session)")
+        self._too_large(path, content, read.size)
         entry = ClaudeFile(path, kind, content)
         out.append(entry)
         self._includes(path, content, {path}, 0, out)

@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..model import Wire
 from ..nodecompat import dirname
 from ..results import JitFile, ListedFile, ListResult
+from ..views import truncate
 from .convert import path_of
 from .server import MemlensServer
 
@@ -94,7 +95,9 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
 
         agents = load_agents(folder, index.reader)
         files = [agents.active] if agents.active else []
-        return ShowResponse(dialect=dialect, content=agents.render(), files=files,
+        text, _ = truncate(agents.render(), index.settings.max_context_chars,
+                           "an AGENTS.md agent")
+        return ShowResponse(dialect=dialect, content=text, files=files,
                             file_count=len(files), mode="nearest", trusted=True, prompt="",
                             session_memory="")
     from ..dialects.claude import DESCRIPTIONS, ClaudeLoader
@@ -105,7 +108,8 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
     content = load.render()
     scoped = "\n\n".join(f"Contents of {r.path}{DESCRIPTIONS[r.kind]}:\n\n{r.content}"
                           for r in rules if r.content.strip())
-    content = "\n\n".join(part for part in (content, scoped) if part)
+    content, _ = truncate("\n\n".join(part for part in (content, scoped) if part),
+                          index.settings.max_context_chars, "Claude Code")
     files = [f.path for f in load.files] + [r.path for r in rules]
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
                         mode="claude", trusted=True, prompt="", session_memory="")
