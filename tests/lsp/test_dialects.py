@@ -203,3 +203,17 @@ async def test_a_file_claude_code_includes_is_read_with_its_rules(client: Langua
         position=types.Position(line=0, character=15)))
     assert isinstance(result, types.Location)
     assert result.uri == uri(workspace / "home" / "shared.md")
+
+
+@pytest.mark.asyncio
+async def test_moving_a_file_rewrites_claude_includes_in_their_form(
+        client: LanguageClient, workspace: Path) -> None:
+    doc = await _setup(client, workspace)
+    renames = [(workspace / "AGENTS.md", workspace / "docs" / "agents" / "AGENTS.md"),
+               (workspace / "home" / "shared.md", workspace / "home" / "notes" / "shared.md")]
+    edit = await client.workspace_will_rename_files_async(types.RenameFilesParams(
+        files=[types.FileRename(old_uri=uri(old), new_uri=uri(new)) for old, new in renames]))
+    assert edit is not None and edit.changes is not None
+    assert {u: [(e.range.start.line, e.range.start.character, e.range.end.character,
+                 e.new_text) for e in edits] for u, edits in edit.changes.items()} == {
+        doc: [(0, 14, 25, "./docs/agents/AGENTS.md"), (1, 1, 12, "~/notes/shared.md")]}

@@ -17,7 +17,7 @@ _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))
 
 
-def _claude_target(ls: MemlensServer, path: str, raw: str) -> str:
+def claude_target(ls: MemlensServer, path: str, raw: str) -> str:
     if raw.startswith("~/"):
         return resolve(ls.require_index().settings.home, raw[2:])
     return resolve(dirname(path), raw)
@@ -43,7 +43,7 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
         offset = offset_at(text, position)
         for include in find_includes(text):
             if not include.in_code and include.start <= offset <= include.end:
-                return _claude_target(ls, path, include.path)
+                return claude_target(ls, path, include.path)
         return None
     token = token_at(text, position)
     if token is None:
@@ -64,7 +64,7 @@ def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
         if text is None:
             continue
         for include in find_includes(text):
-            if not include.in_code and _claude_target(ls, source, include.path) == target:
+            if not include.in_code and claude_target(ls, source, include.path) == target:
                 locations.append(types.Location(
                     uri=uri_of(source), range=range_of(text, include.start, include.end)))
     return locations
@@ -89,7 +89,7 @@ def register(server: MemlensServer) -> None:
         if is_claude_file(ls, path):
             from ..dialects.claude import find_includes
 
-            tokens = [(t, _claude_target(ls, path, t.path)) for t in find_includes(text)]
+            tokens = [(t, claude_target(ls, path, t.path)) for t in find_includes(text)]
         else:
             tokens = [(t, resolve(dirname(path), t.path)) for t in find_imports(text)]
         for token, target in tokens:

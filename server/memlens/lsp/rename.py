@@ -4,10 +4,11 @@ relative imports) before the move; re-index after it."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 
 from lsprotocol import types
 
-from ..nodecompat import dirname
+from ..nodecompat import dirname, is_subpath
 from .actions import relative_import
 from .convert import path_of, range_of, uri_of
 from .server import MemlensServer
@@ -54,7 +55,48 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
             rng = range_of(text, edge.token.start + 1, edge.token.end)
             changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
                                                                          new_text=new_path))
+    _claude_edits(ls, new_location, changes)
     return types.WorkspaceEdit(changes=changes)
+
+
+def _claude_style(original: str, from_dir: str, target: str, home: str) -> str:
+    """The include rewritten in the form it was written: `@~/…`, `@/abs`, `@./rel`, `@rel`."""
+    if original.startswith("~/") and is_subpath(home, target):
+        return "~/" + posixpath.relpath(target, home)
+    if original.startswith(("/", "~/")):
+        return target
+    relative = relative_import(from_dir, target)
+    return relative if original.startswith(".") else relative.removeprefix("./")
+
+
+def _claude_edits(ls: MemlensServer, new_location: Callable[[str], str],
+                  changes: dict[str, list[types.TextEdit]]) -> None:
+    """Claude Code's includes (in its files and what they include) that name a moved file."""
+    from ..dialects.claude import find_includes
+    from .navigation import claude_target, is_claude_file
+
+    index = ls.require_index()
+    for source in index.claude_sources:
+        text = ls.text_of(source)
+        if text is None or not is_claude_file(ls, source):
+            continue
+        source_after = new_location(source)
+        taken = {(e.range.start.line, e.range.start.character)
+                 for e in changes.get(uri_of(source), [])}
+        for include in find_includes(text):
+            if include.in_code:
+                continue
+            target = claude_target(ls, source, include.path)
+            target_after = new_location(target)
+            if target_after == target and source_after == source:
+                continue
+            new_path = _claude_style(include.path, dirname(source_after), target_after,
+                                     index.settings.home)
+            rng = range_of(text, include.start + 1, include.end)
+            if new_path == include.path or (rng.start.line, rng.start.character) in taken:
+                continue
+            changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
+                                                                         new_text=new_path))
 
 
 def register(server: MemlensServer) -> None:
