@@ -19,6 +19,7 @@ from typing import Any
 
 REQUESTS = 1000
 HOVER_P50_TARGET, HOVER_P99_TARGET = 3.0, 10.0
+COLD_INDEX_TARGET = 2.0  # the server's full index ≤ 2 × the bare walk of the same tree
 EDIT_TARGET = 0.01  # edit-to-fresh-diagnostics ≤ 1/100 of the cold index
 
 
@@ -140,7 +141,8 @@ def idle_server_rss(env: dict[str, str]) -> int:
         client.close()
 
 
-def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> dict[str, Any]:
+def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int,
+            walk_s: float) -> dict[str, Any]:
     client = RpcClient([sys.executable, "-m", "memlens", "serve"], env)
     try:
         uri = root.as_uri()
@@ -150,9 +152,13 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> di
             "initializationOptions": {"memlens": {"home": home}}})
         client.notify("initialized", {})
         client.request("memlens/refresh", {})  # waits for the first index
-        start = time.perf_counter()
-        reply = client.request("memlens/refresh", {})
-        cold = time.perf_counter() - start
+        # A full rebuild, best of 3 (the round trip of the request is in it).
+        rebuilds = []
+        for _ in range(3):
+            start = time.perf_counter()
+            reply = client.request("memlens/refresh", {})
+            rebuilds.append(time.perf_counter() - start)
+        cold = min(rebuilds)
         indexed = reply.get("result", {}).get("fileCount")
 
         path, line, column = _first_import(root)
@@ -197,6 +203,7 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int) -> di
     return {
         "files_indexed": indexed,
         "cold_index_s": round(cold, 4),
+        "cold_index_vs_walk": round(cold / walk_s, 3),
         "trivial_p50_ms": round(p50 * 1000, 3),
         "hover_p50_ratio": round(_percentile(hover, 0.5) / p50, 3),
         "hover_p99_ratio": round(_percentile(hover, 0.99) / p50, 3),
@@ -225,7 +232,9 @@ def render(report: dict[str, Any]) -> list[str]:
         "",
         f"language server ({r['files_indexed']} memory files indexed; trivial request "
         f"p50 {r['trivial_p50_ms']:.2f} ms)",
-        f"  cold index (memlens/refresh)        {r['cold_index_s'] * 1000:9.1f} ms",
+        f"  cold index (memlens/refresh)        {r['cold_index_s'] * 1000:9.1f} ms = "
+        f"{r['cold_index_vs_walk']:.2f}× the bare walk   ≤ 2×  "
+        f"{verdict(r['cold_index_vs_walk'], COLD_INDEX_TARGET)}",
         f"  hover      p50 / p99 vs trivial     {r['hover_p50_ratio']:5.2f}× / "
         f"{r['hover_p99_ratio']:5.2f}×   ≤ 3× / ≤ 10×  "
         f"{verdict(r['hover_p50_ratio'], HOVER_P50_TARGET)} / "

@@ -320,7 +320,7 @@ def run(scale: float) -> dict[str, Any]:
         from .lsp import run_lsp
 
         memory_bytes = sum(p.stat().st_size for p in Path(root).rglob(MEMORY_NAME))
-        lsp_report = run_lsp(Path(root), home, env, memory_bytes)
+        lsp_report = run_lsp(Path(root), home, env, memory_bytes, timings["bare_walk"].best)
 
     walk = timings["bare_walk"].best
     deps_import = max(timings["python_deps"].best - timings["python_pass"].best, 0.0)

@@ -85,7 +85,9 @@ class WorkspaceIndex:
             for path in by_name[name]:
                 tiers.setdefault(path, "jit")
         for path, tier in tiers.items():
-            self._render_root(path, tier)
+            # One engine for the whole build: its real-path and project-root caches are shared
+            # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
+            self._render_root(path, tier, engine)
         self._check_skills()
         self.claude_folders = claude_project_folders(
             [p for n in CLAUDE_FILE_NAMES for p in by_name[n]])
@@ -119,8 +121,8 @@ class WorkspaceIndex:
             add_discovery_diagnostics(sink, load, engine)
             self.folder_states[folder] = FolderState(folder, load, sink.sorted())
 
-    def _render_root(self, path: str, tier: Tier) -> None:
-        engine = self.engine()
+    def _render_root(self, path: str, tier: Tier, engine: MemoryEngine | None = None) -> None:
+        engine = engine or self.engine()
         fmt = "tree" if tier == "jit" else None
         loaded = engine.load_file(path, tier, import_format=fmt)
         self.roots[path] = loaded
