@@ -227,13 +227,16 @@ class WorkspaceIndex:
                     found.setdefault((d.path, d.line, d.col, d.code), d)
         return sorted(found.values(), key=Diagnostic.sort_key)
 
-    def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
+    def diagnosed_paths(self) -> set[str]:
+        """Every file the index has an opinion on (its diagnostics may be empty)."""
         paths = {d.path for group in self.root_diagnostics.values() for d in group}
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
         paths |= {d.path for d in self.skill_problems}
         paths |= {d.path for d in self.claude_problems}
-        paths |= set(self.roots)
-        return {p: self.diagnostics_for(p) for p in sorted(paths)}
+        return paths | set(self.roots)
+
+    def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
+        return {p: self.diagnostics_for(p) for p in sorted(self.diagnosed_paths())}
 
     def indexed_files(self) -> list[str]:
         return sorted(set(self.roots) | set(self.graph.forward))

@@ -146,7 +146,8 @@ def register(server: MemlensServer) -> None:
     async def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:
         await ls.ready.wait()
         index = ls.rebuild()
-        ls.publish(list(index.all_diagnostics()))
+        # Only open documents get pushed diagnostics: publish computes theirs alone.
+        ls.publish(index.diagnosed_paths())
         return RefreshResponse(file_count=len(index.roots)).wire()
 
     @server.feature(JIT)

@@ -23,7 +23,7 @@ def register(server: MemlensServer) -> None:
                              ) -> types.WorkspaceDiagnosticReport:
         index = ls.require_index()
         reports: list[types.WorkspaceDocumentDiagnosticReport] = []
-        for path in index.all_diagnostics():
+        for path in sorted(index.diagnosed_paths()):
             reports.append(types.WorkspaceFullDocumentDiagnosticReport(
                 uri=uri_of(path), items=ls.lsp_diagnostics(path), version=None))
         return types.WorkspaceDiagnosticReport(items=reports)
