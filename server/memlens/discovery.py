@@ -96,7 +96,7 @@ def _sort_as_strcmp(names: list[str]) -> None:
     not, so anything else sorts by its bytes."""
     if len(names) < 2:
         return
-    if all(name.isascii() for name in names):
+    if "".join(names).isascii():
         names.sort()
     else:
         names.sort(key=_name_key)
