@@ -65,9 +65,10 @@ class ClaudeLoad:
     conditional_rules: list[ClaudeFile]
     diagnostics: list[Diagnostic]
 
-    def render(self) -> str:
+    def render(self, rules: list[ClaudeFile] | None = None) -> str:
+        """What Claude Code puts in context, plus the `paths:`-scoped `rules` that apply."""
         return "\n\n".join(f"Contents of {f.path}{DESCRIPTIONS[f.kind]}:\n\n{f.content}"
-                           for f in self.files if f.content.strip())
+                           for f in [*self.files, *(rules or [])] if f.content.strip())
 
 
 def sanitize_path(path: str) -> str:

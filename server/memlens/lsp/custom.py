@@ -100,16 +100,12 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
         return ShowResponse(dialect=dialect, content=text, files=files,
                             file_count=len(files), mode="nearest", trusted=True, prompt="",
                             session_memory="")
-    from ..dialects.claude import DESCRIPTIONS, ClaudeLoader
+    from ..dialects.claude import ClaudeLoader
 
     loader = ClaudeLoader(index.settings.home, reader=index.reader)
     load = loader.load(folder)
     rules = loader.rules_for(load, path) if not os.path.isdir(path) else []
-    content = load.render()
-    scoped = "\n\n".join(f"Contents of {r.path}{DESCRIPTIONS[r.kind]}:\n\n{r.content}"
-                          for r in rules if r.content.strip())
-    content, _ = truncate("\n\n".join(part for part in (content, scoped) if part),
-                          index.settings.max_context_chars, "Claude Code")
+    content, _ = truncate(load.render(rules), index.settings.max_context_chars, "Claude Code")
     files = [f.path for f in load.files] + [r.path for r in rules]
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
                         mode="claude", trusted=True, prompt="", session_memory="")
