@@ -223,7 +223,8 @@ class ClaudeLoader:
                        f"{MAX_FILE_CHARS:,} characters per memory file (it costs context in "
                        "every session)")
 
-    def _add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
+    def add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
+        """Read a memory file (and what it includes) into `out`; None when it cannot be read."""
         read = self._read(path)
         if read.content is None:
             if read.kind in (ReadKind.SPECIAL, ReadKind.DENIED, ReadKind.ERROR):
@@ -246,8 +247,8 @@ class ClaudeLoader:
         cwd = resolve(cwd)
         files: list[ClaudeFile] = []
         conditional: list[ClaudeFile] = []
-        self._add("/etc/claude-code/CLAUDE.md", "managed", files)
-        self._add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
+        self.add("/etc/claude-code/CLAUDE.md", "managed", files)
+        self.add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
         # User rules apply to every project (their `paths:` are relative to the project);
         # they load before the project's, which take precedence.
         self._rules(posixpath.join(claude_home(self.home), "rules"), git_root(cwd) or cwd,
@@ -263,10 +264,10 @@ class ClaudeLoader:
         for folder in chain:
             if folder == self.home or folder == claude_home(self.home):
                 continue
-            self._add(posixpath.join(folder, "CLAUDE.md"), "project", files)
-            self._add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
+            self.add(posixpath.join(folder, "CLAUDE.md"), "project", files)
+            self.add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
             self._rules(posixpath.join(folder, ".claude", "rules"), folder, files, conditional)
-            self._add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
+            self.add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
         index = auto_memory_index(self.home, cwd)
         read = self._read(index)
         if read.content is not None:
@@ -296,7 +297,7 @@ class ClaudeLoader:
                                               applies_to=[str(g) for g in globs],
                                               rule_base=base))
             else:
-                self._add(path, kind, files)
+                self.add(path, kind, files)
 
     def rules_for(self, load: ClaudeLoad, target: str) -> list[ClaudeFile]:
         """Conditional rules whose `paths:` globs match `target` (relative to the rule's
@@ -427,7 +428,7 @@ class ClaudeJitSession:
                 candidate = posixpath.join(folder, name)
                 if candidate in self.loaded:
                     continue
-                self.loader._add(candidate, "project" if name != "CLAUDE.local.md" else "local",
+                self.loader.add(candidate, "project" if name != "CLAUDE.local.md" else "local",
                                  found)
                 for entry in found:
                     if entry.path not in self.loaded:
