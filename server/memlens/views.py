@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad
 from .ignore import IgnoreFilter
-from .jit import JitSession
 from .model import Diagnostic, HierarchicalMemory, MemorySettings
 
 if TYPE_CHECKING:
@@ -69,7 +68,6 @@ def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
 
 
 def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
-    from .diagnostics import diagnose
     from .results import ShowResult
 
     engine = MemoryEngine(settings)
@@ -79,7 +77,9 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
     system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
                                            m.extension, m.project, settings.context_file_names)
     diagnostics: list[Diagnostic] = []
-    if with_diagnostics:
+    if with_diagnostics:  # `memlens show` as text does not need the checker at all
+        from .diagnostics import diagnose
+
         diagnostics = diagnose(load, engine)
     return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
                       file_count=load.file_count, content=content, hierarchical=m,
@@ -130,6 +130,8 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry
     if not settings.jit_context:
         return [JitEntry(target=t, files=[], context="") for t in targets]
     startup = engine.load_jit(cwd)
+    from .jit import JitSession
+
     session = JitSession.after_startup(engine, startup)
     entries = []
     for target in targets:
