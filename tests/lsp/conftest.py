@@ -77,6 +77,14 @@ async def open_doc(client: LanguageClient, path: Path, text: str | None = None) 
     return doc_uri
 
 
+async def definition_at(client: LanguageClient, doc: str, line: int, character: int
+                        ) -> object:
+    """Go to definition at a 0-based position of an open document."""
+    return await client.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=line, character=character)))
+
+
 def plain(value: object) -> object:
     """pygls hands custom payloads over as named tuples; turn them into plain JSON values."""
     if hasattr(value, "_asdict"):

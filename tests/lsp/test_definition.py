@@ -8,16 +8,14 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import open_doc, uri
+from .conftest import definition_at, open_doc, uri
 
 
 @pytest.mark.asyncio
 async def test_definition_jumps_to_the_imported_file(client: LanguageClient,
                                                      workspace: Path) -> None:
     doc = await open_doc(client, workspace / "GEMINI.md")
-    result = await client.text_document_definition_async(types.DefinitionParams(
-        text_document=types.TextDocumentIdentifier(uri=doc),
-        position=types.Position(line=2, character=5)))
+    result = await definition_at(client, doc, 2, 5)
     assert isinstance(result, types.Location)
     assert result.uri == uri(workspace / "docs" / "style.md")
     assert result.range == types.Range(start=types.Position(line=0, character=0),
@@ -29,9 +27,7 @@ async def test_no_definition_for_a_missing_target_or_code_span(client: LanguageC
                                                                workspace: Path) -> None:
     doc = await open_doc(client, workspace / "GEMINI.md")
     for line, character in [(3, 4), (5, 8), (0, 2)]:
-        result = await client.text_document_definition_async(types.DefinitionParams(
-            text_document=types.TextDocumentIdentifier(uri=doc),
-            position=types.Position(line=line, character=character)))
+        result = await definition_at(client, doc, line, character)
         assert result is None
 
 

@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import open_doc, plain, uri
+from .conftest import definition_at, open_doc, plain, uri
 
 
 async def _setup(client: LanguageClient, workspace: Path) -> str:
@@ -27,9 +27,7 @@ async def test_definition_across_dialects(client: LanguageClient, workspace: Pat
     doc = await _setup(client, workspace)
     for (line, character), target in (((0, 15), workspace / "AGENTS.md"),
                                       ((1, 3), workspace / "home" / "shared.md")):
-        result = await client.text_document_definition_async(types.DefinitionParams(
-            text_document=types.TextDocumentIdentifier(uri=doc),
-            position=types.Position(line=line, character=character)))
+        result = await definition_at(client, doc, line, character)
         assert isinstance(result, types.Location) and result.uri == uri(target)
 
 
@@ -198,9 +196,7 @@ async def test_a_file_claude_code_includes_is_read_with_its_rules(client: Langua
     (workspace / "AGENTS.md").write_text("Agents: see @~/shared.md\n")
     await client.protocol.send_request_async("memlens/refresh", {})
     doc = await open_doc(client, workspace / "AGENTS.md")
-    result = await client.text_document_definition_async(types.DefinitionParams(
-        text_document=types.TextDocumentIdentifier(uri=doc),
-        position=types.Position(line=0, character=15)))
+    result = await definition_at(client, doc, 0, 15)
     assert isinstance(result, types.Location)
     assert result.uri == uri(workspace / "home" / "shared.md")
 
