@@ -150,12 +150,12 @@ class WorkspaceIndex:
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
         self.reader.forget(path)
+        from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
+
         claude_touched: set[str] = set()
         name = posixpath.basename(path)
-        claude_own = name in ("CLAUDE.md", "CLAUDE.local.md", "MEMORY.md") or "/.claude/" in path
+        claude_own = name in (*CLAUDE_FILE_NAMES, "MEMORY.md") or "/.claude/" in path
         if claude_own or path in self.claude_watched:
-            from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
-
             if name in CLAUDE_FILE_NAMES and any(is_subpath(f, path) for f in self.folders):
                 self.claude_folders = list(dict.fromkeys(
                     [*self.claude_folders, *claude_project_folders([path])]))

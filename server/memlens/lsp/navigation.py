@@ -7,12 +7,12 @@ import posixpath
 
 from lsprotocol import types
 
+from ..dialects.claude import CLAUDE_FILE_NAMES
 from ..imports import find_imports
 from ..nodecompat import dirname, resolve
 from .convert import offset_at, path_of, range_of, token_at, uri_of
 from .server import MemlensServer
 
-CLAUDE_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
 _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))
 
@@ -25,7 +25,7 @@ def claude_target(ls: MemlensServer, path: str, raw: str) -> str:
 
 def is_claude_file(ls: MemlensServer, path: str) -> bool:
     """Read with Claude Code's include rules: its own files, and what they include."""
-    return posixpath.basename(path) in CLAUDE_NAMES or (
+    return posixpath.basename(path) in CLAUDE_FILE_NAMES or (
         path in ls.require_index().claude_sources
         and posixpath.basename(path) not in ls.require_index().settings.context_file_names)
 

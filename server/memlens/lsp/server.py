@@ -14,7 +14,6 @@ from ..index import WorkspaceIndex
 from ..jit import JitSession
 from ..memory_release import release_freed_memory
 from ..model import MemorySettings
-from ..nodecompat import is_subpath
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
 
@@ -81,12 +80,11 @@ class MemlensServer(LanguageServer):
         return self.jit_sessions[folder]
 
     def claude_jit_session_for(self, path: str) -> ClaudeJitSession | None:
-        """The Claude Code session of the folder holding `path`, in a workspace where Claude
-        Code has memory (a CLAUDE.md or rules anywhere in it or above it)."""
+        """The Claude Code session of the folder holding `path`, when Claude Code has any
+        memory here (its own files, rules, or the user's)."""
         index = self.require_index()
         folder = index.folder_for(path)
-        if folder is None or not (index.claude_folders or any(
-                is_subpath(folder, s) for s in index.claude_sources)):
+        if folder is None or not (index.claude_folders or index.claude_sources):
             return None
         if folder not in self.claude_jit_sessions:
             from ..dialects.claude import ClaudeJitSession
