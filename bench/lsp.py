@@ -149,7 +149,8 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int,
         client.request("initialize", {
             "processId": os.getpid(), "rootUri": uri, "capabilities": {},
             "workspaceFolders": [{"uri": uri, "name": "bench"}],
-            "initializationOptions": {"memlens": {"home": home}}})
+            # As the VS Code extension does: it sends the workspace's trust.
+            "initializationOptions": {"memlens": {"home": home, "trusted": True}}})
         client.notify("initialized", {})
         client.request("memlens/refresh", {})  # waits for the first index
         # A full rebuild, best of 3 (the round trip of the request is in it).

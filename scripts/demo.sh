@@ -10,13 +10,15 @@ DEMO="$ROOT/examples/demo"
 bash scripts/bootstrap.sh
 
 echo "== memlens show examples/demo (its HOME is examples/demo/.home) =="
-.venv/bin/memlens show "$DEMO" --home "$DEMO/.home"
+# --trusted: you trust this checkout's demo folder. Without it, as in Gemini CLI, a folder no
+# rule in HOME/.gemini/trustedFolders.json matches is untrusted and loads no project memory.
+.venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --trusted
 echo
 echo "== the same folder as Claude Code reads it (memlens show --dialect claude) =="
 .venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --dialect claude
 echo
 echo "== memlens check examples/demo =="
-.venv/bin/memlens check "$DEMO" --home "$DEMO/.home" || true
+.venv/bin/memlens check "$DEMO" --home "$DEMO/.home" --trusted || true
 echo
 
 echo "== building the extension (memlens-0.1.0.vsix) =="

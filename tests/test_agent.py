@@ -51,6 +51,8 @@ def ws(root: Path) -> Path:
         "ws/.gemini/skills/demo/SKILL.md": "---\nname: demo\ndescription: A demo skill.\n---\n"
                                            "Do the demo.\n",
         "outside/secret.txt": "SECRET\n",
+        # The user trusts the workspace (untrusted, the chat is off and loads no project memory).
+        "home/.gemini/trustedFolders.json": json.dumps({str(root / "ws"): "TRUST_FOLDER"}),
     })
     return root / "ws"
 

@@ -61,6 +61,8 @@ def ws(root: Path) -> Path:
         "proj/sub/GEMINI.md": "Sub rules\n",
         "proj/sub/code.py": "print()\n",
         "proj/sub/deeper/more.py": "",
+        # The user trusts everything under root (a folder no rule matches is untrusted).
+        "home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
     })
     return root
 
@@ -166,8 +168,9 @@ def test_show_render_prompt_classic_is_the_hierarchical_form(ws: Path) -> None:
 
 
 def test_show_with_no_memory_prints_nothing_on_stdout(root: Path) -> None:
-    (root / "home").mkdir()
-    (root / "empty").mkdir()
+    build_tree(root, {"empty": None,
+                      "home/.gemini/trustedFolders.json": json.dumps({str(root / "empty"):
+                                                                      "TRUST_FOLDER"})})
     run = memlens("show", "empty", cwd=root, home=root / "home")
     assert run.code == 0
     assert run.out == ""
@@ -288,7 +291,8 @@ def test_check_github_info_is_a_notice(ws: Path) -> None:
 
 
 def test_check_github_escapes_properties(root: Path) -> None:
-    build_tree(root, {"home": None, "a,b/.git": None, "a,b/GEMINI.md": "@./gone.md\n"})
+    build_tree(root, {"home": None, "a,b/.git": None, "a,b/GEMINI.md": "@./gone.md\n",
+                      "home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"})})
     run = memlens("check", "a,b", "--format", "github", cwd=root, home=root / "home")
     assert run.out.startswith("::error file=a%2Cb/GEMINI.md,line=1,")
 
@@ -427,8 +431,9 @@ def test_missing_gemini_cli_home_is_an_error(ws: Path) -> None:
 
 def test_demo_show(root: Path) -> None:
     demo = PROJECT / "examples" / "demo"
-    run = memlens("show", "examples/demo", "--home", "examples/demo/.home", cwd=PROJECT,
-                  home=root)
+    # --trusted as scripts/demo.sh passes it: the demo HOME has no rule for this checkout.
+    run = memlens("show", "examples/demo", "--home", "examples/demo/.home", "--trusted",
+                  cwd=PROJECT, home=root)
     assert run.code == 0, run.err
     out = run.out
     assert out.endswith("\n") and not out.endswith("\n\n")
@@ -452,8 +457,8 @@ def test_demo_show(root: Path) -> None:
 
 
 def test_demo_check_flags_the_missing_import(root: Path) -> None:
-    run = memlens("check", "examples/demo", "--home", "examples/demo/.home", "--format",
-                  "json", cwd=PROJECT, home=root)
+    run = memlens("check", "examples/demo", "--home", "examples/demo/.home", "--trusted",
+                  "--format", "json", cwd=PROJECT, home=root)
     assert run.code == 1
     data = run.json()
     assert isinstance(data, list)

@@ -7,6 +7,7 @@ text under the range is the token itself.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,11 @@ def _no_trust_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def settings(root: Path, **extra: Any) -> MemorySettings:
-    (root / "home").mkdir(exist_ok=True)
+    """Settings with a HOME whose user trusts root (a folder no rule matches is untrusted)."""
+    (root / "home" / ".gemini").mkdir(parents=True, exist_ok=True)
+    rules = root / "home" / ".gemini" / "trustedFolders.json"
+    if not rules.exists():
+        rules.write_text(json.dumps({str(root): "TRUST_FOLDER"}))
     return MemorySettings(home=str(root / "home"), discover_gemini_extensions=False, **extra)
 
 

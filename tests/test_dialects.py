@@ -149,7 +149,10 @@ def test_agents_nearest_ancestor_wins(root: Path) -> None:
 def test_cli_dialects(root: Path) -> None:
     build_tree(root, {"home/.claude/CLAUDE.md": "Mine\n", "repo/.git": None,
                       "repo/CLAUDE.md": "Claude root\n", "repo/AGENTS.md": "Agents root\n",
-                      "repo/GEMINI.md": "Gemini root\n"})
+                      "repo/GEMINI.md": "Gemini root\n",
+                      # The user trusts the repository (for Gemini CLI's folder trust).
+                      "home/.gemini/trustedFolders.json": json.dumps(
+                          {str(root / "repo"): "TRUST_FOLDER"})})
     env = {**os.environ, "GEMINI_CLI_HOME": str(root / "home")}
 
     def memlens(*args: str) -> subprocess.CompletedProcess[str]:

@@ -30,8 +30,13 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make(root: Path, tree: TreeSpec) -> Path:
+    """The tree under root, and a HOME whose user trusts root (as a Gemini CLI user would:
+    a folder no rule matches is untrusted); the trust tests write their own rules."""
     build_tree(root, tree)
     (root / "home" / ".gemini").mkdir(parents=True, exist_ok=True)
+    rules = root / "home" / ".gemini" / "trustedFolders.json"
+    if not rules.exists():
+        rules.write_text(json.dumps({str(root): "TRUST_FOLDER"}))
     return root
 
 
@@ -236,9 +241,13 @@ def test_folder_trust_disabled_in_user_settings(root: Path) -> None:
     assert MemoryEngine(s).trust_for(str(root / "w"))[0] is True
 
 
-def test_no_rule_is_assumed_trusted(root: Path) -> None:
+def test_no_rule_is_untrusted(root: Path) -> None:
+    # As Gemini CLI: no matching rule means untrusted until the user trusts the folder.
     make(root, {"w": None})
-    assert engine(root).trust_for(str(root / "w")) == (True, "assumed")
+    write_trust(root, {str(root / "elsewhere"): "TRUST_FOLDER"})
+    assert engine(root).trust_for(str(root / "w")) == (False, "no-rule")
+    (root / "home" / ".gemini" / "trustedFolders.json").unlink()
+    assert engine(root).trust_for(str(root / "w")) == (False, "no-rule")
 
 
 @pytest.fixture

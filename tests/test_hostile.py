@@ -60,6 +60,10 @@ class Tree:
         self.ws = base / "ws"
         self.home.mkdir()
         (self.ws / ".git").mkdir(parents=True)
+        # The user trusts the workspace (the CLI runs below decide trust as Gemini CLI does).
+        (self.home / ".gemini").mkdir()
+        (self.home / ".gemini" / "trustedFolders.json").write_text(
+            json.dumps({str(self.ws): "TRUST_FOLDER"}))
 
     def write(self, rel: str, data: str | bytes, *, under: Path | None = None) -> Path:
         path = (under or self.ws) / rel

@@ -183,7 +183,9 @@ def test_cli_skills_list_inbox_accept_reject(root: Path) -> None:
     home, ws, folder = _inbox(root)
     build_tree(Path(folder), {"run-migrations/SKILL.md": GOOD})
     build_tree(root, {"ws/.gemini/skills/lint/SKILL.md":
-                      "---\nname: lint\ndescription: Lint it.\n---\nRun ruff.\n"})
+                      "---\nname: lint\ndescription: Lint it.\n---\nRun ruff.\n",
+                      # The user trusts the workspace: its skills load only then.
+                      "home/.gemini/trustedFolders.json": json.dumps({ws: "TRUST_FOLDER"})})
     env = {**os.environ, "GEMINI_CLI_HOME": home}
 
     def memlens(*args: str) -> subprocess.CompletedProcess[str]:

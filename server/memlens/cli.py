@@ -48,7 +48,11 @@ def _common_options() -> _Parser:
     group.add_argument("--extension-context", action="append", metavar="FILE",
                        dest="extension_files", help="extension context file (repeatable)")
     group.add_argument("--respect-git-ignore", action="store_true", default=None)
-    group.add_argument("--untrusted", action="store_true",
+    trust = group.add_mutually_exclusive_group()
+    trust.add_argument("--trusted", action="store_true",
+                       help="trust the workspace (your decision; default: Gemini CLI's folder "
+                            "trust, where a folder no rule matches is untrusted)")
+    trust.add_argument("--untrusted", action="store_true",
                        help="treat the workspace as untrusted")
     group.add_argument("--max-context-chars", type=int, metavar="N")
     group.add_argument("--dialect", choices=["gemini", "claude", "agents"], default="gemini")
@@ -132,14 +136,43 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
         "extension_context_files": (None if args.extension_files is None else
                                     [os.path.abspath(f) for f in args.extension_files]),
         "respect_git_ignore": args.respect_git_ignore,
-        "trusted": False if args.untrusted else None,
+        "trusted": False if args.untrusted else True if args.trusted else None,
         "max_context_chars": args.max_context_chars,
     }
     settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli)
     home = settings.home
     if not os.path.isdir(home) and args.home is None and "GEMINI_CLI_HOME" in os.environ:
         raise UsageError(f"home folder not found: {home}")
+    for problem in settings.problems:
+        if problem.origin == "cli":
+            raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    if getattr(args, "dialect", "gemini") == "gemini":
+        _settings_notes(settings, cwd)
     return settings
+
+
+def _settings_notes(settings: Any, cwd: str) -> None:
+    """Tell the user, on stderr, what the settings left out and which folders they add."""
+    from .trust import decide_trust, how_to_trust, untrusted_reason
+
+    trusted, source = decide_trust(cwd, settings.home, explicit=settings.trusted,
+                                   folder_trust_enabled=settings.folder_trust_enabled)
+    if not trusted:
+        ignored = ("its .gemini/settings.json, project memory and skills are ignored; only "
+                   "global, extension and private project memory load")
+        if source == "setting":
+            print(f"memlens: {cwd} is not trusted (--untrusted): {ignored}", file=sys.stderr)
+        else:
+            print(f"memlens: {cwd} is not trusted "
+                  f"({untrusted_reason(source, cwd, settings.home)}): {ignored}; "
+                  f"{how_to_trust(cwd, settings.home)}", file=sys.stderr)
+    for problem in settings.problems:
+        if problem.severity != "info":
+            print(f"memlens: warning: {problem.message}", file=sys.stderr)
+    if settings.include_directories:
+        listed = "; ".join(f"{d} from {settings.include_origins.get(d, 'settings')}"
+                           for d in settings.include_directories)
+        print(f"memlens: include directories: {listed}", file=sys.stderr)
 
 
 def _print(text: str) -> None:
@@ -218,9 +251,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.wire())
         return 0
-    if not result.trusted:
-        print("memlens: the workspace is not trusted: only global, extension and private "
-              "project memory are loaded (Gemini CLI's folder trust)", file=sys.stderr)
     text = result.content if args.render == "flat" else result.prompt + result.session_memory
     if text:
         _print(text + "\n")
@@ -375,10 +405,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def cmd_add(args: argparse.Namespace) -> int:
     from .writing import EMPTY_FACT_ERROR, Scope, memory_target, save_memory
 
-    cwd = _directory(".")
-    settings = _settings(args, cwd)
     if not args.fact.strip():
         raise UsageError(EMPTY_FACT_ERROR)
+    cwd = _directory(".")
+    settings = _settings(args, cwd)
     if args.memory_manager or settings.memory_manager:
         from .agent.terminal import run_managed_add
 
@@ -398,12 +428,18 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_skills(args: argparse.Namespace) -> int:
     from . import inbox
     from .skills import discover_skills
+    from .trust import decide_trust
 
+    action = args.action
+    if action not in ("list", "inbox", "accept", "reject", "extract"):
+        raise UsageError(f"unknown skills action {action!r} (list, inbox, accept, reject, "
+                         "extract)")
     cwd = _directory(".")
     settings = _settings(args, cwd)
     home = settings.home
-    trusted = settings.trusted is not False
-    action = args.action
+    # Workspace skills load only in a trusted folder (Gemini CLI's folder trust).
+    trusted, _ = decide_trust(cwd, home, explicit=settings.trusted,
+                              folder_trust_enabled=settings.folder_trust_enabled)
     if action == "list":
         skills = [{**s.to_dict(), "tier": tier}
                   for s, tier in discover_skills(home, cwd, trusted)]

@@ -6,6 +6,7 @@ so every message describes what Gemini CLI actually does with that token.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from collections.abc import Iterable
@@ -14,7 +15,7 @@ from .discovery import LoadedFile, MemoryEngine, MemoryLoad
 from .fsread import ReadKind, ReadResult
 from .ignore import IgnoreFilter
 from .imports import CHAIN_CAP, ImportEvent, Outcome
-from .model import Diagnostic, Severity
+from .model import Diagnostic, MemorySettings, Severity
 from .nodecompat import is_subpath, resolve
 from .projects import PROJECT_MEMORY_INDEX
 from .textpos import LineIndex
@@ -271,8 +272,22 @@ def add_duplicate_memories(sink: DiagnosticSink, loaded: LoadedFile) -> None:
         offset += len(line) + 1
 
 
+def add_settings_diagnostics(sink: DiagnosticSink, settings: MemorySettings) -> None:
+    """What settings.json files said that was dropped, on the offending value."""
+    for problem in settings.problems:
+        if problem.source is None:
+            continue
+        text = sink.engine.reader.read(problem.source).content or ""
+        literal = json.dumps(problem.value, ensure_ascii=False)
+        found = text.find(literal)
+        start, end = (found, found + len(literal)) if found >= 0 else (0, 0)
+        sink.add_range(problem.source, start, end, problem.severity, problem.code,
+                       problem.message)
+
+
 def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
                               engine: MemoryEngine) -> None:
+    add_settings_diagnostics(sink, engine.settings)
     for above in load.above_root:
         if above.project_root:
             reason = (f"it lies in the parent of the repository root {above.project_root}, "

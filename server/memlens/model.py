@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from pydantic.alias_generators import to_camel
 
 Severity = Literal["error", "warning", "info"]
@@ -26,6 +26,32 @@ class Wire(BaseModel):
     def compact(self) -> dict[str, object]:
         """The wire form without the fields that are unset (None)."""
         return self.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def file_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a context file name, or None: it must be a plain file name (Gemini
+    CLI joins it to every folder it searches and to HOME/.gemini, so `../.bashrc` would read
+    and, through save_memory, write the user's own files)."""
+    if not name.strip():
+        return "is empty"
+    if "/" in name or "\\" in name:
+        return "is a path, not a file name"
+    if name in (".", "..") or "\0" in name:
+        return "is not a file name"
+    return None
+
+
+class SettingsProblem(Wire):
+    """A setting that was dropped (or is doubtful), and where it came from."""
+
+    origin: Literal["user", "workspace", "editor", "cli"]
+    source: str | None = None  # the settings.json it came from (user and workspace origins)
+    setting: str  # as the user wrote it: `context.fileName`, `--include`, `contextFileNames`
+    value: str
+    code: str
+    severity: Severity
+    reason: str  # "is a path, not a file name", "does not exist"
+    message: str
 
 
 class MemorySettings(Wire):
@@ -50,10 +76,32 @@ class MemorySettings(Wire):
     memory_manager: bool = False
     # A single memory file above this many bytes gets a `file-too-large` warning.
     large_file_bytes: int = Field(default=1_000_000, gt=0)
+    # What `load_settings` dropped or doubts, and where each include directory came from:
+    # not settings themselves, so not on the wire.
+    _problems: list[SettingsProblem] = PrivateAttr(default_factory=list)
+    _include_origins: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @field_validator("context_file_names")
+    @classmethod
+    def _plain_file_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            problem = file_name_problem(name)
+            if problem is not None:
+                raise ValueError(f"context file name {name!r} {problem}")
+        return names
 
     @property
     def mode(self) -> Mode:
         return "jit" if self.jit_context else "classic"
+
+    @property
+    def problems(self) -> list[SettingsProblem]:
+        return self._problems
+
+    @property
+    def include_origins(self) -> dict[str, str]:
+        """Each include directory (as written) → where it came from, for the user."""
+        return self._include_origins
 
 
 class Diagnostic(Wire):

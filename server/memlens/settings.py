@@ -7,13 +7,17 @@ settings, then command-line options. Gemini CLI's settings files may contain com
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from typing import Any
+from typing import Any, Literal
 
 from .jsonc import read_json_file
-from .model import MemorySettings
+from .model import MemorySettings, SettingsProblem, Severity, file_name_problem
+from .nodecompat import is_subpath, resolve
 from .trust import decide_trust
+
+Origin = Literal["user", "workspace", "editor", "cli"]
 
 
 def resolve_home(explicit: str | None = None) -> str:
@@ -33,14 +37,86 @@ def _get(data: Any, dotted: str) -> Any:
     return data
 
 
-def gemini_settings_overrides(data: Any) -> dict[str, Any]:
+_FILE_NAME_KEYS = {"user": "context.fileName", "workspace": "context.fileName",
+                   "editor": "memlens.contextFileNames", "cli": "--file-name"}
+_INCLUDE_KEYS = {"user": "context.includeDirectories", "workspace": "context.includeDirectories",
+                 "editor": "memlens.includeDirectories", "cli": "--include"}
+
+
+class _Layer:
+    """One source of settings, and the problems found in it."""
+
+    def __init__(self, origin: Origin, source: str | None, problems: list[SettingsProblem]):
+        self.origin, self.source, self.problems = origin, source, problems
+
+    def where(self, setting: str) -> str:
+        return f"{self.source} ({setting})" if self.source else setting
+
+    def report(self, setting: str, value: str, code: str, severity: Severity, noun: str,
+               reason: str) -> None:
+        literal = json.dumps(value, ensure_ascii=False)
+        self.problems.append(SettingsProblem(
+            origin=self.origin, source=self.source, setting=setting, value=value, code=code,
+            severity=severity, reason=reason,
+            message=f"{noun} {literal} in {self.where(setting)} {reason}: ignored"))
+
+    def note_include(self, setting: str, directory: str, absolute: str, home: str) -> None:
+        """Say, on the settings file, what an include directory gives the agents."""
+        literal = json.dumps(directory, ensure_ascii=False)
+        where = self.where(setting)
+        if is_subpath(os.path.realpath(absolute), os.path.realpath(home)):
+            self.problems.append(SettingsProblem(
+                origin=self.origin, source=self.source, setting=setting, value=directory,
+                code="settings-include-home", severity="warning", reason="contains HOME",
+                message=f"include directory {literal} in {where} contains your home folder "
+                        f"{home}: Gemini CLI and the chat may read every file in it (SSH keys "
+                        "and shell start-up files included) and edit them with approval"))
+        else:
+            self.problems.append(SettingsProblem(
+                origin=self.origin, source=self.source, setting=setting, value=directory,
+                code="settings-include-directory", severity="info", reason="adds a folder",
+                message=f"include directory {literal} in {where} makes {absolute} a workspace "
+                        "folder of Gemini CLI and of the chat"))
+
+    def file_names(self, names: list[str]) -> list[str]:
+        """The plain file names of `names`; the others are dropped and reported."""
+        kept = []
+        for name in names:
+            problem = file_name_problem(name)
+            if problem is None:
+                kept.append(name)
+            else:
+                self.report(_FILE_NAME_KEYS[self.origin], name, "settings-invalid-file-name",
+                            "error", "context file name", problem)
+        return kept
+
+    def include_directories(self, cwd: str, home: str, dirs: list[str],
+                            origins: dict[str, str]) -> list[str]:
+        """The include directories that exist; missing ones are dropped and reported."""
+        kept = []
+        setting = _INCLUDE_KEYS[self.origin]
+        for directory in dirs:
+            absolute = resolve(cwd, directory)
+            if os.path.isdir(absolute):
+                kept.append(directory)
+                origins.setdefault(directory, self.where(setting))
+                if self.source is not None:
+                    self.note_include(setting, directory, absolute, home)
+            else:
+                self.report(setting, directory, "settings-include-not-found", "warning",
+                            "include directory", "does not exist")
+        return kept
+
+
+def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[str, Any]:
     """Map one Gemini CLI settings.json onto our setting names."""
+    layer = layer or _Layer("user", None, [])
     out: dict[str, Any] = {}
     name = _get(data, "context.fileName")
-    if isinstance(name, str) and name.strip():
-        out["context_file_names"] = [name]
-    elif isinstance(name, list):
-        names = [n for n in name if isinstance(n, str) and n.strip()]
+    if isinstance(name, str):
+        name = [name]
+    if isinstance(name, list):
+        names = layer.file_names([n for n in name if isinstance(n, str)])
         if names:
             out["context_file_names"] = names
     simple = {
@@ -80,30 +156,64 @@ def load_settings(
 ) -> MemorySettings:
     """Merge every source into one MemorySettings for the workspace folder `cwd`.
 
-    `editor` holds VS Code's `memlens.*` values (camelCase or snake_case keys).
+    `editor` holds VS Code's `memlens.*` values (camelCase or snake_case keys). Settings that
+    name paths are checked whatever their source: a context file name must be a plain file
+    name, an include directory must exist. What is dropped is kept in `settings.problems`.
     """
     editor_home = (editor or {}).get("home")
     home_dir = resolve_home(home or (editor_home if isinstance(editor_home, str) else None))
+    problems: list[SettingsProblem] = []
+    origins: dict[str, str] = {}
     merged: dict[str, Any] = {"home": home_dir}
-    user = gemini_settings_overrides(read_json_file(os.path.join(home_dir, ".gemini",
-                                                                 "settings.json")))
+    user_file = os.path.join(home_dir, ".gemini", "settings.json")
+    user_layer = _Layer("user", user_file, problems)
+    user = gemini_settings_overrides(read_json_file(user_file), user_layer)
     merged.update(user)
     overrides: dict[str, Any] = {}
     editor_layer = {_snake(k): v for k, v in (editor or {}).items() if k != "home"}
-    for layer in (editor_layer, cli or {}):
-        overrides.update({k: v for k, v in layer.items() if v is not None})
+    options: list[tuple[Origin, dict[str, Any]]] = [("editor", editor_layer), ("cli", cli or {})]
+    for origin, values in options:
+        layer = _Layer(origin, None, problems)
+        values = {k: v for k, v in values.items() if v is not None}
+        names = values.get("context_file_names")
+        if isinstance(names, list):
+            names = layer.file_names([n for n in names if isinstance(n, str)])
+            if names:
+                values["context_file_names"] = names
+            else:
+                values.pop("context_file_names")
+        overrides.update(values)
     trusted, _ = decide_trust(
         cwd, home_dir, explicit=overrides.get("trusted"),
         folder_trust_enabled=overrides.get("folder_trust_enabled",
                                            merged.get("folder_trust_enabled", True)))
+    if "include_directories" in user:
+        user["include_directories"] = user_layer.include_directories(
+            cwd, home_dir, user["include_directories"], origins)
+        merged["include_directories"] = user["include_directories"]
     if trusted:
         # Gemini CLI reads the workspace's settings only in a trusted folder.
-        workspace = gemini_settings_overrides(
-            read_json_file(os.path.join(cwd, ".gemini", "settings.json")))
-        if "include_directories" in workspace and "include_directories" in user:
-            workspace["include_directories"] = (user["include_directories"]
-                                                + workspace["include_directories"])
+        workspace_file = os.path.join(cwd, ".gemini", "settings.json")
+        workspace_layer = _Layer("workspace", workspace_file, problems)
+        workspace = gemini_settings_overrides(read_json_file(workspace_file), workspace_layer)
+        if "include_directories" in workspace:
+            workspace["include_directories"] = workspace_layer.include_directories(
+                cwd, home_dir, workspace["include_directories"], origins)
+            if "include_directories" in user:
+                workspace["include_directories"] = (user["include_directories"]
+                                                    + workspace["include_directories"])
         workspace.pop("folder_trust_enabled", None)
         merged.update(workspace)
+    for origin, values in options:
+        dirs = values.get("include_directories")
+        if isinstance(dirs, list):
+            origins.clear()  # the editor's or the command line's list replaces the others
+            overrides["include_directories"] = _Layer(origin, None, problems).include_directories(
+                cwd, home_dir, [d for d in dirs if isinstance(d, str)], origins)
     merged.update(overrides)
-    return MemorySettings.model_validate(merged)
+    settings = MemorySettings.model_validate(merged)
+    settings._problems = problems
+    settings._include_origins = {d: origins[d] for d in settings.include_directories
+                                 if d in origins}
+    return settings
+

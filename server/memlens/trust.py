@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from enum import StrEnum
 
@@ -14,6 +15,9 @@ class TrustLevel(StrEnum):
     TRUST_FOLDER = "TRUST_FOLDER"
     TRUST_PARENT = "TRUST_PARENT"
     DO_NOT_TRUST = "DO_NOT_TRUST"
+
+
+NO_RULE = "no-rule"
 
 
 class TrustDecision:
@@ -58,14 +62,31 @@ def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True)
 
 def decide_trust(cwd: str, home: str, *, explicit: bool | None,
                  folder_trust_enabled: bool) -> tuple[bool, str | None]:
-    """The trust Memory Lens uses: an explicit choice, else Gemini CLI's rules, else trusted.
+    """The trust Memory Lens uses: an explicit choice, else Gemini CLI's rules.
 
-    Gemini CLI asks the user when no rule matches; we assume the answer is "trust" so the
-    preview shows what a user who accepts will get (README).
+    As in Gemini CLI, a folder no rule matches is untrusted ("no-rule") until the user trusts
+    it: VS Code's workspace trust in the editor (sent as `trusted`), a rule in the trusted
+    folders file, `GEMINI_CLI_TRUST_WORKSPACE=true`, or `memlens --trusted`.
     """
     if explicit is not None:
         return explicit, "setting"
     decision = check_path_trust(cwd, home, folder_trust_enabled=folder_trust_enabled)
     if decision.trusted is None:
-        return True, "assumed"
+        return False, NO_RULE
     return decision.trusted, decision.source
+
+
+def how_to_trust(cwd: str, home: str) -> str:
+    """The ways a user trusts `cwd`, for the message that says it is not trusted."""
+    rules = trusted_folders_path(home)
+    return (f"to trust it, add {{{json.dumps(cwd)}: \"TRUST_FOLDER\"}} to {rules}, set "
+            "GEMINI_CLI_TRUST_WORKSPACE=true, or pass --trusted")
+
+
+def untrusted_reason(source: str | None, cwd: str, home: str) -> str:
+    """Why `cwd` is untrusted, in words (`source` as `decide_trust` returns it)."""
+    if source == NO_RULE:
+        return f"no rule in {trusted_folders_path(home)} matches it"
+    if source == "file":
+        return f"{trusted_folders_path(home)} marks it DO_NOT_TRUST"
+    return "the workspace is marked untrusted"

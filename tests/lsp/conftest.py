@@ -51,7 +51,9 @@ def uri(path: Path | str) -> str:
 
 
 async def start(client: LanguageClient, root: Path, **settings: object) -> None:
-    options = {"memlens": {"home": str(root / "home"), **settings}}
+    """Initialise as the VS Code extension does: it always sends the workspace's trust
+    (`vscode.workspace.isTrusted`, true here) with the settings."""
+    options = {"memlens": {"home": str(root / "home"), "trusted": True, **settings}}
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual_studio_code"),
         root_uri=uri(root),

@@ -30,7 +30,7 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual_studio_code"),
         workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
-        initialization_options={"memlens": {"home": str(workspace / "home"),
+        initialization_options={"memlens": {"home": str(workspace / "home"), "trusted": True,
                                             "chat": {"baseUrl": fake.base_url}}}))
     await lsp_client.protocol.send_request_async("memlens/refresh", {})
     yield lsp_client

@@ -23,8 +23,9 @@ def _data(result: Any) -> dict[str, Any]:
 async def test_show_matches_the_cli(client: LanguageClient, workspace: Path) -> None:
     result = _data(await client.protocol.send_request_async(
         "memlens/show", {"uri": uri(workspace / "api" / "app.py")}))
+    # --trusted: the same decision the editor sent (VS Code's workspace trust).
     cli = subprocess.run([sys.executable, "-m", "memlens", "show", str(workspace),
-                          "--home", str(workspace / "home")],
+                          "--home", str(workspace / "home"), "--trusted"],
                          capture_output=True, text=True, check=True)
     assert result["content"] + "\n" == cli.stdout
     assert result["files"] == [str(workspace / "home" / ".gemini" / "GEMINI.md"),

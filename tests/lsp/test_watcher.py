@@ -31,7 +31,7 @@ async def watched(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual_studio_code"),
         workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
-        initialization_options={"memlens": {"home": str(outside_home)}}))
+        initialization_options={"memlens": {"home": str(outside_home), "trusted": True}}))
     await lsp_client.protocol.send_request_async("memlens/refresh", {})
     yield lsp_client
     await lsp_client.shutdown_session()
