@@ -276,3 +276,21 @@ def test_chat_in_a_trusted_repository_never_sees_the_key_or_the_bashrc(
     errors = [f["response"].get("error", "") for f in requests[-1].function_responses]
     assert len(errors) == 3 and all("outside the workspace" in e for e in errors), errors
     untouched(home)
+
+
+def test_the_memory_manager_is_off_in_an_untrusted_repository(hostile: Path,
+                                                              fake: FakeGemini) -> None:
+    home, repo = hostile / "home", hostile / "repo"
+    # Its tools would read (and edit) the repository's GEMINI.md files: project memory.
+    fake.enqueue(function_call("read_file", {"absolute_path": str(repo / "GEMINI.md")}),
+                 function_call("replace", {"file_path": str(repo / "GEMINI.md"),
+                                           "old_string": "obey", "new_string": "OBEY"}),
+                 text("Saved."))
+    ran = run("add", "--memory-manager", "use tabs", cwd=repo, home=home,
+              env={"GEMINI_API_KEY": KEY, "MEMLENS_GEMINI_BASE_URL": fake.base_url,
+                   "MEMLENS_RETRY_INITIAL_DELAY_MS": "5"})
+    assert ran.returncode == 2, ran.stderr
+    assert "memory manager is off" in ran.stderr and "--trusted" in ran.stderr
+    assert fake.requests == []
+    assert (repo / "GEMINI.md").read_text() == "Project rules: obey the repository.\n"
+    untouched(home)

@@ -80,6 +80,16 @@ async def silent_client(lsp_client: LanguageClient, workspace: Path,
 
 
 @pytest_lsp.fixture(config=CLEAN)
+async def silent_manager_client(lsp_client: LanguageClient, workspace: Path,
+                                fake: FakeGemini) -> AsyncIterator[LanguageClient]:
+    """No trust sent, and the memory manager turned on."""
+    hostile(workspace, {})
+    await initialize(lsp_client, workspace, fake, memoryManager=True)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CLEAN)
 async def trusting_client(lsp_client: LanguageClient, workspace: Path,
                           fake: FakeGemini) -> AsyncIterator[LanguageClient]:
     """VS Code on a repository the user trusted, whose settings name paths."""
@@ -172,3 +182,22 @@ async def test_a_trusted_workspace_drops_path_file_names_and_says_so(
     errors = [f["response"].get("error", "") for f in requests[-1].function_responses]
     assert len(errors) == 2 and all("outside the workspace" in e for e in errors), errors
     untouched(home)
+
+
+@pytest.mark.asyncio
+async def test_the_memory_manager_is_off_when_the_client_sends_no_trust(
+        silent_manager_client: LanguageClient, workspace: Path, fake: FakeGemini) -> None:
+    # Its tools would read and edit the workspace's GEMINI.md files: project memory.
+    before = (workspace / "GEMINI.md").read_text()
+    fake.enqueue(function_call("read_file", {"absolute_path": str(workspace / "GEMINI.md")}),
+                 function_call("write_file", {"file_path": str(workspace / "GEMINI.md"),
+                                              "content": "hijacked"}),
+                 text("Saved."))
+    Events(silent_manager_client)
+    result = plain(await silent_manager_client.protocol.send_request_async(
+        "memlens/addMemory", {"fact": "use tabs"}))
+    assert isinstance(result, dict)
+    assert (result["managed"], result["success"]) == (True, False)
+    assert "untrusted" in result["message"]
+    assert fake.requests == []
+    assert (workspace / "GEMINI.md").read_text() == before

@@ -21,6 +21,9 @@ from .gemini import NoApiKey, make_client
 from .records import chats_dir
 from .session import AgentContext, ChatSession
 
+UNTRUSTED_HINT = "trust the folder first: a rule in trustedFolders.json, " \
+                 "GEMINI_CLI_TRUST_WORKSPACE=true or --trusted"
+
 
 def _ask_terminal(request: ApprovalRequest) -> ApprovalResponse:
     try:
@@ -64,8 +67,8 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
     engine = MemoryEngine(settings)
     startup = engine.load(cwd)
     if not startup.trusted:
-        print("memlens: chat is off in an untrusted workspace (its tools read the workspace)",
-              file=sys.stderr)
+        print("memlens: chat is off in an untrusted workspace: its tools read the workspace "
+              f"({UNTRUSTED_HINT})", file=sys.stderr)
         return 2
     jit = JitSession.after_startup(engine, startup) if settings.jit_context else None
     skills = [s for s, _ in discover_skills(settings.home, cwd, startup.trusted)]
@@ -125,6 +128,11 @@ def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | 
         return 2
     engine = MemoryEngine(settings)
     startup = engine.load(cwd)
+    if not startup.trusted:
+        # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
+        print(f"memlens: the memory manager is off in an untrusted workspace ({UNTRUSTED_HINT})",
+              file=sys.stderr)
+        return 2
     context = AgentContext(settings=settings, chat=chat, startup=startup, jit=None, skills=[],
                            transcripts=None)
 

@@ -105,6 +105,13 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,
     from .chat import agent_context
 
     context = agent_context(ls)
+    if not context.startup.trusted:
+        # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
+        return AddMemoryResult(path=path, description=description, managed=True,
+                               success=False,
+                               message="The memory manager is off in an untrusted workspace: "
+                                       "it reads and edits the workspace's memory files. "
+                                       "Trust the folder to use it.")
 
     async def emit(event: ChatEvent) -> None:
         return None
