@@ -161,7 +161,7 @@ def test_file_names_with_paths_are_dropped_and_reported_even_when_trusted(
         assert any(name in line and "context.fileName" in line and "ignored" in line
                    for line in shown.stderr.splitlines()), shown.stderr
     # The user trusted the folder, so its include directory applies, but they are told.
-    assert "memlens: include directories: / from " in shown.stderr
+    assert 'memlens: include directories: "/" from ' in shown.stderr
     assert any(line.startswith("memlens: warning: include directory \"/\"")
                and "contains your home folder" in line
                for line in shown.stderr.splitlines()), shown.stderr
@@ -212,7 +212,8 @@ def test_include_directories_are_shown_and_missing_ones_reported(hostile: Path) 
     shown = run("show", cwd=repo, home=home)
     assert shown.returncode == 0, shown.stderr
     notes = [line for line in shown.stderr.splitlines() if "include director" in line]
-    assert any(str(hostile / "shared") in line for line in notes), shown.stderr
+    assert any(json.dumps(str(hostile / "shared")) + " from " + str(repo) in line
+               for line in notes), shown.stderr
     assert any("../nowhere" in line and "does not exist" in line for line in notes), \
         shown.stderr
     settings = load_settings(str(repo), home=str(home))

@@ -164,13 +164,15 @@ def _settings_notes(settings: Any, cwd: str) -> None:
             print(f"memlens: {cwd} is not trusted (--untrusted): {ignored}", file=sys.stderr)
         else:
             print(f"memlens: {cwd} is not trusted "
-                  f"({untrusted_reason(source, cwd, settings.home)}): {ignored}; "
+                  f"({untrusted_reason(source, settings.home)}): {ignored}; "
                   f"{how_to_trust(cwd, settings.home)}", file=sys.stderr)
     for problem in settings.problems:
         if problem.severity != "info":
             print(f"memlens: warning: {problem.message}", file=sys.stderr)
     if settings.include_directories:
-        listed = "; ".join(f"{d} from {settings.include_origins.get(d, 'settings')}"
+        # JSON literals: a folder name cannot smuggle control characters onto the terminal.
+        listed = "; ".join(f"{json.dumps(d, ensure_ascii=False)} from "
+                           f"{settings.include_origins.get(d, 'settings')}"
                            for d in settings.include_directories)
         print(f"memlens: include directories: {listed}", file=sys.stderr)
 

@@ -75,8 +75,9 @@ class _Layer:
             self.problems.append(SettingsProblem(
                 origin=self.origin, source=self.source, setting=setting, value=directory,
                 code="settings-include-directory", severity="info", reason="adds a folder",
-                message=f"include directory {literal} in {where} makes {absolute} a workspace "
-                        "folder of Gemini CLI and of the chat"))
+                message=f"include directory {literal} in {where} makes "
+                        f"{json.dumps(absolute, ensure_ascii=False)} a workspace folder of "
+                        "Gemini CLI and of the chat"))
 
     def file_names(self, names: list[str]) -> list[str]:
         """The plain file names of `names`; the others are dropped and reported."""
@@ -216,4 +217,3 @@ def load_settings(
     settings._include_origins = {d: origins[d] for d in settings.include_directories
                                  if d in origins}
     return settings
-

@@ -83,7 +83,7 @@ def how_to_trust(cwd: str, home: str) -> str:
             "GEMINI_CLI_TRUST_WORKSPACE=true, or pass --trusted")
 
 
-def untrusted_reason(source: str | None, cwd: str, home: str) -> str:
+def untrusted_reason(source: str | None, home: str) -> str:
     """Why `cwd` is untrusted, in words (`source` as `decide_trust` returns it)."""
     if source == NO_RULE:
         return f"no rule in {trusted_folders_path(home)} matches it"
