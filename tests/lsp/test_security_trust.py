@@ -90,6 +90,18 @@ async def silent_manager_client(lsp_client: LanguageClient, workspace: Path,
 
 
 @pytest_lsp.fixture(config=CLEAN)
+async def path_names_client(lsp_client: LanguageClient, workspace: Path,
+                            fake: FakeGemini) -> AsyncIterator[LanguageClient]:
+    """The editor's own settings name paths (no settings file to put a diagnostic on)."""
+    hostile(workspace, {})
+    await initialize(lsp_client, workspace, fake, trusted=True,
+                     contextFileNames=["../.bashrc", "GEMINI.md"],
+                     includeDirectories=["/nonexistent-memlens-include"])
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CLEAN)
 async def trusting_client(lsp_client: LanguageClient, workspace: Path,
                           fake: FakeGemini) -> AsyncIterator[LanguageClient]:
     """VS Code on a repository the user trusted, whose settings name paths."""
@@ -201,3 +213,23 @@ async def test_the_memory_manager_is_off_when_the_client_sends_no_trust(
     assert "untrusted" in result["message"]
     assert fake.requests == []
     assert (workspace / "GEMINI.md").read_text() == before
+
+
+@pytest.mark.asyncio
+async def test_editor_settings_that_name_paths_are_dropped_and_the_user_told(
+        path_names_client: LanguageClient, workspace: Path) -> None:
+    shown = plain(await path_names_client.protocol.send_request_async(
+        "memlens/show", {"uri": uri(workspace)}))
+    assert isinstance(shown, dict) and shown["trusted"] is True
+    assert "PS1" not in json.dumps(shown)
+    assert str(workspace / "GEMINI.md") in shown["files"]
+    warnings = [m.message for m in path_names_client.messages
+                if m.type == types.MessageType.Warning]
+    assert any('"../.bashrc"' in m and "memlens.contextFileNames" in m for m in warnings), \
+        warnings
+    assert any('"/nonexistent-memlens-include"' in m and "does not exist" in m
+               for m in warnings), warnings
+    # Told once, not on every rebuild.
+    await path_names_client.protocol.send_request_async("memlens/refresh", {})
+    assert len([m for m in path_names_client.messages
+                if m.type == types.MessageType.Warning]) == len(warnings)

@@ -34,6 +34,7 @@ class MemlensServer(LanguageServer):
         self.jit_sessions: dict[str, JitSession] = {}
         self.claude_jit_sessions: dict[str, ClaudeJitSession] = {}
         self.errors_logged: set[str] = set()
+        self.settings_warned: set[str] = set()
         # Set once the first index is built from the settings the client gave us.
         self.ready = asyncio.Event()
         self.pull_configuration = True
@@ -62,7 +63,18 @@ class MemlensServer(LanguageServer):
         index.build()
         self.index = index
         release_freed_memory()
+        self.warn_about_settings(index.settings)
         return index
+
+    def warn_about_settings(self, settings: MemorySettings) -> None:
+        """Tell the user, once each, about editor settings that were dropped (those from a
+        settings.json file are diagnostics on the file instead)."""
+        for problem in settings.problems:
+            if problem.source is not None or problem.message in self.settings_warned:
+                continue
+            self.settings_warned.add(problem.message)
+            self.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"Memory Lens: {problem.message}"))
 
     def require_index(self) -> WorkspaceIndex:
         return self.index if self.index is not None else self.rebuild()
