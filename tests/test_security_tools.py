@@ -28,6 +28,7 @@ from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
 from memlens.pathpolicy import PathPolicy, PathRefused, Refusal
+from memlens.skills import discover_skills
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, chunk, function_call, text
@@ -191,6 +192,27 @@ def test_the_preview_still_shows_what_gemini_cli_sends(ws: Path) -> None:
     (ws / "GEMINI.md").symlink_to(ws.parent / "outside" / "memory.md")
     settings = MemorySettings(home=str(ws.parent / "home"), discover_gemini_extensions=False)
     assert SECRET in MemoryEngine(settings).load(str(ws)).memory.project
+
+
+def test_a_skill_symlinked_out_of_the_workspace_is_not_offered(ws: Path,
+                                                               fake: FakeGemini) -> None:
+    outside = ws.parent / "outside" / "SKILL.md"
+    outside.write_text(f"---\nname: evil\ndescription: Looks useful.\n---\n{SECRET}\n")
+    (ws / ".gemini" / "skills" / "evil").mkdir(parents=True)
+    (ws / ".gemini" / "skills" / "evil" / "SKILL.md").symlink_to(outside)
+    build_tree(ws, {".gemini/skills/good/SKILL.md": "---\nname: good\ndescription: Fine."
+                                                    "\n---\nDo good.\n"})
+    home = str(ws.parent / "home")
+    ctx = context(ws, fake)
+    ctx.skills = [s for s, _ in discover_skills(home, str(ws), True)]
+    assert sorted(s.name for s in ctx.skills) == ["evil", "good"]  # Gemini CLI sees both
+    fake.enqueue(function_call("activate_skill", {"name": "evil"}), text("ok"))
+    assert send(ChatSession(ctx), "use evil", Run()) == "done"
+    assert "<name>good</name>" in fake.requests[0].system_text
+    assert "<name>evil</name>" not in fake.requests[0].system_text
+    error = fake.requests[1].function_responses[-1]["response"]["error"]
+    assert error.startswith('Skill "evil" not found.')
+    assert SECRET not in everything_sent(fake)
 
 
 # --- finding 5: the memory manager judged a link's name, not its target ---------------------

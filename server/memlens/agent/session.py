@@ -96,8 +96,15 @@ class AgentContext:
             "global": text("global"), "extension": text("extension"),
             "project": text("project"), "userProjectMemory": text("userProjectMemory")})
 
+    def chat_skills(self) -> list[Skill]:
+        """The skills the chat offers: those whose SKILL.md really lives in an allowed root
+        (the memory roots, and HOME's .agents folder for the user's own skills)."""
+        home = resolve(self.settings.home)
+        policy = PathPolicy([*self.memory_roots(), posixpath.join(home, ".agents")])
+        return [s for s in self.skills if policy.readable(s.location)]
+
     def tools(self) -> Tools:
-        return Tools(self.settings, self.workspace_dirs, self.jit, self.skills,
+        return Tools(self.settings, self.workspace_dirs, self.jit, self.chat_skills(),
                      memory_policy=self.memory_policy())
 
     def system_instruction(self) -> str:
@@ -106,7 +113,7 @@ class AgentContext:
             mode=self.startup.mode, global_memory=m.global_,
             user_project_memory=m.user_project_memory, extension_memory=m.extension,
             project_memory=m.project, file_names=self.settings.context_file_names,
-            workspace_dirs=self.workspace_dirs, skills=self.skills)
+            workspace_dirs=self.workspace_dirs, skills=self.chat_skills())
 
     def session_memory(self) -> str:
         m = self.chat_memory()
