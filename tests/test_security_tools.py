@@ -292,6 +292,20 @@ def test_search_over_a_workspace_with_a_fifo_skips_it(ws: Path, fake: FakeGemini
     assert "pipe" not in listed and f"{ws}/notes.txt" in listed
 
 
+def test_ignore_files_that_are_fifos_never_hang_the_chat(ws: Path, fake: FakeGemini) -> None:
+    os.mkfifo(ws / ".geminiignore")
+    os.mkfifo(ws / ".gitignore")
+    os.mkfifo(ws / "api" / ".gitignore")
+    fake.enqueue(function_call("search_file_content", {"pattern": "print"}), text("Found."))
+    try:
+        run = cli(ws, fake, "search")
+    except subprocess.TimeoutExpired:
+        pytest.fail("memlens chat hung on an ignore file that is a FIFO")
+    assert run.returncode == 0, run.stderr
+    output = fake.requests[1].function_responses[-1]["response"]["output"]
+    assert f"{ws}/api/app.py:1: print('hi')" in output
+
+
 def stat_is_fifo(path: Path) -> bool:
     import stat
 

@@ -177,7 +177,7 @@ class ChatSession:
                                  retryable=False))
             await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
             return "error"
-        tools = self.make_tools()
+        tools: Tools = await _off_loop(self.make_tools)  # reads ignore files: off the loop
         config = types.GenerateContentConfig(
             system_instruction=self.system_text(),
             tools=[types.Tool(function_declarations=tools.declarations())],  # type: ignore[arg-type]
