@@ -380,6 +380,40 @@ def test_search_has_a_match_budget(ws: Path, fake: FakeGemini) -> None:
     assert "[results truncated" in output
 
 
+def test_search_has_a_time_budget(ws: Path, fake: FakeGemini,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.agent import tools
+
+    monkeypatch.setattr(tools, "SEARCH_SECONDS", 0.0)
+    fake.enqueue(function_call("search_file_content", {"pattern": "needle"}), text("ok"))
+    assert send(ChatSession(context(ws, fake)), "search", Run()) == "done"
+    output = fake.requests[1].function_responses[-1]["response"]["output"]
+    assert output.startswith("Found 0 match(es)")
+    assert "[search stopped after 0 s: results are incomplete" in output
+
+
+def test_the_memory_manager_prompt_never_opens_a_fifo_or_a_linked_secret(
+        ws: Path, fake: FakeGemini) -> None:
+    (ws / "GEMINI.md").unlink()
+    (ws / "GEMINI.md").symlink_to(ws / ".env")
+    (ws.parent / "home" / ".gemini" / "GEMINI.md").unlink()
+    os.mkfifo(ws.parent / "home" / ".gemini" / "GEMINI.md")
+    fake.enqueue(text("Nothing saved."))
+    env = {**os.environ, "GEMINI_API_KEY": KEY, "MEMLENS_GEMINI_BASE_URL": fake.base_url,
+           "MEMLENS_RETRY_INITIAL_DELAY_MS": "5", "GEMINI_CLI_HOME": str(ws.parent / "home")}
+    try:
+        run = subprocess.run([sys.executable, "-m", "memlens", "add", "--memory-manager",
+                              "we use tabs"], cwd=ws, env=env, capture_output=True, text=True,
+                             timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the memory manager hung on a FIFO")
+    assert run.returncode == 0, run.stderr
+    prompt = fake.requests[0].system_text
+    assert "(not shown: not a memory file)" in prompt
+    assert "(not shown: Not a regular file" in prompt
+    assert ENV_SECRET not in everything_sent(fake)
+
+
 # --- finding 12: bad arguments from the model -------------------------------------------------
 
 BAD_CALLS = [

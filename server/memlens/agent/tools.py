@@ -447,13 +447,15 @@ class Tools:
         output, jit = self._jit(output, path)
         return ToolOutcome(True, output, f"listed {len(lines)} entries", jit)
 
-    def _walk(self, base: str, stop: threading.Event | None = None) -> list[str]:
-        """Regular files under `base` the policy allows, breadth by folder, sorted; folders
-        reached through a symbolic link are not entered (as os.walk does not)."""
+    def _walk(self, base: str, stop: threading.Event | None = None,
+              deadline: float | None = None) -> list[str]:
+        """Regular files under `base` the policy allows, folder by folder in sorted order;
+        folders reached through a symbolic link are not entered (as os.walk does not)."""
         found: list[str] = []
         pending = [base]
         while pending and len(found) <= MAX_WALK:
-            if stop is not None and stop.is_set():
+            if (stop is not None and stop.is_set()) or (deadline is not None
+                                                         and time.monotonic() > deadline):
                 break
             current = pending.pop()
             entries = sorted(self._entries(current))
@@ -495,13 +497,18 @@ class Tools:
         deadline = time.monotonic() + SEARCH_SECONDS
         hits: list[str] = []
         notes: list[str] = []
-        for path in self._walk(base, stop):
+        stopped = (f"[search stopped after {SEARCH_SECONDS:g} s: results are incomplete; "
+                   "narrow the path or the include glob]")
+        files = self._walk(base, stop, deadline)
+        if time.monotonic() > deadline:
+            notes.append(stopped)
+            files = []
+        for path in files:
             if stop.is_set():
                 notes.append("[search cancelled: results are incomplete]")
                 break
             if time.monotonic() > deadline:
-                notes.append(f"[search stopped after {SEARCH_SECONDS:g} s: results are "
-                             "incomplete; narrow the path or the include glob]")
+                notes.append(stopped)
                 break
             if include and not fnmatch.fnmatch(posixpath.basename(path), include) \
                     and not fnmatch.fnmatch(posixpath.relpath(path, base), include):
@@ -513,6 +520,8 @@ class Tools:
             if b"\x00" in data[:8192]:
                 continue
             for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+                if number % 10_000 == 0 and (stop.is_set() or time.monotonic() > deadline):
+                    break
                 if regex.search(line):
                     hits.append(f"{path}:{number}: {line[:500]}")
                     if len(hits) >= MAX_RESULTS:
