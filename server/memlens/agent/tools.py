@@ -602,6 +602,8 @@ def compile_search(pattern: str) -> SearchPattern:
     options.max_mem = 64 << 20
     try:
         return SearchPattern(re2.compile(pattern, options))
+    except UnicodeError:
+        raise ToolRefused("Invalid regular expression: it is not valid Unicode text.") from None
     except re2.error as err:
         detail = err.args[0] if err.args else err
         if isinstance(detail, bytes):
