@@ -465,3 +465,14 @@ def test_memlens_chat_survives_bad_read_file_arguments(ws: Path, fake: FakeGemin
     assert bad.startswith("Invalid arguments for read_file: ") and "offset" in bad
     good = fake.requests[2].function_responses[-1]["response"]["output"]
     assert good.startswith("needle here")
+
+
+def test_each_declared_tool_has_an_argument_model_matching_its_declaration() -> None:
+    from memlens.agent.tools import ARGUMENTS, declarations
+
+    for declaration in declarations():
+        model = ARGUMENTS[declaration["name"]]
+        schema = declaration["parameters"]
+        assert set(schema["properties"]) == set(model.model_fields), declaration["name"]
+        required = {name for name, f in model.model_fields.items() if f.is_required()}
+        assert set(schema["required"]) == required, declaration["name"]
