@@ -476,3 +476,15 @@ def test_each_declared_tool_has_an_argument_model_matching_its_declaration() -> 
         assert set(schema["properties"]) == set(model.model_fields), declaration["name"]
         required = {name for name, f in model.model_fields.items() if f.is_required()}
         assert set(schema["required"]) == required, declaration["name"]
+
+
+@pytest.mark.parametrize("pattern", ["c$", "^xyz", r"\Axyz", r"xyz\z", "(?i)ABC", r"\bxyz\b",
+                                     "^$", "b.*y", r"c\s+x", "(?-m:^xyz)", "[^a]yz$"])
+def test_the_whole_file_test_never_misses_a_line(pattern: str) -> None:
+    from memlens.agent.tools import compile_search
+
+    text_ = "abc\r\nxyz\rq\n\nlast xyz\u2028xyz"
+    lines = text_.splitlines()
+    regex = compile_search(pattern)
+    per_line = [line for line in lines if regex.search(line)]
+    assert regex.may_match(lines) or not per_line, pattern

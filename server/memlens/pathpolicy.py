@@ -150,6 +150,36 @@ class PathPolicy:
         data = b"".join(chunks)
         return FileData(path, real, data[:limit], len(data) > limit)
 
+    def read_found(self, path: str, limit: int) -> bytes | None:
+        """At most `limit` bytes of a file a walk found; None when the policy refuses it.
+
+        Cheaper than `read_bytes` for many files: no realpath walk before opening. The file is
+        opened without blocking, and what was opened is checked: a regular file whose real
+        path (from the open descriptor) lies inside the roots."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, ValueError):
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            opened = _fd_path(fd) or _real(path)
+            if not self.contains_real(opened):
+                return None
+            chunks: list[bytes] = []
+            remaining = limit
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            return b"".join(chunks)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
     def read_text(self, path: str, limit: int = 20_000_000) -> str:
         """A regular file's text (UTF-8, bad bytes replaced, newlines kept as they are)."""
         return self.read_bytes(path, limit).data.decode("utf-8", "replace")

@@ -333,13 +333,14 @@ class Tools:
                     if not self.policy.contains_real(real):
                         continue
                     mode = os.stat(real).st_mode
-                else:
+                    is_dir, regular = stat.S_ISDIR(mode), stat.S_ISREG(mode)
+                else:  # the entry's type from the folder listing, no stat needed
                     real = full
-                    mode = entry.stat(follow_symlinks=False).st_mode
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    regular = entry.is_file(follow_symlinks=False)
             except (OSError, ValueError):
                 continue
-            is_dir = stat.S_ISDIR(mode)
-            if not (is_dir or stat.S_ISREG(mode)):
+            if not (is_dir or regular):
                 continue
             if self._listed(full, real, is_dir):
                 out.append((full, real, is_dir))
@@ -513,13 +514,13 @@ class Tools:
             if include and not fnmatch.fnmatch(posixpath.basename(path), include) \
                     and not fnmatch.fnmatch(posixpath.relpath(path, base), include):
                 continue
-            try:
-                data = self.policy.read_bytes(path, SEARCH_FILE_BYTES).data
-            except PathRefused:
+            data = self.policy.read_found(path, SEARCH_FILE_BYTES)
+            if data is None or b"\x00" in data[:8192]:
                 continue
-            if b"\x00" in data[:8192]:
+            lines = data.decode("utf-8", "replace").splitlines()
+            if not regex.may_match(lines):
                 continue
-            for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            for number, line in enumerate(lines, 1):
                 if number % 10_000 == 0 and (stop.is_set() or time.monotonic() > deadline):
                     break
                 if regex.search(line):
@@ -584,13 +585,33 @@ class Tools:
 
 
 class SearchPattern:
-    """A compiled search pattern on RE2 (linear time: no pattern can run away)."""
+    """A compiled search pattern on RE2 (linear time: no pattern can run away), with a whole
+    file test first: most files have no match, and one RE2 call over the file is much cheaper
+    than one per line."""
 
-    def __init__(self, compiled: Any):
+    def __init__(self, compiled: Any, whole: Any | None):
         self._compiled = compiled
+        self._whole = whole  # the pattern in multi-line mode (None: test every line)
 
     def search(self, line: str) -> bool:
         return self._compiled.search(line) is not None
+
+    def may_match(self, lines: list[str]) -> bool:
+        """False only when no line can match (the lines joined by newlines, ^ and $ at each
+        line's ends; a match across lines is a false positive the per-line test drops)."""
+        return self._whole is None or self._whole.search("\n".join(lines)) is not None
+
+
+def _whole_text_pattern(re2: Any, pattern: str, options: Any) -> Any | None:
+    """The pattern in multi-line mode, for the whole-file test; None when it could miss a
+    line's match: \\A and \\z, or a flag turned off inside the pattern, say something else of
+    one text than of each line."""
+    if "\\A" in pattern or "\\z" in pattern or re.search(r"\(\?[a-zA-Z]*-", pattern):
+        return None
+    try:
+        return re2.compile(f"(?m:{pattern})", options)
+    except re2.error:
+        return None
 
 
 def compile_search(pattern: str) -> SearchPattern:
@@ -601,7 +622,8 @@ def compile_search(pattern: str) -> SearchPattern:
     options.log_errors = False
     options.max_mem = 64 << 20
     try:
-        return SearchPattern(re2.compile(pattern, options))
+        compiled = re2.compile(pattern, options)
+        return SearchPattern(compiled, _whole_text_pattern(re2, pattern, options))
     except UnicodeError:
         raise ToolRefused("Invalid regular expression: it is not valid Unicode text.") from None
     except re2.error as err:
