@@ -30,7 +30,7 @@ from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
 from .prompt import session_memory, system_instruction
 from .records import Redactor, Transcript
-from .tools import PlannedCall, ToolOutcome, ToolRefused, Tools, validate_args
+from .tools import PlannedCall, SaveMemoryArgs, ToolOutcome, ToolRefused, Tools, validate_args
 from .tools import function_response as response_of
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
@@ -330,11 +330,11 @@ class ChatSession:
         from .memory_manager import manage_memory
 
         params = validate_args("save_memory", args if args is not None else {})
-        fact = str(getattr(params, "fact", "")).strip()
+        assert isinstance(params, SaveMemoryArgs)
+        fact = params.fact.strip()
         if not fact:
             raise ToolRefused('Parameter "fact" must be a non-empty string.')
-        status, sentence = await manage_memory(self.context, fact,
-                                               getattr(params, "scope", None), emit, approve)
+        status, sentence = await manage_memory(self.context, fact, params.scope, emit, approve)
         ok = status == "done"
         message = sentence or ("Saved." if ok else "The memory manager could not save it.")
         return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message,
