@@ -13,6 +13,7 @@ search runs on RE2, a linear-time engine, within a time and a match budget.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import json
 import os
@@ -45,7 +46,6 @@ from ..writing import (
     save_memory,
 )
 
-WRITE_TOOLS = ("write_file", "replace", "save_memory")
 READ_LIMIT_LINES = 2000
 MAX_RESULTS = 200
 MAX_OUTPUT_CHARS = 200_000
@@ -128,11 +128,6 @@ class ActivateSkillArgs(ToolArgs):
     name: str
 
 
-ARGUMENTS: dict[str, type[ToolArgs]] = {
-    "read_file": ReadFileArgs, "list_directory": ListDirectoryArgs, "glob": GlobArgs,
-    "search_file_content": SearchArgs, "write_file": WriteFileArgs, "replace": ReplaceArgs,
-    "save_memory": SaveMemoryArgs, "activate_skill": ActivateSkillArgs,
-}
 
 
 def validate_args(tool: str, args: Any) -> ToolArgs:
@@ -165,51 +160,72 @@ class PlannedCall:
     params: ToolArgs | None = None
 
 
-def declarations() -> list[dict[str, Any]]:
-    """Function declarations (JSON schema) in Gemini's FunctionDeclaration shape."""
+@dataclass(frozen=True)
+class ToolSpec:
+    """One chat tool: what the model is told (name, description, parameter schema), how its
+    arguments are validated, and whether it writes (a write waits for the user's approval).
+    The schema's required list is the arguments model's, so the two cannot disagree."""
 
-    def fn(name: str, description: str, properties: dict[str, Any],
-           required: list[str]) -> dict[str, Any]:
-        return {"name": name, "description": description,
-                "parameters": {"type": "OBJECT", "properties": properties,
+    name: str
+    description: str
+    properties: dict[str, Any]
+    args: type[ToolArgs]
+    writes: bool = False
+
+    def declaration(self) -> dict[str, Any]:
+        """The FunctionDeclaration (JSON schema) in Gemini's shape."""
+        required = [n for n, f in self.args.model_fields.items() if f.is_required()]
+        return {"name": self.name, "description": self.description,
+                "parameters": {"type": "OBJECT", "properties": copy.deepcopy(self.properties),
                                "required": required}}
 
-    string = {"type": "STRING"}
-    integer = {"type": "INTEGER"}
-    return [
-        fn("read_file", "Reads a text file of the workspace. Use absolute paths.",
-           {"absolute_path": {**string, "description": "Absolute path of the file."},
-            "offset": {**integer, "description": "0-based line to start from."},
-            "limit": {**integer, "description": "Maximum number of lines."}},
-           ["absolute_path"]),
-        fn("list_directory", "Lists a folder of the workspace (folders first).",
-           {"path": {**string, "description": "Absolute path of the folder."}}, ["path"]),
-        fn("glob", "Finds files whose path matches a glob pattern (e.g. **/*.py).",
-           {"pattern": string, "path": {**string, "description": "Folder to search in."}},
-           ["pattern"]),
-        fn("search_file_content", "Searches files for a regular expression; returns "
-           "matching lines with their file and line number.",
-           {"pattern": string, "path": {**string, "description": "Folder to search in."},
-            "include": {**string, "description": "Glob that files must match."}},
-           ["pattern"]),
-        fn("write_file", "Writes a whole file (creating it if needed). The user approves it.",
-           {"file_path": {**string, "description": "Absolute path of the file."},
-            "content": string}, ["file_path", "content"]),
-        fn("replace", "Replaces exact text in a file. The user approves it.",
-           {"file_path": string, "old_string": string, "new_string": string,
-            "expected_replacements": integer}, ["file_path", "old_string", "new_string"]),
-        fn("save_memory", "Saves concise user context (a fact or preference) to long-term "
-           "memory. The user approves it.",
-           {"fact": {**string, "description": "The specific fact or piece of information to "
-                     "remember. Should be a clear, self-contained statement."},
-            "scope": {"type": "STRING", "enum": ["global", "project"],
-                      "description": "Where to save the memory. 'global' (default) saves to "
-                      "a file loaded in every workspace. 'project' saves to a "
-                      "project-specific file private to the user, not committed to the repo."}},
-           ["fact"]),
-        fn("activate_skill", "Activates an available skill and returns its instructions.",
-           {"name": {**string, "description": "The skill's name."}}, ["name"]),
-    ]
+
+_STRING: dict[str, Any] = {"type": "STRING"}
+_INTEGER: dict[str, Any] = {"type": "INTEGER"}
+
+REGISTRY: dict[str, ToolSpec] = {spec.name: spec for spec in (
+    ToolSpec("read_file", "Reads a text file of the workspace. Use absolute paths.",
+             {"absolute_path": {**_STRING, "description": "Absolute path of the file."},
+              "offset": {**_INTEGER, "description": "0-based line to start from."},
+              "limit": {**_INTEGER, "description": "Maximum number of lines."}},
+             ReadFileArgs),
+    ToolSpec("list_directory", "Lists a folder of the workspace (folders first).",
+             {"path": {**_STRING, "description": "Absolute path of the folder."}},
+             ListDirectoryArgs),
+    ToolSpec("glob", "Finds files whose path matches a glob pattern (e.g. **/*.py).",
+             {"pattern": _STRING, "path": {**_STRING, "description": "Folder to search in."}},
+             GlobArgs),
+    ToolSpec("search_file_content", "Searches files for a regular expression; returns "
+             "matching lines with their file and line number.",
+             {"pattern": _STRING, "path": {**_STRING, "description": "Folder to search in."},
+              "include": {**_STRING, "description": "Glob that files must match."}},
+             SearchArgs),
+    ToolSpec("write_file", "Writes a whole file (creating it if needed). The user approves it.",
+             {"file_path": {**_STRING, "description": "Absolute path of the file."},
+              "content": _STRING}, WriteFileArgs, writes=True),
+    ToolSpec("replace", "Replaces exact text in a file. The user approves it.",
+             {"file_path": _STRING, "old_string": _STRING, "new_string": _STRING,
+              "expected_replacements": _INTEGER}, ReplaceArgs, writes=True),
+    ToolSpec("save_memory", "Saves concise user context (a fact or preference) to long-term "
+             "memory. The user approves it.",
+             {"fact": {**_STRING, "description": "The specific fact or piece of information to "
+                       "remember. Should be a clear, self-contained statement."},
+              "scope": {"type": "STRING", "enum": ["global", "project"],
+                        "description": "Where to save the memory. 'global' (default) saves to "
+                        "a file loaded in every workspace. 'project' saves to a "
+                        "project-specific file private to the user, not committed to the "
+                        "repo."}},
+             SaveMemoryArgs, writes=True),
+    ToolSpec("activate_skill", "Activates an available skill and returns its instructions.",
+             {"name": {**_STRING, "description": "The skill's name."}}, ActivateSkillArgs),
+)}
+ARGUMENTS: dict[str, type[ToolArgs]] = {name: spec.args for name, spec in REGISTRY.items()}
+WRITE_TOOLS = tuple(name for name, spec in REGISTRY.items() if spec.writes)
+
+
+def declarations() -> list[dict[str, Any]]:
+    """Function declarations (JSON schema) in Gemini's FunctionDeclaration shape."""
+    return [spec.declaration() for spec in REGISTRY.values()]
 
 
 class Tools:
