@@ -11,16 +11,19 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
+from .fsread import FileReader
+
 if TYPE_CHECKING:
     import pathspec
 
 
 def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+    # Through FileReader: an ignore file that is a FIFO or a device is never opened (opening a
+    # FIFO blocks until a writer comes), and a huge one costs a bounded read.
+    read = FileReader(max_bytes=4_000_000).read(path)
+    if read.content is None:
         return None
+    lines = read.content.splitlines()
     import pathspec  # only when an ignore file exists (it costs start-up time)
 
     try:

@@ -11,7 +11,7 @@ import posixpath
 import time
 from typing import Any
 
-from ..nodecompat import is_subpath
+from ..pathpolicy import PathPolicy
 from ..skills import load_skill_file, skill_files
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .records import list_sessions
@@ -36,31 +36,29 @@ class ExtractionTools(Tools):
         super().__init__(context.settings, [inbox, *{posixpath.dirname(s) for s in sessions}],
                          None, [])
         self.inbox = inbox
+        self.inbox_policy = PathPolicy([inbox])
         self.sessions = set(sessions)
 
     def declarations(self) -> list[dict[str, Any]]:
         return [d for d in declarations() if d["name"] in EXTRACTION_TOOLS]
 
+    def _allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
+        if write:
+            if not self.inbox_policy.contains_real(real):
+                raise ToolRefused(f"Skill extraction may only write inside {self.inbox}; "
+                                  f"refused: {path}")
+        elif path not in self.sessions and not self.inbox_policy.contains_real(real):
+            raise ToolRefused("Skill extraction may only read the indexed session files and "
+                              f"the inbox; refused: {path}")
+
     def plan(self, tool: str, args: Any) -> PlannedCall:
-        if tool not in EXTRACTION_TOOLS:
-            raise ToolRefused(f'Tool "{tool}" not found. Available tools: '
-                              f"{', '.join(self.names())}.")
-        if isinstance(args, dict):
-            if tool in ("write_file", "replace"):
-                path = self._path(args.get("file_path"), "file_path")
-                if not is_subpath(os.path.realpath(self.inbox), os.path.realpath(path)):
-                    raise ToolRefused(f"Skill extraction may only write inside {self.inbox}; "
-                                      f"refused: {path}")
-            elif tool == "read_file":
-                path = self._path(args.get("absolute_path"), "absolute_path")
-                if path not in self.sessions and not is_subpath(self.inbox, path):
-                    raise ToolRefused("Skill extraction may only read the indexed session "
-                                      f"files and the inbox; refused: {path}")
-            elif tool in ("list_directory", "glob"):
-                path = self._path(args.get("path") or self.inbox)
-                if not is_subpath(self.inbox, path):
-                    raise ToolRefused(f"Only the inbox ({self.inbox}) can be listed.")
-        return super().plan(tool, args)
+        planned = super().plan(tool, args)
+        if tool in ("list_directory", "glob"):
+            raw = args.get("path") if isinstance(args, dict) else None
+            path = self._path(raw or self.inbox)
+            if not self.inbox_policy.inside(path):
+                raise ToolRefused(f"Only the inbox ({self.inbox}) can be listed.")
+        return planned
 
 
 def extraction_prompt(inbox: str) -> str:

@@ -4,7 +4,8 @@ root), merges duplicates, and asks the user when the scope is ambiguous.
 
 Its policy is enforced here, on every call, whatever the model asks: it may read and write
 memory files only (the context file names, under the workspace folders and HOME/.gemini);
-listing and globbing show memory files only; nothing else is readable or writable.
+listing and globbing show memory files only; nothing else is readable or writable. A file is
+judged by its real path: `link/GEMINI.md` pointing at `../Makefile` is the Makefile, refused.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import os
 import posixpath
 from typing import Any
 
+from ..pathpolicy import PathPolicy, PathRefused, Refusal
 from .session import AgentContext, Approve, ChatSession, Emit
-from .tools import PlannedCall, ToolRefused, Tools, declarations
+from .tools import ToolRefused, Tools, declarations
 
 MAX_TURNS = 10
 MAX_SECONDS = 5 * 60
@@ -44,37 +46,34 @@ class MemoryManagerTools(Tools):
     def declarations(self) -> list[dict[str, Any]]:
         return [d for d in declarations() if d["name"] in MANAGER_TOOLS] + [ASK_USER]
 
-    def _memory_file(self, raw: Any, what: str) -> str:
-        path = self._path(raw, what)
-        if posixpath.basename(path) not in self.names_allowed:
+    def _memory_name(self, path: str, real: str) -> bool:
+        return (posixpath.basename(path) in self.names_allowed
+                and posixpath.basename(real) in self.names_allowed)
+
+    def _allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
+        if not self._memory_name(path, real):
+            shown = path if path == real else f"{path} (really {real})"
             raise ToolRefused(f"The memory manager may only read and write memory files "
                               f"({', '.join(sorted(self.names_allowed))}) under the workspace "
-                              f"and ~/.gemini; refused: {path}")
-        return path
+                              f"and ~/.gemini; refused: {shown}")
 
-    def plan(self, tool: str, args: Any) -> PlannedCall:
-        if tool not in MANAGER_TOOLS:
-            raise ToolRefused(f'Tool "{tool}" not found. Available tools: '
-                              f"{', '.join(self.names())}.")
-        if isinstance(args, dict):
-            key = {"read_file": "absolute_path", "write_file": "file_path",
-                   "replace": "file_path"}.get(tool)
-            if key is not None:
-                self._memory_file(args.get(key), key)
-        return super().plan(tool, args)
-
-    def _visible(self, path: str) -> bool:
-        if not super()._visible(path):
+    def _listed(self, path: str, real: str, is_dir: bool) -> bool:
+        if not self._visible(path):
             return False
-        return os.path.isdir(path) or posixpath.basename(path) in self.names_allowed
+        return is_dir or self._memory_name(path, real)
 
 
-def _file_block(label: str, path: str) -> str:
+def _file_block(label: str, path: str, policy: PathPolicy, names: list[str]) -> str:
+    """A memory file for the prompt, read through the policy: never a FIFO, never a file
+    whose real path leaves the roots or is not a memory file."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            content = handle.read()
-    except OSError:
-        content = "(no file yet)"
+        if posixpath.basename(policy.check_read(path)) not in names:
+            content = "(not shown: not a memory file)"
+        else:
+            content = policy.read_text(path, 1_000_000)
+    except PathRefused as refused:
+        content = ("(no file yet)" if refused.kind is Refusal.MISSING
+                   else f"(not shown: {refused})")
     return f"## {label}: {path}\n```markdown\n{content}\n```"
 
 
@@ -84,6 +83,8 @@ def manager_prompt(context: AgentContext) -> str:
     root = context.workspace_dirs[0]
     global_file = posixpath.join(home, ".gemini", name)
     project_file = posixpath.join(root, name)
+    policy = PathPolicy([*context.workspace_dirs, posixpath.join(home, ".gemini")])
+    names = context.settings.context_file_names
     return f"""You keep the user's long-term memory: the {name} files a coding agent loads at the
 start of every session. Your job is to record one new memory in the right place.
 
@@ -113,9 +114,9 @@ start of every session. Your job is to record one new memory in the right place.
 - Use as few turns as possible. When done, answer with one sentence saying where the memory went.
 
 # Initial context
-{_file_block("Global memory", global_file)}
+{_file_block("Global memory", global_file, policy, names)}
 
-{_file_block("Project memory", project_file)}"""
+{_file_block("Project memory", project_file, policy, names)}"""
 
 
 class MemoryManagerSession(ChatSession):

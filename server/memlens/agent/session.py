@@ -10,21 +10,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import posixpath
+import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..discovery import MemoryLoad
+from ..imports import ProjectRootFinder
 from ..jit import JitSession
-from ..model import MemorySettings
+from ..model import HierarchicalMemory, MemorySettings
+from ..nodecompat import is_subpath, resolve
+from ..pathpolicy import PathPolicy
+from ..render import concatenate_instructions
 from ..skills import Skill
 from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
 from .prompt import session_memory, system_instruction
 from .records import Redactor, Transcript
-from .tools import PlannedCall, ToolOutcome, ToolRefused, Tools
+from .tools import PlannedCall, SaveMemoryArgs, ToolOutcome, ToolRefused, Tools, validate_args
 from .tools import function_response as response_of
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
@@ -55,19 +61,62 @@ class AgentContext:
     def workspace_dirs(self) -> list[str]:
         return self.startup.workspace_dirs or [self.startup.cwd]
 
+    def memory_roots(self) -> list[str]:
+        """Where memory the chat sends may really live: the workspace folders (include
+        directories among them), their project roots, and HOME's .gemini folder (global,
+        extension and private project memory). A project root that holds HOME is left out:
+        a dotfiles repository in HOME must not make all of HOME an allowed root."""
+        home = resolve(self.settings.home)
+        finder = ProjectRootFinder(self.settings.memory_boundary_markers)
+        roots = list(self.workspace_dirs)
+        for folder in self.workspace_dirs:
+            project_root = finder.find(resolve(folder))
+            if project_root is not None and not is_subpath(project_root, home):
+                roots.append(project_root)
+        roots.append(posixpath.join(home, ".gemini"))
+        return roots
+
+    def memory_policy(self) -> PathPolicy:
+        return PathPolicy(self.memory_roots())
+
+    def chat_memory(self) -> HierarchicalMemory:
+        """The startup memory the chat sends: Gemini CLI's, less any memory file whose real
+        path leaves the allowed roots (a GEMINI.md that is a symbolic link out of the
+        workspace). The preview (`memlens show`) still shows what Gemini CLI sends."""
+        policy = self.memory_policy()
+        files = [f for f in self.startup.files if f.content is not None]
+        kept = [f for f in files if policy.readable(f.path)]
+        if len(kept) == len(files):
+            return self.startup.memory
+
+        def text(tier: str) -> str:
+            return concatenate_instructions((f.path, f.content) for f in kept if f.tier == tier)
+
+        return HierarchicalMemory.model_validate({
+            "global": text("global"), "extension": text("extension"),
+            "project": text("project"), "userProjectMemory": text("userProjectMemory")})
+
+    def chat_skills(self) -> list[Skill]:
+        """The skills the chat offers: those whose SKILL.md really lives in an allowed root
+        (the memory roots, and HOME's .agents folder for the user's own skills)."""
+        home = resolve(self.settings.home)
+        policy = PathPolicy([*self.memory_roots(), posixpath.join(home, ".agents")])
+        return [s for s in self.skills if policy.readable(s.location)]
+
     def tools(self) -> Tools:
-        return Tools(self.settings, self.workspace_dirs, self.jit, self.skills)
+        return Tools(self.settings, self.workspace_dirs, self.jit, self.chat_skills(),
+                     memory_policy=self.memory_policy())
 
     def system_instruction(self) -> str:
-        m = self.startup.memory
+        m = self.chat_memory()
         return system_instruction(
             mode=self.startup.mode, global_memory=m.global_,
             user_project_memory=m.user_project_memory, extension_memory=m.extension,
             project_memory=m.project, file_names=self.settings.context_file_names,
-            workspace_dirs=self.workspace_dirs, skills=self.skills)
+            workspace_dirs=self.workspace_dirs, skills=self.chat_skills())
 
     def session_memory(self) -> str:
-        m = self.startup.memory
+        m = self.chat_memory()
         return session_memory(mode=self.startup.mode, extension_memory=m.extension,
                               project_memory=m.project,
                               file_names=self.settings.context_file_names)
@@ -128,7 +177,7 @@ class ChatSession:
                                  retryable=False))
             await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
             return "error"
-        tools = self.make_tools()
+        tools: Tools = await _off_loop(self.make_tools)  # reads ignore files: off the loop
         config = types.GenerateContentConfig(
             system_instruction=self.system_text(),
             tools=[types.Tool(function_declarations=tools.declarations())],  # type: ignore[arg-type]
@@ -225,14 +274,25 @@ class ChatSession:
             elif name == "save_memory" and self.context.settings.memory_manager:
                 outcome = await self._managed_save(call.args, emit, approve)
             else:
-                planned = tools.plan(name, call.args if call.args is not None else {})
+                # Planning reads files (the diff's base) and running may search the whole
+                # workspace: both run in a worker thread, so the event loop (the language
+                # server's every request, cancel included) keeps answering.
+                planned = await _off_loop(tools.plan, name,
+                                          call.args if call.args is not None else {})
                 if needs:
                     planned = await self._approval(planned, call_id, tools, approve)
-                outcome = await asyncio.to_thread(tools.run, planned)
+                stop = threading.Event()
+                try:
+                    outcome = await _off_loop(tools.run, planned, stop)
+                except asyncio.CancelledError:
+                    stop.set()  # a search still running in its thread ends at once
+                    raise
         except ToolRefused as refused:
             error = str(refused)
         except OSError as err:
             error = f"{name} failed: {err.strerror or err}"
+        except Exception as err:  # a bug in a tool must not end the turn
+            error = f"{name} failed: {type(err).__name__}: {err}"
         ok = error is None and outcome is not None and outcome.ok
         output = (outcome.output if outcome is not None else error) or ""
         summary = (outcome.summary if outcome is not None else error) or ""
@@ -269,11 +329,12 @@ class ChatSession:
         """save_memory with the memory manager on: the manager agent routes the fact."""
         from .memory_manager import manage_memory
 
-        fact = str((args or {}).get("fact") or "").strip()
+        params = validate_args("save_memory", args if args is not None else {})
+        assert isinstance(params, SaveMemoryArgs)
+        fact = params.fact.strip()
         if not fact:
             raise ToolRefused('Parameter "fact" must be a non-empty string.')
-        status, sentence = await manage_memory(self.context, fact, (args or {}).get("scope"),
-                                               emit, approve)
+        status, sentence = await manage_memory(self.context, fact, params.scope, emit, approve)
         ok = status == "done"
         message = sentence or ("Saved." if ok else "The memory manager could not save it.")
         return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message,
@@ -325,8 +386,14 @@ class ChatSession:
         if answer.outcome == "approveAlways":
             self.always.add(planned.tool)
         if answer.modified_args:
-            planned = tools.plan(planned.tool, {**planned.args, **answer.modified_args})
+            planned = await _off_loop(tools.plan, planned.tool,
+                                      {**planned.args, **answer.modified_args})
         return planned
+
+
+async def _off_loop(function: Callable[..., Any], *args: Any) -> Any:
+    """Run blocking tool work in a worker thread; cancelling the turn stops waiting for it."""
+    return await asyncio.to_thread(function, *args)
 
 
 def _parts(chunk: Any) -> list[Any]:
