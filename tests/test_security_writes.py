@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from .conftest import build_tree
+from .fake_gemini import FakeGemini, function_call, text
 
 MEMLENS = Path(sys.executable).parent / "memlens"
 _SCRUBBED = ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
@@ -113,3 +121,124 @@ def test_threads_of_one_process_writing_one_file_lose_nothing(tmp_path: Path) ->
     facts = [line for line in target.read_text().splitlines() if line.startswith("- ")]
     assert sorted(facts) == sorted(f"- thread {n} fact {i}" for n in range(4) for i in range(15))
     assert os.listdir(tmp_path) == ["GEMINI.md"]
+
+
+# --- 17: manual approval in a terminal -----------------------------------------------------
+
+KEY = "AIzaWRITESTESTKEY-0123456789abcdefghijkl"
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    with FakeGemini(expect_key=KEY) as server:
+        yield server
+
+
+@pytest.fixture
+def chat_ws(tmp_path: Path) -> Path:
+    root = Path(os.path.realpath(tmp_path))
+    build_tree(root, {"ws/.git": None, "ws/GEMINI.md": "# Rules\n", "home/.gemini": None})
+    return root / "ws"
+
+
+def chat_env(ws: Path, fake: FakeGemini, **extra: str) -> dict[str, str]:
+    return cli_env(ws.parent / "home", GEMINI_API_KEY=KEY, MEMLENS_GEMINI_BASE_URL=fake.base_url,
+                   MEMLENS_RETRY_INITIAL_DELAY_MS="5", MEMLENS_RETRY_MAX_ATTEMPTS="3", **extra)
+
+
+def _read_until(fd: int, needle: bytes, seen: bytearray, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            return needle in seen
+        if not data:
+            return needle in seen
+        seen += data
+    return True
+
+
+def _chat_in_a_pty(ws: Path, env: dict[str, str], prompt: str,
+                   answer: bytes) -> tuple[int, str]:
+    """`memlens chat --approval-mode manual` with a pseudo-terminal as its controlling
+    terminal (and stdin/stdout/stderr); `answer` is typed at the approval prompt."""
+    pid, master = pty.fork()
+    if pid == 0:  # the child: exec at once
+        os.chdir(ws)
+        os.execve(str(MEMLENS), [str(MEMLENS), "chat", prompt, "--approval-mode", "manual"],
+                  env)
+    seen = bytearray()
+    try:
+        asked = _read_until(master, b"Apply?", seen, 60)
+        if asked:
+            os.write(master, answer)
+        _read_until(master, b"\x00never", seen, 60 if asked else 5)
+    finally:
+        try:
+            _, status = os.waitpid(pid, os.WNOHANG)
+            if _ == 0:
+                os.kill(pid, signal.SIGKILL)
+                _, status = os.waitpid(pid, 0)
+        finally:
+            os.close(master)
+    return os.waitstatus_to_exitcode(status), seen.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(("answer", "written"), [(b"y\n", True), (b"n\n", False)])
+def test_manual_approval_is_asked_and_answered_on_the_terminal(
+        chat_ws: Path, fake: FakeGemini, answer: bytes, written: bool) -> None:
+    target = chat_ws / "approved.md"
+    # The model's content tries to repaint the line above the question (ESC [1A ESC [2K).
+    content = "ok\n\x1b[1A\x1b[2Kharmless\n"
+    fake.enqueue(function_call("write_file", {"file_path": str(target), "content": content}),
+                 text("Finished."))
+    code, screen = _chat_in_a_pty(chat_ws, chat_env(chat_ws, fake), "write it", answer)
+    assert "Apply? [y]es, [a]lways for this tool, [N]o: " in screen, screen
+    assert "+ok" in screen  # the diff was shown before the question, escapes made visible
+    assert "+\\e[1A\\e[2Kharmless" in screen and "\x1b[1A" not in screen
+    assert code == 0, screen
+    assert target.exists() is written, screen
+    assert not written or target.read_text() == content
+    assert "Finished." in screen
+
+
+def test_manual_approval_falls_back_to_stdin_when_it_is_a_terminal(
+        chat_ws: Path, fake: FakeGemini) -> None:
+    # No controlling terminal (a new session), but standard input is one.
+    target = chat_ws / "stdin.md"
+    fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "ok\n"}),
+                 text("Finished."))
+    master, slave = pty.openpty()
+    os.write(master, b"y\n")  # typed ahead: the terminal keeps it until it is read
+    try:
+        run = subprocess.run([str(MEMLENS), "chat", "write it", "--approval-mode", "manual"],
+                             cwd=chat_ws, env=chat_env(chat_ws, fake), stdin=slave,
+                             capture_output=True, text=True, timeout=60,
+                             start_new_session=True)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert run.returncode == 0, run.stderr
+    assert "Apply? [y]es" in run.stderr
+    assert target.read_text() == "ok\n"
+
+
+def test_manual_approval_without_any_terminal_says_so_and_denies(
+        chat_ws: Path, fake: FakeGemini) -> None:
+    target = chat_ws / "never.md"
+    fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "x\n"}),
+                 text("Not written."))
+    run = subprocess.run([str(MEMLENS), "chat", "write it", "--approval-mode", "manual"],
+                         cwd=chat_ws, env=chat_env(chat_ws, fake), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=60, start_new_session=True)
+    assert run.returncode == 0, run.stderr
+    assert "manual approval needs a terminal" in run.stderr
+    assert "[write_file] refused" in run.stderr
+    assert not target.exists()

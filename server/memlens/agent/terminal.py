@@ -1,49 +1,106 @@
 """`memlens chat PROMPT`: one turn of the same agent in a terminal.
 
 Text streams to stdout; tool activity goes to stderr; `--json` prints the memlens/chat/event
-stream as JSON lines. Writes are approved on the terminal (/dev/tty), or by --approval-mode.
+stream as JSON lines. Writes are approved on the terminal (/dev/tty, else standard input when it
+is a terminal), or by --approval-mode.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
 from ..discovery import MemoryEngine
 from ..jit import JitSession
 from ..model import MemorySettings
+from ..output import escape_controls
 from ..skills import discover_skills
 from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, make_client
-from .records import chats_dir
+from .records import Redactor, chats_dir
 from .session import AgentContext, ChatSession
 
+NO_TERMINAL = ("memlens: manual approval needs a terminal, and there is none to ask about "
+               "{tool}; denied (use --approval-mode autoEdit to allow edits, or deny)")
 
-def _ask_terminal(request: ApprovalRequest) -> ApprovalResponse:
-    try:
-        tty = open("/dev/tty", "r+", encoding="utf-8")  # noqa: SIM115
-    except OSError:
-        print(f"memlens: no terminal to answer {request.tool}; denied "
-              "(use --approval-mode autoEdit to allow edits)", file=sys.stderr)
+
+class _Terminal:
+    """A line-oriented exchange with the user: the controlling terminal (/dev/tty), else
+    standard input when it is a terminal (the question then goes to standard error).
+
+    /dev/tty is opened unbuffered, read and written through its descriptor: a buffered
+    "r+" text file needs a seekable file, which a terminal never is."""
+
+    def __init__(self, read_fd: int, write_fd: int, owned: bool):
+        self.read_fd, self.write_fd, self.owned = read_fd, write_fd, owned
+
+    @classmethod
+    def open(cls) -> _Terminal | None:
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+            return cls(fd, fd, True)
+        except OSError:
+            pass
+        try:
+            if sys.stdin is not None and os.isatty(sys.stdin.fileno()):
+                return cls(sys.stdin.fileno(), sys.stderr.fileno(), False)
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        while data:
+            data = data[os.write(self.write_fd, data):]
+
+    def readline(self) -> str:
+        line = bytearray()
+        while not line.endswith(b"\n"):
+            byte = os.read(self.read_fd, 1)
+            if not byte:
+                break
+            line += byte
+        return line.decode("utf-8", "replace").strip()
+
+    def close(self) -> None:
+        if self.owned:
+            os.close(self.read_fd)
+
+
+def _ask_terminal(request: ApprovalRequest, redactor: Redactor | None = None) -> ApprovalResponse:
+    """Ask on the terminal; the question (the model's title, arguments and diff) is shown with
+    its control characters escaped, so it cannot rewrite the screen the user decides on."""
+    clean = redactor.text if redactor is not None else (lambda value: value)
+    terminal = _Terminal.open()
+    if terminal is None:
+        print(NO_TERMINAL.format(tool=request.tool), file=sys.stderr)
         return ApprovalResponse(outcome="deny")
-    if request.tool == "ask_user":
-        with tty:
-            options = request.args.get("options") or []
+    try:
+        title = escape_controls(clean(request.title))
+        if request.tool == "ask_user":
+            options = [escape_controls(clean(str(o)))
+                       for o in request.args.get("options") or []]
             hint = f" ({' / '.join(options)})" if options else ""
-            tty.write(f"\n{request.title}{hint}\n> ")
-            tty.flush()
-            answer = tty.readline().strip()
-        return ApprovalResponse(outcome="approve" if answer else "deny", answer=answer or None)
-    with tty:
-        tty.write(f"\n{request.title}\n")
+            terminal.write(f"\n{title}{hint}\n> ")
+            answer = terminal.readline()
+            return ApprovalResponse(outcome="approve" if answer else "deny",
+                                    answer=answer or None)
+        terminal.write(f"\n{title}\n")
         if request.diff:
-            tty.write(request.diff if request.diff.endswith("\n") else request.diff + "\n")
-        tty.write("Apply? [y]es, [a]lways for this tool, [N]o: ")
-        tty.flush()
-        answer = tty.readline().strip().lower()
+            diff = escape_controls(clean(request.diff), keep="\n\t")
+            terminal.write(diff if diff.endswith("\n") else diff + "\n")
+        terminal.write("Apply? [y]es, [a]lways for this tool, [N]o: ")
+        answer = terminal.readline().lower()
+    except OSError as err:
+        print(f"memlens: the terminal failed ({err.strerror or err}); {request.tool} denied",
+              file=sys.stderr)
+        return ApprovalResponse(outcome="deny")
+    finally:
+        terminal.close()
     if answer in ("y", "yes"):
         return ApprovalResponse(outcome="approve")
     if answer in ("a", "always"):
@@ -100,7 +157,7 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
             print(f"memlens: {event.message}", file=sys.stderr)
 
     async def approve(request: ApprovalRequest) -> ApprovalResponse:
-        return await asyncio.to_thread(_ask_terminal, request)
+        return await asyncio.to_thread(_ask_terminal, request, context.redactor)
 
     status = asyncio.run(session.send(prompt, emit, approve))
     if printed_text:
