@@ -7,6 +7,7 @@ the approval prompt, or the chat against the fake Gemini server on 127.0.0.1.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -18,11 +19,19 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memlens.agent.config import ChatSettings
+from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
+from memlens.agent.records import chats_dir
+from memlens.agent.session import AgentContext, ChatSession
+from memlens.discovery import MemoryEngine
+from memlens.model import MemorySettings
+
 from .conftest import build_tree
-from .fake_gemini import FakeGemini, function_call, text
+from .fake_gemini import FakeGemini, function_call, hang, text
 
 MEMLENS = Path(sys.executable).parent / "memlens"
 _SCRUBBED = ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
@@ -242,3 +251,82 @@ def test_manual_approval_without_any_terminal_says_so_and_denies(
     assert "manual approval needs a terminal" in run.stderr
     assert "[write_file] refused" in run.stderr
     assert not target.exists()
+
+
+# --- 13: a model stream that stalls ---------------------------------------------------------
+
+def chat_context(ws: Path, fake: FakeGemini, **chat: Any) -> AgentContext:
+    home = str(ws.parent / "home")
+    settings = MemorySettings(home=home, discover_gemini_extensions=False, trusted=True)
+    engine = MemoryEngine(settings)
+    startup = engine.load(str(ws))
+    chat_settings = ChatSettings(base_url=fake.base_url, initial_delay_ms=5, max_attempts=3,
+                                 **chat)
+    return AgentContext(settings=settings, chat=chat_settings, startup=startup, jit=None,
+                        skills=[], transcripts=chats_dir(home, str(ws)), api_key=KEY)
+
+
+class Events:
+    def __init__(self) -> None:
+        self.events: list[ChatEvent] = []
+
+    async def emit(self, event: ChatEvent) -> None:
+        self.events.append(event)
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalResponse:
+        return ApprovalResponse(outcome="deny")
+
+    def of(self, kind: str) -> list[ChatEvent]:
+        return [e for e in self.events if e.kind == kind]
+
+
+def send_within(session: ChatSession, prompt: str, events: Events, seconds: float) -> str:
+    """One turn; a turn still running after `seconds` fails the test (never blocks CI)."""
+    async def turn() -> str:
+        return await asyncio.wait_for(session.send(prompt, events.emit, events.approve), seconds)
+
+    return asyncio.run(turn())
+
+
+def test_a_stream_that_sends_headers_then_nothing_ends_the_turn(chat_ws: Path,
+                                                                fake: FakeGemini) -> None:
+    for _ in range(3):  # every attempt stalls after the headers
+        fake.enqueue(hang(60) + text("never"))
+    session = ChatSession(chat_context(chat_ws, fake, stall_timeout_ms=300))
+    events = Events()
+    started = time.monotonic()
+    assert send_within(session, "hi", events, 30) == "error"
+    assert time.monotonic() - started < 20
+    errors = events.of("error")
+    assert [e.retryable for e in errors] == [True, True, False]  # retried as network errors
+    assert "stalled" in (errors[-1].message or "") and "0.3 s" in (errors[-1].message or "")
+    assert events.events[-1].kind == "done" and events.events[-1].reason == "error"
+    assert len(fake.requests) == 3
+    # The stalled connections were closed, and the session survives.
+    deadline = time.monotonic() + 10
+    while not all(r.disconnected for r in fake.requests):
+        assert time.monotonic() < deadline, [r.outcome for r in fake.requests]
+        time.sleep(0.05)
+    fake.enqueue(text("Back."))
+    again = Events()
+    assert send_within(session, "again", again, 30) == "done"
+    assert "".join(e.text or "" for e in again.of("text")) == "Back."
+
+
+def test_a_stream_that_stalls_midway_is_not_resumed(chat_ws: Path, fake: FakeGemini) -> None:
+    fake.enqueue(text("Partial") + hang(60) + text("never"))
+    session = ChatSession(chat_context(chat_ws, fake, stall_timeout_ms=300))
+    events = Events()
+    assert send_within(session, "hi", events, 30) == "error"
+    assert [e.kind for e in events.events] == ["text", "error", "done"]
+    assert len(fake.requests) == 1
+
+
+def test_memlens_chat_gives_up_on_a_stalled_stream(chat_ws: Path, fake: FakeGemini) -> None:
+    for _ in range(3):
+        fake.enqueue(hang(60) + text("never"))
+    env = chat_env(chat_ws, fake, MEMLENS_STALL_TIMEOUT_MS="300")
+    run = subprocess.run([str(MEMLENS), "chat", "hello", "--approval-mode", "deny"],
+                         cwd=chat_ws, env=env, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 1, run.stderr
+    assert "stalled" in run.stderr.splitlines()[-1]
