@@ -31,7 +31,7 @@ from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
 
 from .conftest import build_tree
-from .fake_gemini import FakeGemini, function_call, hang, text
+from .fake_gemini import FakeGemini, error, function_call, hang, text
 
 MEMLENS = Path(sys.executable).parent / "memlens"
 _SCRUBBED = ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_TRUSTED_FOLDERS_PATH",
@@ -330,3 +330,56 @@ def test_memlens_chat_gives_up_on_a_stalled_stream(chat_ws: Path, fake: FakeGemi
                          cwd=chat_ws, env=env, capture_output=True, text=True, timeout=30)
     assert run.returncode == 1, run.stderr
     assert "stalled" in run.stderr.splitlines()[-1]
+
+
+# --- 16: every key the process knows is redacted everywhere ---------------------------------
+
+# No Google shape: only knowing the key (from the environment) can keep it out of output.
+ENV_KEY = "env-secret-not-a-google-shape-7f3a9c2e"
+
+
+def _files_under(folder: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("variable", ["GEMINI_API_KEY", "GOOGLE_API_KEY"])
+def test_a_key_from_the_environment_never_reaches_output_or_transcripts(
+        chat_ws: Path, variable: str) -> None:
+    home = chat_ws.parent / "home"
+    with FakeGemini(expect_key=ENV_KEY) as fake:
+        fake.enqueue(
+            error(429, f"Quota exceeded for API key {ENV_KEY}"),  # the endpoint echoes it
+            function_call("write_file", {"file_path": str(chat_ws / "k.md"),
+                                         "content": f"key={ENV_KEY}\n"}),
+            # The model repeats it, split across chunks as a real stream splits text.
+            text("Your key is ", ENV_KEY[:9], ENV_KEY[9:21], ENV_KEY[21:] + ", done."),
+            error(400, f"API key not valid: {ENV_KEY}"))
+        env = chat_env(chat_ws, fake)
+        del env["GEMINI_API_KEY"]
+        env[variable] = ENV_KEY
+        first = subprocess.run([str(MEMLENS), "chat", "write k.md", "--approval-mode", "deny"],
+                               cwd=chat_ws, env=env, capture_output=True, text=True,
+                               timeout=60)
+        second = subprocess.run([str(MEMLENS), "chat", "--json", "again"], cwd=chat_ws,
+                                env=env, capture_output=True, text=True, timeout=60)
+        assert all(r.api_key_matches for r in fake.requests)
+    assert first.returncode == 0, first.stderr
+    assert "Quota exceeded for API key [REDACTED]" in first.stderr
+    assert first.stdout == "Your key is [REDACTED], done.\n"
+    assert second.returncode == 1
+    assert "API key not valid: [REDACTED]" in second.stdout
+    assert "[write_file]" in first.stderr and "[REDACTED]" in first.stderr
+    everything = first.stdout + first.stderr + second.stdout + second.stderr
+    assert ENV_KEY not in everything
+    transcripts = _files_under(home / ".gemini" / "tmp")
+    assert "Your key is [REDACTED]" in transcripts and ENV_KEY not in transcripts
+
+
+def test_a_key_split_across_streamed_chunks_is_redacted_in_events(chat_ws: Path,
+                                                                  fake: FakeGemini) -> None:
+    fake.enqueue(text("key: ", KEY[:4], KEY[4:30], KEY[30:], " (", KEY[:3], ") end"))
+    session = ChatSession(chat_context(chat_ws, fake))
+    events = Events()
+    assert send_within(session, "hi", events, 30) == "done"
+    shown = "".join(e.text or "" for e in events.of("text"))
+    assert shown == "key: [REDACTED] (AIz) end"

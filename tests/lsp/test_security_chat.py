@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import sys
@@ -16,12 +17,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from ..fake_gemini import FakeGemini, hang, text
+from ..fake_gemini import FakeGemini, error, hang, text
 from .conftest import plain, uri
 
-KEY = "AIzaLSPSTALLKEY-0123456789abcdefghijklmn"
-# A key of no known shape: only knowing it (from the environment) can keep it out of output.
+# Keys of no known shape: only knowing them can keep them out of output.
 ENV_KEY = "env-secret-not-a-google-shape-7f3a9c2e"
+SECRET_KEY = "from-vscode-secret-storage-55d0e1b9a7"
 STDERR_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / f"memlens-lsp-stderr-{os.getpid()}.log"
 
 _ENV = {k: v for k, v in os.environ.items()
@@ -36,14 +37,13 @@ SERVER = ClientServerConfig(
 
 @pytest.fixture
 def fake() -> Iterator[FakeGemini]:
-    with FakeGemini() as server:  # any key: each test checks which one was sent
+    with FakeGemini(expect_key=ENV_KEY) as server:
         yield server
 
 
 @pytest_lsp.fixture(config=SERVER)
 async def chat_client(lsp_client: LanguageClient, workspace: Path,
                       fake: FakeGemini) -> AsyncIterator[LanguageClient]:
-    STDERR_LOG.unlink(missing_ok=True)
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual_studio_code"),
         workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
@@ -78,7 +78,6 @@ async def _send(client: LanguageClient, session: str, text_: str) -> dict[str, A
 async def test_a_stalled_stream_ends_the_turn_and_the_session_survives(
         chat_client: LanguageClient, fake: FakeGemini) -> None:
     recorder = Recorder(chat_client)
-    await chat_client.protocol.send_request_async("memlens/setApiKey", {"key": KEY})
     fake.enqueue(hang(60) + text("never"), hang(60) + text("never"), text("Back."))
     assert (await _send(chat_client, "s1", "hi"))["status"] == "error"
     await asyncio.sleep(0.2)
@@ -86,3 +85,45 @@ async def test_a_stalled_stream_ends_the_turn_and_the_session_survives(
     assert "stalled" in final["message"] and final.get("retryable") is False
     assert recorder.events[-1] == {"sessionId": "s1", "kind": "done", "reason": "error"}
     assert (await _send(chat_client, "s1", "again"))["status"] == "done"
+
+
+@pytest.mark.asyncio
+async def test_no_key_reaches_events_log_messages_stderr_or_transcripts(
+        chat_client: LanguageClient, fake: FakeGemini, workspace: Path) -> None:
+    recorder = Recorder(chat_client)
+    # The key from the server's environment: echoed by the endpoint, repeated by the model.
+    fake.enqueue(error(429, f"Quota exceeded for API key {ENV_KEY}"),
+                 text("Your key is ", ENV_KEY[:9], ENV_KEY[9:] + "."),
+                 error(400, f"API key not valid: {ENV_KEY}"))
+    assert (await _send(chat_client, "env", "hi"))["status"] == "done"
+    assert (await _send(chat_client, "env", "again"))["status"] == "error"
+    # The extension's key (from its SecretStorage) then takes over.
+    await chat_client.protocol.send_request_async("memlens/setApiKey", {"key": SECRET_KEY})
+    fake.expect_key = SECRET_KEY
+    fake.enqueue(text("Now it is ", SECRET_KEY[:5], SECRET_KEY[5:] + "."),
+                 error(500, f"internal error for {SECRET_KEY}", times=2))
+    assert (await _send(chat_client, "env", "and now?"))["status"] == "done"
+    assert (await _send(chat_client, "env", "once more"))["status"] == "error"
+    assert all(r.api_key_matches for r in fake.requests)
+    await asyncio.sleep(0.3)  # notifications may trail the response
+    events = json.dumps(recorder.events)
+    assert "Your key is [REDACTED]." in "".join(
+        e.get("text", "") for e in recorder.events if e["sessionId"] == "env")
+    assert "Quota exceeded for API key [REDACTED]" in events
+    assert "internal error for [REDACTED]" in events
+    logs = json.dumps([plain(m) for m in chat_client.log_messages])
+    stderr = STDERR_LOG.read_text(errors="replace")  # this server's, and earlier tests' ones
+    assert "Sending data" in stderr  # the debug log really holds every message body
+    transcripts = "".join(p.read_text(errors="replace")
+                          for p in (workspace / "home" / ".gemini").rglob("*") if p.is_file())
+    assert "[REDACTED]" in transcripts
+    for key in (ENV_KEY, SECRET_KEY):
+        for where, content in (("events", events), ("window/logMessage", logs),
+                               ("stderr", stderr), ("transcripts", transcripts)):
+            assert key not in content, f"{key} leaked into {where}"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _remove_stderr_log() -> Iterator[None]:
+    yield
+    STDERR_LOG.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ from ..skills import discover_skills
 from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, make_client
-from .records import Redactor, chats_dir
+from .records import Redactor, chats_dir, install_stream_redaction
 from .session import AgentContext, ChatSession
 
 NO_TERMINAL = ("memlens: manual approval needs a terminal, and there is none to ask about "
@@ -110,6 +110,7 @@ def _ask_terminal(request: ApprovalRequest, redactor: Redactor | None = None) ->
 
 def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
              approval_mode: str | None) -> int:
+    install_stream_redaction()  # no key from the environment reaches the terminal
     chat = ChatSettings.from_sources({})
     try:
         make_client(None, chat)
@@ -174,6 +175,7 @@ def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | 
     """`memlens add --memory-manager`: the memory manager routes the fact (terminal approvals)."""
     from .memory_manager import manage_memory
 
+    install_stream_redaction()  # no key from the environment reaches the terminal
     chat = ChatSettings.from_sources({})
     try:
         make_client(None, chat)
@@ -203,6 +205,7 @@ def run_extraction(cwd: str, settings: MemorySettings, *, as_json: bool) -> int:
     from ..inbox import inbox_dir
     from .extraction import ExtractionBusy, extract_skills
 
+    install_stream_redaction()  # no key from the environment reaches the terminal
     chat = ChatSettings.from_sources({})
     try:
         make_client(None, chat)
