@@ -383,3 +383,74 @@ def test_a_key_split_across_streamed_chunks_is_redacted_in_events(chat_ws: Path,
     assert send_within(session, "hi", events, 30) == "done"
     shown = "".join(e.text or "" for e in events.of("text"))
     assert shown == "key: [REDACTED] (AIz) end"
+
+
+# --- 20: text output cannot be forged by a name; JSON output is valid UTF-8 ----------------
+
+EVIL = "evil\n::error file=x.py,line=1::forged"
+
+
+@pytest.fixture
+def hostile_tree(tmp_path: Path) -> Path:
+    root = Path(os.path.realpath(tmp_path))
+    build_tree(root, {
+        "home/.gemini": None,
+        "proj/.git": None,
+        "proj/GEMINI.md": "Rules\n",
+        f"proj/{EVIL}/GEMINI.md": "Broken @./missing.md\n",
+        "proj/.gemini/skills/demo/SKILL.md": "---\nname: demo\ndescription: |\n  Fine.\n"
+                                             "  ::warning::forged by a description\n---\nBody\n",
+    })
+    bad = os.path.join(os.fsencode(root / "proj"), b"bad\xff")
+    os.mkdir(bad)
+    with open(os.path.join(bad, b"GEMINI.md"), "wb") as handle:
+        handle.write(b"Not UTF-8 folder\n")
+    return root / "proj"
+
+
+def _run(project: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([str(MEMLENS), *args], cwd=project, env=cli_env(project.parent / "home"),
+                          capture_output=True, timeout=60)
+
+
+def test_text_output_quotes_paths_that_would_forge_lines(hostile_tree: Path) -> None:
+    listed = _run(hostile_tree, "list", ".", "--mode", "classic")
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.decode("utf-8").splitlines()  # valid UTF-8
+    assert len(lines) == 3 and all(line.startswith("project ") for line in lines), lines
+    assert f'"{hostile_tree}/evil\\n::error file=x.py,line=1::forged/GEMINI.md"' in lines[2]
+    assert f'"{hostile_tree}/bad\\xff/GEMINI.md"' in lines[1]
+
+    checked = _run(hostile_tree, "check", ".", "--mode", "classic")
+    assert checked.returncode == 1
+    (line,) = checked.stdout.decode("utf-8").splitlines()
+    assert line.startswith('"evil\\n::error file=x.py,line=1::forged/GEMINI.md":1:8: error[')
+
+    github = _run(hostile_tree, "check", ".", "--mode", "classic", "--format", "github")
+    (annotation,) = github.stdout.decode("utf-8").splitlines()
+    # GitHub's own escaping of a property (%, CR, LF, ':' and ','): one annotation, one file.
+    assert annotation.startswith("::error file=evil%0A%3A%3Aerror file=x.py%2Cline=1%3A%3A"
+                                 "forged/GEMINI.md,line=1,col=8,")
+
+    skills = _run(hostile_tree, "skills", "list")
+    shown = skills.stdout.decode("utf-8").splitlines()
+    assert shown[0] == "demo (workspace) — Fine.\\n::warning::forged by a description", shown
+    assert not any(line.startswith("::") for line in shown)
+
+
+def test_json_output_is_utf8_and_encodes_undecodable_names_reversibly(
+        hostile_tree: Path) -> None:
+    from urllib.parse import unquote_to_bytes
+
+    listed = _run(hostile_tree, "list", ".", "--mode", "classic", "--json")
+    assert listed.returncode == 0, listed.stderr
+    files = [f["path"] for f in json.loads(listed.stdout.decode("utf-8"))["files"]]
+    assert files[2] == f"{hostile_tree}/{EVIL}/GEMINI.md"  # JSON escapes the newline itself
+    uri = files[1]
+    assert uri == f"file://{hostile_tree}/bad%FF/GEMINI.md"
+    raw = unquote_to_bytes(uri.removeprefix("file://"))
+    assert raw == os.fsencode(hostile_tree) + b"/bad\xff/GEMINI.md" and os.path.exists(raw)
+    shown = _run(hostile_tree, "show", ".", "--mode", "classic", "--json")
+    data = json.loads(shown.stdout.decode("utf-8"))
+    assert f"file://{hostile_tree}/bad%FF/GEMINI.md" in data["files"]
+    assert f"--- Context from: {hostile_tree}/bad\ufffd/GEMINI.md ---" in data["content"]

@@ -3,7 +3,7 @@
 A folder name may hold a newline (forging output lines, GitHub workflow commands), terminal
 escape sequences, or bytes that are not UTF-8. Text output shows such a path quoted, C-style
 (`"a\\nb"`, `\\xff` for a byte that is not UTF-8) and leaves every other path as it is; JSON
-output keeps every string valid UTF-8 (docs/security.md).
+output keeps every string valid UTF-8, with a reversible form for paths that are not.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 from ..discovery import MemoryEngine
 from ..jit import JitSession
 from ..model import MemorySettings
-from ..output import escape_controls
+from ..output import display_path, escape_controls, json_safe
 from ..skills import discover_skills
 from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
@@ -139,7 +139,7 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
     async def emit(event: ChatEvent) -> None:
         nonlocal printed_text
         if as_json:
-            sys.stdout.write(json.dumps(event.payload(), ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(json_safe(event.payload()), ensure_ascii=False) + "\n")
             sys.stdout.flush()
             return
         if event.kind == "text" and event.text:
@@ -150,12 +150,13 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
             print(f"[{event.tool}] {_args(event.args)}", file=sys.stderr)
         elif event.kind == "toolResult":
             mark = "ok" if event.ok else "refused"
-            print(f"[{event.tool}] {mark}: {event.summary}", file=sys.stderr)
+            print(f"[{event.tool}] {mark}: {escape_controls(event.summary or '')}",
+                  file=sys.stderr)
         elif event.kind == "memoryLoaded":
-            names = ", ".join(str(f.get("path")) for f in event.files or [])
+            names = ", ".join(display_path(str(f.get("path"))) for f in event.files or [])
             print(f"[memory loaded] {names}", file=sys.stderr)
         elif event.kind == "error":
-            print(f"memlens: {event.message}", file=sys.stderr)
+            print(f"memlens: {escape_controls(event.message or '')}", file=sys.stderr)
 
     async def approve(request: ApprovalRequest) -> ApprovalResponse:
         return await asyncio.to_thread(_ask_terminal, request, context.redactor)
