@@ -454,3 +454,29 @@ def test_json_output_is_utf8_and_encodes_undecodable_names_reversibly(
     data = json.loads(shown.stdout.decode("utf-8"))
     assert f"file://{hostile_tree}/bad%FF/GEMINI.md" in data["files"]
     assert f"--- Context from: {hostile_tree}/bad\ufffd/GEMINI.md ---" in data["content"]
+
+
+def test_concurrent_sessions_updating_the_transcript_index_lose_nothing(tmp_path: Path) -> None:
+    # Two chats (the editor's and a terminal's, or two panels of the server) end turns at once.
+    from memlens.agent.records import Redactor, Transcript, list_sessions
+
+    folder = str(tmp_path / "chats")
+    os.makedirs(folder)  # a session's first record creates it
+    failures: list[BaseException] = []
+
+    def finish_turns(n: int) -> None:
+        transcript = Transcript(folder, f"session{n}", Redactor())
+        try:
+            for turn in range(10):
+                transcript.update_index(f"chat {n}", f"turn {turn}", turn + 1)
+        except BaseException as err:
+            failures.append(err)
+
+    threads = [threading.Thread(target=finish_turns, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    sessions = {s.session_id: s.message_count for s in list_sessions(folder)}
+    assert sessions == {f"session{n}": 10 for n in range(6)}

@@ -216,20 +216,24 @@ class Transcript:
             handle.write(line + "\n")
 
     def update_index(self, title: str, summary: str, message_count: int) -> None:
+        """Read-modify-write of `index.json` under the folder's write lock, written atomically
+        (sessions of several threads and processes end turns at once)."""
+        from ..writing import atomic_write, memory_lock
+
         index_path = os.path.join(self.folder, "index.json")
-        try:
-            with open(index_path, encoding="utf-8") as handle:
-                index = json.load(handle)
-        except (OSError, ValueError):
-            index = {}
-        index[self.session_id] = SessionSummary(
-            session_id=self.session_id, title=self.redactor.text(title),
-            summary=self.redactor.text(summary), updated=time.time(),
-            message_count=message_count).wire()
-        tmp = index_path + f".{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(index, handle, ensure_ascii=False, indent=1)
-        os.replace(tmp, index_path)
+        with memory_lock(index_path):
+            try:
+                with open(index_path, encoding="utf-8") as handle:
+                    index = json.load(handle)
+            except (OSError, ValueError):
+                index = {}
+            if not isinstance(index, dict):
+                index = {}
+            index[self.session_id] = SessionSummary(
+                session_id=self.session_id, title=self.redactor.text(title),
+                summary=self.redactor.text(summary), updated=time.time(),
+                message_count=message_count).wire()
+            atomic_write(index_path, json.dumps(index, ensure_ascii=False, indent=1))
 
 
 def list_sessions(folder: str) -> list[SessionSummary]:
