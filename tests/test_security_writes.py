@@ -207,7 +207,7 @@ def test_manual_approval_is_asked_and_answered_on_the_terminal(
     # The model's content tries to repaint the line above the question (ESC [1A ESC [2K).
     content = "ok\n\x1b[1A\x1b[2Kharmless\n"
     fake.enqueue(function_call("write_file", {"file_path": str(target), "content": content}),
-                 text("Finished."))
+                 text("Finished.\x1b]0;retitled by the model\x07"))
     code, screen = _chat_in_a_pty(chat_ws, chat_env(chat_ws, fake), "write it", answer)
     assert "Apply? [y]es, [a]lways for this tool, [N]o: " in screen, screen
     assert "+ok" in screen  # the diff was shown before the question, escapes made visible
@@ -215,7 +215,8 @@ def test_manual_approval_is_asked_and_answered_on_the_terminal(
     assert code == 0, screen
     assert target.exists() is written, screen
     assert not written or target.read_text() == content
-    assert "Finished." in screen
+    # The model's own text cannot drive the terminal either.
+    assert "Finished.\\e]0;retitled by the model\\x07" in screen and "\x1b]0" not in screen
 
 
 def test_manual_approval_falls_back_to_stdin_when_it_is_a_terminal(

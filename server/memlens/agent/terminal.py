@@ -135,6 +135,10 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
                            skills=skills, transcripts=transcripts)
     session = ChatSession(context)
     printed_text = False
+    # On a terminal the model's text cannot drive it (escape sequences that hide text, set
+    # the title or the clipboard): control characters other than newline and tab are shown
+    # escaped. Piped output stays exact.
+    to_terminal = _isatty(sys.stdout)
 
     async def emit(event: ChatEvent) -> None:
         nonlocal printed_text
@@ -143,7 +147,8 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
             sys.stdout.flush()
             return
         if event.kind == "text" and event.text:
-            sys.stdout.write(event.text)
+            sys.stdout.write(escape_controls(event.text, keep="\n\t") if to_terminal
+                             else event.text)
             sys.stdout.flush()
             printed_text = True
         elif event.kind == "toolCall":
@@ -168,8 +173,15 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
 
 
 def _args(args: dict[str, Any] | None) -> str:
-    text = json.dumps(args or {}, ensure_ascii=False)
+    text = escape_controls(json.dumps(args or {}, ensure_ascii=False))
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | None) -> int:
