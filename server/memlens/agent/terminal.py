@@ -237,7 +237,7 @@ def run_extraction(cwd: str, settings: MemorySettings, *, as_json: bool) -> int:
         print(f"memlens: error: {err}", file=sys.stderr)
         return 2
     if as_json:
-        print(json.dumps(result, ensure_ascii=False))
+        print(json.dumps(json_safe(result), ensure_ascii=False))
     else:
         created = ", ".join(result["created"]) or "no new skill"
         print(f"{result['message'] or 'Done.'}\nInbox: {created} ({inbox})")
