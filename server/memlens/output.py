@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote
 
 # C0 controls, DEL, C1 controls, the Unicode line and paragraph separators, and the lone
 # surrogates Python uses for bytes that are not UTF-8 (PEP 383).
@@ -60,6 +59,8 @@ def json_safe(value: Any) -> Any:
             return value
         raw = value.encode("utf-8", "surrogateescape")
         if value.startswith("/") and "\n" not in value:
+            from urllib.parse import quote
+
             return "file://" + quote(raw, safe="/")
         return raw.decode("utf-8", "replace")
     if isinstance(value, dict):
