@@ -481,3 +481,19 @@ def test_concurrent_sessions_updating_the_transcript_index_lose_nothing(tmp_path
     assert failures == []
     sessions = {s.session_id: s.message_count for s in list_sessions(folder)}
     assert sessions == {f"session{n}": 10 for n in range(6)}
+
+
+def test_a_key_cut_by_truncation_is_still_hidden(chat_ws: Path, fake: FakeGemini,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # read_file of a long .env: the tool output is cut at 4,000 characters, inside the key.
+    monkeypatch.setenv("GEMINI_API_KEY", ENV_KEY)
+    env_file = chat_ws / "settings.env"
+    env_file.write_text("#" * 3980 + f"\nKEY={ENV_KEY}\n")
+    fake.enqueue(function_call("read_file", {"absolute_path": str(env_file)}), text("Read."))
+    session = ChatSession(chat_context(chat_ws, fake))
+    events = Events()
+    assert send_within(session, "read it", events, 30) == "done"
+    (result,) = events.of("toolResult")
+    assert (result.output or "").endswith("\nKEY=[REDACTED]")
+    stored = _files_under(chat_ws.parent / "home" / ".gemini" / "tmp")
+    assert ENV_KEY[:6] not in stored

@@ -96,9 +96,16 @@ class Redactor:
             value = value.replace(secret, REDACTED)
         return _KEY_PATTERN.sub(REDACTED, value)
 
+    def complete(self, value: str) -> str:
+        """`text`, for a whole value that may have been cut short (a tool output truncated to
+        4,000 characters): a tail of 6 or more characters that begins a key is hidden too."""
+        value = self.text(value)
+        hold = self.held_back(value)
+        return value[:len(value) - hold] + REDACTED if hold >= 6 else value
+
     def deep(self, value: Any) -> Any:
         if isinstance(value, str):
-            return self.text(value)
+            return self.complete(value)
         if isinstance(value, dict):
             return {k: self.deep(v) for k, v in value.items()}
         if isinstance(value, list):
