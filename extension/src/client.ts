@@ -38,7 +38,7 @@ export function memlensSettings(): Record<string, unknown> {
     }
   }
   const chat: Record<string, unknown> = {};
-  for (const name of ["model", "baseUrl", "approvalMode"]) {
+  for (const name of ["model", "baseUrl", "approvalMode", "stallTimeoutMs"]) {
     const inspected = config.inspect(`chat.${name}`);
     const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
     if (value !== undefined && value !== "") {

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import __version__
+from .output import display_path, escape_controls
 
 EXIT_USAGE = 2
 
@@ -182,7 +183,9 @@ def _print(text: str) -> None:
 
 
 def _print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    from .output import json_safe
+
+    sys.stdout.write(json.dumps(json_safe(value), ensure_ascii=False, indent=2) + "\n")
 
 
 def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str) -> int:
@@ -211,7 +214,7 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
                 _print_json({"cwd": cwd, "dialect": "agents", "files": listed})
             else:
                 for row in listed:
-                    _print(f"{row['tier']:<9} {row['path']}\n")
+                    _print(f"{row['tier']:<9} {display_path(row['path'])}\n")
             return 0
         return 0
     loader = ClaudeLoader(settings.home)
@@ -237,7 +240,8 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
             _print_json({"cwd": cwd, "dialect": "claude", "files": rows})
         else:
             for row in rows:
-                _print(f"{row['tier']:<10} {row['chars']:>9}  {row['path']}\n")
+                _print(f"{escape_controls(row['tier']):<10} {row['chars']:>9}  "
+                       f"{display_path(row['path'])}\n")
         return 0
     return 0
 
@@ -274,13 +278,19 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for f in result.files:
         chars = "-" if f.chars is None else str(f.chars)
-        _print(f"{f.tier:<17} {chars:>9}  {f.path}\n")
+        _print(f"{f.tier:<17} {chars:>9}  {display_path(f.path)}\n")
     return 0
 
 
 def _display_path(path: str) -> str:
     rel = os.path.relpath(path)
     return rel if not rel.startswith("..") else path
+
+
+def _text_path(path: str) -> str:
+    """A diagnostic's path for a text line: relative when inside the working folder, quoted
+    when it holds a control character (output.display_path)."""
+    return display_path(_display_path(path))
 
 
 def _gh_data(text: str) -> str:
@@ -332,8 +342,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                    f"title={_gh_property(d.code)}::{_gh_data(d.message)}\n")
     else:
         for d in ordered:
-            _print(f"{_display_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
-                   f"{d.message}\n")
+            _print(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
+                   f"{escape_controls(d.message)}\n")
         errors = sum(d.severity == "error" for d in ordered)
         warnings = sum(d.severity == "warning" for d in ordered)
         print(f"memlens: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
@@ -449,8 +459,9 @@ def cmd_skills(args: argparse.Namespace) -> int:
             _print_json(skills)
         else:
             for item in skills:
-                _print(f"{item['name']} ({item['tier']}) — {item['description']}\n"
-                       f"  {item['location']}\n")
+                _print(f"{escape_controls(item['name'])} ({item['tier']}) — "
+                       f"{escape_controls(item['description'])}\n"
+                       f"  {display_path(item['location'])}\n")
         return 0
     if action == "inbox":
         items = inbox.list_inbox(home, cwd)
@@ -460,7 +471,8 @@ def cmd_skills(args: argparse.Namespace) -> int:
         else:
             for i in items:
                 status = f"{len(i.problems)} problem(s)" if i.problems else "ready to accept"
-                _print(f"{i.name} — {i.description} [{status}]\n  {i.path}\n")
+                _print(f"{escape_controls(i.name)} — {escape_controls(i.description)} "
+                       f"[{status}]\n  {display_path(i.path)}\n")
             if not items:
                 print("memlens: the skills inbox is empty", file=sys.stderr)
         return 0
@@ -470,10 +482,10 @@ def cmd_skills(args: argparse.Namespace) -> int:
         try:
             if action == "accept":
                 target = inbox.accept(home, cwd, args.name)
-                _print(f"Accepted {args.name}: {target}\n")
+                _print(f"Accepted {escape_controls(args.name)}: {display_path(target)}\n")
             else:
                 inbox.reject(home, cwd, args.name)
-                _print(f"Rejected {args.name}\n")
+                _print(f"Rejected {escape_controls(args.name)}\n")
         except inbox.InboxError as err:
             raise UsageError(str(err)) from err
         return 0
@@ -522,13 +534,18 @@ _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": 
 def main(argv: Sequence[str] | None = None) -> int:
     # pydantic scans every installed distribution for plugins on first use; we use none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # A name that is not UTF-8 is written as its own bytes (text output of show / jit, which
+    # must be the agent's exact string), never a crash; JSON and line-based output escape it.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="surrogateescape")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         handler = HANDLERS.get(args.command, cmd_not_yet)
         return handler(args)
     except UsageError as err:
-        print(f"memlens: error: {err}", file=sys.stderr)
+        print(f"memlens: error: {escape_controls(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except ValueError as err:  # pydantic's ValidationError: a setting out of range
         errors = getattr(err, "errors", None)
@@ -545,8 +562,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as err:
-        print(f"memlens: error: {err.strerror or err}: {err.filename or ''}".rstrip(": "),
-              file=sys.stderr)
+        where = display_path(str(err.filename)) if err.filename else ""
+        print(f"memlens: error: {err.strerror or err}: {where}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -8,6 +8,7 @@ both tools end up in one folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
@@ -95,14 +96,24 @@ def _lock_registry(path: str, attempts: int = 100, delay: float = 0.1) -> str:
 
 
 def _write_json(path: str, data: object) -> None:
+    """Replace `path` atomically: a uniquely named temp file beside it, fsync, rename (two
+    writers never share a temp name; the caller holds the registry lock)."""
     import json
+    import tempfile
 
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, indent=2))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data, indent=2))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _claim_marker(base: str, slug: str, norm: str) -> None:
@@ -121,8 +132,8 @@ def claim_project_slug(home: str, project_root: str) -> str:
     gemini = os.path.join(home, ".gemini")
     os.makedirs(gemini, exist_ok=True)
     registry_path = os.path.join(gemini, "projects.json")
-    if not os.path.exists(registry_path):
-        _write_json(registry_path, {"projects": {}})
+    # The lock comes first: creating the registry is an update like any other (Gemini CLI
+    # creates it before locking, so two first writers could race on one temp name).
     lock = _lock_registry(registry_path)
     try:
         data = read_json_file(registry_path)
@@ -133,7 +144,7 @@ def claim_project_slug(home: str, project_root: str) -> str:
         if existing is not None:
             for base in _bases(home):
                 _claim_marker(base, existing, norm)
-            if projects.get(norm) != existing:
+            if projects.get(norm) != existing or not os.path.exists(registry_path):
                 projects[norm] = existing
                 _write_json(registry_path, {"projects": projects})
             return existing

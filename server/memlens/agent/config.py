@@ -22,6 +22,9 @@ class ChatSettings(Wire):
     initial_delay_ms: int = Field(default=5000, ge=0)
     max_delay_ms: int = Field(default=30000, ge=0)
     max_turns: int = Field(default=50, ge=1)
+    # A model stream that sends nothing for this long is abandoned (and retried like a
+    # network error when nothing had arrived yet); 0 waits forever.
+    stall_timeout_ms: int = Field(default=60000, ge=0)
 
     @classmethod
     def from_sources(cls, editor: dict[str, Any] | None = None) -> ChatSettings:
@@ -38,7 +41,8 @@ class ChatSettings(Wire):
         if env_url and not values.get("baseUrl") and not values.get("base_url"):
             values["base_url"] = env_url
         for env, field in (("MEMLENS_RETRY_INITIAL_DELAY_MS", "initial_delay_ms"),
-                           ("MEMLENS_RETRY_MAX_ATTEMPTS", "max_attempts")):
+                           ("MEMLENS_RETRY_MAX_ATTEMPTS", "max_attempts"),
+                           ("MEMLENS_STALL_TIMEOUT_MS", "stall_timeout_ms")):
             if os.environ.get(env, "").isdigit():
                 values[field] = int(os.environ[env])
         return cls.model_validate(values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from .config import ChatSettings
@@ -44,8 +44,22 @@ def retryable(error: BaseException) -> bool:
     return bool(names & {"TransportError", "ConnectionError", "TimeoutError"})
 
 
+class StreamStalled(TimeoutError):
+    """The model's stream sent nothing for the stall timeout (a TimeoutError, so it is
+    retried as network errors are, while nothing has been received)."""
+
+    def __init__(self, seconds: float, started: bool):
+        self.seconds = seconds
+        where = "after part of the answer" if started else "before any answer"
+        super().__init__(f"The model's stream stalled: nothing arrived for {seconds:g} s "
+                         f"{where} (memlens.chat.stallTimeoutMs)")
+
+
 def describe(error: BaseException) -> str:
     from google.genai import errors
+
+    if isinstance(error, StreamStalled):
+        return str(error)
 
     if isinstance(error, errors.APIError):
         status = f"{error.code} {error.status or ''}".strip()
@@ -64,21 +78,38 @@ def backoff_delays(chat: ChatSettings) -> list[float]:
     return delays
 
 
+async def _within(seconds: float | None, started: bool, step: Awaitable[Any]) -> Any:
+    """Await one step of a stream (the response headers, the next chunk) for at most
+    `seconds`; cancelling the step closes the connection under it."""
+    if seconds is None:
+        return await step
+    try:
+        return await asyncio.wait_for(step, seconds)
+    except TimeoutError:
+        raise StreamStalled(seconds, started) from None
+
+
 async def stream_with_retries(client: Any, chat: ChatSettings, contents: list[Any],
                               config: Any, on_retry: Any) -> AsyncIterator[Any]:
     """Chunks of one model response. A failure before the first chunk is retried with backoff;
-    after it, the error propagates (the partial answer cannot be resumed)."""
+    after it, the error propagates (the partial answer cannot be resumed). Waiting longer than
+    the stall timeout for the headers or for any chunk is such a failure (StreamStalled)."""
     delays = backoff_delays(chat)
+    stall = chat.stall_timeout_ms / 1000 or None
     attempt = 0
     while True:
         started = False
         try:
-            stream = await client.aio.models.generate_content_stream(
-                model=chat.model, contents=contents, config=config)
-            async for chunk in stream:
+            stream = await _within(stall, started, client.aio.models.generate_content_stream(
+                model=chat.model, contents=contents, config=config))
+            chunks = aiter(stream)
+            while True:
+                try:
+                    chunk = await _within(stall, started, anext(chunks))
+                except StopAsyncIteration:
+                    return
                 started = True
                 yield chunk
-            return
         except asyncio.CancelledError:
             raise
         except Exception as error:

@@ -29,7 +29,7 @@ from .config import ChatSettings
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
 from .prompt import session_memory, system_instruction
-from .records import Redactor, Transcript
+from .records import Redactor, Transcript, redacting_emit
 from .tools import PlannedCall, SaveMemoryArgs, ToolOutcome, ToolRefused, Tools, validate_args
 from .tools import function_response as response_of
 
@@ -145,6 +145,7 @@ class ChatSession:
 
     async def send(self, text: str, emit: Emit, approve: Approve) -> str:
         """Run one turn; returns 'done', 'cancelled' or 'error'. Never raises."""
+        emit = redacting_emit(emit, self.context.redactor)  # no key in any event, ever
         task: asyncio.Task[str] = asyncio.ensure_future(self._turn(text, emit, approve))
         self.running = task
         try:

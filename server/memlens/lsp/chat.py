@@ -22,7 +22,15 @@ from ..agent.events import (
     SessionParams,
 )
 from ..agent.gemini import uses_vertex
-from ..agent.records import Redactor, chats_dir, existing_chats_dir, list_sessions, read_transcript
+from ..agent.records import (
+    Redactor,
+    chats_dir,
+    existing_chats_dir,
+    install_stream_redaction,
+    list_sessions,
+    read_transcript,
+    register_secret,
+)
 from ..agent.session import AgentContext, ChatSession
 from ..skills import discover_skills
 from .server import MemlensServer
@@ -85,13 +93,13 @@ def _transcripts(ls: MemlensServer) -> str | None:
 
 
 class _RedactSecrets(logging.Filter):
-    """Keeps the API key out of every log line (pygls logs message bodies at debug level)."""
+    """Keeps every key out of every log line (pygls logs message bodies at debug level):
+    the extension's, the environment's (GEMINI_API_KEY, GOOGLE_API_KEY), Google-shaped ones."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         redactor = Redactor()
         redactor.add(_api_key["key"])
-        redactor.add(os.environ.get("GEMINI_API_KEY"))
         cleaned = redactor.text(message)
         if '"key"' in cleaned and SET_API_KEY in cleaned:
             cleaned = re.sub(r'"key"\s*:\s*"[^"]*"', '"key": "[REDACTED]"', cleaned)
@@ -101,8 +109,11 @@ class _RedactSecrets(logging.Filter):
 
 
 def install_log_redaction() -> None:
+    """Redact keys from the server's log and from anything else it writes to stderr (stdout
+    carries JSON-RPC, whose chat events are redacted where they are made)."""
     for handler in logging.getLogger().handlers:
         handler.addFilter(_RedactSecrets())
+    install_stream_redaction(stdout=False)
 
 
 def register(server: MemlensServer) -> None:
@@ -169,6 +180,7 @@ def register(server: MemlensServer) -> None:
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
         request: ApiKeyParams = _parse(ApiKeyParams, params)
         _api_key["key"] = request.key.strip() or None
+        register_secret(_api_key["key"])  # redacted everywhere from now on
         for session in _sessions.values():
             session.context.set_api_key(_api_key["key"])
         return {"hasApiKey": bool(_api_key["key"])}
