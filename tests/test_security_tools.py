@@ -57,6 +57,9 @@ def ws(root: Path) -> Path:
         "outside/secret.txt": f"{SECRET}\n",
         "outside/memory.md": f"Injected memory {SECRET}\n",
     })
+    # The user trusts the workspace (a folder with no rule is untrusted, as in Gemini CLI).
+    (root / "home" / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(root / "ws"): "TRUST_FOLDER"}))
     return root / "ws"
 
 

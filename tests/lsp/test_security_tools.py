@@ -49,6 +49,8 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
         capabilities=client_capabilities("visual_studio_code"),
         workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
         initialization_options={"memlens": {"home": str(workspace / "home"),
+                                            # VS Code always sends its workspace trust.
+                                            "trusted": True,
                                             "chat": {"baseUrl": fake.base_url}}}))
     await lsp_client.protocol.send_request_async("memlens/refresh", {})
     await lsp_client.protocol.send_request_async("memlens/setApiKey", {"key": KEY})
