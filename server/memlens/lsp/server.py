@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -16,6 +18,7 @@ from ..memory_release import release_freed_memory
 from ..model import MemorySettings
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
+from .protocol import MemlensProtocol
 
 if TYPE_CHECKING:
     from ..dialects.claude import ClaudeJitSession
@@ -25,9 +28,12 @@ CONFIG_SECTION = "memlens"
 
 
 class MemlensServer(LanguageServer):
+    protocol: MemlensProtocol
+
     def __init__(self) -> None:
         super().__init__("memlens", __version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=MemlensProtocol)
         self.editor_settings: dict[str, Any] = {}
         self.folders: list[str] = []
         self.index: WorkspaceIndex | None = None
@@ -117,6 +123,18 @@ class MemlensServer(LanguageServer):
                 continue
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=uri, diagnostics=self.lsp_diagnostics(path)))
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+        """Serve over stdio with framing that survives a hostile client (transport.py);
+        returns the exit code."""
+        from .transport import serve_stdio
+
+        self._stop_event = threading.Event()
+        try:
+            return serve_stdio(self.protocol, stdin or sys.stdin.buffer,
+                               stdout or sys.stdout.buffer, self._stop_event)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         key = f"{type(error).__name__}:{error}"

@@ -1,0 +1,321 @@
+"""The real server over raw stdio bytes (SPEC §12): mis-framed messages, absurd lengths,
+malformed requests.
+
+Every exchange has a deadline (`READ_TIMEOUT`): a server that goes deaf fails the test rather
+than hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import uri
+
+READ_TIMEOUT = 15.0
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+
+Message = dict[str, Any]
+
+
+def frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def encode(message: Message) -> bytes:
+    return json.dumps(message).encode()
+
+
+class RawServer:
+    """`memlens serve` as a subprocess; bytes in, strictly framed JSON messages out."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.stderr_path = tmp / "server-stderr.log"
+        self._stderr = self.stderr_path.open("wb")
+        env = {**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"}
+        self.process = subprocess.Popen([sys.executable, "-m", "memlens", "serve"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self._stderr, env=env)
+        self.messages: queue.Queue[Message | None] = queue.Queue()
+        self.notifications: list[Message] = []
+        self._next_id = 1000
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.process.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    self.messages.put(None)
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            assert length is not None, "the server sent a header without Content-Length"
+            self.messages.put(json.loads(out.read(length)))
+
+    # --- sending ----------------------------------------------------------------------
+    def send_bytes(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: Message) -> None:
+        self.send_bytes(frame(encode(message)))
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def request_message(self, method: str, params: Any = None) -> tuple[int, Message]:
+        msg_id = self.new_id()
+        message: Message = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        return msg_id, message
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    # --- receiving --------------------------------------------------------------------
+    def responses(self, ids: list[Any], timeout: float = READ_TIMEOUT) -> dict[Any, Message]:
+        """Wait for one response to each id (None: a response with a null id)."""
+        wanted, found = list(ids), {}
+        deadline = time.monotonic() + timeout
+        while wanted:
+            remaining = deadline - time.monotonic()
+            try:
+                message = self.messages.get(timeout=max(remaining, 0.01))
+            except queue.Empty:
+                raise AssertionError(f"no response to {wanted} within {timeout:.0f} s; "
+                                     f"server log:\n{self.log()[-3000:]}") from None
+            if message is None:
+                raise AssertionError(f"the server closed its output (exit "
+                                     f"{self.process.poll()}); log:\n{self.log()[-3000:]}")
+            if "method" in message:
+                if "id" in message:  # a request from the server: answer it, we have no opinion
+                    self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                else:
+                    self.notifications.append(message)
+                continue
+            if message.get("id") in wanted:
+                wanted.remove(message["id"])
+                found[message["id"]] = message
+        return found
+
+    def call(self, method: str, params: Any = None, timeout: float = READ_TIMEOUT) -> Message:
+        msg_id, message = self.request_message(method, params)
+        self.send(message)
+        return self.responses([msg_id], timeout)[msg_id]
+
+    def log(self) -> str:
+        self._stderr.flush()
+        return self.stderr_path.read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=READ_TIMEOUT)
+        self._stderr.close()
+
+
+def initialize(server: RawServer, workspace: Path) -> None:
+    reply = server.call("initialize", {
+        "processId": None, "rootUri": uri(workspace), "capabilities": {},
+        "workspaceFolders": [{"uri": uri(workspace), "name": "ws"}],
+        "initializationOptions": {"memlens": {"home": str(workspace / "home")}}})
+    assert "result" in reply, reply
+    server.notify("initialized", {})
+    assert "result" in server.call("memlens/refresh", {})  # the index is built
+
+
+def start(workspace: Path, tmp: Path) -> RawServer:
+    server = RawServer(tmp)
+    try:
+        initialize(server, workspace)
+    except BaseException:
+        server.close()
+        raise
+    return server
+
+
+@pytest.fixture
+def raw(workspace: Path, tmp_path: Path) -> Iterator[RawServer]:
+    server = start(workspace, tmp_path)
+    yield server
+    server.close()
+
+
+def links_request(server: RawServer, workspace: Path) -> tuple[int, Message]:
+    return server.request_message("textDocument/documentLink",
+                                  {"textDocument": {"uri": uri(workspace / "GEMINI.md")}})
+
+
+def assert_answers(server: RawServer, workspace: Path) -> None:
+    """The server is alive and answering a real request correctly."""
+    msg_id, message = links_request(server, workspace)
+    server.send(message)
+    reply = server.responses([msg_id])[msg_id]
+    assert len(reply["result"]) == 1, reply
+    assert server.process.poll() is None
+
+
+# --- (a) framing --------------------------------------------------------------------------
+def _body(server: RawServer, workspace: Path) -> tuple[int, bytes]:
+    msg_id, message = links_request(server, workspace)
+    return msg_id, encode(message)
+
+
+def _length_header(value: bytes) -> Callable[[bytes], bytes]:
+    return lambda body: b"Content-Length: " + value + b"\r\n\r\n" + body
+
+
+# Each case turns a valid request body into hostile bytes. The valid request that follows
+# must be answered whatever the server made of them.
+MISFRAMED: dict[str, Callable[[bytes], bytes]] = {
+    "garbage_header_line": lambda body: b"Garbage: \x00\xff\r\nnot a header\r\n" + frame(body),
+    "lowercase_header_name": lambda body: b"content-length: %d\r\n\r\n" % len(body) + body,
+    "missing_content_length": lambda body: (
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + body),
+    "no_header_at_all": lambda body: body,
+    "non_numeric_length": _length_header(b"ten"),
+    "negative_length": _length_header(b"-5"),
+    "five_thousand_digit_length": _length_header(b"9" * 5000),
+    "zero_length": lambda body: b"Content-Length: 0\r\n\r\n",
+    "body_shorter_than_declared": lambda body: (
+        b"Content-Length: %d\r\n\r\n" % (len(body) + 25) + body),
+    "body_longer_than_declared": lambda body: (
+        b"Content-Length: %d\r\n\r\n" % (len(body) - 10) + body),
+    "no_blank_line_after_header": lambda body: b"Content-Length: %d\r\n" % len(body) + body,
+    "invalid_json_body": lambda body: frame(b'{"jsonrpc": "2.0", "id": 1, "method": '),
+    "invalid_utf8_body": lambda body: frame(b'{"jsonrpc": "2.0", "method": "\xff\xfe"}'),
+    "deeply_nested_json": lambda body: frame(b"[" * 100_000 + b"]" * 100_000),
+    "overlong_header_line": lambda body: b"X" * 300_000,
+    "binary_garbage": lambda body: bytes(range(256)) * 64,
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISFRAMED))
+def test_misframed_message_then_valid_request_is_answered(raw: RawServer, workspace: Path,
+                                                          case: str) -> None:
+    _, body = _body(raw, workspace)
+    raw.send_bytes(MISFRAMED[case](body))
+    assert_answers(raw, workspace)
+    # Twice: the server is resynchronised, not lucky once.
+    assert_answers(raw, workspace)
+
+
+def test_lowercase_header_name_is_accepted(raw: RawServer, workspace: Path) -> None:
+    """Header names are case-insensitive, as in HTTP: the message itself is answered."""
+    msg_id, body = _body(raw, workspace)
+    raw.send_bytes(b"content-length: %d\r\ncontent-type: application/vscode-jsonrpc\r\n\r\n"
+                   % len(body) + body)
+    assert len(raw.responses([msg_id])[msg_id]["result"]) == 1
+
+
+def test_body_shorter_than_declared_is_still_answered(raw: RawServer,
+                                                      workspace: Path) -> None:
+    """A declared length that overshoots into the next message: both messages are answered."""
+    first, body = _body(raw, workspace)
+    second, message = links_request(raw, workspace)
+    raw.send_bytes(MISFRAMED["body_shorter_than_declared"](body) + frame(encode(message)))
+    replies = raw.responses([first, second])
+    assert all(len(r["result"]) == 1 for r in replies.values())
+    assert "declared" in raw.log()
+
+
+def test_invalid_json_gets_a_parse_error(raw: RawServer, workspace: Path) -> None:
+    raw.send_bytes(frame(b'{"jsonrpc": "2.0", "id": 7, "method": '))
+    reply = raw.responses([None])[None]
+    assert reply["error"]["code"] == PARSE_ERROR
+    assert_answers(raw, workspace)
+
+
+# --- (b) sizes ------------------------------------------------------------------------------
+@pytest.mark.parametrize("length", [10**12, 64 * 1024 * 1024 + 1])
+def test_absurd_content_length_is_refused(raw: RawServer, workspace: Path,
+                                          length: int) -> None:
+    raw.send_bytes(b"Content-Length: %d\r\n\r\n" % length + b'{"jsonrpc": "2.0"}')
+    assert_answers(raw, workspace)
+    log = raw.log()
+    assert "MemoryError" not in log
+    assert f"Content-Length {length}" in log and "limit" in log
+
+
+def test_oversized_message_is_skipped_and_the_next_one_answered(raw: RawServer,
+                                                                workspace: Path) -> None:
+    """A real 64 MiB + 1 body is read past (never held whole), then the stream resyncs."""
+    size = 64 * 1024 * 1024 + 1
+    padding = b" " * (size - 2)
+    raw.send_bytes(b"Content-Length: %d\r\n\r\n{" % size + padding + b"}")
+    assert_answers(raw, workspace)
+
+
+# --- malformed requests -----------------------------------------------------------------------
+MALFORMED_REQUESTS: dict[str, tuple[Any, Any]] = {
+    # name: (message, id the error response carries)
+    "id_is_an_object": ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "memlens/list"}, None),
+    "id_is_null": ({"jsonrpc": "2.0", "id": None, "method": "memlens/list"}, None),
+    "method_is_a_number": ({"jsonrpc": "2.0", "id": 31, "method": 5}, 31),
+    "no_jsonrpc_member": ({"id": 32, "method": "memlens/list"}, 32),
+    "jsonrpc_1_0": ({"jsonrpc": "1.0", "id": 33, "method": "memlens/list"}, 33),
+    "params_is_a_string": ({"jsonrpc": "2.0", "id": 34, "method": "textDocument/hover",
+                            "params": "x"}, 34),
+    "batch_array": ([{"jsonrpc": "2.0", "id": 35, "method": "memlens/list"}], None),
+    "top_level_string": ("hello", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_REQUESTS))
+def test_malformed_request_gets_an_error(raw: RawServer, workspace: Path, case: str) -> None:
+    message, reply_id = MALFORMED_REQUESTS[case]
+    raw.send_bytes(frame(json.dumps(message).encode()))
+    reply = raw.responses([reply_id])[reply_id]
+    assert reply["error"]["code"] in (INVALID_REQUEST, INVALID_PARAMS), reply
+    assert_answers(raw, workspace)
+
+
+# --- unknown methods, unknown documents, end of input -------------------------------------------
+def test_unknown_methods_and_documents(raw: RawServer, workspace: Path) -> None:
+    reply = raw.call("memlens/doesNotExist", {"x": 1})
+    assert reply["error"]["code"] == METHOD_NOT_FOUND
+    # A method the server does not offer, with params it could not even read: still unknown.
+    reply = raw.call("textDocument/documentHighlight", {"position": "nonsense"})
+    assert reply["error"]["code"] == METHOD_NOT_FOUND
+    never = uri(workspace / "never-opened.md")
+    raw.notify("memlens/unknownNotification", {"a": [1, 2]})
+    raw.notify("$/cancelRequest", {"id": 123456})
+    raw.notify("textDocument/didChange", {
+        "textDocument": {"uri": never, "version": 4},
+        "contentChanges": [{"range": {"start": {"line": 90, "character": 1},
+                                      "end": {"line": 95, "character": 0}}, "text": "x"}]})
+    raw.notify("textDocument/didChange", {
+        "textDocument": {"uri": never, "version": 5},
+        "contentChanges": [{"range": {"start": {"line": -1, "character": 0},
+                                      "end": {"line": 0, "character": 0}}, "text": "x"}]})
+    raw.notify("textDocument/didSave", {"textDocument": {"uri": never}})
+    raw.notify("textDocument/didClose", {"textDocument": {"uri": never}})
+    raw.notify("textDocument/didClose", {"textDocument": "not an object"})
+    assert_answers(raw, workspace)
+
+
+def test_exits_when_stdin_closes(raw: RawServer, workspace: Path) -> None:
+    assert_answers(raw, workspace)
+    assert raw.process.stdin is not None
+    raw.process.stdin.close()
+    assert raw.process.wait(timeout=READ_TIMEOUT) == 0
