@@ -1,8 +1,10 @@
 """The real server over raw stdio bytes (SPEC §12): mis-framed messages, absurd lengths,
-malformed requests.
+malformed requests and invalid positions.
 
 Every exchange has a deadline (`READ_TIMEOUT`): a server that goes deaf fails the test rather
-than hanging the suite.
+than hanging the suite. Positions: a wrong shape (negative, not an integer, missing) or a line
+past the end of a document the server can read is InvalidParams (-32602); a character past the
+end of its line counts as the line's end, as the LSP specification says.
 """
 
 from __future__ import annotations
@@ -288,6 +290,140 @@ def test_malformed_request_gets_an_error(raw: RawServer, workspace: Path, case: 
     reply = raw.responses([reply_id])[reply_id]
     assert reply["error"]["code"] in (INVALID_REQUEST, INVALID_PARAMS), reply
     assert_answers(raw, workspace)
+
+
+# --- (c) invalid positions ------------------------------------------------------------------
+POSITION_METHODS = ["textDocument/hover", "textDocument/definition",
+                    "textDocument/completion", "textDocument/references"]
+
+# GEMINI.md of the workspace has 6 lines of text and ends with a newline: lines 0..6 exist.
+INVALID_POSITIONS: dict[str, Callable[[str], Message]] = {
+    "negative_line": lambda doc: {"textDocument": {"uri": doc},
+                                  "position": {"line": -1, "character": 0}},
+    "negative_character": lambda doc: {"textDocument": {"uri": doc},
+                                       "position": {"line": 0, "character": -3}},
+    "line_past_end": lambda doc: {"textDocument": {"uri": doc},
+                                  "position": {"line": 7, "character": 0}},
+    "line_far_past_end": lambda doc: {"textDocument": {"uri": doc},
+                                      "position": {"line": 2**31 - 1, "character": 0}},
+    "line_above_uinteger": lambda doc: {"textDocument": {"uri": doc},
+                                        "position": {"line": 2**31, "character": 0}},
+    "line_is_a_string": lambda doc: {"textDocument": {"uri": doc},
+                                     "position": {"line": "0", "character": 0}},
+    "line_is_a_float": lambda doc: {"textDocument": {"uri": doc},
+                                    "position": {"line": 1.5, "character": 0}},
+    "character_is_a_bool": lambda doc: {"textDocument": {"uri": doc},
+                                        "position": {"line": 0, "character": True}},
+    "character_missing": lambda doc: {"textDocument": {"uri": doc}, "position": {"line": 0}},
+    "position_missing": lambda doc: {"textDocument": {"uri": doc}},
+    "position_null": lambda doc: {"textDocument": {"uri": doc}, "position": None},
+    "position_is_a_list": lambda doc: {"textDocument": {"uri": doc}, "position": [0, 0]},
+    "text_document_missing": lambda doc: {"position": {"line": 0, "character": 0}},
+    "uri_is_a_number": lambda doc: {"textDocument": {"uri": 5},
+                                    "position": {"line": 0, "character": 0}},
+    "params_missing": lambda doc: {},
+}
+
+
+def _with_context(method: str, params: Message) -> Message:
+    if method == "textDocument/references" and params:
+        return {**params, "context": {"includeDeclaration": True}}
+    return params
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RawServer, Path]]:
+    """One server for the position cases (each case is one request and its answer)."""
+    from ..conftest import build_tree
+    from .conftest import WORKSPACE
+
+    tmp = Path(os.path.realpath(tmp_path_factory.mktemp("positions")))
+    workspace = tmp / "ws"
+    workspace.mkdir()
+    build_tree(workspace, WORKSPACE)
+    server = start(workspace, tmp)
+    yield server, workspace
+    server.close()
+
+
+@pytest.mark.parametrize("case", sorted(INVALID_POSITIONS))
+def test_invalid_position_is_invalid_params(session: tuple[RawServer, Path], case: str) -> None:
+    server, workspace = session
+    doc = uri(workspace / "GEMINI.md")
+    sent = {}
+    for method in POSITION_METHODS:
+        msg_id, message = server.request_message(
+            method, _with_context(method, INVALID_POSITIONS[case](doc)))
+        if case == "params_missing":
+            message.pop("params")
+        server.send(message)
+        sent[msg_id] = method
+    replies = server.responses(list(sent))
+    for msg_id, method in sent.items():
+        error = replies[msg_id].get("error")
+        assert error is not None, (method, replies[msg_id])
+        assert error["code"] == INVALID_PARAMS, (method, error)
+        assert method in error["message"], error
+    assert_answers(server, workspace)
+
+
+def test_line_past_end_of_an_open_buffer(session: tuple[RawServer, Path]) -> None:
+    """The client's buffer, not the file on disk, says where a document ends."""
+    server, workspace = session
+    doc = uri(workspace / "docs" / "naming.md")
+    server.notify("textDocument/didOpen", {"textDocument": {
+        "uri": doc, "languageId": "markdown", "version": 1, "text": "one\r\ntwo\rthree\n"}})
+    try:
+        # \r\n, \r and \n all end a line: lines 0..3 exist.
+        ok = server.call("textDocument/hover",
+                         {"textDocument": {"uri": doc}, "position": {"line": 3, "character": 0}})
+        assert "result" in ok, ok
+        bad = server.call("textDocument/hover",
+                          {"textDocument": {"uri": doc}, "position": {"line": 4, "character": 0}})
+        assert bad["error"]["code"] == INVALID_PARAMS
+        assert "line 4" in bad["error"]["message"] and "4 lines" in bad["error"]["message"]
+    finally:
+        server.notify("textDocument/didClose", {"textDocument": {"uri": doc}})
+
+
+def test_character_past_line_end_counts_as_line_end(session: tuple[RawServer, Path]) -> None:
+    """LSP: a character beyond the line's length defaults back to the line length."""
+    server, workspace = session
+    doc = uri(workspace / "GEMINI.md")
+    at_end = server.call("textDocument/definition",
+                         {"textDocument": {"uri": doc}, "position": {"line": 2, "character": 999}})
+    assert at_end["result"]["uri"] == uri(workspace / "docs" / "style.md")
+    last_line = server.call("textDocument/hover",
+                            {"textDocument": {"uri": doc},
+                             "position": {"line": 6, "character": 10}})
+    assert "result" in last_line
+
+
+def test_code_action_range_is_checked(session: tuple[RawServer, Path]) -> None:
+    server, workspace = session
+    doc = uri(workspace / "GEMINI.md")
+
+    def action(start: Message, end: Message) -> Message:
+        return server.call("textDocument/codeAction", {
+            "textDocument": {"uri": doc}, "range": {"start": start, "end": end},
+            "context": {"diagnostics": []}})
+
+    assert "result" in action({"line": 2, "character": 0}, {"line": 2, "character": 5})
+    for start, end in [({"line": 2, "character": 0}, {"line": 70, "character": 0}),
+                       ({"line": 3, "character": 0}, {"line": 2, "character": 0}),
+                       ({"line": -2, "character": 0}, {"line": 2, "character": 0})]:
+        reply = action(start, end)
+        assert reply.get("error", {}).get("code") == INVALID_PARAMS, (start, end, reply)
+
+
+def test_position_in_a_document_the_server_cannot_read(session: tuple[RawServer, Path]
+                                                       ) -> None:
+    """No text to check against: the shape is checked, the answer is empty, not an error."""
+    server, workspace = session
+    doc = uri(workspace / "nowhere" / "never.md")
+    reply = server.call("textDocument/hover",
+                        {"textDocument": {"uri": doc}, "position": {"line": 40, "character": 2}})
+    assert reply == {"jsonrpc": "2.0", "id": reply["id"], "result": None}
 
 
 # --- unknown methods, unknown documents, end of input -------------------------------------------

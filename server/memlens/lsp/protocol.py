@@ -8,8 +8,8 @@ transport (`transport.py`) hands over decoded JSON and this class:
 - answers a message that is not a JSON-RPC 2.0 request with InvalidRequest (-32600) when it has
   an id to answer (the id is null when the id itself is unusable), a body that is not JSON with
   ParseError (-32700, id null);
-- answers params that do not fit the method's type with InvalidParams (-32602) naming method
-  and field;
+- answers params that do not fit the method's type, and positions that are malformed or past the
+  end of their document (`positions.py`), with InvalidParams (-32602) naming method and field;
 - answers MethodNotFound (-32601) for a method without a handler whatever its params;
 - drops an unreadable notification with one log line.
 """
@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, RPCRequest
+
+from .positions import document_uri, line_problem, shape_problem
 
 log = logging.getLogger("memlens.lsp.protocol")
 
@@ -54,6 +58,10 @@ def describe(error: BaseException) -> str:
 
 
 class MemlensProtocol(LanguageServerProtocol):
+    # The text a position refers to, for a document the client has not opened (the server
+    # installs its own reader; None: open documents only).
+    read_text: Callable[[str], str | None] | None = None
+
     # --- entry points for the transport --------------------------------------------------
     def parse_error(self, reason: str) -> None:
         """A framed body that is not JSON (the transport has logged it): JSON-RPC answers it
@@ -85,6 +93,12 @@ class MemlensProtocol(LanguageServerProtocol):
             else:
                 log.warning("dropping a message: %s", problem)
             return
+        if (has_id and isinstance(method, str) and self._has_handler(method)
+                and self.get_message_type(method) is not None):  # an LSP request
+            shape = shape_problem(data.get("params"))
+            if shape:
+                self._reply(msg_id, INVALID_PARAMS, f"Invalid params for {method}: {shape}")
+                return
         try:
             message = self.structure_message(data)
         except JsonRpcException as err:
@@ -116,9 +130,36 @@ class MemlensProtocol(LanguageServerProtocol):
         except Exception as err:
             raise JsonRpcInvalidParams(f"Invalid params for {method}: {describe(err)}") from err
 
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, RPCRequest) and message.jsonrpc == "2.0":
+            problem = self._document_problem(message.params)
+            if problem:
+                self._reply(message.id, INVALID_PARAMS,
+                            f"Invalid params for {message.method}: {problem}")
+                return
+        super().handle_message(message)
+
     # --- helpers -------------------------------------------------------------------------
     def _has_handler(self, method: str) -> bool:
         return method in self.fm.builtin_features or method in self.fm.features
+
+    def _document_problem(self, params: Any) -> str | None:
+        uri = document_uri(params)
+        if uri is None:
+            return None
+        text = self._document_text(uri)
+        return None if text is None else line_problem(params, text, uri)
+
+    def _document_text(self, uri: str) -> str | None:
+        """What the client's positions in `uri` refer to: its open buffer, else the file."""
+        try:
+            document = self.workspace.text_documents.get(unquote(uri))
+            if document is not None:
+                return str(document.source)
+            return self.read_text(uri) if self.read_text is not None else None
+        except Exception as err:  # no text, no line check: the handler decides
+            log.debug("no text for %s: %r", uri, err)
+            return None
 
     def _invalid(self, msg_id: MsgId, message: str) -> None:
         self._reply(msg_id, INVALID_REQUEST, message)

@@ -34,6 +34,7 @@ class MemlensServer(LanguageServer):
         super().__init__("memlens", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=MemlensProtocol)
+        self.protocol.read_text = self.text_of_uri
         self.editor_settings: dict[str, Any] = {}
         self.folders: list[str] = []
         self.index: WorkspaceIndex | None = None
@@ -108,6 +109,10 @@ class MemlensServer(LanguageServer):
 
     def document_path(self, uri: str) -> str | None:
         return path_of(uri)
+
+    def text_of_uri(self, uri: str) -> str | None:
+        path = path_of(uri)
+        return self.text_of(path) if path is not None else None
 
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
         index = self.require_index()
