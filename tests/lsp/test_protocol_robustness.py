@@ -26,6 +26,7 @@ from .conftest import uri
 
 READ_TIMEOUT = 15.0
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+SERVER_NOT_INITIALIZED = -32002
 
 Message = dict[str, Any]
 
@@ -426,7 +427,7 @@ def test_position_in_a_document_the_server_cannot_read(session: tuple[RawServer,
     assert reply == {"jsonrpc": "2.0", "id": reply["id"], "result": None}
 
 
-# --- unknown methods, unknown documents, end of input -------------------------------------------
+# --- unknown methods, unknown documents, lifecycle -------------------------------------------
 def test_unknown_methods_and_documents(raw: RawServer, workspace: Path) -> None:
     reply = raw.call("memlens/doesNotExist", {"x": 1})
     assert reply["error"]["code"] == METHOD_NOT_FOUND
@@ -448,6 +449,34 @@ def test_unknown_methods_and_documents(raw: RawServer, workspace: Path) -> None:
     raw.notify("textDocument/didClose", {"textDocument": {"uri": never}})
     raw.notify("textDocument/didClose", {"textDocument": "not an object"})
     assert_answers(raw, workspace)
+
+
+def test_request_after_shutdown_is_invalid_request(raw: RawServer, workspace: Path) -> None:
+    assert raw.call("shutdown")["result"] is None
+    msg_id, message = links_request(raw, workspace)
+    raw.send(message)
+    assert raw.responses([msg_id])[msg_id]["error"]["code"] == INVALID_REQUEST
+    raw.notify("exit", None)
+    assert raw.process.wait(timeout=READ_TIMEOUT) == 0
+
+
+def test_exit_without_shutdown_exits_with_1(raw: RawServer) -> None:
+    raw.notify("exit", None)
+    assert raw.process.wait(timeout=READ_TIMEOUT) == 1
+
+
+def test_request_before_initialize_is_server_not_initialized(tmp_path: Path,
+                                                             workspace: Path) -> None:
+    server = RawServer(tmp_path)
+    try:
+        reply = server.call("textDocument/hover", {
+            "textDocument": {"uri": uri(workspace / "GEMINI.md")},
+            "position": {"line": 0, "character": 0}})
+        assert reply["error"]["code"] == SERVER_NOT_INITIALIZED
+        initialize(server, workspace)
+        assert_answers(server, workspace)
+    finally:
+        server.close()
 
 
 def test_exits_when_stdin_closes(raw: RawServer, workspace: Path) -> None:

@@ -11,6 +11,8 @@ transport (`transport.py`) hands over decoded JSON and this class:
 - answers params that do not fit the method's type, and positions that are malformed or past the
   end of their document (`positions.py`), with InvalidParams (-32602) naming method and field;
 - answers MethodNotFound (-32601) for a method without a handler whatever its params;
+- answers requests before `initialize` with ServerNotInitialized (-32002) and requests after
+  `shutdown` with InvalidRequest, as the LSP specification asks (pygls drops the latter);
 - drops an unreadable notification with one log line.
 """
 
@@ -26,7 +28,12 @@ import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, RPCRequest
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    RPCNotification,
+    RPCRequest,
+)
 
 from .positions import document_uri, line_problem, shape_problem
 
@@ -35,6 +42,7 @@ log = logging.getLogger("memlens.lsp.protocol")
 PARSE_ERROR = types.ErrorCodes.ParseError
 INVALID_REQUEST = types.ErrorCodes.InvalidRequest
 INVALID_PARAMS = types.ErrorCodes.InvalidParams
+SERVER_NOT_INITIALIZED = types.ErrorCodes.ServerNotInitialized
 
 MsgId = int | str | None
 
@@ -61,6 +69,10 @@ class MemlensProtocol(LanguageServerProtocol):
     # The text a position refers to, for a document the client has not opened (the server
     # installs its own reader; None: open documents only).
     read_text: Callable[[str], str | None] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._initialize_seen = False
 
     # --- entry points for the transport --------------------------------------------------
     def parse_error(self, reason: str) -> None:
@@ -131,12 +143,27 @@ class MemlensProtocol(LanguageServerProtocol):
             raise JsonRpcInvalidParams(f"Invalid params for {method}: {describe(err)}") from err
 
     def handle_message(self, message: Any) -> None:
+        if (isinstance(message, RPCNotification) and not isinstance(message, RPCRequest)
+                and not self._initialize_seen and message.method != types.EXIT):
+            log.warning("dropping %s: the server has not been initialized", message.method)
+            return
         if isinstance(message, RPCRequest) and message.jsonrpc == "2.0":
-            problem = self._document_problem(message.params)
-            if problem:
-                self._reply(message.id, INVALID_PARAMS,
-                            f"Invalid params for {message.method}: {problem}")
+            method = message.method
+            if method == types.INITIALIZE:
+                self._initialize_seen = True
+            elif not self._initialize_seen:
+                self._reply(message.id, SERVER_NOT_INITIALIZED,
+                            f"{method}: the server has not been initialized")
                 return
+            elif self._shutdown:
+                self._invalid(message.id, f"{method}: the server is shutting down")
+                return
+            else:
+                problem = self._document_problem(message.params)
+                if problem:
+                    self._reply(message.id, INVALID_PARAMS,
+                                f"Invalid params for {method}: {problem}")
+                    return
         super().handle_message(message)
 
     # --- helpers -------------------------------------------------------------------------

@@ -131,7 +131,7 @@ class MemlensServer(LanguageServer):
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
         """Serve over stdio with framing that survives a hostile client (transport.py);
-        returns the exit code."""
+        returns the exit code (LSP: 1 when `exit` comes without `shutdown`)."""
         from .transport import serve_stdio
 
         self._stop_event = threading.Event()
