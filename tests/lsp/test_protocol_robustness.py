@@ -202,6 +202,8 @@ MISFRAMED: dict[str, Callable[[bytes], bytes]] = {
     "zero_length": lambda body: b"Content-Length: 0\r\n\r\n",
     "body_shorter_than_declared": lambda body: (
         b"Content-Length: %d\r\n\r\n" % (len(body) + 25) + body),
+    "length_overshoots_by_a_megabyte": lambda body: (
+        b"Content-Length: %d\r\n\r\n" % (len(body) + 2**20) + body),
     "body_longer_than_declared": lambda body: (
         b"Content-Length: %d\r\n\r\n" % (len(body) - 10) + body),
     "no_blank_line_after_header": lambda body: b"Content-Length: %d\r\n" % len(body) + body,

@@ -87,6 +87,23 @@ def test_declared_length_too_long_gives_the_rest_back() -> None:
     assert isinstance(found[0], Received) and "12 bytes too long" in found[0].note
 
 
+def test_declared_length_far_too_long_is_cut_at_the_next_header() -> None:
+    """Answered as soon as the next message arrives, not after a megabyte more."""
+    first = json.dumps({"id": 14, "text": "Content-Length: 3\r\n"}).encode()
+    found = events(MessageReader(), b"Content-Length: %d\r\n\r\n" % (len(first) + 10**6),
+                   first, frame({"id": 15})[:30], frame({"id": 15})[30:])
+    assert values(found) == [{"id": 14, "text": "Content-Length: 3\r\n"}, {"id": 15}]
+    assert isinstance(found[0], Received) and "ran into the next message" in found[0].note
+
+
+def test_a_large_body_arriving_in_pieces_is_searched_once() -> None:
+    reader = MessageReader()
+    body = json.dumps({"id": 16, "text": "x" * 3_000_000}).encode()
+    data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)]
+    assert values(events(reader, *chunks)) == [{"id": 16, "text": "x" * 3_000_000}]
+
+
 def test_declared_length_too_short_is_a_parse_error_then_resync() -> None:
     body = json.dumps({"id": 11, "padding": "x" * 30}).encode()
     data = b"Content-Length: %d\r\n\r\n" % (len(body) - 8) + body + frame({"id": 12})

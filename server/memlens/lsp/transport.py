@@ -11,14 +11,15 @@ MemoryError out of the loop and kills it. This module replaces that reader (SPEC
   other than Content-Length are ignored, a header block longer than `MAX_HEADER_BYTES` or with
   a line that is not `Name: value` is garbage. After garbage it resynchronises on the next
   `Content-Length:` in the stream; a body of more than `MAX_MESSAGE_BYTES` is refused and
-  skipped the same way, never held in memory. A body that holds one JSON value and then more
-  bytes (the declared length ran into the next message) yields the value and gives the rest
-  back to the stream; a body that is not JSON is answered ParseError.
+  skipped the same way, never held in memory. A declared length that runs into the next
+  message is cut there (a Content-Length line cannot occur inside valid JSON), and a body that
+  holds one JSON value then more bytes gives the rest back to the stream; a body that is not
+  JSON is answered ParseError.
 - `serve_stdio` runs the server's protocol on it: stdin is read on a daemon thread, so a
   blocked read never keeps the process alive after `exit`; end of input ends the server.
 
-Limits: a declared length that overshoots into bytes the client has not sent yet makes the
-server wait for them, as any reader of a byte stream must.
+Limits: a declared length that overshoots, when no message follows, makes the server wait
+for the bytes it was promised, as any reader of a byte stream must.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ MAX_HEADER_BYTES = 8 * 1024
 READ_CHUNK = 64 * 1024
 
 _MARKER = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+# A complete Content-Length line. Inside a valid JSON body it cannot occur: a raw line break
+# is only allowed between tokens, where no letters are. Seen in a body still arriving, it
+# proves the declared length too long.
+_HEADER_LINE = re.compile(rb"content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?\n", re.IGNORECASE)
 _MARKER_TAIL = 64  # bytes kept while skipping: a marker may straddle two reads
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _LINE_END = re.compile(rb"\r?\n")
@@ -77,6 +82,7 @@ class MessageReader:
         self.max_message_bytes = max_message_bytes
         self._buffer = bytearray()
         self._skipping = False  # discarding up to the next Content-Length header
+        self._scanned = 0  # how far a pending body has been searched for a header
 
     def feed(self, data: bytes) -> None:
         self._buffer += data
@@ -92,6 +98,7 @@ class MessageReader:
 
     # --- the state machine ---------------------------------------------------------------
     def _next(self) -> Received | Garbled | None:
+        scanned, self._scanned = self._scanned, 0
         buf = self._buffer
         if self._skipping:
             marker = _MARKER.search(buf)
@@ -121,11 +128,18 @@ class MessageReader:
             self._skipping = True
             return Garbled(f"refusing a message with Content-Length {length}: over the "
                            f"{self.max_message_bytes}-byte limit; skipping to the next header")
+        note = ""
         if len(buf) < body_start + length:
-            return None
+            header = _HEADER_LINE.search(buf, max(body_start, scanned))
+            if header is None:
+                self._scanned = max(body_start, len(buf) - _MARKER_TAIL)
+                return None
+            note = (f"the declared Content-Length {length} ran into the next message after "
+                    f"{header.start() - body_start} bytes")
+            length = header.start() - body_start
         body = bytes(buf[body_start:body_start + length])
         del buf[:body_start + length]
-        return self._decode(body)
+        return self._decode(body, note)
 
     def _content_length(self, block: bytes) -> tuple[int | None, str | None]:
         length: int | None = None
@@ -161,9 +175,9 @@ class MessageReader:
             self._skipping = True
         return Garbled(f"{reason}; skipping to the next header")
 
-    def _decode(self, body: bytes) -> Received | Garbled:
+    def _decode(self, body: bytes, note: str = "") -> Received | Garbled:
         try:
-            return Received(json.loads(body))
+            return Received(json.loads(body), note)
         except RecursionError:
             return Garbled("the message is nested too deeply", parse_error=True)
         except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, huge integers
