@@ -35,7 +35,7 @@ from pygls.protocol.json_rpc import (
     RPCRequest,
 )
 
-from .positions import document_uri, line_problem, shape_problem
+from .positions import document_uri, line_problem, positions_of, shape_problem
 
 log = logging.getLogger("memlens.lsp.protocol")
 
@@ -172,8 +172,8 @@ class MemlensProtocol(LanguageServerProtocol):
 
     def _document_problem(self, params: Any) -> str | None:
         uri = document_uri(params)
-        if uri is None:
-            return None
+        if uri is None or not positions_of(params):
+            return None  # nothing to check: no text read
         text = self._document_text(uri)
         return None if text is None else line_problem(params, text, uri)
 
