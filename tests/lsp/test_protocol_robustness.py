@@ -295,6 +295,16 @@ def test_malformed_request_gets_an_error(raw: RawServer, workspace: Path, case: 
     assert_answers(raw, workspace)
 
 
+def test_a_message_nested_in_params_is_data(raw: RawServer, workspace: Path) -> None:
+    """pygls structures every JSON object holding "jsonrpc", nested ones too: a response-like
+    object inside a command's arguments made the whole request fail unanswered."""
+    reply = raw.call("workspace/executeCommand", {
+        "command": "memlens.noSuchCommand", "arguments": [{"jsonrpc": "2.0", "id": 5}]})
+    # The request got as far as the command lookup (an unknown command is InvalidParams).
+    assert "noSuchCommand' is not defined" in reply["error"]["message"], reply
+    assert_answers(raw, workspace)
+
+
 # --- (c) invalid positions ------------------------------------------------------------------
 POSITION_METHODS = ["textDocument/hover", "textDocument/definition",
                     "textDocument/completion", "textDocument/references"]
