@@ -496,3 +496,41 @@ def test_exits_when_stdin_closes(raw: RawServer, workspace: Path) -> None:
     assert raw.process.stdin is not None
     raw.process.stdin.close()
     assert raw.process.wait(timeout=READ_TIMEOUT) == 0
+
+
+def test_tcp_transport_has_the_same_framing(workspace: Path, tmp_path: Path) -> None:
+    """`memlens serve --tcp`: an absurd length and garbage, then a request that is answered."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with (tmp_path / "tcp-server.log").open("wb") as log:
+        server = subprocess.Popen([sys.executable, "-m", "memlens", "serve", "--tcp",
+                                   f"127.0.0.1:{port}"], stderr=log,
+                                  env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"})
+        try:
+            deadline = time.monotonic() + READ_TIMEOUT
+            while True:
+                try:
+                    client = socket.create_connection(("127.0.0.1", port), timeout=1)
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "the TCP server never listened"
+                    time.sleep(0.1)
+            with client:
+                client.settimeout(READ_TIMEOUT)
+                client.sendall(b"Content-Length: 1000000000000\r\n\r\n{}" + b"garbage\r\n"
+                               + frame(encode({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                               "params": {"capabilities": {}}})))
+                received = b""
+                while b'"id": 1' not in received:
+                    chunk = client.recv(65536)
+                    assert chunk, "the server closed the connection"
+                    received += chunk
+                assert server.poll() is None
+            # The client is gone: so is the server.
+            assert server.wait(timeout=READ_TIMEOUT) == 0
+        finally:
+            server.kill()
+            server.wait(timeout=READ_TIMEOUT)

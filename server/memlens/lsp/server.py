@@ -141,6 +141,16 @@ class MemlensServer(LanguageServer):
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
 
+    def start_tcp(self, host: str, port: int) -> None:
+        """`memlens serve --tcp`: one client, the same framing as stdio."""
+        from .transport import serve_tcp
+
+        self._stop_event = threading.Event()
+        try:
+            serve_tcp(self.protocol, host, port, self._stop_event)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         key = f"{type(error).__name__}:{error}"
         if key in self.errors_logged:

@@ -17,6 +17,7 @@ MemoryError out of the loop and kills it. This module replaces that reader (SPEC
   JSON is answered ParseError.
 - `serve_stdio` runs the server's protocol on it: stdin is read on a daemon thread, so a
   blocked read never keeps the process alive after `exit`; end of input ends the server.
+  `serve_tcp` does the same for the first client of `memlens serve --tcp`.
 
 Limits: a declared length that overshoots, when no message follows, makes the server wait
 for the bytes it was promised, as any reader of a byte stream must.
@@ -30,7 +31,7 @@ import logging
 import queue
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
@@ -271,14 +272,14 @@ def deliver(receiver: Receiver, event: Received | Garbled) -> None:
         log.exception("could not handle a message")
 
 
-async def serve_stream(stream: BinaryIO, receiver: Receiver, stop: threading.Event,
-                       max_message_bytes: int = MAX_MESSAGE_BYTES) -> None:
-    """Read messages from `stream` and deliver them until end of input or `stop`."""
+async def serve_stream(read: Callable[[], Awaitable[bytes]], receiver: Receiver,
+                       stop: threading.Event, max_message_bytes: int = MAX_MESSAGE_BYTES
+                       ) -> None:
+    """Deliver the messages `read` returns the bytes of, until end of input or `stop`."""
     reader = MessageReader(max_message_bytes)
-    pump = _StdinPump(stream)
     while not stop.is_set():
         try:
-            data = await pump.read()
+            data = await read()
         except (OSError, ValueError) as err:
             log.error("cannot read from the client (%s); exiting", err)
             return
@@ -298,10 +299,42 @@ async def serve_stream(stream: BinaryIO, receiver: Receiver, stop: threading.Eve
 
 def serve_stdio(receiver: Receiver, stdin: BinaryIO, stdout: BinaryIO,
                 stop: threading.Event) -> int:
-    """Run until the input ends or `exit`; the exit code LSP asks for (0 after `shutdown`)."""
+    """Serve over stdio until the input ends or `exit`; the exit code."""
     receiver.set_writer(StdoutWriter(stdout))
+    return _run(serve_stream(_StdinPump(stdin).read, receiver, stop))
+
+
+def serve_tcp(receiver: Receiver, host: str, port: int, stop: threading.Event) -> int:
+    """Serve the first client to connect to HOST:PORT, with the same framing, until it goes."""
+
+    async def main() -> None:
+        done = asyncio.Event()
+        clients: list[asyncio.StreamWriter] = []
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+                             ) -> None:
+            if clients:
+                writer.close()  # one client: the protocol has one writer
+                return
+            clients.append(writer)
+            receiver.set_writer(writer)
+            try:
+                await serve_stream(lambda: reader.read(READ_CHUNK), receiver, stop)
+            finally:
+                done.set()
+
+        server = await asyncio.start_server(connection, host, port)
+        log.info("serving on %s", ", ".join(str(s.getsockname()) for s in server.sockets))
+        async with server:
+            await done.wait()
+
+    return _run(main())
+
+
+def _run(main: Coroutine[Any, Any, None]) -> int:
+    """Run the server's loop; the exit code LSP asks for (0 after `shutdown`, else 1)."""
     try:
-        asyncio.run(serve_stream(stdin, receiver, stop))
+        asyncio.run(main)
     except SystemExit as exit_:  # pygls's `exit` handler
         return exit_.code if isinstance(exit_.code, int) else 0
     except BrokenPipeError:
