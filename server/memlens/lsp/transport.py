@@ -1,4 +1,4 @@
-"""The stdio transport of the language server: framing that survives a hostile client.
+"""The language server's transport (stdio, and TCP): framing that survives a hostile client.
 
 pygls's reader (`pygls.io_.run_async`) trusts the stream: it matches exactly
 `Content-Length: N\\r\\n`, reads N bytes in one allocation and hands the rest of the stream to
