@@ -517,9 +517,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if not host or not port.isdigit():
             raise UsageError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
         server.start_tcp(host, int(port))
-    else:
-        server.start_io()
-    return 0
+        return 0
+    return server.start_io()
 
 
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+import sys
+import threading
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -16,6 +18,7 @@ from ..memory_release import release_freed_memory
 from ..model import MemorySettings
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
+from .protocol import MemlensProtocol
 
 if TYPE_CHECKING:
     from ..dialects.claude import ClaudeJitSession
@@ -25,9 +28,13 @@ CONFIG_SECTION = "memlens"
 
 
 class MemlensServer(LanguageServer):
+    protocol: MemlensProtocol
+
     def __init__(self) -> None:
         super().__init__("memlens", __version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=MemlensProtocol)
+        self.protocol.read_text = self.text_of_uri
         self.editor_settings: dict[str, Any] = {}
         self.folders: list[str] = []
         self.index: WorkspaceIndex | None = None
@@ -115,6 +122,10 @@ class MemlensServer(LanguageServer):
     def document_path(self, uri: str) -> str | None:
         return path_of(uri)
 
+    def text_of_uri(self, uri: str) -> str | None:
+        path = path_of(uri)
+        return self.text_of(path) if path is not None else None
+
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
         index = self.require_index()
         text = self.text_of(path)
@@ -129,6 +140,28 @@ class MemlensServer(LanguageServer):
                 continue
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=uri, diagnostics=self.lsp_diagnostics(path)))
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+        """Serve over stdio with framing that survives a hostile client (transport.py);
+        returns the exit code (LSP: 1 when `exit` comes without `shutdown`)."""
+        from .transport import serve_stdio
+
+        self._stop_event = threading.Event()
+        try:
+            return serve_stdio(self.protocol, stdin or sys.stdin.buffer,
+                               stdout or sys.stdout.buffer, self._stop_event)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """`memlens serve --tcp`: one client, the same framing as stdio."""
+        from .transport import serve_tcp
+
+        self._stop_event = threading.Event()
+        try:
+            serve_tcp(self.protocol, host, port, self._stop_event)
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         key = f"{type(error).__name__}:{error}"
