@@ -25,7 +25,7 @@ DEFAULT_MAX_DEPTH = 5
 CHAIN_CAP = 16
 _WHITESPACE = frozenset(" \t\n\r")
 _URL = re.compile(r"^(file|https?)://")
-_CODE_REGION = re.compile(r"(`+)([\s\S]*?)\1")
+_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,50 @@ class ImportToken:
 
 
 def find_code_regions(content: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _CODE_REGION.finditer(content)]
+    """The matches of Gemini CLI's `/(`+)([\\s\\S]*?)\\1/g`, found in linear time.
+
+    At a run of R backticks the regex tries widths R, R-1, ... 1, each closed by the first
+    later occurrence of that many backticks. A width w <= R/2 closes inside the run itself
+    (at i+w); a wider one needs a later run at least w long, and the first such run closes
+    it. So the width taken is min(R, longest later run) when that exceeds R/2, else R//2;
+    a lone backtick with no backtick after it opens nothing. (The regex itself backtracks
+    in about N^4 steps on a staircase of runs.)
+    """
+    if "`" not in content:
+        return []
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(content)]
+    count = len(runs)
+    longest_after = [0] * (count + 1)  # longest run among runs[k:]
+    for k in range(count - 1, -1, -1):
+        longest_after[k] = max(runs[k][1], longest_after[k + 1])
+    regions: list[tuple[int, int]] = []
+    k = 0  # the run holding the scan position
+    i = runs[0][0] if runs else 0
+    while k < count:
+        start, length = runs[k]
+        if i < start:
+            i = start
+        width_here = start + length - i  # backticks from i to the end of this run
+        later = longest_after[k + 1]
+        width = min(width_here, later)
+        if width * 2 > width_here:
+            j = k + 1
+            while runs[j][1] < width:  # the first later run long enough (exists: `later`)
+                j += 1
+            close = runs[j][0] + width
+            regions.append((i, close))
+            k, i = j, close
+            if close == runs[j][0] + runs[j][1]:
+                k += 1
+            continue
+        half = width_here // 2
+        if half == 0:  # a lone backtick and no backtick after it
+            break
+        regions.append((i, i + 2 * half))
+        i += 2 * half
+        if i == start + length:
+            k += 1
+    return regions
 
 
 def _scan(content: str) -> Iterator[tuple[int, int, str]]:

@@ -1,0 +1,104 @@
+"""Issue 15, hostile repositories: every cost is bounded by the input or by a budget.
+
+Each test reproduces one attack for real (the engine on a tree on disk, or the real `memlens`
+command in a subprocess) and bounds it by the size of the output or of the work, with a
+generous timeout that only catches a hang; none asserts a tight time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlens import views
+from memlens.imports import find_code_regions, find_imports
+from memlens.model import MemorySettings
+
+MEMLENS = Path(sys.executable).parent / "memlens"
+needs_cli = pytest.mark.skipif(not MEMLENS.exists(), reason=f"{MEMLENS} is not installed")
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> tuple[int, bytes, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_CLI_")}
+    env.update(PYTHONUTF8="1", PYTHONIOENCODING="utf-8", GEMINI_CLI_TRUST_WORKSPACE="true")
+    done = subprocess.run([str(MEMLENS), *args], capture_output=True, timeout=timeout, cwd=cwd,
+                          env=env, check=False, stdin=subprocess.DEVNULL)
+    return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
+
+
+class Tree:
+    def __init__(self, base: Path):
+        self.base = base
+        self.home = base / "home"
+        self.ws = base / "ws"
+        self.home.mkdir()
+        (self.ws / ".git").mkdir(parents=True)
+
+    def write(self, rel: str, data: str | bytes) -> Path:
+        path = self.ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        return path
+
+    def settings(self, **extra: Any) -> MemorySettings:
+        values: dict[str, Any] = {"home": str(self.home), "discover_gemini_extensions": False,
+                                  "trusted": True}
+        values.update(extra)
+        return MemorySettings(**values)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Tree:
+    return Tree(Path(os.path.realpath(tmp_path)))
+
+
+# --- 9: the code-span rule is linear -----------------------------------------------------------
+
+# Gemini CLI's own rule, kept here only as the oracle: the engine no longer runs it.
+_GEMINI_CODE_REGION = re.compile(r"(`+)([\s\S]*?)\1")
+
+
+def oracle_code_regions(content: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _GEMINI_CODE_REGION.finditer(content)]
+
+
+backtick_text = st.lists(st.sampled_from(["`", "``", "```", "````", "`````", "a", " ", "\n",
+                                          "@./x.md", "é"]), max_size=40).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(text=st.one_of(backtick_text, st.text(alphabet="`a \n", max_size=40)))
+def test_code_regions_equal_gemini_cli_regex(text: str) -> None:
+    assert find_code_regions(text) == oracle_code_regions(text)
+
+
+def staircase(size: int) -> str:
+    """Backtick runs of falling length, one letter apart: the regex backtracks ~N^4 here."""
+    parts: list[str] = []
+    total, width = 0, 1
+    while total < size:
+        total += width + 1
+        width += 1
+    for run in range(width - 1, 0, -1):
+        parts.append("`" * run + "x")
+    return "".join(parts)
+
+
+@pytest.mark.timeout(60)
+def test_staircase_of_backtick_runs_is_linear(tree: Tree) -> None:
+    text = staircase(2_000_000) + "\n@./a.md\n"
+    assert len(text) > 2_000_000
+    tokens = find_imports(text)
+    assert [(t.path, t.in_code) for t in tokens] == [("./a.md", False)]
+    tree.write("a.md", "A\n")
+    tree.write("GEMINI.md", text)
+    result = views.show(str(tree.ws), tree.settings())
+    assert "<!-- Imported from: ./a.md -->\nA\n" in result.content
