@@ -102,3 +102,73 @@ def test_staircase_of_backtick_runs_is_linear(tree: Tree) -> None:
     tree.write("GEMINI.md", text)
     result = views.show(str(tree.ws), tree.settings())
     assert "<!-- Imported from: ./a.md -->\nA\n" in result.content
+
+
+# --- 10: positions from one line index equal the old per-call re-split ----------------------
+
+
+def _oracle_units(text: str, encoding: str) -> int:
+    if encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+
+
+def _oracle_position(text: str, offset: int, encoding: str) -> tuple[int, int]:
+    before = text[:offset]
+    start = before.rfind("\n") + 1
+    if start == 0 and text.startswith("\ufeff"):
+        start = min(1, offset)
+    return before.count("\n"), _oracle_units(text[start:offset], encoding)
+
+
+def _oracle_column(text: str, line: int, col: int, encoding: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    if line - 1 >= len(lines):
+        return max(line - 1, 0), 0
+    row = lines[line - 1]
+    if line == 1 and row.startswith("\ufeff"):
+        row = row[1:]
+    return line - 1, _oracle_units(row[: col - 1], encoding)
+
+
+def _oracle_offset(text: str, line: int, character: int, encoding: str) -> int:
+    lines = text.split("\n")
+    if line >= len(lines):
+        return len(text)
+    offset = sum(len(x) + 1 for x in lines[:line])
+    row = lines[line]
+    if line == 0 and text.startswith("\ufeff"):
+        offset, row = 1, row[1:]
+    units = 0
+    for index, char in enumerate(row):
+        if units >= character:
+            return offset + index
+        units += _oracle_units(char, encoding)
+    return offset + len(row)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab\n\r\ufeffé😀\udcff@ ")), max_size=30),
+       encoding=st.sampled_from(["utf-16", "utf-8", "utf-32"]), data=st.data())
+def test_doc_index_positions_equal_the_resplit(text: str, encoding: str,
+                                               data: st.DataObject) -> None:
+    from lsprotocol import types
+
+    from memlens.lsp import convert
+
+    convert.set_encoding(encoding)
+    try:
+        offset = data.draw(st.integers(0, len(text)))
+        got = convert.position_at(text, offset)
+        assert (got.line, got.character) == _oracle_position(text, offset, encoding)
+        line, col = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 12))
+        index = convert.doc_index(text)
+        got = index.column(line, col)
+        assert (got.line, got.character) == _oracle_column(text, line, col, encoding)
+        row, character = data.draw(st.integers(0, 6)), data.draw(st.integers(0, 12))
+        assert convert.offset_at(text, types.Position(line=row, character=character)) == (
+            _oracle_offset(text, row, character, encoding))
+    finally:
+        convert.set_encoding("utf-16")
