@@ -81,3 +81,30 @@ async def test_50000_one_line_imports_convert_in_one_pass(bare: LanguageClient,
     width = len(f"@./m{count - 1}.md")
     assert (last.code, last.range.start.line, last.range.start.character,
             last.range.end.character) == ("import-not-found", count - 1, 0, width)
+
+
+# --- 18: a folder name that is not UTF-8 --------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(60)
+async def test_workspace_pull_survives_a_folder_name_that_is_not_utf8(bare: LanguageClient,
+                                                                      base: Path) -> None:
+    ws = base / "ws"
+    (ws / "GEMINI.md").write_text("Top @./missing.md\n")
+    odd = os.fsencode(str(ws)) + b"/bad\xff"
+    os.mkdir(odd)
+    with open(odd + b"/GEMINI.md", "wb") as out:
+        out.write(b"Odd @./nope.md\n")
+    await start(bare, ws, base / "home")
+    everything = await bare.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    by_uri = {item.uri: [(str(d.code), d.range.start.line, d.range.start.character)
+                         for d in item.items] for item in everything.items}
+    odd_uri = uri(ws) + "/bad%FF/GEMINI.md"
+    assert by_uri[uri(ws / "GEMINI.md")] == [("import-not-found", 0, 4)]
+    assert by_uri[odd_uri] == [("import-not-found", 0, 4)]
+    # The URI maps back to the same file: a pull for that one document answers too.
+    report = await bare.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=odd_uri)))
+    assert [(str(d.code), d.range.start.line) for d in report.items] == [("import-not-found", 0)]

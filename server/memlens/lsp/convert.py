@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import bisect
+import os
 import re
+import urllib.parse
 from array import array
 
 from lsprotocol import types
@@ -22,11 +24,29 @@ SEVERITY = {
 def path_of(uri: str) -> str | None:
     if not uri.startswith("file:"):
         return None
+    parts = urllib.parse.urlsplit(uri)
+    if parts.netloc in ("", "localhost") and "%" in parts.path:
+        # Percent-encoded bytes are the file name's own bytes (not necessarily UTF-8): decode
+        # them as the file system does, so a name that is not UTF-8 maps back to itself.
+        raw = urllib.parse.unquote_to_bytes(parts.path)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return os.fsdecode(raw)
     return to_fs_path(uri)
 
 
 def uri_of(path: str) -> str:
-    return from_fs_path(path) or f"file://{path}"
+    """A file URI for `path`; a name that is not valid UTF-8 (undecodable bytes arrive as
+    surrogate escapes) has its bytes percent-encoded, reversibly (`path_of` maps it back)."""
+    try:
+        return from_fs_path(path) or f"file://{path}"
+    except UnicodeEncodeError:
+        try:
+            raw = os.fsencode(path)
+        except UnicodeEncodeError:
+            raw = path.encode("utf-8", "surrogatepass")
+        return "file://" + urllib.parse.quote(raw)
 
 
 # The position encoding negotiated with the client (LSP default: UTF-16 code units).
