@@ -7,8 +7,10 @@ generous timeout that only catches a hang; none asserts a tight time.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -26,11 +28,19 @@ MEMLENS = Path(sys.executable).parent / "memlens"
 needs_cli = pytest.mark.skipif(not MEMLENS.exists(), reason=f"{MEMLENS} is not installed")
 
 
+MEMORY_CAP = 2 << 30  # the attacks below once grew to gigabytes: cap the child, not the box
+
+
+def _cap_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> tuple[int, bytes, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_CLI_")}
     env.update(PYTHONUTF8="1", PYTHONIOENCODING="utf-8", GEMINI_CLI_TRUST_WORKSPACE="true")
     done = subprocess.run([str(MEMLENS), *args], capture_output=True, timeout=timeout, cwd=cwd,
-                          env=env, check=False, stdin=subprocess.DEVNULL)
+                          env=env, check=False, stdin=subprocess.DEVNULL,
+                          preexec_fn=_cap_memory)
     return done.returncode, done.stdout, done.stderr.decode("utf-8", "replace")
 
 
@@ -172,3 +182,85 @@ def test_doc_index_positions_equal_the_resplit(text: str, encoding: str,
             _oracle_offset(text, row, character, encoding))
     finally:
         convert.set_encoding("utf-16")
+
+
+# --- 8: the text budget counts every character emitted -----------------------------------------
+
+TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
+                   "(memlens.maxContextChars); Gemini CLI would receive more]")
+
+
+def long_folder(tree: Tree) -> Path:
+    """A folder whose path is ~3,000 characters: each failure comment names it."""
+    folder = tree.ws
+    for k in range(14):
+        folder = folder / (f"{k:02d}" + "d" * 200)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def four_tiny_files(tree: Tree) -> Path:
+    """GEMINI.md → a.md ×40 → b.md ×40 → c.md ×40 missing files: under 2 KB in all, each
+    inclusion of c.md a ~120 KB of failure comments, 40^3 of them."""
+    folder = long_folder(tree)
+    (folder / "GEMINI.md").write_text("Rules\n" + " ".join(["@./a.md"] * 40) + "\n")
+    (folder / "a.md").write_text(" ".join(["@./b.md"] * 40) + "\n")
+    (folder / "b.md").write_text(" ".join(["@./c.md"] * 40) + "\n")
+    (folder / "c.md").write_text(" ".join(f"@./gone{k}.md" for k in range(40)) + "\n")
+    (folder / ".git").mkdir()
+    return folder
+
+
+@needs_cli
+@pytest.mark.timeout(100)
+def test_failure_comments_count_against_the_budget(tree: Tree) -> None:
+    folder = four_tiny_files(tree)
+    assert sum(p.stat().st_size for p in folder.glob("*.md")) < 2_000
+    limit = 4_000_000
+    code, out, err = run_cli("show", str(folder), "--home", str(tree.home), timeout=60)
+    assert code == 0, err
+    text = out.decode("utf-8")
+    note = TRUNCATION_NOTE.format(limit=limit)
+    assert text.endswith(note + "\n")
+    assert len(text) == limit + len(note) + 1
+    top = folder / "GEMINI.md"
+    head = (f"--- Project ---\n--- Context from: {top} ---\nRules\n"
+            "<!-- Imported from: ./a.md -->\n<!-- Imported from: ./b.md -->\n"
+            "<!-- Imported from: ./c.md -->\n"
+            f"<!-- Import failed: ./gone0.md - ENOENT: no such file or directory, access "
+            f"'{folder}/gone0.md' --> <!-- Import failed: ./gone1.md")
+    assert text.startswith(head)
+
+    # The engine's own preview: the same exact prefix, and the diagnostics of every file.
+    result = views.show(str(folder), tree.settings())
+    assert result.truncated and result.content == text[:-1]
+    found = {(os.path.basename(d.path), d.code) for d in result.diagnostics}
+    assert ("c.md", "import-not-found") in found
+    assert ("GEMINI.md", "context-truncated") in found
+
+
+# --- 19: `memlens check` reports every import, whatever the preview's budget -------------------
+
+
+@needs_cli
+@pytest.mark.timeout(100)
+def test_check_reports_imports_after_a_huge_one(tree: Tree) -> None:
+    with (tree.ws / "huge.md").open("wb") as out:
+        out.write((b"x" * 1023 + b"\n") * (30 * 1024))  # 30 MB
+    (tree.ws / "folder.md").mkdir()
+    tree.write("GEMINI.md", "@./huge.md\n@../../etc/passwd\n@./folder.md\n@./d1.md\n")
+    for k in range(1, 6):
+        tree.write(f"d{k}.md", f"level {k} @./d{k + 1}.md\n")
+    tree.write("d6.md", "six\n")
+    tree.write("sub/GEMINI.md", "Sub @../../../etc/hostname\n")
+    code, out, err = run_cli("check", str(tree.ws), "--home", str(tree.home), "--format",
+                             "json", timeout=60)
+    assert code == 1, err
+    found = {(os.path.basename(d["path"]), d["line"], d["code"]) for d in json.loads(out)}
+    assert {("GEMINI.md", 2, "import-outside-root"), ("GEMINI.md", 3, "import-unreadable"),
+            ("d5.md", 1, "import-too-deep"), ("GEMINI.md", 1, "file-too-large"),
+            ("GEMINI.md", 1, "context-truncated")} <= found
+    # The subfolder's file is checked too, although the budget went on the first file.
+    assert ("GEMINI.md", 1, "import-outside-root") in {
+        (os.path.basename(d["path"]), d["line"], d["code"]) for d in json.loads(out)
+        if "/sub/" in d["path"]}

@@ -71,6 +71,7 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
     from .results import ShowResult
 
     engine = MemoryEngine(settings)
+    engine.collect_events = with_diagnostics
     load = engine.load(cwd)
     content, truncated = truncate(flattened(load), settings.max_context_chars)
     m = load.memory
