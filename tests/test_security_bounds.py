@@ -264,3 +264,42 @@ def test_check_reports_imports_after_a_huge_one(tree: Tree) -> None:
     assert ("GEMINI.md", 1, "import-outside-root") in {
         (os.path.basename(d["path"]), d["line"], d["code"]) for d in json.loads(out)
         if "/sub/" in d["path"]}
+
+
+# --- 11: the index refuses HOME as a workspace folder; the walk has a folder budget ----------
+
+
+@pytest.mark.timeout(60)
+def test_index_refuses_home_unless_allowed(tree: Tree) -> None:
+    from memlens.index import WorkspaceIndex
+
+    home = tree.home
+    (home / "proj" / ".git").mkdir(parents=True)
+    (home / "proj" / "GEMINI.md").write_text("Proj @./gone.md\n")
+    refused = WorkspaceIndex(tree.settings(), [str(home)])
+    refused.build()
+    assert refused.refused == {str(home): "your home folder"}
+    assert [d.code for d in refused.diagnostics_for(str(home))] == ["workspace-not-indexed"]
+    assert str(home / "proj" / "GEMINI.md") not in refused.roots
+    assert "set memlens.allowBroadWorkspace" in refused.show(str(home)).content
+    assert any("did not index" in n for n in refused.notices())
+
+    allowed = WorkspaceIndex(tree.settings(allow_broad_workspace=True), [str(home)])
+    allowed.build()
+    assert allowed.refused == {} and allowed.notices() == []
+    assert [d.code for d in allowed.diagnostics_for(str(home / "proj" / "GEMINI.md"))] == [
+        "import-not-found"]
+
+
+@pytest.mark.timeout(60)
+def test_check_walk_has_a_folder_budget(tree: Tree) -> None:
+    for k in range(300):
+        (tree.ws / "many" / f"d{k:03d}").mkdir(parents=True)
+    tree.write("many/d299/GEMINI.md", "Deep @./gone.md\n")
+    tree.write("GEMINI.md", "Top\n")
+    found = views.check(str(tree.ws), tree.settings(max_indexed_folders=100))
+    assert [(d.path, d.code) for d in found] == [(str(tree.ws), "index-budget-exhausted")]
+    assert "after reading 100 folders (memlens.maxIndexedFolders)" in found[0].message
+    found = views.check(str(tree.ws), tree.settings())
+    assert [(os.path.basename(d.path), d.code) for d in found] == [
+        ("GEMINI.md", "import-not-found")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .fsread import FileReader, ReadResult, file_identity, is_readable
@@ -26,6 +26,7 @@ from .render import concatenate_instructions
 from .trust import decide_trust
 
 GEMINI_DIR = ".gemini"
+PROGRESS_EVERY = 1000  # folders between two progress reports of a walk
 # flattenMemory's section order (the preview), then files loaded just in time.
 _DISPLAY_ORDER = {"global": 0, "userProjectMemory": 1, "extension": 2, "project": 3, "jit": 4}
 
@@ -244,11 +245,14 @@ class MemoryEngine:
 
     def downward_search(self, root: str, filename: str | tuple[str, ...],
                         ignore: IgnoreFilter | None, max_dirs: int | None, *,
-                        include_special: bool = False) -> tuple[list[str], SearchReport]:
+                        include_special: bool = False,
+                        progress: Callable[[int], None] | None = None
+                        ) -> tuple[list[str], SearchReport]:
         """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget.
 
         Several names may be searched in one walk (the folders visited do not depend on the
-        names, so each name's matches come out in the order a search for it alone gives)."""
+        names, so each name's matches come out in the order a search for it alone gives).
+        `progress` hears the number of folders read, every `PROGRESS_EVERY`."""
         names = {filename} if isinstance(filename, str) else set(filename)
         queue: deque[str] = deque([root])
         visited: set[str] = set()
@@ -262,6 +266,8 @@ class MemoryEngine:
                 continue
             visited.add(current)
             scanned += 1
+            if progress is not None and scanned % PROGRESS_EVERY == 0:
+                progress(scanned)
             subdirs: list[str] = []
             matched: list[str] = []
             try:

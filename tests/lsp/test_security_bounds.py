@@ -76,8 +76,12 @@ async def test_50000_one_line_imports_convert_in_one_pass(bare: LanguageClient,
     doc = await open_doc(bare, base / "ws" / "GEMINI.md")
     # Converting each diagnostic used to re-split the whole document: minutes for 50,000.
     items = await _diagnostics(bare, doc, count, deadline=60)
-    assert len(items) == count
-    last = sorted(items, key=lambda d: d.range.start.line)[-1]
+    missing = [d for d in items if d.code == "import-not-found"]
+    assert len(missing) == count
+    # 50,000 failure comments of ~100 characters: the preview stops at 4,000,000 (and the
+    # import walk still reaches the last line).
+    assert {d.code for d in items} == {"import-not-found", "context-truncated"}
+    last = sorted(missing, key=lambda d: d.range.start.line)[-1]
     width = len(f"@./m{count - 1}.md")
     assert (last.code, last.range.start.line, last.range.start.character,
             last.range.end.character) == ("import-not-found", count - 1, 0, width)
@@ -108,3 +112,66 @@ async def test_workspace_pull_survives_a_folder_name_that_is_not_utf8(bare: Lang
     report = await bare.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri=odd_uri)))
     assert [(str(d.code), d.range.start.line) for d in report.items] == [("import-not-found", 0)]
+
+
+# --- 11: a folder budget, progress, and no walk of `/` or HOME ------------------------------------
+
+
+def _show_messages(client: LanguageClient) -> list[str]:
+    return [m.message for m in client.messages if m.type == types.MessageType.Warning]
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(100)
+async def test_filesystem_root_as_workspace_is_refused(bare: LanguageClient,
+                                                       base: Path) -> None:
+    """`/` used to be walked whole before anything answered (minutes, 623 MB)."""
+    root = Path("/")
+    await asyncio.wait_for(start(bare, root, base / "home"), timeout=60)
+    assert any("did not index /: it is the file system root" in m
+               and "memlens.allowBroadWorkspace" in m for m in _show_messages(bare))
+    shown = await bare.protocol.send_request_async("memlens/show", {"uri": "file:///"})
+    assert shown.content.endswith(
+        "[Memory Lens: / is the file system root, so its subfolders were not indexed (a walk "
+        "of the whole file system); set memlens.allowBroadWorkspace to index it anyway, or "
+        "open a project folder]")
+    everything = await bare.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    codes = {item.uri: [str(d.code) for d in item.items] for item in everything.items}
+    assert codes["file:///"] == ["workspace-not-indexed"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.timeout(100)
+async def test_folder_budget_stops_the_walk_and_says_so(bare: LanguageClient,
+                                                        base: Path) -> None:
+    ws = base / "ws"
+    (ws / "GEMINI.md").write_text("Top\n")
+    for k in range(2_600):
+        (ws / "many" / f"d{k:04d}").mkdir(parents=True)
+    (ws / "many" / "d2599" / "GEMINI.md").write_text("Deep @./missing.md\n")
+    await asyncio.wait_for(start(bare, ws, base / "home", maxIndexedFolders=2_000),
+                           timeout=60)
+    everything = await bare.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    codes = {item.uri: [str(d.code) for d in item.items] for item in everything.items}
+    assert codes[uri(ws)] == ["index-budget-exhausted"]
+    assert uri(ws / "many" / "d2599" / "GEMINI.md") not in codes  # never reached
+    assert any("after reading 2,000 folders (memlens.maxIndexedFolders)" in m
+               for m in _show_messages(bare))
+    # $/progress while indexing: the walk reported its folders, the end says it stopped.
+    reports = [r for values in bare.progress_reports.values() for r in values]
+    messages = [getattr(r, "message", None) or "" for r in reports]
+    assert "Scanning folders: 1,000 read" in messages
+    assert "Scanning folders: 2,000 read" in messages
+    assert messages[-1].endswith("(the folder walk stopped early)")
+
+    # With room enough, the same workspace is indexed whole and nothing is reported.
+    bare.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"memlens": {"home": str(base / "home"), "trusted": True}}))
+    await bare.protocol.send_request_async("memlens/refresh", {})
+    everything = await bare.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    codes = {item.uri: [str(d.code) for d in item.items] for item in everything.items}
+    assert codes.get(uri(ws), []) == []
+    assert codes[uri(ws / "many" / "d2599" / "GEMINI.md")] == ["import-not-found"]
