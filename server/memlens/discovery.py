@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .fsread import FileReader, ReadResult, file_identity, is_readable
 from .ignore import IgnoreFilter
-from .imports import ImportEvent, ImportProcessor, ProjectRootFinder, RealPaths
+from .imports import ImportEvent, ImportProcessor, ImportToken, ProjectRootFinder, RealPaths
 from .jsonc import read_json_file
 from .model import HierarchicalMemory, MemorySettings, Mode, Tier
 from .nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve
@@ -133,6 +133,7 @@ class MemoryEngine:
         self._budget = settings.max_context_chars
         # False when nobody reads the import events (a plain-text preview).
         self.collect_events = True
+        self.token_cache: dict[str, tuple[str, list[ImportToken]]] = {}
 
     # --- paths -------------------------------------------------------------------------
     @property
@@ -194,7 +195,8 @@ class MemoryEngine:
             return LoadedFile(path, tier, read, None)
         processor = ImportProcessor(self.reader, self.root_finder, max_chars=max(self._budget, 0),
                                     real_paths=self.real_paths,
-                                    collect_events=self.collect_events)
+                                    collect_events=self.collect_events,
+                                    token_cache=self.token_cache)
         result = processor.process(read.content, dirname(path),
                                    import_format="flat" if (import_format or
                                                             self.settings.import_format) == "flat"

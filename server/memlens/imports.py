@@ -273,7 +273,7 @@ class _Output:
             self.lead += len(text) - len(rest)
             self.started = bool(rest)
         self.size += len(text)
-        if self.limit is not None and self.used > self.limit:
+        if self.limit is not None and self.size - self.lead > self.limit:
             self.full = True
             over = self.used - self.limit - (1 if self.limit > 0 else 0)
             if over > 0:
@@ -301,6 +301,7 @@ class ImportProcessor:
         max_chars: int | None = None,
         real_paths: RealPaths | None = None,
         collect_events: bool = True,
+        token_cache: dict[str, tuple[str, list[ImportToken]]] | None = None,
     ):
         self.reader = reader
         self.root_finder = root_finder
@@ -308,6 +309,9 @@ class ImportProcessor:
         self.max_chars = max_chars
         self.real_paths = real_paths or RealPaths()
         self.collect_events = collect_events
+        # Tokens per imported file, shared by the processors of one engine: (the text they
+        # were found in, the tokens); a new text for the path (an edit) finds them afresh.
+        self.token_cache = token_cache if token_cache is not None else {}
 
     def process(
         self,
@@ -346,7 +350,7 @@ class _Run:
         self.out = out
         self.events: list[ImportEvent] = []
         self.logs: list[str] = []
-        self._tokens: dict[str, list[ImportToken]] = {}
+        self._tokens = proc.token_cache
         # (file, depth) pairs already expanded: once the text is full, the walk for events
         # expands each at most once.
         self._walked: set[tuple[str, int]] = set()
@@ -355,9 +359,11 @@ class _Run:
         """Tokens of an imported file's content (cached by path; None: the root text)."""
         if file is None:
             return find_imports(content)
-        found = self._tokens.get(file)
-        if found is None:
-            found = self._tokens[file] = find_imports(content)
+        cached = self._tokens.get(file)
+        if cached is not None and cached[0] is content:
+            return cached[1]
+        found = find_imports(content)
+        self._tokens[file] = (content, found)
         return found
 
     @property
@@ -394,20 +400,25 @@ class _Run:
             return out.take(content), node
         holder = chain[-1] if chain else None
         parts: list[str] = []
+        take, append = out.take, parts.append
+        stop_when_full = not self.proc.collect_events
 
         def emit(text: str) -> None:
             if not out.full:
-                parts.append(out.take(text))
+                append(take(text))
 
         last = 0
         for token in tokens:
-            if self.done:
-                return "".join(parts), node
-            emit(content[last : token.start])
+            if out.full:
+                if stop_when_full:
+                    return "".join(parts), node
+            else:
+                append(take(content[last : token.start]))
             last = token.end
             path = token.path
             if token.in_code:
-                emit("@" + path)
+                if not out.full:
+                    append(take("@" + path))
                 continue
             target = resolve(base, path)
             refused = self._check(token, base)
