@@ -303,3 +303,31 @@ def test_check_walk_has_a_folder_budget(tree: Tree) -> None:
     found = views.check(str(tree.ws), tree.settings())
     assert [(os.path.basename(d.path), d.code) for d in found] == [
         ("GEMINI.md", "import-not-found")]
+
+
+# --- 8: past the limit the preview is the exact beginning of the whole ------------------------
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("jit", [True, False])
+def test_truncated_preview_is_an_exact_prefix_at_every_limit(tree: Tree, jit: bool) -> None:
+    (tree.home / ".gemini").mkdir()
+    (tree.home / ".gemini" / "GEMINI.md").write_text("  \n Global rules @./nope.md  \n\n")
+    ext = tree.base / "ext.md"
+    ext.write_text("\n\nExtension text   \n" + "e " * 30)
+    tree.write("GEMINI.md", "   Top @./a.md @./missing.md\n" + " " * 40 + "\n@./a.md tail   ")
+    tree.write("a.md", "A body " * 10 + "@./b.md" + " " * 30)
+    tree.write("b.md", "   B\n\n")
+    tree.write("sub/GEMINI.md", "Sub @../a.md\n")
+
+    def shown(limit: int) -> str:
+        return views.show(str(tree.ws), tree.settings(
+            jit_context=jit, max_context_chars=limit, extension_context_files=[str(ext)],
+            discovery_max_dirs=-1)).content
+
+    whole = shown(10_000_000)
+    assert len(whole) > 600
+    for limit in range(1, len(whole) + 3):
+        note = TRUNCATION_NOTE.format(limit=limit)
+        expected = whole if len(whole) <= limit else whole[:limit] + note
+        assert shown(limit) == expected, limit
