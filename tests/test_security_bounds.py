@@ -331,3 +331,18 @@ def test_truncated_preview_is_an_exact_prefix_at_every_limit(tree: Tree, jit: bo
         note = TRUNCATION_NOTE.format(limit=limit)
         expected = whole if len(whole) <= limit else whole[:limit] + note
         assert shown(limit) == expected, limit
+
+
+@needs_cli
+@pytest.mark.timeout(60)
+def test_cli_check_folder_budget(tree: Tree) -> None:
+    for k in range(120):
+        (tree.ws / "many" / f"d{k:03d}").mkdir(parents=True)
+    tree.write("GEMINI.md", "Top\n")
+    code, out, err = run_cli("check", str(tree.ws), "--home", str(tree.home), "--format", "json",
+                             "--max-indexed-folders", "50", timeout=30)
+    assert code == 0, err
+    assert [(d["path"], d["code"]) for d in json.loads(out)] == [
+        (str(tree.ws), "index-budget-exhausted")]
+    code, out, err = run_cli("check", str(tree.ws), "--max-indexed-folders", "0", timeout=30)
+    assert code == 2 and err.startswith("memlens: error: argument --max-indexed-folders"), err
