@@ -88,6 +88,9 @@ class WorkspaceIndex:
         self.refused: dict[str, str] = {}
         self.index_stops: list[SearchReport] = []
         self.walk_problems: list[Diagnostic] = []
+        # Diagnostics by file, built on the first query after a change (a workspace pull asks
+        # for every file: scanning every diagnostic per file was quadratic).
+        self._by_path: dict[str, list[Diagnostic]] | None = None
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
@@ -105,6 +108,7 @@ class WorkspaceIndex:
     def build(self) -> None:
         """Index everything from scratch (start-up, `memlens/refresh`, settings change)."""
         progress = BUILD_PROGRESS.get()
+        self._by_path = None
         self.reader = FileReader(max_bytes=self.settings.max_context_chars * 4 + 4,
                                  overrides=self.overrides)
         self.graph = ImportGraph()
@@ -229,6 +233,7 @@ class WorkspaceIndex:
 
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
+        self._by_path = None
         self.reader.forget(path)
         from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
 
@@ -297,15 +302,17 @@ class WorkspaceIndex:
 
     # --- queries --------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
-        found: dict[tuple[str, int, int, str], Diagnostic] = {}
-        sources = [*self.root_diagnostics.values(),
-                   *(s.diagnostics for s in self.folder_states.values()), self.skill_problems,
-                   self.claude_problems, self.walk_problems]
-        for group in sources:
-            for d in group:
-                if d.path == path:
-                    found.setdefault((d.path, d.line, d.col, d.code), d)
-        return sorted(found.values(), key=Diagnostic.sort_key)
+        if self._by_path is None:
+            found: dict[str, dict[tuple[int, int, str], Diagnostic]] = {}
+            sources = [*self.root_diagnostics.values(),
+                       *(s.diagnostics for s in self.folder_states.values()),
+                       self.skill_problems, self.claude_problems, self.walk_problems]
+            for group in sources:
+                for d in group:
+                    found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
+            self._by_path = {p: sorted(items.values(), key=Diagnostic.sort_key)
+                             for p, items in found.items()}
+        return list(self._by_path.get(path, []))
 
     def diagnosed_paths(self) -> set[str]:
         """Every file the index has an opinion on (its diagnostics may be empty)."""
