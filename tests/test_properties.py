@@ -168,13 +168,12 @@ class Replay:
 
 
 @FAST
-@given(text=texts, current_depth=st.integers(0, DEFAULT_MAX_DEPTH),
-       max_chars=st.sampled_from([None, None, None, 1, 40]))
+@given(text=texts, current_depth=st.integers(0, DEFAULT_MAX_DEPTH))
 def test_every_import_token_is_rendered_failed_or_literal(
-        world: Path, text: str, current_depth: int, max_chars: int | None) -> None:
+        world: Path, text: str, current_depth: int) -> None:
     text = _concrete(text, world)
     source = str(world / "GEMINI.md")
-    processor = ImportProcessor(FileReader(), ProjectRootFinder([".git"]), max_chars=max_chars)
+    processor = ImportProcessor(FileReader(), ProjectRootFinder([".git"]))
     result = processor.process(text, str(world), source_file=source,
                                current_depth=current_depth)
     replay = Replay(result.events, DEFAULT_MAX_DEPTH)
@@ -197,6 +196,35 @@ def test_every_import_token_is_rendered_failed_or_literal(
     assert "OUTSIDE-SECRET" not in result.content
     if current_depth >= DEFAULT_MAX_DEPTH:
         assert result.content == text
+
+
+@FAST
+@given(text=texts, current_depth=st.integers(0, DEFAULT_MAX_DEPTH),
+       max_chars=st.sampled_from([0, 1, 40, 200]), fmt=st.sampled_from(["tree", "flat"]))
+def test_a_text_budget_cuts_an_exact_prefix_and_keeps_every_event(
+        world: Path, text: str, current_depth: int, max_chars: int, fmt: Any) -> None:
+    """Past `max_chars` (leading whitespace aside) the text is the exact prefix one character
+    longer than the budget; below it, the whole. Events never depend on the budget: each is
+    one the unbounded walk records, and every token the unbounded walk meets is met."""
+    text = _concrete(text, world)
+    source = str(world / "GEMINI.md")
+
+    def run(limit: int | None) -> Any:
+        processor = ImportProcessor(FileReader(), ProjectRootFinder([".git"]), max_chars=limit)
+        return processor.process(text, str(world), source_file=source, import_format=fmt,
+                                 current_depth=current_depth)
+
+    whole, cut = run(None), run(max_chars)
+    assert whole.content.startswith(cut.content)
+    visible = len(js_trim_start(whole.content))
+    if visible <= max_chars:
+        assert (cut.content, cut.truncated) == (whole.content, False)
+    else:
+        assert cut.truncated
+        assert len(js_trim_start(cut.content)) == max_chars + (1 if max_chars else 0)
+    assert set(cut.events) <= set(whole.events)
+    assert {(e.file, e.token.start) for e in cut.events} == {
+        (e.file, e.token.start) for e in whole.events}
 
 
 @FAST

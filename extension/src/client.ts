@@ -26,6 +26,8 @@ export function memlensSettings(): Record<string, unknown> {
     "respectGitIgnore",
     "respectGeminiIgnore",
     "maxContextChars",
+    "maxIndexedFolders",
+    "allowBroadWorkspace",
     "memoryManager",
   ];
   const settings: Record<string, unknown> = { trusted: vscode.workspace.isTrusted };

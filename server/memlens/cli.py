@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", parents=[common], help="every diagnostic")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     check.add_argument("--format", choices=["text", "json", "github"], default="text")
+    check.add_argument("--max-indexed-folders", type=_positive, metavar="N",
+                       help="folders the walk for subfolder memory reads at most "
+                            "(memlens.maxIndexedFolders, default 50,000)")
 
     jit = commands.add_parser("jit", parents=[common], help="what touching TARGETs loads")
     jit.add_argument("--cwd", default=".", metavar="DIR")
@@ -314,6 +317,23 @@ def _check_claude_tree(root: str, settings: Any) -> list[Any]:
     return check_claude_folders(settings.home, list(dict.fromkeys(folders))).diagnostics
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def _check_settings(args: argparse.Namespace, cwd: str) -> Any:
+    settings = _settings(args, cwd)
+    if args.max_indexed_folders is not None:
+        settings = settings.model_copy(update={"max_indexed_folders": args.max_indexed_folders})
+    return settings
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .views import check, check_file
 
@@ -323,13 +343,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
         if args.dialect == "claude" and os.path.isdir(real):
-            diagnostics += _check_claude_tree(real, _settings(args, real))
+            diagnostics += _check_claude_tree(real, _check_settings(args, real))
         elif args.dialect == "agents":
             continue
         elif os.path.isdir(real):
-            diagnostics += check(real, _settings(args, real))
+            diagnostics += check(real, _check_settings(args, real))
         else:
-            diagnostics += check_file(real, _settings(args, os.path.dirname(real)))
+            diagnostics += check_file(real, _check_settings(args, os.path.dirname(real)))
     unique = {(d.path, d.line, d.col, d.code): d for d in diagnostics}
     ordered = sorted(unique.values(), key=lambda d: d.sort_key())
     if args.format == "json":

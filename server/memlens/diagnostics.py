@@ -11,7 +11,7 @@ import os
 import posixpath
 from collections.abc import Iterable
 
-from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .fsread import ReadKind, ReadResult
 from .ignore import IgnoreFilter
 from .imports import CHAIN_CAP, ImportEvent, Outcome
@@ -324,8 +324,24 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
                       f"({engine.settings.max_context_chars:,}); the preview stops there")
 
 
+def add_index_stops(sink: DiagnosticSink, stops: Iterable[SearchReport]) -> None:
+    """The workspace walk stopped at memlens.maxIndexedFolders before the end of a root."""
+    for report in stops:
+        sink.add_folder(report.root, "warning", "index-budget-exhausted",
+                        index_stop_message(report))
+
+
+def index_stop_message(report: SearchReport) -> str:
+    return (f"Memory Lens stopped walking {report.root} after reading {report.max_dirs:,} "
+            "folders (memlens.maxIndexedFolders): memory files in the folders it did not "
+            "reach get no diagnostics and no just-in-time preview. Open a smaller folder, "
+            "list big generated folders in .geminiignore, or raise "
+            "memlens.maxIndexedFolders")
+
+
 def diagnose(load: MemoryLoad, engine: MemoryEngine, extra_files: Iterable[LoadedFile] = (),
-             unreadable_folders: Iterable[tuple[str, str]] = ()) -> list[Diagnostic]:
+             unreadable_folders: Iterable[tuple[str, str]] = (),
+             index_stops: Iterable[SearchReport] = ()) -> list[Diagnostic]:
     sink = DiagnosticSink(engine)
     extra = list(extra_files)
     files = [*load.files, *extra]
@@ -334,4 +350,5 @@ def diagnose(load: MemoryLoad, engine: MemoryEngine, extra_files: Iterable[Loade
     add_discovery_diagnostics(sink, load, engine)
     add_link_diagnostics(sink, extra, load.workspace_dirs or [load.cwd])
     add_unreadable_folders(sink, unreadable_folders)
+    add_index_stops(sink, index_stops)
     return sink.sorted()

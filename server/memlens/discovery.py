@@ -12,20 +12,23 @@ from __future__ import annotations
 import os
 import posixpath
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .fsread import FileReader, ReadResult, file_identity, is_readable
 from .ignore import IgnoreFilter
-from .imports import ImportEvent, ImportProcessor, ProjectRootFinder, RealPaths
+from .imports import ImportEvent, ImportProcessor, ImportToken, ProjectRootFinder, RealPaths
 from .jsonc import read_json_file
 from .model import HierarchicalMemory, MemorySettings, Mode, Tier
-from .nodecompat import dirname, is_subpath, js_sorted, resolve
+from .nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve
 from .projects import PROJECT_MEMORY_INDEX, project_memory_dir
 from .render import concatenate_instructions
 from .trust import decide_trust
 
 GEMINI_DIR = ".gemini"
+PROGRESS_EVERY = 1000  # folders between two progress reports of a walk
+# flattenMemory's section order (the preview), then files loaded just in time.
+_DISPLAY_ORDER = {"global": 0, "userProjectMemory": 1, "extension": 2, "project": 3, "jit": 4}
 
 
 @dataclass
@@ -124,7 +127,13 @@ class MemoryEngine:
         self.reader = reader or FileReader(max_bytes=settings.max_context_chars * 4 + 4)
         self.root_finder = ProjectRootFinder(settings.memory_boundary_markers)
         self.real_paths = RealPaths()
+        # Characters of preview text left (memlens.maxContextChars): files render in the
+        # order the preview shows them, each bounded by what is left (import diagnostics
+        # still cover every file: the walk goes on without building text).
         self._budget = settings.max_context_chars
+        # False when nobody reads the import events (a plain-text preview).
+        self.collect_events = True
+        self.token_cache: dict[str, tuple[str, list[ImportToken]]] = {}
 
     # --- paths -------------------------------------------------------------------------
     @property
@@ -184,10 +193,10 @@ class MemoryEngine:
         read = self.reader.read(path)
         if read.content is None:
             return LoadedFile(path, tier, read, None)
-        if self._budget <= 0:
-            return LoadedFile(path, tier, read, "", truncated=True)
-        processor = ImportProcessor(self.reader, self.root_finder, max_chars=self._budget,
-                                    real_paths=self.real_paths)
+        processor = ImportProcessor(self.reader, self.root_finder, max_chars=max(self._budget, 0),
+                                    real_paths=self.real_paths,
+                                    collect_events=self.collect_events,
+                                    token_cache=self.token_cache)
         result = processor.process(read.content, dirname(path),
                                    import_format="flat" if (import_format or
                                                             self.settings.import_format) == "flat"
@@ -195,11 +204,17 @@ class MemoryEngine:
                                    source_file=path)
         content = result.content
         truncated = result.truncated or read.truncated
-        self._budget -= len(content)
+        # What the file takes in the preview at the least (its block shows it trimmed).
+        self._budget -= len(js_trim(content)) if not truncated else len(content)
         return LoadedFile(path, tier, read, content, result.events, result.logs, truncated)
 
     def _read_all(self, ordered: list[tuple[str, Tier]]) -> list[LoadedFile]:
-        return [self.load_file(path, tier) for path, tier in ordered]
+        """Load in the order the preview shows the tiers (so the text budget is spent where
+        the preview is cut), returned in load order."""
+        loaded: list[LoadedFile | None] = [None] * len(ordered)
+        for k in sorted(range(len(ordered)), key=lambda k: _DISPLAY_ORDER[ordered[k][1]]):
+            loaded[k] = self.load_file(*ordered[k])
+        return [f for f in loaded if f is not None]
 
     # --- trust -------------------------------------------------------------------------
     def trust_for(self, cwd: str) -> tuple[bool, str | None]:
@@ -232,11 +247,14 @@ class MemoryEngine:
 
     def downward_search(self, root: str, filename: str | tuple[str, ...],
                         ignore: IgnoreFilter | None, max_dirs: int | None, *,
-                        include_special: bool = False) -> tuple[list[str], SearchReport]:
+                        include_special: bool = False,
+                        progress: Callable[[int], None] | None = None
+                        ) -> tuple[list[str], SearchReport]:
         """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget.
 
         Several names may be searched in one walk (the folders visited do not depend on the
-        names, so each name's matches come out in the order a search for it alone gives)."""
+        names, so each name's matches come out in the order a search for it alone gives).
+        `progress` hears the number of folders read, every `PROGRESS_EVERY`."""
         names = {filename} if isinstance(filename, str) else set(filename)
         queue: deque[str] = deque([root])
         visited: set[str] = set()
@@ -250,6 +268,8 @@ class MemoryEngine:
                 continue
             visited.add(current)
             scanned += 1
+            if progress is not None and scanned % PROGRESS_EVERY == 0:
+                progress(scanned)
             subdirs: list[str] = []
             matched: list[str] = []
             try:
@@ -407,7 +427,9 @@ class MemoryEngine:
             by_tier.setdefault(loaded.tier, []).append(loaded)
 
         def text(tier: str) -> str:
-            return concatenate_instructions((f.path, f.content) for f in by_tier.get(tier, []))
+            group = by_tier.get(tier, [])
+            return concatenate_instructions(((f.path, f.content) for f in group),
+                                            open_ended={f.path for f in group if f.truncated})
 
         memory = HierarchicalMemory.model_validate({
             "global": text("global"), "extension": text("extension"),

@@ -18,14 +18,14 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from .fsread import FileReader, ReadResult
-from .nodecompat import dirname, is_subpath, js_trim, resolve
+from .nodecompat import dirname, is_subpath, js_trim, js_trim_start, resolve
 
 ImportFormat = Literal["tree", "flat"]
 DEFAULT_MAX_DEPTH = 5
 CHAIN_CAP = 16
 _WHITESPACE = frozenset(" \t\n\r")
 _URL = re.compile(r"^(file|https?)://")
-_CODE_REGION = re.compile(r"(`+)([\s\S]*?)\1")
+_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,50 @@ class ImportToken:
 
 
 def find_code_regions(content: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _CODE_REGION.finditer(content)]
+    """The matches of Gemini CLI's `/(`+)([\\s\\S]*?)\\1/g`, found in linear time.
+
+    At a run of R backticks the regex tries widths R, R-1, ... 1, each closed by the first
+    later occurrence of that many backticks. A width w <= R/2 closes inside the run itself
+    (at i+w); a wider one needs a later run at least w long, and the first such run closes
+    it. So the width taken is min(R, longest later run) when that exceeds R/2, else R//2;
+    a lone backtick with no backtick after it opens nothing. (The regex itself backtracks
+    in about N^4 steps on a staircase of runs.)
+    """
+    if "`" not in content:
+        return []
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(content)]
+    count = len(runs)
+    longest_after = [0] * (count + 1)  # longest run among runs[k:]
+    for k in range(count - 1, -1, -1):
+        longest_after[k] = max(runs[k][1], longest_after[k + 1])
+    regions: list[tuple[int, int]] = []
+    k = 0  # the run holding the scan position
+    i = runs[0][0] if runs else 0
+    while k < count:
+        start, length = runs[k]
+        if i < start:
+            i = start
+        width_here = start + length - i  # backticks from i to the end of this run
+        later = longest_after[k + 1]
+        width = min(width_here, later)
+        if width * 2 > width_here:
+            j = k + 1
+            while runs[j][1] < width:  # the first later run long enough (exists: `later`)
+                j += 1
+            close = runs[j][0] + width
+            regions.append((i, close))
+            k, i = j, close
+            if close == runs[j][0] + runs[j][1]:
+                k += 1
+            continue
+        half = width_here // 2
+        if half == 0:  # a lone backtick and no backtick after it
+            break
+        regions.append((i, i + 2 * half))
+        i += 2 * half
+        if i == start + length:
+            k += 1
+    return regions
 
 
 def _scan(content: str) -> Iterator[tuple[int, int, str]]:
@@ -198,20 +241,56 @@ class ProcessResult:
     events: list[ImportEvent]
     logs: list[str]
     truncated: bool
+    used: int = 0  # characters of `content` after its leading whitespace
 
 
-class _Budget:
+class _Output:
+    """Every character the rendering emits, counted in output order.
+
+    Markers and failure comments count as much as imported text (a failure comment names an
+    absolute path: thousands of them from four tiny files once grew to gigabytes). Leading
+    whitespace does not count: Gemini CLI trims it away. Past the limit the output is full:
+    what was emitted is an exact prefix of the whole, one character longer than the limit,
+    and nothing more is built.
+    """
+
     def __init__(self, limit: int | None):
         self.limit = limit
-        self.used = 0
+        self.size = 0
+        self.lead = 0
+        self.started = False
+        self.full = False
 
     @property
-    def exhausted(self) -> bool:
-        return self.limit is not None and self.used > self.limit
+    def used(self) -> int:
+        return self.size - self.lead
+
+    def take(self, text: str) -> str:
+        if self.full or not text:
+            return ""
+        if not self.started:
+            rest = js_trim_start(text)
+            self.lead += len(text) - len(rest)
+            self.started = bool(rest)
+        self.size += len(text)
+        if self.limit is not None and self.size - self.lead > self.limit:
+            self.full = True
+            over = self.used - self.limit - (1 if self.limit > 0 else 0)
+            if over > 0:
+                text = text[: len(text) - over]
+                self.size -= over
+        return text
 
 
 class ImportProcessor:
-    """Expands the imports of one memory file, tree or flat, exactly as Gemini CLI does."""
+    """Expands the imports of one memory file, tree or flat, exactly as Gemini CLI does.
+
+    `max_chars` bounds the text built (see `_Output`). Every import is still walked for its
+    events when the text is full (diagnostics describe the whole graph, not the preview);
+    that walk expands each file at most once per depth, so it is bounded by the files'
+    size, not by the number of paths through a diamond. `collect_events=False` stops at the
+    limit instead.
+    """
 
     def __init__(
         self,
@@ -221,12 +300,18 @@ class ImportProcessor:
         reject_symlink_escape: bool = True,
         max_chars: int | None = None,
         real_paths: RealPaths | None = None,
+        collect_events: bool = True,
+        token_cache: dict[str, tuple[str, list[ImportToken]]] | None = None,
     ):
         self.reader = reader
         self.root_finder = root_finder
         self.reject_symlink_escape = reject_symlink_escape
         self.max_chars = max_chars
         self.real_paths = real_paths or RealPaths()
+        self.collect_events = collect_events
+        # Tokens per imported file, shared by the processors of one engine: (the text they
+        # were found in, the tokens); a new text for the path (an edit) finds them afresh.
+        self.token_cache = token_cache if token_cache is not None else {}
 
     def process(
         self,
@@ -243,28 +328,48 @@ class ImportProcessor:
         """`processImports`. `source_file` names the file `content` came from, for the events
         only: Gemini CLI itself passes no file for a memory root (its tree says 'unknown')."""
         root = project_root or self.root_finder.find(base_path) or base_path
-        run = _Run(self, root, max_depth, _Budget(self.max_chars))
+        run = _Run(self, root, max_depth, _Output(self.max_chars))
         origin = current_file or source_file
         chain = (origin,) if origin else ()
         if current_depth >= max_depth:
             run.note_too_deep(content, origin, current_depth, chain)
-            text, tree = content, ImportTree(current_file or "unknown")
+            text, tree = run.out.take(content), ImportTree(current_file or "unknown")
         elif import_format == "flat":
             text, tree = run.flat(content, base_path, current_file, origin)
         else:
             text, tree = run.tree(content, base_path, frozenset(), current_depth, current_file,
                                   chain)
-        return ProcessResult(text, tree, run.events, run.logs, run.budget.exhausted)
+        return ProcessResult(text, tree, run.events, run.logs, run.out.full, run.out.used)
 
 
 class _Run:
-    def __init__(self, proc: ImportProcessor, root: str, max_depth: int, budget: _Budget):
+    def __init__(self, proc: ImportProcessor, root: str, max_depth: int, out: _Output):
         self.proc = proc
         self.root = root
         self.max_depth = max_depth
-        self.budget = budget
+        self.out = out
         self.events: list[ImportEvent] = []
         self.logs: list[str] = []
+        self._tokens = proc.token_cache
+        # (file, depth) pairs already expanded: once the text is full, the walk for events
+        # expands each at most once.
+        self._walked: set[tuple[str, int]] = set()
+
+    def tokens(self, file: str | None, content: str) -> list[ImportToken]:
+        """Tokens of an imported file's content (cached by path; None: the root text)."""
+        if file is None:
+            return find_imports(content)
+        cached = self._tokens.get(file)
+        if cached is not None and cached[0] is content:
+            return cached[1]
+        found = find_imports(content)
+        self._tokens[file] = (content, found)
+        return found
+
+    @property
+    def done(self) -> bool:
+        """Nothing more to do: the text is full and nobody wants the events."""
+        return self.out.full and not self.proc.collect_events
 
     def _check(self, token: ImportToken, base: str) -> Outcome | None:
         """Why Gemini CLI refuses this path before reading it, or None when it may be read."""
@@ -279,69 +384,88 @@ class _Run:
         return None
 
     def note_too_deep(self, content: str, file: str | None, depth: int,
-                      chain: tuple[str, ...]) -> None:
-        for token in find_imports(content):
+                      chain: tuple[str, ...], imported: bool = False) -> None:
+        for token in self.tokens(file if imported else None, content):
             if not token.in_code:
                 self.events.append(ImportEvent(file, token, Outcome.TOO_DEEP, token.path,
                                                depth, chain))
 
     def tree(self, content: str, base: str, processed: frozenset[str], depth: int,
-             current_file: str | None, chain: tuple[str, ...]) -> tuple[str, ImportTree]:
+             current_file: str | None, chain: tuple[str, ...],
+             imported: bool = False) -> tuple[str, ImportTree]:
         node = ImportTree(current_file or "unknown")
-        tokens = find_imports(content)
+        out = self.out
+        tokens = self.tokens(current_file if imported else None, content)
         if not tokens:
-            return content, node
+            return out.take(content), node
         holder = chain[-1] if chain else None
         parts: list[str] = []
+        take, append = out.take, parts.append
+        stop_when_full = not self.proc.collect_events
+
+        def emit(text: str) -> None:
+            if not out.full:
+                append(take(text))
+
         last = 0
         for token in tokens:
-            parts.append(content[last : token.start])
+            if out.full:
+                if stop_when_full:
+                    return "".join(parts), node
+            else:
+                append(take(content[last : token.start]))
             last = token.end
             path = token.path
             if token.in_code:
-                parts.append("@" + path)
+                if not out.full:
+                    append(take("@" + path))
                 continue
             target = resolve(base, path)
-            if self.budget.exhausted:
-                parts.append("@" + path)
-                self._event(holder, token, Outcome.SKIPPED_BUDGET, target, depth, chain)
-                continue
             refused = self._check(token, base)
             if refused is not None:
-                parts.append(f"<!-- Import failed: {path} - Path traversal attempt -->")
+                emit(f"<!-- Import failed: {path} - Path traversal attempt -->")
                 self._event(holder, token, refused, target, depth, chain)
                 continue
             if target in processed:
-                parts.append(f"<!-- File already processed: {path} -->")
+                emit(f"<!-- File already processed: {path} -->")
                 self._event(holder, token, Outcome.ALREADY_PROCESSED, target, depth, chain)
                 continue
             read = self.proc.reader.read(target)
             if read.content is None:
-                parts.append(f"<!-- Import failed: {path} - {read.error} -->")
-                self.logs.append(
-                    f"[ERROR] [ImportProcessor] Failed to import {path}: {read.error}")
+                if not out.full:
+                    emit(f"<!-- Import failed: {path} - {read.error} -->")
+                    self.logs.append(
+                        f"[ERROR] [ImportProcessor] Failed to import {path}: {read.error}")
                 self._event(holder, token, Outcome.FAILED, target, depth, chain,
                             read.error, read)
                 continue
-            self.budget.used += len(read.content)
             self._event(holder, token, Outcome.IMPORTED, target, depth, chain, None, read)
+            key = (target, depth + 1)
+            if out.full and key in self._walked:
+                node.imports.append(ImportTree(target))
+                continue
+            self._walked.add(key)
             sub_chain = (*chain, target)
+            emit(f"<!-- Imported from: {path} -->\n")
             if depth + 1 >= self.max_depth:
-                self.note_too_deep(read.content, target, depth + 1, sub_chain)
-                sub_text, sub_node = read.content, ImportTree(target)
+                self.note_too_deep(read.content, target, depth + 1, sub_chain, True)
+                emit(read.content)
+                sub_node = ImportTree(target)
             else:
                 sub_text, sub_node = self.tree(read.content, dirname(target),
-                                               processed | {target}, depth + 1, target, sub_chain)
-            parts.append(
-                f"<!-- Imported from: {path} -->\n{sub_text}\n<!-- End of import from: {path} -->")
+                                               processed | {target}, depth + 1, target, sub_chain,
+                                               True)
+                parts.append(sub_text)
+            emit(f"\n<!-- End of import from: {path} -->")
             node.imports.append(sub_node)
-        parts.append(content[last:])
+        emit(content[last:])
         return "".join(parts), node
 
     def flat(self, content: str, base: str, current_file: str | None,
              origin: str | None) -> tuple[str, ImportTree]:
         root_path = posixpath.normpath(current_file or resolve(base))
-        files: list[tuple[str, str]] = []
+        out = self.out
+        parts: list[str] = []
         processed: set[str] = set()
         on_stack: set[str] = set()
         # Gemini CLI recurses depth-first over each file's imports in reverse order; an explicit
@@ -357,12 +481,14 @@ class _Run:
                 return
             processed.add(normal)
             on_stack.add(normal)
-            files.append((normal, text))
+            if not out.full:
+                block = f"--- File: {normal} ---\n{js_trim(text)}\n--- End of File: {normal} ---"
+                parts.append(out.take(("\n\n" if parts else "") + block))
             own = (*chain, label)[-CHAIN_CAP:] if label else chain
             stack.append((file_base, normal, reversed(find_imports(text)), own, depth))
 
         enter(content, base, root_path, (), origin, 0)
-        while stack:
+        while stack and not self.done:
             file_base, file_path, pending, chain, depth = stack[-1]
             token = next(pending, None)
             if token is None:
@@ -373,9 +499,6 @@ class _Run:
                 continue
             holder = chain[-1] if chain else None
             target = resolve(file_base, token.path)
-            if self.budget.exhausted:
-                self._event(holder, token, Outcome.SKIPPED_BUDGET, target, depth, chain)
-                continue
             refused = self._check(token, file_base)
             if refused is not None:
                 self._event(holder, token, refused, target, depth, chain)
@@ -391,15 +514,11 @@ class _Run:
             if read.content is None:
                 self._event(holder, token, Outcome.FAILED, target, depth, chain, read.error, read)
                 continue
-            self.budget.used += len(read.content)
             self._event(holder, token, Outcome.IMPORTED, target, depth, chain, None, read)
             enter(read.content, dirname(target), normal, chain, normal, depth + 1)
-        text = "\n\n".join(
-            f"--- File: {p} ---\n{js_trim(c)}\n--- End of File: {p} ---" for p, c in files)
-        return text, ImportTree(root_path)
+        return "".join(parts), ImportTree(root_path)
 
     def _event(self, file: str | None, token: ImportToken, outcome: Outcome, target: str,
                depth: int, chain: tuple[str, ...], error: str | None = None,
                read: ReadResult | None = None) -> None:
         self.events.append(ImportEvent(file, token, outcome, target, depth, chain, error, read))
-

@@ -7,8 +7,11 @@ root. An edit re-renders only the edited file and the roots that reach it throug
 
 from __future__ import annotations
 
+import logging
+import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from .diagnostics import (
@@ -16,8 +19,10 @@ from .diagnostics import (
     add_discovery_diagnostics,
     add_file_diagnostics,
     add_import_diagnostics,
+    add_index_stops,
+    index_stop_message,
 )
-from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .fsread import FileReader
 from .graph import ImportGraph
 from .imports import Outcome
@@ -27,6 +32,31 @@ from .nodecompat import is_subpath, resolve
 from .render import append_jit_context, render_prompt_memory
 from .results import ShowResult
 from .views import flattened, truncate, workspace_files_named
+
+log = logging.getLogger("memlens.index")
+
+# Who hears how a build is going: (message, percentage or None). The language server sets it
+# around a build to send `$/progress`; nobody listens otherwise.
+BUILD_PROGRESS: ContextVar[Callable[[str, int | None], None] | None] = ContextVar(
+    "memlens_build_progress", default=None)
+
+BROAD_NOTE = ("\n[Memory Lens: {folder} is {what}, so its subfolders were not indexed (a walk "
+              "of {scope}); set memlens.allowBroadWorkspace to index it anyway, or open a "
+              "project folder]")
+
+
+def broad_folder(folder: str, settings: MemorySettings) -> str | None:
+    """Why `folder` is too broad a workspace folder to index ('the file system root', 'your
+    home folder'), or None. `memlens.allowBroadWorkspace` lifts the refusal."""
+    if settings.allow_broad_workspace:
+        return None
+    real = os.path.realpath(folder)
+    if real == "/":
+        return "the file system root"
+    homes = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(settings.home)}
+    if real in homes:
+        return "your home folder"
+    return None
 
 
 @dataclass
@@ -53,19 +83,42 @@ class WorkspaceIndex:
         self.claude_folders: list[str] = []  # workspace folders holding a CLAUDE.md
         self.claude_watched: set[str] = set()
         self.agents_files: list[str] = []  # every AGENTS.md in the workspace (for the views)
+        # Folders not walked because they are `/` or HOME (folder → what it is), and roots
+        # whose walk stopped at memlens.maxIndexedFolders.
+        self.refused: dict[str, str] = {}
+        self.index_stops: list[SearchReport] = []
+        self.walk_problems: list[Diagnostic] = []
+        # Diagnostics by file, built on the first query after a change (a workspace pull asks
+        # for every file: scanning every diagnostic per file was quadratic).
+        self._by_path: dict[str, list[Diagnostic]] | None = None
         self.generation = 0
 
     # --- building -------------------------------------------------------------------------
     def engine(self) -> MemoryEngine:
         return MemoryEngine(self.settings, self.reader)
 
+    def notices(self) -> list[str]:
+        """What the user should be told about this build (refused folders, a stopped walk)."""
+        out = [f"Memory Lens did not index {folder}: it is {what}. Open a project folder, or "
+               "set memlens.allowBroadWorkspace to index it anyway."
+               for folder, what in self.refused.items()]
+        out += [index_stop_message(report) for report in self.index_stops]
+        return out
+
     def build(self) -> None:
         """Index everything from scratch (start-up, `memlens/refresh`, settings change)."""
+        progress = BUILD_PROGRESS.get()
+        self._by_path = None
         self.reader = FileReader(max_bytes=self.settings.max_context_chars * 4 + 4,
                                  overrides=self.overrides)
         self.graph = ImportGraph()
         self.roots.clear()
         self.root_diagnostics.clear()
+        self.refused = {f: what for f in self.folders
+                        if (what := broad_folder(f, self.settings)) is not None}
+        for folder, what in self.refused.items():
+            log.warning("not indexing %s: it is %s (memlens.allowBroadWorkspace)", folder,
+                        what)
         self._load_folders()
         tiers: dict[str, Tier] = {}
         for state in self.folder_states.values():
@@ -73,21 +126,41 @@ class WorkspaceIndex:
                 if loaded.content is not None:
                     tiers.setdefault(loaded.path, loaded.tier)
         engine = self.engine()
-        trusted_folders = [s.folder for s in self.folder_states.values() if s.load.trusted]
+        trusted_folders = [s.folder for s in self.folder_states.values()
+                           if s.load.trusted and s.folder not in self.refused]
         # One walk finds the workspace's GEMINI.md files and Claude Code's CLAUDE.md files.
         from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
 
         names = list(dict.fromkeys([*self.settings.context_file_names, *CLAUDE_FILE_NAMES,
                                     "AGENTS.md"]))
-        by_name = workspace_files_named(engine, trusted_folders, names)
+        self.index_stops = []
+        by_name = workspace_files_named(
+            engine, trusted_folders, names, stops=self.index_stops,
+            progress=None if progress is None else (
+                lambda n: progress(f"Scanning folders: {n:,} read", None)))
+        for report in self.index_stops:
+            log.warning("stopped walking %s after %d folders (memlens.maxIndexedFolders)",
+                        report.root, report.max_dirs)
+        sink = DiagnosticSink(engine)
+        add_index_stops(sink, self.index_stops)
+        for folder, what in self.refused.items():
+            sink.add_folder(folder, "warning", "workspace-not-indexed",
+                            f"Memory Lens did not index the subfolders of {folder}: it is "
+                            f"{what}, and walking it reads everything below. Open a project "
+                            "folder, or set memlens.allowBroadWorkspace to index it anyway")
+        self.walk_problems = sink.sorted()
         self.agents_files = by_name["AGENTS.md"]
         for name in self.settings.context_file_names:
             for path in by_name[name]:
                 tiers.setdefault(path, "jit")
-        for path, tier in tiers.items():
+        total = len(tiers)
+        for done, (path, tier) in enumerate(tiers.items()):
             # One engine for the whole build: its real-path and project-root caches are shared
             # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
             self._render_root(path, tier, engine)
+            if progress is not None and done % 50 == 49:
+                progress(f"Reading memory files: {done + 1:,} of {total:,}",
+                         (done + 1) * 100 // total)
         self._check_skills()
         self.claude_folders = claude_project_folders(
             [p for n in CLAUDE_FILE_NAMES for p in by_name[n]])
@@ -112,10 +185,21 @@ class WorkspaceIndex:
         self.claude_sources = checked.sources
         self.claude_watched = checked.watched
 
+    def _folder_engine(self, folder: str) -> MemoryEngine:
+        """The engine for a folder's startup load. In a refused folder (`/`, HOME) classic
+        mode's downward search is held to memlens.maxIndexedFolders even when
+        context.discoveryMaxDirs sets no cap."""
+        cap = self.settings.max_indexed_folders
+        wanted = self.settings.discovery_max_dirs
+        if folder in self.refused and not self.settings.jit_context and not 0 <= wanted <= cap:
+            return MemoryEngine(self.settings.model_copy(update={"discovery_max_dirs": cap}),
+                                self.reader)
+        return self.engine()
+
     def _load_folders(self) -> None:
         self.folder_states.clear()
         for folder in self.folders:
-            engine = self.engine()
+            engine = self._folder_engine(folder)
             load = engine.load(folder)
             sink = DiagnosticSink(engine)
             add_discovery_diagnostics(sink, load, engine)
@@ -149,6 +233,7 @@ class WorkspaceIndex:
 
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
+        self._by_path = None
         self.reader.forget(path)
         from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
 
@@ -199,7 +284,7 @@ class WorkspaceIndex:
         """Recompute the startup load of each folder whose merged context includes `paths`."""
         for folder, state in list(self.folder_states.items()):
             if paths & set(state.load.paths):
-                engine = self.engine()
+                engine = self._folder_engine(folder)
                 load = engine.load(folder)
                 sink = DiagnosticSink(engine)
                 add_discovery_diagnostics(sink, load, engine)
@@ -217,15 +302,17 @@ class WorkspaceIndex:
 
     # --- queries --------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
-        found: dict[tuple[str, int, int, str], Diagnostic] = {}
-        sources = [*self.root_diagnostics.values(),
-                   *(s.diagnostics for s in self.folder_states.values()), self.skill_problems,
-                   self.claude_problems]
-        for group in sources:
-            for d in group:
-                if d.path == path:
-                    found.setdefault((d.path, d.line, d.col, d.code), d)
-        return sorted(found.values(), key=Diagnostic.sort_key)
+        if self._by_path is None:
+            found: dict[str, dict[tuple[int, int, str], Diagnostic]] = {}
+            sources = [*self.root_diagnostics.values(),
+                       *(s.diagnostics for s in self.folder_states.values()),
+                       self.skill_problems, self.claude_problems, self.walk_problems]
+            for group in sources:
+                for d in group:
+                    found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
+            self._by_path = {p: sorted(items.values(), key=Diagnostic.sort_key)
+                             for p, items in found.items()}
+        return list(self._by_path.get(path, []))
 
     def diagnosed_paths(self) -> set[str]:
         """Every file the index has an opinion on (its diagnostics may be empty)."""
@@ -233,6 +320,7 @@ class WorkspaceIndex:
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
         paths |= {d.path for d in self.skill_problems}
         paths |= {d.path for d in self.claude_problems}
+        paths |= {d.path for d in self.walk_problems}
         return paths | set(self.roots)
 
     def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
@@ -256,6 +344,10 @@ class WorkspaceIndex:
         load = state.load if state else self.engine().load(folder)
         m = load.memory
         content, truncated = truncate(flattened(load), self.settings.max_context_chars)
+        if folder in self.refused:
+            scope = "the whole file system" if self.refused[folder].endswith("root") else (
+                "every project you have")
+            content += BROAD_NOTE.format(folder=folder, what=self.refused[folder], scope=scope)
         system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
                                                m.extension, m.project,
                                                self.settings.context_file_names)
@@ -263,7 +355,8 @@ class WorkspaceIndex:
                           file_count=load.file_count, content=content, hierarchical=m,
                           prompt=system, session_memory=session,
                           truncated=truncated or load.truncated,
-                          diagnostics=state.diagnostics if state else [])
+                          diagnostics=[*(state.diagnostics if state else []),
+                                       *(d for d in self.walk_problems if d.path == folder)])
 
     def jit_session(self, folder: str) -> JitSession | None:
         state = self.folder_states.get(folder)

@@ -76,6 +76,12 @@ class MemorySettings(Wire):
     memory_manager: bool = False
     # A single memory file above this many bytes gets a `file-too-large` warning.
     large_file_bytes: int = Field(default=1_000_000, gt=0)
+    # Folders the workspace walk (the index, `memlens check`) reads at most, over all the
+    # workspace folders; past it the walk stops and says so (`index-budget-exhausted`).
+    max_indexed_folders: int = Field(default=50_000, gt=0)
+    # The language server refuses to index `/` or the user's home folder as a workspace
+    # folder (a walk of everything) unless this is set.
+    allow_broad_workspace: bool = False
     # What `load_settings` dropped or doubts, and where each include directory came from:
     # not settings themselves, so not on the wire.
     _problems: list[SettingsProblem] = PrivateAttr(default_factory=list)

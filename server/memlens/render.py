@@ -7,9 +7,9 @@ mode puts in the first user message, `append_jit_context` what tools append.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
-from .nodecompat import js_trim
+from .nodecompat import js_trim, js_trim_start
 
 JIT_CONTEXT_PREFIX = "\n\n--- Newly Discovered Project Context ---\n"
 JIT_CONTEXT_SUFFIX = "\n--- End Project Context ---"
@@ -22,13 +22,17 @@ def context_block(path: str, content: str) -> str:
     return f"--- Context from: {path} ---\n{content}\n--- End of Context from: {path} ---"
 
 
-def concatenate_instructions(files: Iterable[tuple[str, str | None]]) -> str:
-    """Blocks for files with non-empty trimmed content, joined by a blank line."""
+def concatenate_instructions(files: Iterable[tuple[str, str | None]],
+                             open_ended: Collection[str] = ()) -> str:
+    """Blocks for files with non-empty trimmed content, joined by a blank line.
+
+    A file in `open_ended` holds only the first part of its text (the preview's budget ran
+    out in it): its end is not trimmed, as the real end lies further on."""
     blocks = []
     for path, content in files:
         if content is None:
             continue
-        trimmed = js_trim(content)
+        trimmed = js_trim_start(content) if path in open_ended else js_trim(content)
         if trimmed:
             blocks.append(context_block(path, trimmed))
     return "\n\n".join(blocks)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .discovery import LoadedFile, MemoryEngine, MemoryLoad
+from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .ignore import IgnoreFilter
 from .model import Diagnostic, HierarchicalMemory, MemorySettings
 
@@ -28,49 +30,75 @@ def flattened(load: MemoryLoad) -> str:
     return flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
 
 
+def _shifted(progress: Callable[[int], None], base: int, count: int) -> None:
+    progress(base + count)
+
+
 def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[str],
-                          unreadable: list[tuple[str, str]] | None = None
+                          unreadable: list[tuple[str, str]] | None = None, *,
+                          stops: list[SearchReport] | None = None,
+                          progress: Callable[[int], None] | None = None
                           ) -> dict[str, list[str]]:
     """Files with each of `names` under the workspace folders, found in one walk per root (no
-    folder budget, ignore files honoured; FIFOs and sockets included, so they get a
-    diagnostic). Each name's list is in the order a search for that name alone gives."""
+    Gemini CLI folder budget, ignore files honoured; FIFOs and sockets included, so they get
+    a diagnostic). Each name's list is in the order a search for that name alone gives.
+
+    The walk reads at most `memlens.maxIndexedFolders` folders over all the roots; a root
+    whose walk stopped short is added to `stops`. `progress` hears the folders read so far."""
     found: dict[str, list[str]] = {name: [] for name in names}
+    left = engine.settings.max_indexed_folders
+    done = 0
     for root in roots:
+        if left <= 0:
+            if stops is not None:
+                stops.append(SearchReport(root, ", ".join(names), engine.settings
+                                          .max_indexed_folders, 0, [root], []))
+            continue
         ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
                               respect_gemini_ignore=engine.settings.respect_gemini_ignore)
-        paths, report = engine.downward_search(root, tuple(names), ignore, None,
-                                               include_special=True)
+        paths, report = engine.downward_search(
+            root, tuple(names), ignore, left, include_special=True,
+            progress=None if progress is None else functools.partial(_shifted, progress, done))
+        left -= report.scanned
+        done += report.scanned
         for path in paths:
             found[posixpath.basename(path)].append(path)
         if unreadable is not None:
             unreadable += [u for u in report.unreadable if u not in unreadable]
+        if report.exhausted and stops is not None:
+            report.max_dirs = engine.settings.max_indexed_folders
+            stops.append(report)
     return {name: list(dict.fromkeys(paths)) for name, paths in found.items()}
 
 
 def workspace_memory_files(engine: MemoryEngine, roots: list[str],
-                           unreadable: list[tuple[str, str]] | None = None) -> list[str]:
+                           unreadable: list[tuple[str, str]] | None = None,
+                           stops: list[SearchReport] | None = None) -> list[str]:
     """Every memory file under the workspace folders (see `workspace_files_named`)."""
     by_name = workspace_files_named(engine, roots, engine.settings.context_file_names,
-                                    unreadable)
+                                    unreadable, stops=stops)
     return list(dict.fromkeys(p for name in engine.settings.context_file_names
                               for p in by_name[name]))
 
 
 def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
-                    unreadable: list[tuple[str, str]] | None = None) -> list[LoadedFile]:
+                    unreadable: list[tuple[str, str]] | None = None,
+                    stops: list[SearchReport] | None = None) -> list[LoadedFile]:
     """Workspace memory files the startup load did not read, loaded as jit would load them."""
     if not load.trusted:
         return []
     loaded = set(load.paths)
     roots = load.workspace_dirs or [load.cwd]
     return [engine.load_file(p, "jit", import_format="tree")
-            for p in workspace_memory_files(engine, roots, unreadable) if p not in loaded]
+            for p in workspace_memory_files(engine, roots, unreadable, stops)
+            if p not in loaded]
 
 
 def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
     from .results import ShowResult
 
     engine = MemoryEngine(settings)
+    engine.collect_events = with_diagnostics
     load = engine.load(cwd)
     content, truncated = truncate(flattened(load), settings.max_context_chars)
     m = load.memory
@@ -103,10 +131,11 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     engine = MemoryEngine(settings)
     load = engine.load(cwd)
     unreadable: list[tuple[str, str]] = []
-    extra = subfolder_files(engine, load, unreadable)
+    stops: list[SearchReport] = []
+    extra = subfolder_files(engine, load, unreadable, stops)
     from .inbox import skill_diagnostics
 
-    found = diagnose(load, engine, extra, unreadable)
+    found = diagnose(load, engine, extra, unreadable, stops)
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
     return sorted(found, key=Diagnostic.sort_key)
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
+from ..index import BUILD_PROGRESS, WorkspaceIndex
 from .convert import path_of, set_encoding
 from .server import MemlensServer
+
+log = logging.getLogger("memlens.lsp")
+_SHOWN: set[str] = set()  # notices already shown to the user (one server per process)
 
 
 def _alive(pid: int) -> bool:
@@ -78,14 +84,21 @@ def register(server: MemlensServer) -> None:
             except Exception:  # a client that refuses progress still gets an index
                 use_progress = False
         await _pull_configuration(ls)
-        index = ls.ensure_index()
+
+        def report(message: str, percentage: int | None) -> None:
+            # The build runs on the event loop; a report is written to the client at once.
+            ls.work_done_progress.report(token, types.WorkDoneProgressReport(
+                message=message, percentage=percentage))
+
+        index = _build(ls, ls.ensure_index, report if use_progress else None)
         from . import watcher
 
         watcher.start(ls)
         ls.ready.set()
         if use_progress:
+            stopped = " (the folder walk stopped early)" if index.index_stops else ""
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{len(index.roots)} memory files indexed"))
+                message=f"{len(index.roots)} memory files indexed{stopped}"))
         await _watch_workspace_files(ls)
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
 
@@ -97,7 +110,7 @@ def register(server: MemlensServer) -> None:
             ls.editor_settings = dict(settings["memlens"])
         else:
             await _pull_configuration(ls)
-        ls.rebuild()
+        _build(ls, ls.rebuild, None)
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
 
     @server.feature(types.SHUTDOWN)
@@ -105,6 +118,25 @@ def register(server: MemlensServer) -> None:
         from . import watcher
 
         watcher.stop(ls)
+
+
+def _build(ls: MemlensServer, build: Callable[[], WorkspaceIndex],
+           progress: Callable[[str, int | None], None] | None) -> WorkspaceIndex:
+    """Build the index with `progress` listening, then tell the user what it refused or where
+    its walk stopped (once per distinct message)."""
+    reset = BUILD_PROGRESS.set(progress)
+    try:
+        index = build()
+    finally:
+        BUILD_PROGRESS.reset(reset)
+    for message in index.notices():
+        log.warning("%s", message)
+        if message in _SHOWN:
+            continue
+        _SHOWN.add(message)
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=message))
+    return index
 
 
 async def _pull_configuration(ls: MemlensServer) -> None:
