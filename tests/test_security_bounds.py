@@ -346,3 +346,21 @@ def test_cli_check_folder_budget(tree: Tree) -> None:
         (str(tree.ws), "index-budget-exhausted")]
     code, out, err = run_cli("check", str(tree.ws), "--max-indexed-folders", "0", timeout=30)
     assert code == 2 and err.startswith("memlens: error: argument --max-indexed-folders"), err
+
+
+@needs_cli
+def test_cli_check_never_walks_a_broad_include_directory(tree: Tree) -> None:
+    # A trusted repository whose settings name `/` (or HOME) as an include directory: Gemini
+    # CLI reads it, and so does the preview, but `check` would walk the whole disk looking for
+    # subfolder memory. It says what it skipped instead.
+    tree.write("GEMINI.md", "Top\n")
+    tree.write(".gemini/settings.json", json.dumps(
+        {"context": {"includeDirectories": ["/", str(tree.home)]}}))
+    code, out, err = run_cli("check", str(tree.ws), "--home", str(tree.home), "--format", "json",
+                             timeout=60)
+    found = [(d["path"], d["code"]) for d in json.loads(out)]
+    assert ("/", "workspace-not-indexed") in found, err
+    assert (str(tree.home), "workspace-not-indexed") in found, err
+    # Nothing below `/` was reported: the walk never went there.
+    assert all(path.startswith(str(tree.ws)) or path in ("/", str(tree.home))
+               for path, _ in found), found

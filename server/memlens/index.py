@@ -8,7 +8,6 @@ root. An edit re-renders only the edited file and the roots that reach it throug
 from __future__ import annotations
 
 import logging
-import os
 import posixpath
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
@@ -31,7 +30,7 @@ from .model import Diagnostic, MemorySettings, Tier
 from .nodecompat import is_subpath, resolve
 from .render import append_jit_context, render_prompt_memory
 from .results import ShowResult
-from .views import flattened, truncate, workspace_files_named
+from .views import broad_folder, flattened, truncate, workspace_files_named
 
 log = logging.getLogger("memlens.index")
 
@@ -43,20 +42,6 @@ BUILD_PROGRESS: ContextVar[Callable[[str, int | None], None] | None] = ContextVa
 BROAD_NOTE = ("\n[Memory Lens: {folder} is {what}, so its subfolders were not indexed (a walk "
               "of {scope}); set memlens.allowBroadWorkspace to index it anyway, or open a "
               "project folder]")
-
-
-def broad_folder(folder: str, settings: MemorySettings) -> str | None:
-    """Why `folder` is too broad a workspace folder to index ('the file system root', 'your
-    home folder'), or None. `memlens.allowBroadWorkspace` lifts the refusal."""
-    if settings.allow_broad_workspace:
-        return None
-    real = os.path.realpath(folder)
-    if real == "/":
-        return "the file system root"
-    homes = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(settings.home)}
-    if real in homes:
-        return "your home folder"
-    return None
 
 
 @dataclass

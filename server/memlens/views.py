@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -32,6 +33,20 @@ def flattened(load: MemoryLoad) -> str:
 
 def _shifted(progress: Callable[[int], None], base: int, count: int) -> None:
     progress(base + count)
+
+
+def broad_folder(folder: str, settings: MemorySettings) -> str | None:
+    """Why `folder` is too broad a workspace folder to index ('the file system root', 'your
+    home folder'), or None. `memlens.allowBroadWorkspace` lifts the refusal."""
+    if settings.allow_broad_workspace:
+        return None
+    real = os.path.realpath(folder)
+    if real == "/":
+        return "the file system root"
+    homes = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(settings.home)}
+    if real in homes:
+        return "your home folder"
+    return None
 
 
 def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[str],
@@ -81,6 +96,26 @@ def workspace_memory_files(engine: MemoryEngine, roots: list[str],
                               for p in by_name[name]))
 
 
+def walked_roots(load: MemoryLoad, settings: MemorySettings) -> list[str]:
+    """The folders whose subfolders `check` walks: the folder asked for (the user named it),
+    and each include directory unless it is `/` or a home folder (a walk of everything; see
+    `broad_include_directories`)."""
+    return [r for r in (load.workspace_dirs or [load.cwd])
+            if r == load.cwd or broad_folder(r, settings) is None]
+
+
+def broad_include_directories(load: MemoryLoad, settings: MemorySettings) -> list[Diagnostic]:
+    """`workspace-not-indexed` on each include directory `check` does not walk."""
+    return [Diagnostic(path=r, line=1, col=1, end_line=1, end_col=1, severity="warning",
+                       code="workspace-not-indexed",
+                       message=f"Memory Lens did not check the subfolders of the include "
+                               f"directory {r}: it is {what}, and walking it reads everything "
+                               "below. Name a project folder instead, or set "
+                               "memlens.allowBroadWorkspace to check it anyway")
+            for r in (load.workspace_dirs or []) if r != load.cwd and load.trusted
+            and (what := broad_folder(r, settings)) is not None]
+
+
 def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
                     unreadable: list[tuple[str, str]] | None = None,
                     stops: list[SearchReport] | None = None) -> list[LoadedFile]:
@@ -88,7 +123,7 @@ def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
     if not load.trusted:
         return []
     loaded = set(load.paths)
-    roots = load.workspace_dirs or [load.cwd]
+    roots = walked_roots(load, engine.settings)
     return [engine.load_file(p, "jit", import_format="tree")
             for p in workspace_memory_files(engine, roots, unreadable, stops)
             if p not in loaded]
@@ -136,6 +171,7 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     from .inbox import skill_diagnostics
 
     found = diagnose(load, engine, extra, unreadable, stops)
+    found += broad_include_directories(load, settings)
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
     return sorted(found, key=Diagnostic.sort_key)
 
