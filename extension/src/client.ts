@@ -116,6 +116,8 @@ export class MemlensClient implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
+      // Hovers link to these commands only (the merged context, VS Code's trust editor).
+      markdown: { isTrusted: { enabledCommands: ["memlens.showMergedContext", "workbench.trust.manage"] } },
       initializationOptions: { memlens: memlensSettings() },
       middleware: {
         // The server pushes diagnostics for open files and also answers pulls (per document

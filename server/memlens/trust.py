@@ -90,3 +90,19 @@ def untrusted_reason(source: str | None, home: str) -> str:
     if source == "file":
         return f"{trusted_folders_path(home)} marks it DO_NOT_TRUST"
     return "the workspace is marked untrusted"
+
+
+def restricted_notice(shown_files: int) -> str:
+    """What an editor says about an untrusted folder (VS Code's Restricted Mode): why its
+    project memory is missing and what is shown anyway."""
+    shown = (f"your global memory ({shown_files} file{'' if shown_files == 1 else 's'})"
+             if shown_files else "nothing (you have no global memory)")
+    return ("Restricted Mode: this folder is not trusted, so its GEMINI.md files are not "
+            f"read (as Gemini CLI does). Shown anyway: {shown}. Trust the folder to see its "
+            "project memory.")
+
+
+def memory_summary(files: int, chars: int) -> str:
+    """The one way Memory Lens counts memory: files loaded and the characters they bring
+    (each file with its imports expanded; the merged context adds only source markers)."""
+    return f"{files} memory file{'' if files == 1 else 's'} · {chars:,} chars"

@@ -32,8 +32,8 @@ await runScenario('hover', async ({ page, step }) => {
   await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
   await waitForServer(page);
 
-  step('wait for the code lens on line 1 ("loads N files"), then hover line 1 of GEMINI.md');
-  await waitForCodeLens(page, /loads \d+ files?/);
+  step('wait for the code lens on line 1 ("N memory files · C chars"), then hover line 1 of GEMINI.md');
+  await waitForCodeLens(page, /\d+ memory files? · [\d,]+ chars/);
   const root = await hoverLineUntil(page, 1, 'Merged context for');
   checkHover(root, workspace, [...global, path.join(workspace, 'GEMINI.md')]);
   await screenshot(page, 'hover');
@@ -45,7 +45,7 @@ await runScenario('hover', async ({ page, step }) => {
   await waitForServer(page);
 
   step('wait for its code lens, then hover line 1 of services/api/GEMINI.md');
-  await waitForCodeLens(page, /loads \d+ files?/);
+  await waitForCodeLens(page, /\d+ memory files? · [\d,]+ chars/);
   const api = await hoverLineUntil(page, 1, `Merged context for ${path.join(workspace, 'services/api')}`);
   checkHover(api, path.join(workspace, 'services/api'),
     [...global, path.join(workspace, 'GEMINI.md'), path.join(workspace, 'services/api/GEMINI.md')]);

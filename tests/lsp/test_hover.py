@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -54,8 +55,10 @@ async def test_hover_on_first_line_shows_merged_context_with_jit(client: Languag
                                                                  workspace: Path) -> None:
     doc = await open_doc(client, workspace / "api" / "GEMINI.md")
     value = _value(await _hover(client, doc, 0, 2))
-    assert value.startswith(f"**Merged context for `{workspace}/api`** — 3 file(s) "
-                            "(1 loaded just in time for this folder)")
+    first = value.split("\n", 1)[0]
+    assert re.fullmatch(rf"\*\*Merged context for `{re.escape(str(workspace))}/api`\*\* — "
+                        r"3 memory files · [\d,]+ chars \(1 loaded just in time for this folder\)",
+                        first), first
     assert "--- Global ---" in value and "Global: be brief." in value
     assert f"--- Context from: {workspace}/GEMINI.md ---" in value
     assert "--- Newly Discovered Project Context ---" in value

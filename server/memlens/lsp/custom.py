@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..model import Wire
 from ..nodecompat import dirname
 from ..results import JitFile, ListedFile, ListResult
+from ..trust import memory_summary, restricted_notice
 from ..views import truncate
 from .convert import path_of
 from .server import MemlensServer
@@ -39,6 +40,11 @@ class ShowResponse(Wire):
     trusted: bool
     prompt: str
     session_memory: str
+    # Characters of the loaded files (imports expanded): what the Memory view's per-file
+    # figures add up to; `content` adds the source markers.
+    chars: int = 0
+    summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
+    notice: str | None = None  # Restricted Mode: why project memory is missing
 
 
 class RefreshResponse(Wire):
@@ -121,11 +127,18 @@ def register(server: MemlensServer) -> None:
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != "gemini":
             return _other_dialect_show(ls, request.uri, folder, dialect).wire()
-        result = ls.require_index().show(folder)
+        index = ls.require_index()
+        result = index.show(folder)
+        state = index.folder_states.get(folder)
+        chars = sum(len(f.content) for f in state.load.files
+                    if f.content is not None) if state else len(result.content)
         return ShowResponse(content=result.content, files=result.files,
                             file_count=result.file_count, mode=result.mode,
                             trusted=result.trusted, prompt=result.prompt,
-                            session_memory=result.session_memory).wire()
+                            session_memory=result.session_memory, chars=chars,
+                            summary=memory_summary(result.file_count, chars),
+                            notice=None if result.trusted
+                            else restricted_notice(result.file_count)).wire()
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -195,6 +208,7 @@ class TreeFolder(Wire):
     trusted: bool
     files: list[TreeFile]
     other_agents: list[TreeAgent] = Field(default_factory=list)
+    notice: str | None = None  # Restricted Mode: why project memory is missing
 
 
 class TreeResponse(Wire):
@@ -275,7 +289,8 @@ def register_tree(server: MemlensServer) -> None:
                 if loaded.tier == "jit" and path not in listed and index.folder_for(path) == folder:
                     files.append(_tree_file(ls, path, "jit", None if loaded.content is None
                                             else len(loaded.content)))
+            notice = None if state.load.trusted else restricted_notice(state.load.file_count)
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
                                       trusted=state.load.trusted, files=files,
-                                      other_agents=_other_agents(ls, folder)))
+                                      other_agents=_other_agents(ls, folder), notice=notice))
         return TreeResponse(folders=folders).wire()

@@ -12,6 +12,7 @@ from lsprotocol import types
 
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
+from ..trust import memory_summary, restricted_notice
 from .convert import path_of, range_of, token_at, uri_of
 from .server import MemlensServer
 
@@ -53,18 +54,41 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
                        range=range_of(text, token.start, token.end))
 
 
-def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
+TRUST_LINK = "[Manage Workspace Trust](command:workbench.trust.manage)"
+
+
+def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:
+    """What loads for `path`'s folder: (merged text, files, chars, JIT files, trusted).
+    Chars count the files' text with imports expanded, as the status bar and the Memory
+    view do (the merged text adds the source markers)."""
     index = ls.require_index()
     merged, files, jit = index.merged_for(path)
+    state = index.folder_state(path)
+    loaded = [f for f in state.load.files if f.content is not None] if state else []
+    chars = sum(len(f.content or "") for f in loaded)
+    jit_count = 0
+    if jit is not None:
+        jit_count = len(jit.files)
+        chars += sum(len(f.content or "") for f in jit.files)
+    trusted = state.load.trusted if state else True
+    return merged, len(files), chars, jit_count, trusted
+
+
+def memory_lens_title(ls: MemlensServer, path: str) -> str:
+    """The code lens on line 1 of a memory file: the same count as the status bar."""
+    _, count, chars, _, trusted = memory_for(ls, path)
+    return memory_summary(count, chars) + ("" if trusted else " · Restricted Mode")
+
+
+def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
+    merged, count, chars, jit_count, trusted = memory_for(ls, path)
     folder = dirname(path)
-    count = len(files)
-    size = len(merged)
     body, cut = clip(merged, MERGED_PREVIEW_CHARS)
-    jit_note = ""
-    if jit is not None and jit.files:
-        jit_note = f" ({len(jit.files)} loaded just in time for this folder)"
-    lines = [f"**Merged context for `{folder}`** — {count} file(s){jit_note}, "
-             f"{size:,} characters", "", fenced(body) if body else "*(no memory loaded)*"]
+    jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
+    lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
+    if not trusted:
+        lines += ["", f"**{restricted_notice(count)}** {TRUST_LINK}"]
+    lines += ["", fenced(body) if body else "*(no memory loaded)*"]
     if cut:
         lines += ["", f"*Truncated.* [Open the full merged context]({show_command_link(path)})"]
     value = "\n".join(lines)

@@ -27,8 +27,9 @@ def register(server: MemlensServer) -> None:
                 command="editor.action.showReferences",
                 arguments=[params.text_document.uri, _TOP.start, []])))
         if index.is_memory_file(path):
-            _, files, _ = index.merged_for(path)
+            from .hover import memory_lens_title
+
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
-                title=f"loads {len(files)} file{'s' if len(files) != 1 else ''}",
+                title=memory_lens_title(ls, path),
                 command="memlens.showMergedContext", arguments=[uri_of(path)])))
         return lenses
