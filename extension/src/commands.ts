@@ -2,8 +2,9 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
+import { registerAddMemory } from "./addMemory";
 import { Dialect, MergedContextProvider } from "./mergedContext";
-import { ADD_MEMORY, AddMemoryResult, LIST, ListResponse, REFRESH } from "./protocol";
+import { LIST, ListResponse, REFRESH } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
 
@@ -26,6 +27,7 @@ export function registerCommands(
   client: MemlensClient,
   merged: MergedContextProvider,
   afterRefresh: () => void,
+  onRestart?: () => void,
 ): void {
   const register = (id: string, handler: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
@@ -33,7 +35,7 @@ export function registerCommands(
   register("memlens.showMergedContext", async (arg?: unknown) => {
     const source = activeOrWorkspaceUri(arg);
     if (!source) {
-      void vscode.window.showWarningMessage("Memory Lens: open a folder first.");
+      void vscode.window.showWarningMessage("Open a folder first.");
       return;
     }
     const uri = MergedContextProvider.uriFor(source);
@@ -46,7 +48,7 @@ export function registerCommands(
   register("memlens.showAgentContext", async (arg?: unknown) => {
     const source = activeOrWorkspaceUri(arg);
     if (!source) {
-      void vscode.window.showWarningMessage("Memory Lens: open a folder first.");
+      void vscode.window.showWarningMessage("Open a folder first.");
       return;
     }
     const picks: Array<vscode.QuickPickItem & { dialect: Dialect }> = [
@@ -101,67 +103,7 @@ export function registerCommands(
     }
   });
 
-  register("memlens.addMemory", async () => {
-    const fact = await vscode.window.showInputBox({
-      title: "Add Memory",
-      prompt: "A fact the agent should remember",
-      placeHolder: "e.g. Run the tests with `make test`",
-    });
-    if (!fact) {
-      return;
-    }
-    const scope = await vscode.window.showQuickPick(
-      [
-        { label: "Global", description: "~/.gemini/GEMINI.md, loaded in every workspace", value: "global" },
-        { label: "Project (private)", description: "your private memory for this project", value: "project" },
-      ],
-      { title: "Where should it be saved?" },
-    );
-    if (!scope) {
-      return;
-    }
-    const preview = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, preview: true });
-    if (!preview) {
-      void vscode.window.showErrorMessage("Memory Lens: the server is not running.");
-      return;
-    }
-    if (!preview.success) {
-      void vscode.window.showErrorMessage(`Memory Lens: ${preview.message}`);
-      return;
-    }
-    if (preview.managed) {
-      const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: "Memory manager: routing your memory…" },
-        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value }),
-      );
-      if (result?.success) {
-        void vscode.window.showInformationMessage(`Memory Lens: ${result.message}`);
-        afterRefresh();
-      } else {
-        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
-      }
-      return;
-    }
-    const choice = await vscode.window.showInformationMessage(
-      `Save this memory ${preview.description}?`,
-      { modal: true, detail: preview.diff ?? "" },
-      "Save",
-    );
-    if (choice !== "Save") {
-      return;
-    }
-    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value });
-    if (saved?.success) {
-      void vscode.window.showInformationMessage(`Memory Lens: ${saved.message}`, "Open File").then((pick) => {
-        if (pick) {
-          void vscode.window.showTextDocument(vscode.Uri.file(saved.path));
-        }
-      });
-      afterRefresh();
-    } else {
-      void vscode.window.showErrorMessage(`Memory Lens: ${saved?.message ?? "the server is not running."}`);
-    }
-  });
+  registerAddMemory(context, client, afterRefresh);
 
   register("memlens.setApiKey", async () => {
     const key = await vscode.window.showInputBox({
@@ -172,7 +114,7 @@ export function registerCommands(
     });
     if (key) {
       await context.secrets.store(API_KEY_SECRET, key.trim());
-      void vscode.window.showInformationMessage("Memory Lens: Gemini API key saved.");
+      void vscode.window.showInformationMessage("Gemini API key saved.");
     }
   });
 
@@ -182,16 +124,26 @@ export function registerCommands(
 
   register("memlens.extractSkills", async () => {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Memory Lens: extracting skills from past chats…" },
+      { location: vscode.ProgressLocation.Notification, title: "Extracting skills from past chats…" },
       () => client.request<{ status: string; created: string[]; message: string }>("memlens/skills/extract", {}),
     );
     if (!result) {
-      void vscode.window.showErrorMessage("Memory Lens: the server is not running.");
+      void vscode.window.showErrorMessage("The Memory Lens server is not running.", "Show Logs").then((pick) => {
+        if (pick) {
+          void vscode.commands.executeCommand("memlens.showLogs");
+        }
+      });
+    } else if (result.status === "no-key") {
+      // The one fix: offer it where the key is missing.
+      const pick = await vscode.window.showWarningMessage(result.message, "Set Gemini API Key");
+      if (pick) {
+        await vscode.commands.executeCommand("memlens.setApiKey");
+      }
     } else if (result.status !== "done") {
-      void vscode.window.showErrorMessage(`Memory Lens: ${result.message}`);
+      void vscode.window.showErrorMessage(result.message);
     } else {
       const created = result.created.length ? `New in the inbox: ${result.created.join(", ")}.` : "No new skill.";
-      void vscode.window.showInformationMessage(`Memory Lens: ${created} ${result.message}`, "Open Skills Inbox").then((pick) => {
+      void vscode.window.showInformationMessage(`${created} ${result.message}`, "Open Skills Inbox").then((pick) => {
         if (pick) {
           void vscode.commands.executeCommand("memlens.openSkillsInbox");
         }
@@ -201,9 +153,11 @@ export function registerCommands(
   });
 
   register("memlens.restartServer", async () => {
-    await client.restart();
+    const restarting = client.restart();
+    // The client is stopped synchronously at first: the views say "starting…" meanwhile.
+    onRestart?.();
+    await restarting;
     afterRefresh();
   });
-
   register("memlens.showLogs", () => client.log.show());
 }

@@ -23,9 +23,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const skillsTree = new SkillsTreeProvider(client);
   const merged = new MergedContextProvider(client);
   const statusBar = new MemoryStatusBar(client);
+  const memoryView = vscode.window.createTreeView("memlens.memory", { treeDataProvider: memoryTree, showCollapseAll: true });
+  memoryTree.attach(memoryView);
   context.subscriptions.push(
     statusBar,
-    vscode.window.createTreeView("memlens.memory", { treeDataProvider: memoryTree, showCollapseAll: true }),
+    memoryView,
     vscode.window.createTreeView("memlens.skills", { treeDataProvider: skillsTree }),
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, merged),
     vscode.languages.registerDocumentLinkProvider({ scheme: SCHEME }, merged),
@@ -37,7 +39,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     merged.refreshAll();
     void statusBar.update();
   };
-  registerCommands(context, client, merged, refreshViews);
+  registerCommands(context, client, merged, refreshViews, () => {
+    memoryTree.starting();
+    void statusBar.update();
+  });
   registerSkillCommands(context, client, skillsTree);
   registerChatView(context, client);
 
@@ -58,7 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           parts.push(`${names.length > 0 ? "Claude Code" : `Opening ${opened}, Claude Code`} would add ${claude.join(", ")}.`);
         }
         void vscode.window
-          .showInformationMessage(`Memory Lens: ${parts.join(" ")}`, "Show Merged Context")
+          .showInformationMessage(parts.join(" ").replace(/^./, (c) => c.toUpperCase()), "Show Merged Context")
           .then((pick) => {
             if (pick) {
               void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);

@@ -18,6 +18,8 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
 };
 
 type Node =
+  | { kind: "status"; state: "starting" | "stopped" }
+  | { kind: "trust"; notice: string }
   | { kind: "folder"; folder: TreeFolder }
   | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
   | { kind: "agent"; folder: TreeFolder; agent: TreeAgent }
@@ -29,6 +31,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   readonly onDidChangeTreeData = this.changed.event;
   private data: TreeResponse | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private view: vscode.TreeView<Node> | undefined;
+  private startedWaiting = Date.now();
 
   constructor(private readonly client: MemlensClient) {}
 
@@ -43,9 +47,21 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     }, delayMs);
   }
 
-  private async load(): Promise<TreeResponse> {
+  /** Shows "starting…" until the server answers (after activation or Restart Server). */
+  starting(): void {
+    this.startedWaiting = Date.now();
+    this.refresh(0);
+  }
+
+  /** The view, for its message (Restricted Mode). */
+  attach(view: vscode.TreeView<Node>): void {
+    this.view = view;
+  }
+
+  private async load(): Promise<TreeResponse | undefined> {
     if (!this.data) {
-      this.data = (await this.client.request<TreeResponse>(TREE, {})) ?? { folders: [] };
+      // No answer: the server is (re)starting or still building its index.
+      this.data = await this.client.request<TreeResponse>(TREE, {}).catch(() => undefined);
     }
     return this.data;
   }
@@ -53,10 +69,24 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
       const data = await this.load();
-      if (data.folders.length === 1) {
-        return this.tiers(data.folders[0]);
+      if (!data) {
+        this.setMessage(undefined);
+        // Ask again soon; after a minute without an answer, say so (and link to the logs).
+        const waited = Date.now() - this.startedWaiting;
+        if (waited < 60_000) {
+          this.refresh(1000);
+        }
+        return [{ kind: "status", state: waited < 60_000 ? "starting" : "stopped" }];
       }
-      return data.folders.map((folder) => ({ kind: "folder", folder }));
+      this.startedWaiting = Date.now();
+      const notices = [...new Set(data.folders.map((folder) => folder.notice).filter((n): n is string => !!n))];
+      this.setMessage(notices.length > 0 ? notices.join("\n") : undefined);
+      const trust: Node[] = notices.length > 0 ? [{ kind: "trust", notice: notices[0] }] : [];
+      if (data.folders.length === 1) {
+        const tiers = this.tiers(data.folders[0]);
+        return tiers.length > 0 ? [...trust, ...tiers] : trust;
+      }
+      return [...trust, ...data.folders.map((folder): Node => ({ kind: "folder", folder }))];
     }
     switch (node.kind) {
       case "folder":
@@ -69,6 +99,12 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         return node.file.imports.map((item) => ({ kind: "import", parent: node.file, item }));
       default:
         return [];
+    }
+  }
+
+  private setMessage(message: string | undefined): void {
+    if (this.view) {
+      this.view.message = message;
     }
   }
 
@@ -90,6 +126,26 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
 
   getTreeItem(node: Node): vscode.TreeItem {
     switch (node.kind) {
+      case "status": {
+        const starting = node.state === "starting";
+        const item = new vscode.TreeItem(starting ? "Starting the Memory Lens server…" : "The Memory Lens server is not running");
+        item.description = starting ? "" : "Show Logs";
+        item.tooltip = starting
+          ? "Memory files appear once the server has read the workspace."
+          : "No answer from the server for a minute: its log says why.";
+        item.iconPath = new vscode.ThemeIcon(starting ? "loading~spin" : "warning");
+        item.command = { title: "Show Logs", command: "memlens.showLogs" };
+        return item;
+      }
+      case "trust": {
+        const item = new vscode.TreeItem("Manage Workspace Trust…");
+        item.description = "Restricted Mode";
+        item.tooltip = node.notice;
+        item.iconPath = new vscode.ThemeIcon("workspace-untrusted");
+        item.command = { title: "Manage Workspace Trust", command: "workbench.trust.manage" };
+        item.contextValue = "memlens.trust";
+        return item;
+      }
       case "folder": {
         const item = new vscode.TreeItem(path.basename(node.folder.folder), vscode.TreeItemCollapsibleState.Expanded);
         item.description = `${node.folder.mode} mode${node.folder.trusted ? "" : ", untrusted"}`;

@@ -28,6 +28,8 @@ export interface TreeFolder {
   trusted: boolean;
   files: TreeFile[];
   otherAgents?: TreeAgent[];
+  /** Restricted Mode: why project memory is missing and what is shown anyway. */
+  notice?: string | null;
 }
 
 export interface TreeResponse {
@@ -43,6 +45,12 @@ export interface ShowResponse {
   trusted: boolean;
   prompt: string;
   sessionMemory: string;
+  /** Characters of the loaded files (imports expanded): the Memory view's figures summed. */
+  chars?: number;
+  /** e.g. "2 memory files · 1,391 chars", as the code lens says it. */
+  summary?: string;
+  /** Restricted Mode: why project memory is missing and what is shown anyway. */
+  notice?: string | null;
 }
 
 export interface ListedFile {

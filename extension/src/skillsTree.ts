@@ -102,9 +102,9 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
       }
       const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/accept", { name });
       if (result?.ok) {
-        void vscode.window.showInformationMessage(`Memory Lens: ${result.message}; the agent is offered it from now on.`);
+        void vscode.window.showInformationMessage(`${result.message}; the agent is offered it from now on.`);
       } else {
-        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
+        void vscode.window.showErrorMessage(result?.message ?? "The Memory Lens server is not running.");
       }
       tree.refresh();
     }),
@@ -119,7 +119,7 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
       }
       const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/reject", { name });
       if (!result?.ok) {
-        void vscode.window.showErrorMessage(`Memory Lens: ${result?.message ?? "the server is not running."}`);
+        void vscode.window.showErrorMessage(result?.message ?? "The Memory Lens server is not running.");
       }
       tree.refresh();
     }),

@@ -32,11 +32,36 @@ export class MemoryStatusBar implements vscode.Disposable {
       return;
     }
     if (!result) {
-      this.item.hide();
+      // The server is (re)starting or still reading the workspace.
+      this.item.text = "$(loading~spin) Memory Lens: starting…";
+      this.item.tooltip = "Waiting for the Memory Lens server. If this stays, Show Logs says why.";
+      this.item.command = "memlens.showLogs";
+      this.item.backgroundColor = undefined;
+      this.item.show();
       return;
     }
-    this.item.text = `$(book) ${result.fileCount} memory file${result.fileCount === 1 ? "" : "s"} · ${result.content.length.toLocaleString()} chars`;
-    this.item.tooltip = `Memory Lens (${result.mode} mode): what the agent reads at start-up in this workspace.\nClick to show the merged context.`;
+    const summary = result.summary
+      || `${result.fileCount} memory file${result.fileCount === 1 ? "" : "s"} · ${(result.chars ?? result.content.length).toLocaleString("en-US")} chars`;
+    if (!result.trusted) {
+      this.item.text = `$(workspace-untrusted) Restricted Mode · ${summary}`;
+      const tooltip = new vscode.MarkdownString(
+        `${result.notice ?? "This folder is not trusted: its project memory is not read."}\n\n` +
+          "[Manage Workspace Trust](command:workbench.trust.manage)",
+      );
+      tooltip.isTrusted = { enabledCommands: ["workbench.trust.manage"] };
+      this.item.tooltip = tooltip;
+      this.item.command = { title: "Manage Workspace Trust", command: "workbench.trust.manage" };
+      this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
+    } else {
+      this.item.text = `$(book) ${summary}`;
+      this.item.tooltip =
+        `${summary}: what the agent reads at start-up in this workspace (${result.mode} mode), ` +
+        `each file with its imports, as the Memory view counts them. The merged context adds ` +
+        `source markers (${result.content.length.toLocaleString("en-US")} chars in all); files ` +
+        "loaded just in time are not counted here.\nClick to show the merged context.";
+      this.item.command = "memlens.showMergedContext";
+      this.item.backgroundColor = undefined;
+    }
     this.item.show();
   }
 

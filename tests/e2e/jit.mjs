@@ -8,7 +8,7 @@ import {
   MEMORY_STATUS, settled, screenshot, TIMEOUT,
 } from './lib/vscode.mjs';
 
-const NOTICE = 'Memory Lens: opening app.py loaded services/api/GEMINI.md just in time.';
+const NOTICE = 'Opening app.py loaded services/api/GEMINI.md just in time.';
 const FLASH = '+1 memory loaded: api/GEMINI.md';
 
 await runScenario('jit', async ({ page, step }) => {

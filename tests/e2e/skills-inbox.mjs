@@ -89,7 +89,7 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   step('"Accept Skill" (inline action)');
   await accept.click();
   const toast = page.locator('.notifications-toasts .notification-toast', {
-    hasText: `Memory Lens: Accepted ${NAME}; the agent is offered it from now on.`,
+    hasText: `Accepted ${NAME}; the agent is offered it from now on.`,
   }).first();
   await toast.waitFor({ state: 'visible' });
 

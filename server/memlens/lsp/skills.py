@@ -92,8 +92,11 @@ def register(server: MemlensServer) -> None:
         context.transcripts = None
         try:
             make_client(context.api_key, context.chat)
-        except NoApiKey as err:
-            return {"status": "error", "created": [], "message": str(err)}
+        except NoApiKey:
+            # "no-key": the editor offers its Set Gemini API Key action with the message.
+            return {"status": "no-key", "created": [],
+                    "message": "Extracting skills needs a Gemini API key (or GEMINI_API_KEY "
+                               "in the environment)."}
         inbox_path = inbox_ops.inbox_dir(home, folder, claim=True)
         assert inbox_path is not None
         try:

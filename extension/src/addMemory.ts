@@ -1,0 +1,170 @@
+// Add Memory: a fact and a scope (the pick names the real file, from the server), then the
+// change in VS Code's diff editor (the current file vs a read-only virtual document holding
+// the proposed text) with Save / Cancel in the editor title and in a notification. Nothing is
+// written until Save; the server writes (and re-reads the file) exactly as save_memory does.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { MemlensClient } from "./client";
+import { ADD_MEMORY, AddMemoryResult } from "./protocol";
+
+export const PROPOSED_SCHEME = "memlens-proposed";
+
+type Decision = "save" | "cancel";
+
+/** The proposed texts, by the URI the diff editor shows on its right (and empty "current"
+ * texts for a file that does not exist yet, on its left). */
+class ProposedContent implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  set(uri: vscode.Uri, text: string): void {
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.texts.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "";
+  }
+}
+
+export function registerAddMemory(
+  context: vscode.ExtensionContext,
+  client: MemlensClient,
+  afterRefresh: () => void,
+): void {
+  const proposed = new ProposedContent();
+  let pending: ((decision: Decision) => void) | undefined;
+  let serial = 0;
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed),
+    vscode.commands.registerCommand("memlens.addMemory.save", () => pending?.("save")),
+    vscode.commands.registerCommand("memlens.addMemory.cancel", () => pending?.("cancel")),
+  );
+
+  const serverDown = () => void vscode.window.showErrorMessage("The Memory Lens server is not running.", "Show Logs")
+    .then((pick) => pick && vscode.commands.executeCommand("memlens.showLogs"));
+
+  context.subscriptions.push(vscode.commands.registerCommand("memlens.addMemory", async () => {
+    const fact = await vscode.window.showInputBox({
+      title: "Add Memory",
+      prompt: "A fact the agent should remember",
+      placeHolder: "e.g. Run the tests with `make test`",
+    });
+    if (!fact) {
+      return;
+    }
+    // Where each scope writes, as the server resolves it (HOME may not be ~).
+    const previews = await Promise.all(
+      (["global", "project"] as const).map((scope) =>
+        client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope, preview: true }).catch(() => undefined),
+      ),
+    );
+    if (previews.some((p) => p === undefined)) {
+      serverDown();
+      return;
+    }
+    const [globalPreview, projectPreview] = previews as AddMemoryResult[];
+    const scope = await vscode.window.showQuickPick(
+      [
+        { label: "Global", description: globalPreview.path, detail: "Loaded in every workspace", value: "global" as const, preview: globalPreview },
+        { label: "Project (private)", description: projectPreview.path, detail: "Your private memory for this project (outside the repository)", value: "project" as const, preview: projectPreview },
+      ],
+      { title: "Where should it be saved?" },
+    );
+    if (!scope) {
+      return;
+    }
+    const preview = scope.preview;
+    if (!preview.success) {
+      void vscode.window.showErrorMessage(preview.message);
+      return;
+    }
+    if (preview.managed) {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Memory manager: routing your memory…" },
+        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value }),
+      );
+      if (!result) {
+        serverDown();
+      } else if (result.success) {
+        void vscode.window.showInformationMessage(result.message);
+        afterRefresh();
+      } else {
+        void vscode.window.showErrorMessage(result.message);
+      }
+      return;
+    }
+
+    // The diff: the file as it is (an empty virtual document when it does not exist yet) vs
+    // the proposed text. Both sides are read-only for this command; the file is untouched.
+    const id = ++serial;
+    const name = path.basename(preview.path);
+    const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: preview.path, query: `proposed=${id}` });
+    proposed.set(right, preview.proposed ?? "");
+    let left = vscode.Uri.file(preview.path);
+    try {
+      await vscode.workspace.fs.stat(left);
+    } catch {
+      left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: preview.path, query: `current=${id}` });
+      proposed.set(left, "");
+    }
+    pending?.("cancel");
+    let settle: (decision: Decision) => void = () => undefined;
+    const decision = new Promise<Decision>((resolve) => {
+      settle = resolve;
+    });
+    pending = settle;
+    await vscode.commands.executeCommand("vscode.diff", left, right, `${name} ↔ with your memory (Add Memory)`, {
+      preview: true,
+    });
+    void vscode.window
+      .showInformationMessage(`Save this memory to ${preview.path}?`, "Save", "Cancel")
+      .then((pick) => settle(pick === "Save" ? "save" : "cancel"));
+    const closed = vscode.window.tabGroups.onDidChangeTabs((event) => {
+      const gone = event.closed.some(
+        (tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString(),
+      );
+      if (gone) {
+        settle("cancel");
+      }
+    });
+    const choice = await decision;
+    if (pending === settle) {
+      pending = undefined;
+    }
+    closed.dispose();
+    // Close the diff editor (save or cancel), then forget the proposed text.
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString()) {
+          await vscode.window.tabGroups.close(tab);
+        }
+      }
+    }
+    proposed.delete(right);
+    if (left.scheme === PROPOSED_SCHEME) {
+      proposed.delete(left);
+    }
+    if (choice !== "save") {
+      return;
+    }
+    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value });
+    if (!saved) {
+      serverDown();
+    } else if (saved.success) {
+      void vscode.window.showInformationMessage(saved.message, "Open File").then((pick) => {
+        if (pick) {
+          void vscode.window.showTextDocument(vscode.Uri.file(saved.path));
+        }
+      });
+      afterRefresh();
+    } else {
+      void vscode.window.showErrorMessage(saved.message);
+    }
+  }));
+}
