@@ -231,7 +231,9 @@ def test_check_text_lines_and_exit_1_on_errors(broken: Path) -> None:
         ["proj/GEMINI.md:3:5:", "warning[import-in-prose]"],
         ["proj/sub/GEMINI.md:1:5:", "error[import-outside-root]"],
     ]
-    assert "Import target not found: " + str(broken / "proj" / "gone.md") in lines[0]
+    # The short message, then its detail (the resolved path, what Gemini CLI embeds).
+    assert ("Import not found: ./gone.md — " + str(broken / "proj" / "gone.md")
+            + " does not exist. Gemini CLI embeds: <!-- Import failed: ./gone.md") in lines[0]
     assert run.err.strip() == "memlens: 2 error(s), 1 warning(s)"
 
 
@@ -255,7 +257,7 @@ def test_check_json_is_a_sorted_array_of_diagnostics(broken: Path) -> None:
     assert isinstance(data, list)
     for item in data:
         assert set(item) == {"path", "line", "col", "endLine", "endCol", "severity", "code",
-                             "message"}
+                             "message", "detail"}
         Diagnostic.model_validate(item)
     keys = [(d["path"], d["line"], d["col"]) for d in data]
     assert keys == sorted(keys)
@@ -274,7 +276,8 @@ def test_check_github_annotations(broken: Path) -> None:
     lines = run.out.splitlines()
     assert len(lines) == 3
     assert lines[0].startswith("::error file=proj/GEMINI.md,line=2,col=1,endLine=2,"
-                               "endColumn=11,title=import-not-found::Import target not found")
+                               "endColumn=11,title=import-not-found::"
+                               "Import not found: ./gone.md — ")
     assert lines[1].startswith("::warning file=proj/GEMINI.md,line=3,col=5,endLine=3,"
                                "endColumn=10,title=import-in-prose::")
     assert lines[2].startswith("::error file=proj/sub/GEMINI.md,line=1,col=5,endLine=1,"

@@ -72,10 +72,13 @@ def test_import_not_found(tree: Callable[[TreeSpec], Path]) -> None:
     found = diagnose(root)
     assert rows(root, found) == [("GEMINI.md", 2, 3, 2, 16, "error", "import-not-found")]
     assert covered(found[0]) == "@./missing.md"
-    message = found[0].message
-    assert str(root / "missing.md") in message
+    # Short, as written (fits the Problems panel); the resolved path and what Gemini CLI
+    # embeds instead are the detail.
+    assert found[0].message == "Import not found: ./missing.md"
+    detail = found[0].detail or ""
+    assert detail.startswith(f"{root / 'missing.md'} does not exist. ")
     assert (f"<!-- Import failed: ./missing.md - ENOENT: no such file or directory, access "
-            f"'{root / 'missing.md'}' -->") in message
+            f"'{root / 'missing.md'}' -->") in detail
 
 
 def test_import_not_found_with_crlf_line_endings(tree: Callable[[TreeSpec], Path]) -> None:
@@ -188,8 +191,8 @@ def test_import_unreadable_directory(tree: Callable[[TreeSpec], Path]) -> None:
     found = diagnose(root)
     assert rows(root, found) == [("GEMINI.md", 1, 1, 1, 5, "error", "import-unreadable")]
     assert covered(found[0]) == "@./d"
-    assert "directory" in found[0].message
-    assert "EISDIR: illegal operation on a directory, read" in found[0].message
+    assert found[0].message == "Import is a directory: ./d"
+    assert "EISDIR: illegal operation on a directory, read" in (found[0].detail or "")
 
 
 def test_import_unreadable_binary(tree: Callable[[TreeSpec], Path]) -> None:
@@ -214,7 +217,8 @@ def test_import_unreadable_fifo_is_never_opened(tree: Callable[[TreeSpec], Path]
     os.mkfifo(root / "p")
     found = diagnose(root)
     assert rows(root, found) == [("GEMINI.md", 1, 3, 1, 7, "error", "import-unreadable")]
-    assert "ENXIO" in found[0].message
+    assert found[0].message == "Import is not a regular file: ./p"
+    assert "ENXIO" in (found[0].detail or "")
 
 
 def test_import_in_prose_mention(tree: Callable[[TreeSpec], Path]) -> None:

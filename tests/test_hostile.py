@@ -190,7 +190,8 @@ def test_symlink_loop_between_folders(tree: Tree) -> None:
 
     diags = check(tree)
     assert spans(diags) == [("GEMINI.md", 1, 5, 1, 12, "import-unreadable")]
-    assert diags[0].message.endswith(f"Gemini CLI embeds: {failed('./self', eloop)}")
+    assert diags[0].message == "Import cannot be read: ./self"
+    assert (diags[0].detail or "").endswith(f"Gemini CLI embeds: {failed('./self', eloop)}")
 
     # Just in time, a path that runs round the loop loads a/ and b/ once each (by inode),
     # under the lexical paths Gemini CLI would use, and nothing on the second touch.
@@ -457,8 +458,8 @@ def test_fifo_import_target_never_blocks(tree: Tree) -> None:
     code, out, _, _ = run_cli("check", ".", "--home", str(tree.home), "--mode", "classic",
                               cwd=tree.ws)
     assert code == 1
-    assert out.startswith("GEMINI.md:1:5: error[import-unreadable] Import target "
-                          f"{tree.p('pipe.md')} is not a regular file")
+    assert out.startswith("GEMINI.md:1:5: error[import-unreadable] Import is not a regular "
+                          f"file: ./pipe.md — {tree.p('pipe.md')} is not a regular file")
 
 
 @needs_cli
@@ -702,8 +703,8 @@ def test_crlf_files(tree: Tree) -> None:
     assert (code, out) == (0, expected + "\n")
     code, out, _, _ = run_cli("check", ".", "--home", str(tree.home), cwd=tree.ws)
     assert code == 1
-    assert out.startswith("GEMINI.md:4:1: error[import-not-found] Import target not found: "
-                          f"{tree.p('missing.md')}.")
+    assert out.startswith("GEMINI.md:4:1: error[import-not-found] Import not found: "
+                          f"./missing.md — {tree.p('missing.md')} does not exist.")
 
     flat = show(tree, import_format="flat")
     ws = str(tree.ws)

@@ -11,10 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .output import display_path, escape_controls
+
+if TYPE_CHECKING:
+    from .model import Diagnostic
 
 EXIT_USAGE = 2
 
@@ -334,6 +337,11 @@ def _check_settings(args: argparse.Namespace, cwd: str) -> Any:
     return settings
 
 
+def _with_detail(d: Diagnostic) -> str:
+    """A terminal or CI log has room for the detail the Problems panel keeps apart."""
+    return f"{d.message} — {d.detail}" if d.detail else d.message
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .views import check, check_file
 
@@ -359,11 +367,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
             _print(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
                    f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
-                   f"title={_gh_property(d.code)}::{_gh_data(d.message)}\n")
+                   f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
     else:
         for d in ordered:
+            # One line each (SPEC §7): the short message, then its detail.
             _print(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
-                   f"{escape_controls(d.message)}\n")
+                   f"{escape_controls(_with_detail(d))}\n")
         errors = sum(d.severity == "error" for d in ordered)
         warnings = sum(d.severity == "warning" for d in ordered)
         print(f"memlens: {errors} error(s), {warnings} warning(s)", file=sys.stderr)

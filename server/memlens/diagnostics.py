@@ -39,7 +39,7 @@ class DiagnosticSink:
         return self._lines[path]
 
     def add_range(self, path: str, start: int, end: int, severity: Severity, code: str,
-                  message: str) -> None:
+                  message: str, detail: str | None = None) -> None:
         index = self._index(path)
         if index is None:
             line, col, end_line, end_col = 1, 1, 1, 1
@@ -50,7 +50,7 @@ class DiagnosticSink:
         if key not in self._items:
             self._items[key] = Diagnostic(path=path, line=line, col=col, end_line=end_line,
                                           end_col=end_col, severity=severity, code=code,
-                                          message=message)
+                                          message=message, detail=detail)
 
     def add_file(self, path: str, severity: Severity, code: str, message: str) -> None:
         """A diagnostic about a whole file, shown on its first line."""
@@ -97,21 +97,27 @@ def _prose_hint(event: ImportEvent) -> str | None:
     return None
 
 
-def _failure_message(event: ImportEvent, read: ReadResult | None) -> tuple[str, Severity, str]:
+def _failure_message(event: ImportEvent, read: ReadResult | None
+                     ) -> tuple[str, Severity, str, str | None]:
+    """(code, severity, short message, detail): the message names the import as written; the
+    detail has the resolved path and the comment Gemini CLI embeds in its place."""
     kind = read.kind if read is not None else ReadKind.ERROR
     node_text = f"Gemini CLI embeds: <!-- Import failed: {event.token.path} - {event.error} -->"
     if kind is ReadKind.MISSING:
         hint = _prose_hint(event)
         if hint is not None:
-            return "import-in-prose", "warning", hint
-        return "import-not-found", "error", f"Import target not found: {event.target}. {node_text}"
-    reason = {
-        ReadKind.DIRECTORY: "is a directory",
-        ReadKind.SPECIAL: "is not a regular file (FIFO, socket or device); Gemini CLI may block "
-                          "reading it, Memory Lens never opens it",
-        ReadKind.DENIED: "is not readable (permission denied)",
-    }.get(kind, "cannot be read")
-    return "import-unreadable", "error", f"Import target {event.target} {reason}. {node_text}"
+            return "import-in-prose", "warning", hint, None
+        return ("import-not-found", "error", f"Import not found: {event.token.path}",
+                f"{event.target} does not exist. {node_text}")
+    short, reason = {
+        ReadKind.DIRECTORY: ("is a directory", "is a directory"),
+        ReadKind.SPECIAL: ("is not a regular file",
+                           "is not a regular file (FIFO, socket or device); Gemini CLI may "
+                           "block reading it, Memory Lens never opens it"),
+        ReadKind.DENIED: ("is not readable", "is not readable (permission denied)"),
+    }.get(kind, ("cannot be read", "cannot be read"))
+    return ("import-unreadable", "error", f"Import {short}: {event.token.path}",
+            f"{event.target} {reason}. {node_text}")
 
 
 def add_import_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile]) -> None:
@@ -149,8 +155,8 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
                        "link that leaves the import root; Memory Lens (like Gemini CLI after "
                        "v0.43.0) refuses it ('Path traversal attempt')")
     elif outcome is Outcome.FAILED:
-        code, severity, message = _failure_message(event, event.read)
-        sink.add_range(path, start, end, severity, code, message)
+        code, severity, message, detail = _failure_message(event, event.read)
+        sink.add_range(path, start, end, severity, code, message, detail)
     elif outcome is Outcome.ALREADY_PROCESSED:
         if not in_reimport:
             sink.add_range(path, start, end, "warning", "import-cycle",
@@ -182,13 +188,15 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
         read = event.read
         if read is not None and read.size > sink.engine.settings.large_file_bytes:
             sink.add_range(path, start, end, "warning", "file-too-large",
-                           f"Import target {event.target} is {read.size:,} bytes: Gemini CLI "
-                           "puts all of it in every prompt")
+                           f"Import is {read.size:,} bytes: {token.path}",
+                           f"{event.target} is {read.size:,} bytes: Gemini CLI puts all of it "
+                           "in every prompt")
         if read is not None and (read.binary or read.invalid_utf8):
             what = "binary data" if read.binary else "invalid UTF-8"
             sink.add_range(path, start, end, "error", "import-unreadable",
-                           f"Import target {event.target} contains {what}; Gemini CLI "
-                           "includes it with each bad byte sequence replaced by U+FFFD")
+                           f"Import contains {what}: {token.path}",
+                           f"{event.target} contains {what}; Gemini CLI includes it with each "
+                           "bad byte sequence replaced by U+FFFD")
 
 
 def add_file_diagnostics(sink: DiagnosticSink, files: Iterable[LoadedFile],

@@ -118,7 +118,10 @@ class Diagnostic(Wire):
     end_col: int
     severity: Severity
     code: str
-    message: str
+    message: str  # short, for the Problems panel: e.g. "Import not found: ./docs/deploy.md"
+    # The rest: the resolved path, what Gemini CLI embeds instead (LSP relatedInformation, the
+    # CLI's indented second line, JSON).
+    detail: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.col, self.code, self.message)

@@ -5,16 +5,20 @@
 // import-not-found (docs/deploy.md, already in the demo), import-outside-root and import-cycle;
 // the status bar must count exactly those problems (no duplicates). Then docs/deploy.md is
 // written on disk and import-not-found must go away.
-// Screenshot: artifacts/e2e/diagnostics.png.
+// Screenshots: artifacts/e2e/diagnostics.png, diagnostics-short-{light,dark}.png.
 import { appendFileSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, copyWorkspace, openWorkbench, openFromExplorer, waitForServer,
   waitInPage, screenshot, TIMEOUT,
 } from './lib/vscode.mjs';
+import { screenshotThemes } from './lib/themes.mjs';
 
 const EXPECTED = [
-  { code: 'import-not-found', severity: 'error', file: 'GEMINI.md', text: 'docs/deploy.md' },
+  // Short, as written, so the Problems panel shows all of it (issue 13); the resolved path and
+  // what Gemini CLI embeds are the related information, on a row under it.
+  { code: 'import-not-found', severity: 'error', file: 'GEMINI.md', text: 'docs/deploy.md',
+    exact: 'Import not found: ./docs/deploy.md', related: 'Gemini CLI embeds: <!-- Import failed: ./docs/deploy.md' },
   { code: 'import-outside-root', severity: 'error', file: 'GEMINI.md', text: '@../../outside.md' },
   { code: 'import-cycle', severity: 'warning', file: 'docs/b.md', text: 'a.md → b.md → a.md' },
 ];
@@ -55,6 +59,7 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
     const file = row.querySelector('.resource-label-container .monaco-icon-label');
     if (file) return { file: file.getAttribute('aria-label') };
     const icon = row.querySelector('.marker-icon');
+    if (!icon) return { related: row.textContent.replace(/\u00a0/g, ' ') };
     return {
       severity: icon ? [...icon.classList].find((c) => c !== 'marker-icon') : null,
       message: text('.marker-message'), source: text('.marker-source'), code: text('.marker-code'),
@@ -68,10 +73,13 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
   // Each problem: once, in the right file, with the right severity and source.
   let file = '';
   const byCode = new Map();
+  let last = null;
   for (const row of rows) {
     if (row.file) { file = row.file; continue; }
+    if (row.related !== undefined) { if (last) last.related = (last.related || '') + row.related; continue; }
     if (byCode.has(row.code)) throw new Error(`${row.code} is listed twice`);
-    byCode.set(row.code, { ...row, file });
+    last = { ...row, file };
+    byCode.set(row.code, last);
   }
   for (const e of EXPECTED) {
     const got = byCode.get(e.code);
@@ -80,6 +88,8 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
     if (got.severity !== e.severity) throw new Error(`${e.code} is a ${got.severity}, expected ${e.severity}`);
     if (got.source !== 'memlens') throw new Error(`${e.code}: source is ${got.source}, expected memlens`);
     if (!got.message.includes(e.text)) throw new Error(`${e.code}: message lacks "${e.text}": ${got.message}`);
+    if (e.exact && got.message.trim() !== e.exact) throw new Error(`${e.code}: message is "${got.message}", expected "${e.exact}"`);
+    if (e.related && !(got.related || '').includes(e.related)) throw new Error(`${e.code}: no related row with "${e.related}": ${got.related}`);
   }
   if (byCode.size !== EXPECTED.length) throw new Error(`unexpected problems: ${[...byCode.keys()].join(', ')}`);
 
@@ -94,6 +104,7 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
 
   step('screenshot');
   await screenshot(page, 'diagnostics');
+  await screenshotThemes(page, workspace, 'diagnostics-short');
 
   // A change made outside the editor reaches the open file's diagnostics too: writing the
   // missing docs/deploy.md clears import-not-found (and nothing else).

@@ -37,6 +37,13 @@ async def test_open_file_gets_pushed_diagnostics_on_exact_ranges(client: Languag
     ]
     assert all(d.source == "memlens" for d in items)
     assert items[0].severity == types.DiagnosticSeverity.Error
+    # Short enough for the Problems panel; the resolved path and what Gemini CLI embeds are
+    # the related information (shown under it), on the same range.
+    assert items[0].message == "Import not found: ./docs/missing.md"
+    (related,) = items[0].related_information or []
+    assert related.location.uri == doc and related.location.range == items[0].range
+    assert related.message.startswith(f"{workspace / 'docs' / 'missing.md'} does not exist. "
+                                      "Gemini CLI embeds: <!-- Import failed: ./docs/missing.md")
 
 
 @pytest.mark.asyncio

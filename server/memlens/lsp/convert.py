@@ -177,7 +177,8 @@ def range_of(text: str, start: int, end: int) -> types.Range:
     return types.Range(start=index.position(start), end=index.position(end))
 
 
-def to_lsp_diagnostic(d: Diagnostic, text: str | None) -> types.Diagnostic:
+def to_lsp_diagnostic(d: Diagnostic, text: str | None, uri: str | None = None
+                      ) -> types.Diagnostic:
     if text is not None:
         index = doc_index(text)
         rng = types.Range(start=index.column(d.line, d.col),
@@ -185,8 +186,13 @@ def to_lsp_diagnostic(d: Diagnostic, text: str | None) -> types.Diagnostic:
     else:
         rng = types.Range(start=types.Position(line=d.line - 1, character=d.col - 1),
                           end=types.Position(line=d.end_line - 1, character=d.end_col - 1))
+    related = None
+    if d.detail and uri is not None:
+        # The detail under the short message (VS Code shows it as a line under the problem).
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=rng), message=d.detail)]
     return types.Diagnostic(range=rng, message=d.message, severity=SEVERITY[d.severity],
-                            code=d.code, source="memlens")
+                            code=d.code, source="memlens", related_information=related)
 
 
 def to_lsp_diagnostics(items: list[Diagnostic], text: str | None) -> list[types.Diagnostic]:

@@ -129,7 +129,8 @@ class MemlensServer(LanguageServer):
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
         index = self.require_index()
         text = self.text_of(path)
-        return [to_lsp_diagnostic(d, text) for d in index.diagnostics_for(path)]
+        uri = uri_of(path)
+        return [to_lsp_diagnostic(d, text, uri) for d in index.diagnostics_for(path)]
 
     def publish(self, paths: set[str] | list[str]) -> None:
         """Push diagnostics for the given files that are open in the editor."""
