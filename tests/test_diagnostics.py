@@ -104,8 +104,9 @@ def test_import_outside_root_traversal(tree: Callable[[TreeSpec], Path]) -> None
     found = diagnose(root, "p")
     assert rows(root, found) == [("p/GEMINI.md", 1, 1, 1, 14, "error", "import-outside-root")]
     assert covered(found[0]) == "@../secret.md"
-    assert str(root / "secret.md") in found[0].message
-    assert "Path traversal attempt" in found[0].message
+    assert found[0].message == "Import outside the project root: ../secret.md"
+    assert str(root / "secret.md") in (found[0].detail or "")
+    assert "Path traversal attempt" in (found[0].detail or "")
 
 
 def test_import_outside_root_absolute(tree: Callable[[TreeSpec], Path]) -> None:
@@ -130,8 +131,9 @@ def test_import_outside_root_symlink_escape(tree: Callable[[TreeSpec], Path]) ->
     found = diagnose(root, "p")
     assert rows(root, found) == [("p/GEMINI.md", 1, 1, 1, 13, "error", "import-outside-root")]
     assert covered(found[0]) == "@./link/s.md"
-    assert "symbolic link" in found[0].message
-    assert str(root / "out" / "s.md") in found[0].message
+    assert found[0].message == "Import leaves the project root through a symlink: ./link/s.md"
+    assert "symbolic link" in (found[0].detail or "")
+    assert str(root / "out" / "s.md") in (found[0].detail or "")
 
 
 def test_import_outside_root_without_marker_is_own_folder(

@@ -145,12 +145,14 @@ def _add_event(sink: DiagnosticSink, event: ImportEvent,
     elif outcome is Outcome.OUTSIDE_ROOT:
         markers = ", ".join(sink.engine.settings.memory_boundary_markers) or "none configured"
         sink.add_range(path, start, end, "error", "import-outside-root",
+                       f"Import outside the project root: {token.path}",
                        f"`{raw}` resolves to {event.target}, outside the import root; Gemini CLI "
                        "refuses it ('Path traversal attempt'). Imports may only reach files under "
                        f"the nearest folder with a boundary marker ({markers}), or the file's "
                        "own folder when there is none")
     elif outcome is Outcome.SYMLINK_ESCAPE:
         sink.add_range(path, start, end, "error", "import-outside-root",
+                       f"Import leaves the project root through a symlink: {token.path}",
                        f"`{raw}` reaches {os.path.realpath(event.target)} through a symbolic "
                        "link that leaves the import root; Memory Lens (like Gemini CLI after "
                        "v0.43.0) refuses it ('Path traversal attempt')")

@@ -19,7 +19,8 @@ const EXPECTED = [
   // what Gemini CLI embeds are the related information, on a row under it.
   { code: 'import-not-found', severity: 'error', file: 'GEMINI.md', text: 'docs/deploy.md',
     exact: 'Import not found: ./docs/deploy.md', related: 'Gemini CLI embeds: <!-- Import failed: ./docs/deploy.md' },
-  { code: 'import-outside-root', severity: 'error', file: 'GEMINI.md', text: '@../../outside.md' },
+  { code: 'import-outside-root', severity: 'error', file: 'GEMINI.md', text: '../../outside.md', exact: 'Import outside the project root: ../../outside.md',
+    related: 'resolves to' },
   { code: 'import-cycle', severity: 'warning', file: 'docs/b.md', text: 'a.md → b.md → a.md' },
 ];
 
