@@ -10,6 +10,7 @@ const TIER_LABELS: Record<string, string> = {
   extension: "Extensions",
   project: "Project (loaded at start-up)",
   jit: "Subfolders (loaded just in time)",
+  restricted: "Not read (Restricted Mode)",
 };
 
 const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
@@ -109,7 +110,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   }
 
   private tiers(folder: TreeFolder): Node[] {
-    const order = ["global", "userProjectMemory", "extension", "project", "jit"];
+    const order = ["global", "userProjectMemory", "extension", "project", "jit", "restricted"];
     const nodes: Node[] = [];
     for (const tier of order) {
       const files = folder.files.filter((file) => file.tier === tier);
@@ -155,7 +156,7 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       case "tier": {
         const item = new vscode.TreeItem(TIER_LABELS[node.tier] ?? node.tier, vscode.TreeItemCollapsibleState.Expanded);
         item.description = `${node.files.length}`;
-        item.iconPath = new vscode.ThemeIcon(node.tier === "jit" ? "history" : "layers");
+        item.iconPath = new vscode.ThemeIcon(node.tier === "jit" ? "history" : node.tier === "restricted" ? "workspace-untrusted" : "layers");
         return item;
       }
       case "agent": {

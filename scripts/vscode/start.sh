@@ -12,6 +12,9 @@
 #                           when this script ends unless MEMLENS_KEEP_STATE=1)
 #   MEMLENS_VSCODE_SETTINGS a JSON object merged into user-data/User/settings.json last
 #   MEMLENS_START_TIMEOUT   seconds to wait for the HTTP endpoint (default 120)
+#   MEMLENS_WORKSPACE_TRUST 1: workspace trust on (no --disable-workspace-trust, and
+#                           security.workspace.trust.enabled true, no start-up prompt): a
+#                           folder opens in Restricted Mode until trusted (default: off)
 # Every other variable in the environment reaches code-server and so the extension host
 # (e.g. the project's Python, a fake Gemini server's URL).
 # Once ready it prints "memlens/vscode: URL <url>" and writes STATE/url and STATE/pid.
@@ -92,7 +95,8 @@ EOF
     "extensions.ignoreRecommendations": true,
     "update.mode": "none",
     "workbench.enableExperiments": false,
-    "security.workspace.trust.enabled": false,
+    "security.workspace.trust.enabled": process.env.MEMLENS_WORKSPACE_TRUST === "1",
+    "security.workspace.trust.startupPrompt": "never",
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "git.openRepositoryInParentFolders": "never",
   });
@@ -111,10 +115,12 @@ if [ -n "${MEMLENS_VSIX:-}" ]; then
   "$NODE" "$ENTRY" "${COMMON[@]}" --install-extension "$MEMLENS_VSIX" --force
 fi
 
+TRUST_FLAG=(--disable-workspace-trust)
+if [ "${MEMLENS_WORKSPACE_TRUST:-0}" = 1 ]; then TRUST_FLAG=(); fi
 echo "memlens/vscode: starting code-server on 127.0.0.1:$PORT for $WORKSPACE (state: $STATE)"
 "$NODE" "$ENTRY" "${COMMON[@]}" \
   --bind-addr "127.0.0.1:$PORT" --auth none \
-  --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --disable-telemetry --disable-update-check "${TRUST_FLAG[@]}" \
   --disable-getting-started-override --ignore-last-opened \
   "$WORKSPACE" &
 CS_PID=$!

@@ -42,6 +42,13 @@ async def test_show_and_tree_say_why_project_memory_is_missing(
     (folder,) = tree["folders"]
     assert folder["trusted"] is False and folder["notice"] == NOTICE
     assert [f["tier"] for f in folder["files"]] == ["global"]
+    # A memory file the user opens is listed apart: not read, not "loaded just in time".
+    await open_doc(untrusted, workspace / "GEMINI.md")
+    tree = plain(await untrusted.protocol.send_request_async("memlens/memoryTree", {}))
+    assert isinstance(tree, dict)
+    tiers = [(f["tier"], f["path"]) for f in tree["folders"][0]["files"]]
+    assert tiers[0][0] == "global" and ("restricted", str(workspace / "GEMINI.md")) in tiers
+    assert all(t in ("global", "restricted") for t, _ in tiers), tiers
 
 
 @pytest.mark.asyncio

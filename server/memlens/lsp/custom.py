@@ -285,9 +285,12 @@ def register_tree(server: MemlensServer) -> None:
             files = [_tree_file(ls, f.path, f.tier, None if f.content is None
                                 else len(f.content)) for f in state.load.files]
             listed = {f.path for f in files}
+            # Untrusted: the folder's own memory files (open in the editor) are not read by
+            # the agent at all; they are listed apart, not as loaded just in time.
+            tier = "jit" if state.load.trusted else "restricted"
             for path, loaded in sorted(index.roots.items()):
                 if loaded.tier == "jit" and path not in listed and index.folder_for(path) == folder:
-                    files.append(_tree_file(ls, path, "jit", None if loaded.content is None
+                    files.append(_tree_file(ls, path, tier, None if loaded.content is None
                                             else len(loaded.content)))
             notice = None if state.load.trusted else restricted_notice(state.load.file_count)
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,

@@ -1,0 +1,137 @@
+// Restricted Mode explained (issue 13): a folder opened with VS Code's workspace trust on opens
+// untrusted, and Memory Lens says so instead of a silent zero: the status item reads
+// "Restricted Mode · 1 memory file · N chars" (the global memory it shows anyway) and its
+// tooltip says why, the line-1 lens and hover of GEMINI.md say the folder is not trusted and
+// what is shown anyway (with a "Manage Workspace Trust" link), and the Memory view shows the
+// same notice above a "Manage Workspace Trust…" row, which opens VS Code's Workspace Trust
+// editor.
+// The harness's code-server runs with --disable-workspace-trust, so this test starts one of
+// its own (scripts/vscode/start.sh with MEMLENS_WORKSPACE_TRUST=1) on a copy of the demo,
+// with the same extension, Python and HOME, and stops it at the end.
+// Screenshots: artifacts/e2e/restricted-status-{light,dark}.png (the status item's tooltip),
+// restricted-hover-{light,dark}.png (lens and hover on line 1), restricted-view-{light,dark}.png
+// (the Memory view) and restricted-trust-editor.png (after the click).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import {
+  REPO, runScenario, copyWorkspace, openWorkbench, openFromExplorer, MEMORY_STATUS, settled,
+  waitForCodeLens, hoverLineUntil, openMemoryLens, viewPane, treeRow, screenshot, log,
+} from './lib/vscode.mjs';
+import { screenshotThemes } from './lib/themes.mjs';
+
+const NOTICE = 'Restricted Mode: this folder is not trusted, so its GEMINI.md files are not read';
+
+function findFiles(dir, match) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && match(e.name))
+    .map((e) => path.join(e.parentPath ?? e.path, e.name));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+// A code-server with workspace trust on, serving `workspace`; resolves to its URL.
+async function startTrustingCodeServer(workspace, cleanup) {
+  const state = mkdtempSync(path.join(tmpdir(), 'memlens-e2e-trust-'));
+  const port = await freePort();
+  const child = spawn('bash', [path.join(REPO, 'scripts/vscode/start.sh'), workspace, String(port)], {
+    env: { ...process.env, MEMLENS_WORKSPACE_TRUST: '1', MEMLENS_STATE_DIR: state },
+    detached: true,
+    stdio: 'ignore',
+  });
+  cleanup(() => {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    rmSync(state, { recursive: true, force: true });
+  });
+  const deadline = Date.now() + 180_000;
+  const urlFile = path.join(state, 'url');
+  while (!existsSync(urlFile) || !readFileSync(urlFile, 'utf8').trim()) {
+    if (child.exitCode !== null) throw new Error(`start.sh exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('the trusting code-server did not start in 180 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url: readFileSync(urlFile, 'utf8').trim(), state };
+}
+
+await runScenario('restricted-mode', async ({ page, step, cleanup }) => {
+  step('copy the demo; start a code-server with workspace trust on');
+  const { root, workspace } = copyWorkspace();
+  cleanup(() => rmSync(root, { recursive: true, force: true }));
+  const { url, state } = await startTrustingCodeServer(workspace, cleanup);
+  log(`restricted-mode: code-server with workspace trust at ${url}`);
+
+  step('open the folder: it is in Restricted Mode');
+  await openWorkbench(page, url, { expect: ['GEMINI.md'] });
+  await page.locator('[id="status.workspaceTrust"], .statusbar-item', { hasText: 'Restricted Mode' }).first()
+    .waitFor({ state: 'visible' });
+
+  step('open GEMINI.md: the status item says Restricted Mode and what it counts');
+  await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
+  const status = page.locator(MEMORY_STATUS);
+  await status.filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'visible' });
+  const statusText = (await status.innerText()).replace(/\u00a0/g, ' ').trim();
+  if (!/Restricted Mode · 1 memory file · [\d,]+ chars/.test(statusText)) throw new Error(`status item: ${statusText}`);
+
+  step('the status item\'s tooltip explains it and links to Manage Workspace Trust');
+  const showTooltip = async () => {
+    await page.mouse.move(5, 5);
+    await status.hover();
+    const tip = page.locator('.monaco-hover:not(.hidden)', { hasText: NOTICE }).first();
+    await tip.waitFor({ state: 'visible' });
+    await settled(tip);
+    return tip;
+  };
+  const tip = await showTooltip();
+  const tipText = (await tip.innerText()).replace(/\u00a0/g, ' ');
+  if (!tipText.includes('Manage Workspace Trust')) throw new Error(`status tooltip lacks the action: ${tipText}`);
+  if (!tipText.includes('Shown anyway: your global memory (1 file)')) throw new Error(`status tooltip: ${tipText}`);
+  await screenshotThemes(page, workspace, 'restricted-status', async () => { await showTooltip(); });
+
+  step('line 1 of GEMINI.md: the lens and the hover say so too');
+  await page.mouse.move(700, 500);
+  const lens = await waitForCodeLens(page, /Restricted Mode/);
+  if (!/^1 memory file · [\d,]+ chars · Restricted Mode$/.test(lens.trim())) throw new Error(`lens: ${lens}`);
+  const hover = await hoverLineUntil(page, 1, NOTICE);
+  if (!hover.includes('Manage Workspace Trust')) throw new Error(`hover lacks the action: ${hover}`);
+  await screenshotThemes(page, workspace, 'restricted-hover', async () => { await hoverLineUntil(page, 1, NOTICE); });
+
+  step('the Memory view: the notice and a "Manage Workspace Trust…" row');
+  await page.mouse.move(700, 500);
+  await openMemoryLens(page);
+  const memory = viewPane(page, 'Memory');
+  await memory.locator('.pane-body', { hasText: NOTICE }).first().waitFor({ state: 'visible' });
+  const trustRow = treeRow(memory, 'Manage Workspace Trust…');
+  await trustRow.waitFor({ state: 'visible' });
+  await treeRow(memory, 'Global').waitFor({ state: 'visible' });
+  if (await treeRow(memory, 'Project (loaded at start-up)').count()) throw new Error('project memory is listed in Restricted Mode');
+  // The open GEMINI.md is listed apart: not read (not "loaded just in time").
+  await treeRow(memory, 'Not read (Restricted Mode)').waitFor({ state: 'visible' });
+  if (await treeRow(memory, 'Subfolders (loaded just in time)').count()) throw new Error('files listed as loaded just in time in Restricted Mode');
+  await page.mouse.move(700, 500);
+  await screenshotThemes(page, workspace, 'restricted-view');
+
+  step('"Manage Workspace Trust…" opens VS Code\'s Workspace Trust editor');
+  await trustRow.click();
+  // (VS Code 1.139 shows it as a modal editor over the workbench.)
+  await page.getByText('You are in Restricted Mode').first().waitFor({ state: 'visible' });
+  await screenshot(page, 'restricted-trust-editor');
+
+  step('the Memory Lens output channel is quiet: no pygls warnings, no progress characters');
+  const channel = findFiles(path.join(state, 'user-data', 'logs'), (name) => name.endsWith('Memory Lens.log'));
+  if (!channel.length) throw new Error(`no Memory Lens output channel log under ${state}/user-data/logs`);
+  const text = channel.map((f) => readFileSync(f, 'utf8')).join('\n');
+  log(`restricted-mode: the output channel:\n${text.split('\n').slice(0, 40).join('\n')}`);
+  const noisy = text.split('\n').filter((l) => /pygls|WARNING|Traceback|\r|[━█▏▎▍▌▋▊▉]/.test(l));
+  if (noisy.length) throw new Error(`noisy output channel:\n${noisy.join('\n')}`);
+});
