@@ -537,6 +537,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=os.environ.get("MEMLENS_LOG_LEVEL", "WARNING"),
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if "MEMLENS_LOG_LEVEL" not in os.environ:
+        # The editor shows stderr in its output channel: pygls's protocol chatter ("Cancel
+        # notification for unknown message id", a late response) is noise there, not news.
+        logging.getLogger("pygls").setLevel(logging.ERROR)
     from .lsp.chat import install_log_redaction
 
     install_log_redaction()
