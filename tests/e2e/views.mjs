@@ -3,12 +3,17 @@
 // three imports, the missing docs/deploy.md flagged), then the same folder as Claude Code and
 // AGENTS.md agents read it; the Chat view shows its empty state
 // (without a Gemini API key: the key prompt; its button stores a key through "Set Gemini API
-// Key", after which the chat's own empty state shows). Screenshot: artifacts/e2e/views.png.
+// Key", after which the chat's own empty state shows). Before that, without a key, "Extract
+// Skills Now" offers "Set Gemini API Key" (which opens the key box). At the end, "Restart
+// Server": the Memory view says the server is starting, then the tree comes back.
+// Screenshots: artifacts/e2e/views.png, set-key-action-{light,dark}.png,
+// starting-{light,dark}.png.
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  openQuickInput, screenshot,
+  openQuickInput, screenshot, runCommand, settled, MEMORY_STATUS,
 } from './lib/vscode.mjs';
+import { saveSettings, useTheme } from './lib/themes.mjs';
 
 const TIERS = ['Global', 'Project (loaded at start-up)', 'Subfolders (loaded just in time)'];
 const IMPORTS = ['./docs/architecture.md', './docs/style.md', './docs/deploy.md'];
@@ -73,6 +78,35 @@ await runScenario('views', async ({ page, step }) => {
   await chat.locator('#model', { hasText: /\S/ }).waitFor({ state: 'visible' });
   await chat.locator('#key-state:not([hidden]), .empty-state:not([hidden])').first().waitFor({ state: 'visible' });
   if (await keyState.isVisible()) {
+    step('no API key: "Extract Skills Now" says so and offers "Set Gemini API Key" (light and dark)');
+    const restoreSettings = saveSettings(workspace);
+    const keyToast = page.locator('.notifications-toasts .notification-toast', { hasText: 'needs a Gemini API key' })
+      .filter({ has: page.locator('.monaco-button', { hasText: 'Set Gemini API Key' }) }).first();
+    for (const theme of ['light', 'dark']) {
+      await useTheme(page, workspace, theme);
+      await runCommand(page, 'Memory Lens: Extract Skills Now');
+      await keyToast.waitFor({ state: 'visible' });
+      const text = await keyToast.innerText();
+      if (text.includes('Memory Lens:')) throw new Error(`the notification repeats "Memory Lens:": ${text}`);
+      await page.locator('.notifications-toasts .notification-toast', { hasText: 'Extracting skills from past chats' })
+        .first().waitFor({ state: 'hidden' });
+      await settled(keyToast);
+      await page.mouse.move(800, 500);
+      await screenshot(page, `set-key-action-${theme}`);
+      if (theme === 'light') {
+        // Dismissed here; the second time its button is used.
+        await keyToast.hover();
+        await keyToast.locator('.codicon-notifications-clear, .codicon-close').first().click();
+        await keyToast.waitFor({ state: 'hidden' });
+      }
+    }
+    await keyToast.locator('.monaco-button', { hasText: 'Set Gemini API Key' }).first().click();
+    const keyBox = page.locator('.quick-input-widget', { hasText: 'Gemini API Key' }).first();
+    await keyBox.waitFor({ state: 'visible' });
+    await page.keyboard.press('Escape');
+    await keyBox.waitFor({ state: 'hidden' });
+    restoreSettings();
+
     step('no API key: its button runs "Set Gemini API Key"; a key makes the empty chat show');
     await chat.locator('#set-key').click();
     const input = page.locator('.quick-input-widget .quick-input-box input');
@@ -90,4 +124,21 @@ await runScenario('views', async ({ page, step }) => {
   step('screenshot');
   await page.mouse.move(800, 500);
   await screenshot(page, 'views');
+
+  // After "Restart Server" the Memory view says the server is starting (not "No memory files
+  // found yet"), and the status item too; then the tree comes back. Once per theme.
+  const restoreSettings = saveSettings(workspace);
+  for (const theme of ['light', 'dark']) {
+    step(`"Restart Server": the Memory view and the status item say "starting…" (${theme})`);
+    await useTheme(page, workspace, theme);
+    await runCommand(page, 'Memory Lens: Restart Server');
+    const startingRow = memory.locator('.monaco-list-row', { hasText: 'Starting the Memory Lens server…' }).first();
+    await startingRow.waitFor({ state: 'visible' });
+    await screenshot(page, `starting-${theme}`);
+    if (await memory.getByText('No memory files found yet').count()) throw new Error('the Memory view says "No memory files found yet" while starting');
+    step(`the Memory tree comes back after the restart (${theme})`);
+    for (const tier of TIERS) await row(tier).waitFor({ state: 'visible' });
+    await page.locator(MEMORY_STATUS, { hasText: /memory files? · [\d,]+ chars/ }).waitFor({ state: 'visible' });
+  }
+  restoreSettings();
 });
