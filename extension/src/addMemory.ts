@@ -91,6 +91,11 @@ export function registerAddMemory(
       );
       if (!result) {
         serverDown();
+      } else if (result.needsKey) {
+        const pick = await vscode.window.showWarningMessage(result.message, "Set Gemini API Key");
+        if (pick) {
+          await vscode.commands.executeCommand("memlens.setApiKey");
+        }
       } else if (result.success) {
         void vscode.window.showInformationMessage(result.message);
         afterRefresh();

@@ -88,6 +88,8 @@ export interface AddMemoryResult {
   message: string;
   diff?: string;
   proposed?: string;
+  /** The memory manager has no Gemini API key: offer Set Gemini API Key. */
+  needsKey?: boolean;
 }
 
 export const ADD_MEMORY = "memlens/addMemory";

@@ -38,6 +38,7 @@ class AddMemoryResult(Wire):
     message: str
     diff: str | None = None
     proposed: str | None = None
+    needs_key: bool | None = None  # the editor offers Set Gemini API Key with the message
 
 
 def register(server: MemlensServer) -> None:
@@ -112,6 +113,17 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,
                                message="The memory manager is off in an untrusted workspace: "
                                        "it reads and edits the workspace's memory files. "
                                        "Trust the folder to use it.")
+
+    from ..agent.gemini import NoApiKey, make_client
+
+    try:
+        make_client(context.api_key, context.chat)
+    except NoApiKey:
+        return AddMemoryResult(path=path, description=description, managed=True,
+                               success=False, needs_key=True,
+                               message="The memory manager needs a Gemini API key (or "
+                                       "GEMINI_API_KEY in the environment). Without one, turn "
+                                       "memlens.memoryManager off to save memory directly.")
 
     async def emit(event: ChatEvent) -> None:
         return None
