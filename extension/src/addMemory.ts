@@ -127,9 +127,20 @@ export function registerAddMemory(
     await vscode.commands.executeCommand("vscode.diff", left, right, `${name} ↔ with your memory (Add Memory)`, {
       preview: true,
     });
-    void vscode.window
-      .showInformationMessage(`Save this memory to ${preview.path}?`, "Save", "Cancel")
-      .then((pick) => settle(pick === "Save" ? "save" : "cancel"));
+    // A notification that goes away by itself once the choice is made (a message with buttons
+    // would stay behind after Save in the editor title); its Cancel cancels. (Diff editors show
+    // no code lenses by default, so the actions are in the editor title.)
+    void vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Review the memory for ${preview.path}, then Save Memory (✓) or Cancel (✕) in the editor title`,
+        cancellable: true,
+      },
+      (_progress, token) => {
+        token.onCancellationRequested(() => settle("cancel"));
+        return decision;
+      },
+    );
     const closed = vscode.window.tabGroups.onDidChangeTabs((event) => {
       const gone = event.closed.some(
         (tab) => tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === right.toString(),

@@ -1,10 +1,11 @@
 // Add Memory (SPEC §6, §10.2): "Memory Lens: Add Memory…" asks for a fact and a scope (the
 // pick names the real files: HOME here is the copy's, not ~); with Global picked, VS Code's
 // diff editor shows HOME/.gemini/GEMINI.md against the proposed text (a read-only virtual
-// document); the file is untouched until "Save Memory" (the editor title's check mark), which
-// writes the fact under `## Gemini Added Memories` exactly as Gemini CLI's save_memory does
-// (the rest of the file unchanged) and closes the diff; a notification offers "Open File",
-// which opens it. Nothing else is written: no lock or temporary file is left in HOME or the
+// document) and a notification says to review it; the file is untouched until "Save Memory"
+// (the editor title's check mark, beside "Cancel"), which writes the fact under
+// `## Gemini Added Memories` exactly as Gemini CLI's save_memory does (the rest of the file
+// unchanged) and closes the diff and that notification; another offers "Open File", which
+// opens it. Nothing else is written: no lock or temporary file is left in HOME or the
 // repository.
 // Works on a copy of the demo with a HOME of its own (memlens.home in the copy's settings), so
 // neither the committed demo nor the run's HOME changes.
@@ -98,15 +99,17 @@ await runScenario('add-memory', async ({ page, step, cleanup }) => {
   const cancel = page.locator('.editor-group-container.active .editor-actions .action-label[aria-label="Cancel Add Memory"]').first();
   await save.waitFor({ state: 'visible' });
   await cancel.waitFor({ state: 'visible' });
-  const ask = page.locator('.notifications-toasts .notification-toast', { hasText: `Save this memory to ${globalFile}?` }).first();
+  const ask = page.locator('.notifications-toasts .notification-toast', { hasText: `Review the memory for ${globalFile}` }).first();
   await ask.waitFor({ state: 'visible' });
+
   if (readFileSync(globalFile, 'utf8') !== before) throw new Error('the global GEMINI.md changed before "Save"');
   await page.mouse.move(1200, 600);
   await screenshotThemes(page, workspace, 'add-memory-diff');
 
-  step('"Save Memory" in the editor title: the fact is written under the section, the diff closes');
+  step('"Save Memory" in the editor title: the fact is written, the diff and the review notice close');
   await save.click();
   await diff.waitFor({ state: 'hidden' });
+  await ask.waitFor({ state: 'hidden' });
   const toast = page.locator('.notifications-toasts .notification-toast')
     .filter({ has: page.locator('.monaco-button', { hasText: 'Open File' }) }).first();
   await toast.waitFor({ state: 'visible' });
