@@ -125,7 +125,7 @@ const keyState = h(
   h(
     "p",
     {},
-    "The chat agent talks to Gemini with your key. It is kept in VS Code's secret storage and sent only to the Memory Lens server; setting GEMINI_API_KEY in the environment works too. Use the button below or the key icon in this view's title.",
+    "The chat agent talks to Gemini with your key, kept in VS Code's secret storage and sent only to the Memory Lens server (GEMINI_API_KEY in the environment works too). Set it with the button below or the key in this view's title.",
   ),
 );
 const serverState = h("div", { id: "server-state", class: "server-state", hidden: true, role: "status" });
@@ -216,6 +216,9 @@ function follow<T>(change: () => T): T {
 
 function updateControls(): void {
   const hasKey = status?.hasApiKey ?? true;
+  if (keyState.hidden && !hasKey && !messages.querySelector(".message")) {
+    messages.scrollTop = 0; // the key prompt just showed: from its start
+  }
   keyState.hidden = hasKey;
   serverState.hidden = !status || status.server === "running";
   serverState.textContent =
@@ -615,7 +618,8 @@ function loadHistory(history: ChatHistoryMessage[]): void {
       target.ended = true;
     }
   }
-  messages.scrollTop = messages.scrollHeight;
+  // A chat opens at its end; an empty one at its top (the key prompt, if shown, starts there).
+  messages.scrollTop = history.length ? messages.scrollHeight : 0;
 }
 
 function onMessage(message: ToWebview): void {
