@@ -22,6 +22,7 @@ import path from 'node:path';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openMemoryLens, viewPane, chatFrame, resizeSidebar,
   scriptConversation, fakeGeminiRequests, fakeGeminiUrl, settled, screenshot, quickOpen, quickInputTitled, waitInPage,
+  runCommand,
 } from './lib/vscode.mjs';
 
 const FIRST = ['I will add a short notes file ', 'for the API service.'];
@@ -227,6 +228,16 @@ await runScenario('chat', async ({ page, step, cleanup }) => {
   await chat.locator('.message.user', { hasText: marker }).waitFor({ state: 'visible' });
   await chat.locator('.message.user', { hasText: marker2 }).waitFor({ state: 'visible' });
   await chat.locator('.message.model .bubble', { hasText: FINAL.join('').replace(/`/g, '') }).waitFor({ state: 'visible' });
+
+  step('from the palette too: "Chat History…" and "Chat Approval Mode…" close on Escape and change nothing');
+  for (const [command, title] of [['Memory Lens: Chat History…', 'Chat History'], ['Memory Lens: Chat Approval Mode…', 'Chat Approval Mode']]) {
+    await runCommand(page, command, { waitHidden: false });
+    const box = await quickInputTitled(page, title);
+    await box.press('Escape');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  }
+  await chat.locator('.message.user', { hasText: marker2 }).waitFor({ state: 'visible' });
+  await chat.locator('#approval-mode[data-mode="manual"]').waitFor({ state: 'visible' });
 
   // The theme: the copy's workspace settings (VS Code applies a change at once).
   const settingsFile = path.join(workspace, '.vscode', 'settings.json');
