@@ -442,7 +442,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }));
     const pick = await vscode.window.showQuickPick(items, {
       title: "Chat Approval Mode",
-      placeHolder: `Now: ${approvalModeLabel(current)} (${current}). “Always” on a card still applies to that tool for its chat.`,
+      placeHolder: `When the agent's writes wait for you (now: ${approvalModeLabel(current)})`,
     });
     if (!pick || pick.mode === current) {
       return;

@@ -14,8 +14,8 @@
 // empties the panel; "Chat History…" lists the first chat in a quick pick and picking it shows
 // it again. Last, a short window with the Memory and Skills views expanded too: the input and
 // Send stay inside the Chat view and take a click, in the dark and the light theme.
-// Screenshots (artifacts/e2e): chat-approval.png (waiting for approval), chat.png, chat-history.png
-// (the quick pick), chat-dark.png, chat-small.png (dark), chat-small-light.png.
+// Screenshots (artifacts/e2e): chat-approval.png (waiting for approval), chat.png,
+// chat-approval-mode.png and chat-history.png (the quick picks), chat-dark.png, chat-small.png (dark), chat-small-light.png.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -184,6 +184,8 @@ await runScenario('chat', async ({ page, step, cleanup }) => {
   step('"Chat Approval Mode…" in the view title: pick "Apply file edits"');
   await chatTitleAction(page, 'Chat Approval Mode');
   await quickInputTitled(page, 'Chat Approval Mode');
+  await settled(page.locator('.quick-input-widget'));
+  await screenshot(page, 'chat-approval-mode');
   await pickRow(page, 'Apply file edits');
   await chat.locator('#approval-mode[data-mode="autoEdit"]', { hasText: 'Apply file edits' }).waitFor({ state: 'visible' });
 
