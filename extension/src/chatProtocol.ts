@@ -1,6 +1,7 @@
 // Shapes of the chat's messages: the server's custom LSP messages (docs/chat-protocol.md, mirrors
 // of the pydantic models in memlens/agent) and the messages between the Chat webview and the
-// extension. Types and string constants only: the webview bundle imports this file too.
+// extension. Types, constants and small pure helpers only: the webview bundle imports this
+// file too.
 
 // ------------------------------------------------------------------ LSP methods
 export const CHAT_SEND = "memlens/chat/send";
@@ -109,10 +110,26 @@ export interface ChatViewStatus {
   approvalMode?: string;
 }
 
+/** Approval modes the user can pick (the `memlens.chat.approvalMode` setting), in order. */
+export const APPROVAL_MODES: ReadonlyArray<{ mode: string; label: string; detail: string }> = [
+  { mode: "manual", label: "Ask before every write", detail: "Every file edit and memory save waits for your approval." },
+  { mode: "autoEdit", label: "Apply file edits", detail: "write_file and replace run without asking; memory saves still ask." },
+];
+
+/** A short, readable name of an approval mode (the server may report one the setting lacks). */
+export function approvalModeLabel(mode: string | undefined): string | undefined {
+  if (!mode) {
+    return undefined;
+  }
+  if (mode === "deny") {
+    return "Refuse every write";
+  }
+  return APPROVAL_MODES.find((item) => item.mode === mode)?.label ?? mode;
+}
+
 /** Extension → webview. */
 export type ToWebview =
   | { type: "status"; status: ChatViewStatus }
-  | { type: "sessions"; sessions: ChatSessionSummary[]; currentSessionId: string }
   /** Clear the transcript and show this session (its history from the server). */
   | { type: "reset"; sessionId: string; messages: ChatHistoryMessage[] }
   /** The user's message was sent: a turn runs until "turnEnded". */
@@ -129,11 +146,12 @@ export type FromWebview =
   | { type: "ready" }
   | { type: "send"; text: string }
   | { type: "cancel" }
-  | { type: "newChat" }
-  | { type: "selectSession"; sessionId: string }
   | { type: "approval"; requestId: number; outcome: ApprovalOutcome }
   | { type: "openFile"; path: string }
   | { type: "setApiKey" }
-  | { type: "refresh" };
+  /** The status line's model: opens the setting. */
+  | { type: "chooseModel" }
+  /** The status line's approval mode: the quick pick. */
+  | { type: "chooseApprovalMode" };
 
 export const APPROVAL_OUTCOMES: readonly ApprovalOutcome[] = ["approve", "approveAlways", "deny"];

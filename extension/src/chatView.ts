@@ -6,6 +6,7 @@ import * as crypto from "node:crypto";
 import * as vscode from "vscode";
 import { LanguageClient, State, Trace } from "vscode-languageclient/node";
 import {
+  APPROVAL_MODES,
   APPROVAL_OUTCOMES,
   ApprovalOutcome,
   ApproveParams,
@@ -29,6 +30,7 @@ import {
   SET_API_KEY,
   SetApiKeyResult,
   ToWebview,
+  approvalModeLabel,
 } from "./chatProtocol";
 import { MemlensClient } from "./client";
 import { API_KEY_SECRET } from "./commands";
@@ -40,6 +42,32 @@ const MAX_REPLAY = 20000;
 interface PendingApproval {
   sessionId: string;
   resolve: (result: ApproveResult) => void;
+}
+
+/** "5 minutes ago" for a session's `updated` (ISO 8601, or seconds / milliseconds since the epoch). */
+function relativeTime(updated: string | number): string {
+  const when = typeof updated === "number" ? (updated < 1e12 ? updated * 1000 : updated) : Date.parse(updated);
+  if (Number.isNaN(when)) {
+    return String(updated);
+  }
+  const format = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const steps: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+    ["second", 60],
+    ["minute", 60],
+    ["hour", 24],
+    ["day", 7],
+    ["week", 4.35],
+    ["month", 12],
+    ["year", Infinity],
+  ];
+  let value = (when - Date.now()) / 1000;
+  for (const [unit, size] of steps) {
+    if (Math.abs(value) < size) {
+      return format.format(Math.round(value), unit);
+    }
+    value /= size;
+  }
+  return String(updated);
 }
 
 function errorText(error: unknown): string {
@@ -54,14 +82,12 @@ function isFromWebview(message: unknown): message is FromWebview {
   switch (m.type) {
     case "ready":
     case "cancel":
-    case "newChat":
     case "setApiKey":
-    case "refresh":
+    case "chooseModel":
+    case "chooseApprovalMode":
       return true;
     case "send":
       return typeof m.text === "string";
-    case "selectSession":
-      return typeof m.sessionId === "string";
     case "openFile":
       return typeof m.path === "string";
     case "approval":
@@ -101,6 +127,14 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       context.secrets.onDidChange((event) => {
         if (event.key === API_KEY_SECRET) {
           void this.sendApiKey().then(() => this.refreshStatus());
+        }
+      }),
+    );
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration("memlens.chat")) {
+          // extension.ts sends the new settings to the server; ask for its status after that.
+          setTimeout(() => void this.refreshStatus(), 400);
         }
       }),
     );
@@ -214,10 +248,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     } catch (error) {
       this.client.log.appendLine(`Chat: cannot list sessions (${errorText(error)}).`);
     }
-    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
   }
 
   // ---------------------------------------------------------------- sessions and turns
+
+  private setRunning(sessionId: string | undefined): void {
+    this.running = sessionId;
+  }
 
   private setSession(sessionId: string): void {
     this.sessionId = sessionId;
@@ -245,7 +282,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.historyLoaded = loaded;
     this.replay = [];
     this.post({ type: "reset", sessionId, messages });
-    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
   }
 
   private newChat(): void {
@@ -253,7 +289,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.historyLoaded = true;
     this.replay = [];
     this.post({ type: "reset", sessionId: this.sessionId, messages: [] });
-    this.post({ type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId });
   }
 
   private async send(text: string): Promise<void> {
@@ -263,7 +298,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
     const sessionId = this.sessionId;
     const turn = ++this.turn;
-    this.running = sessionId;
+    this.setRunning(sessionId);
     this.post({ type: "userMessage", sessionId, text: trimmed });
     let ended: ToWebview & { type: "turnEnded" };
     try {
@@ -288,7 +323,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private endTurn(ended: ToWebview & { type: "turnEnded" }): void {
-    this.running = undefined;
+    this.setRunning(undefined);
     this.resolveApprovals((approval) => approval.sessionId === ended.sessionId, "the turn ended");
     this.post(ended);
   }
@@ -326,6 +361,108 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       return; // a session that is not shown (its history is read when it is picked)
     }
     this.post({ type: "event", event });
+  }
+
+  // ---------------------------------------------------------------- commands (the view's title bar)
+
+  /** Tells the user that a running turn must be stopped first; true when one runs. */
+  private busy(what: string): boolean {
+    if (!this.running) {
+      return false;
+    }
+    void vscode.window.showInformationMessage(`A chat turn is running: stop it before ${what}.`);
+    return true;
+  }
+
+  /** "New Chat": an empty transcript with a new session id (the old one stays in the history). */
+  async newChatCommand(): Promise<void> {
+    if (this.busy("starting a new chat")) {
+      return;
+    }
+    this.newChat();
+    await this.reveal();
+  }
+
+  /** "Chat History…": the workspace's recorded chats in a quick pick; the one picked is shown. */
+  async historyCommand(): Promise<void> {
+    if (this.busy("switching chats")) {
+      return;
+    }
+    await this.refreshSessions();
+    type Item = vscode.QuickPickItem & { sessionId?: string; newChat?: boolean };
+    const items: Item[] = [
+      { label: "$(add) New Chat", description: "start an empty chat", newChat: true, alwaysShow: true },
+    ];
+    if (this.sessions.length > 0) {
+      items.push({ label: "Recent chats", kind: vscode.QuickPickItemKind.Separator });
+    }
+    for (const session of this.sessions) {
+      const current = session.sessionId === this.sessionId;
+      items.push({
+        label: `${current ? "$(comment-discussion) " : ""}${session.title || "Untitled chat"}`,
+        description: `${relativeTime(session.updated)}${current ? " · shown" : ""}`,
+        detail: `${session.messageCount} message${session.messageCount === 1 ? "" : "s"}`,
+        sessionId: session.sessionId,
+      });
+    }
+    const pick = await vscode.window.showQuickPick(items, {
+      title: "Chat History",
+      placeHolder: this.sessions.length
+        ? "Pick a chat to continue it, or start a new one"
+        : this.serverRunning()
+          ? "No recorded chats in this workspace yet"
+          : "The Memory Lens server is not running: no history to show",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    if (!pick) {
+      return; // Escape
+    }
+    if (this.busy("switching chats")) {
+      return;
+    }
+    if (pick.newChat) {
+      this.newChat();
+    } else if (pick.sessionId && pick.sessionId !== this.sessionId) {
+      await this.loadSession(pick.sessionId);
+    }
+    await this.reveal();
+  }
+
+  /** "Chat Approval Mode…": when the agent's writes wait for the user (`memlens.chat.approvalMode`). */
+  async chooseApprovalMode(): Promise<void> {
+    const config = vscode.workspace.getConfiguration("memlens");
+    const current = this.status?.approvalMode ?? config.get<string>("chat.approvalMode", "manual");
+    type Item = vscode.QuickPickItem & { mode: string };
+    const items: Item[] = APPROVAL_MODES.map((item) => ({
+      label: `${item.mode === current ? "$(check) " : "$(blank) "}${item.label}`,
+      description: item.mode,
+      detail: item.detail,
+      mode: item.mode,
+    }));
+    const pick = await vscode.window.showQuickPick(items, {
+      title: "Chat Approval Mode",
+      placeHolder: `When the agent's writes wait for you (now: ${approvalModeLabel(current)})`,
+    });
+    if (!pick || pick.mode === current) {
+      return;
+    }
+    // Where the user keeps the setting: the workspace's value wins over the user's.
+    const inspected = config.inspect("chat.approvalMode");
+    const target =
+      inspected?.workspaceFolderValue !== undefined
+        ? vscode.ConfigurationTarget.WorkspaceFolder
+        : inspected?.workspaceValue !== undefined
+          ? vscode.ConfigurationTarget.Workspace
+          : vscode.ConfigurationTarget.Global;
+    try {
+      await config.update("chat.approvalMode", pick.mode, target);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Cannot change the chat's approval mode: ${errorText(error)}`);
+      return;
+    }
+    await this.client.sendSettings();
+    await this.refreshStatus();
   }
 
   // ---------------------------------------------------------------- approvals
@@ -382,7 +519,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Sends a message to the webview and, if it belongs to the transcript, keeps it for replay. */
   private post(message: ToWebview): void {
-    if (message.type !== "status" && message.type !== "sessions" && message.type !== "notice") {
+    if (message.type !== "status" && message.type !== "notice") {
       if (message.type === "reset") {
         this.replay = [];
       }
@@ -438,16 +575,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "cancel":
         await this.cancel();
         return;
-      case "newChat":
-        if (!this.running) {
-          this.newChat();
-        }
-        return;
-      case "selectSession":
-        if (!this.running && message.sessionId !== this.sessionId) {
-          await this.loadSession(message.sessionId);
-        }
-        return;
       case "approval":
         this.resolveApproval(message.requestId, message.outcome);
         return;
@@ -457,8 +584,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       case "setApiKey":
         await vscode.commands.executeCommand("memlens.setApiKey");
         return;
-      case "refresh":
-        await Promise.all([this.refreshStatus(), this.refreshSessions()]);
+      case "chooseModel":
+        await vscode.commands.executeCommand("workbench.action.openSettings", "memlens.chat.model");
+        return;
+      case "chooseApprovalMode":
+        await this.chooseApprovalMode();
         return;
     }
   }
@@ -472,7 +602,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.ready = true;
     const replay: ToWebview[] = [
       ...(this.status ? [{ type: "status", status: this.status } as ToWebview] : []),
-      { type: "sessions", sessions: this.sessions, currentSessionId: this.sessionId },
       ...(this.replay.length > 0 ? this.replay : [{ type: "reset", sessionId: this.sessionId, messages: [] } as ToWebview]),
     ];
     for (const message of replay) {
@@ -537,5 +666,10 @@ export function registerChatView(context: vscode.ExtensionContext, client: Memle
       webviewOptions: { retainContextWhenHidden: true },
     }),
   );
+  const register = (id: string, handler: () => Promise<void>) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, handler));
+  register("memlens.newChat", () => provider.newChatCommand());
+  register("memlens.chatHistory", () => provider.historyCommand());
+  register("memlens.chatApprovalMode", () => provider.chooseApprovalMode());
   return provider;
 }

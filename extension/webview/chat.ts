@@ -10,13 +10,13 @@ import type {
   ApproveParams,
   ChatEvent,
   ChatHistoryMessage,
-  ChatSessionSummary,
   ChatViewStatus,
   FromWebview,
   MemoryFile,
   ToWebview,
   TurnStatus,
 } from "../src/chatProtocol";
+import { approvalModeLabel } from "../src/chatProtocol";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -75,32 +75,6 @@ function basename(file: string): string {
   return parts.slice(-2).join("/") || file;
 }
 
-function relativeTime(updated: string | number): string {
-  const when = typeof updated === "number" ? (updated < 1e12 ? updated * 1000 : updated) : Date.parse(updated);
-  if (Number.isNaN(when)) {
-    return String(updated);
-  }
-  const seconds = Math.round((when - Date.now()) / 1000);
-  const format = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-  const steps: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-    ["second", 60],
-    ["minute", 60],
-    ["hour", 24],
-    ["day", 7],
-    ["week", 4.35],
-    ["month", 12],
-    ["year", Infinity],
-  ];
-  let value = seconds;
-  for (const [unit, size] of steps) {
-    if (Math.abs(value) < size) {
-      return format.format(Math.round(value), unit);
-    }
-    value /= size;
-  }
-  return String(updated);
-}
-
 function argsSummary(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(args ?? {})) {
@@ -113,12 +87,22 @@ function argsSummary(args: Record<string, unknown>): string {
 // ------------------------------------------------------------------ the page
 const app = document.getElementById("app") ?? document.body;
 
-const sessionPicker = h("select", { id: "session-picker", "aria-label": "Chat session", title: "Chat session" });
-const newChatButton = button("New Chat", { id: "new-chat", class: "secondary", "aria-label": "Start a new chat" }, () =>
-  vscode.postMessage({ type: "newChat" }),
+// New chat, history, approval mode and the key are actions in the view's title bar (package.json);
+// the status line under the input says which model answers and when writes wait for approval.
+const modelLabel = button("", { id: "model", class: "link", title: "The model the chat uses: click to change the memlens.chat.model setting" }, () =>
+  vscode.postMessage({ type: "chooseModel" }),
 );
-const modelLabel = h("span", { id: "model", class: "model" });
-const toolbar = h("header", { class: "toolbar" }, sessionPicker, newChatButton, modelLabel);
+const approvalLabel = button(
+  "",
+  { id: "approval-mode", class: "link", title: "When the agent's writes wait for your approval: click to change" },
+  () => vscode.postMessage({ type: "chooseApprovalMode" }),
+);
+const statusLine = h(
+  "div",
+  { id: "status-line", class: "status-line", role: "status", "aria-label": "Chat model and approval mode" },
+  h("span", { class: "status-item" }, h("span", { class: "status-name" }, "Model"), modelLabel),
+  h("span", { class: "status-item" }, h("span", { class: "status-name" }, "Writes"), approvalLabel),
+);
 
 const bannerText = h("span", { class: "banner-text" });
 const retryButton = button("Retry", { class: "secondary", "aria-label": "Send the last message again" }, () => {
@@ -129,7 +113,9 @@ const retryButton = button("Retry", { class: "secondary", "aria-label": "Send th
 const dismissButton = button("Dismiss", { class: "secondary", "aria-label": "Dismiss the error" }, () => hideBanner());
 const banner = h("div", { id: "error-banner", class: "banner", role: "alert", hidden: true }, bannerText, retryButton, dismissButton);
 
-const setKeyButton = button("Set Gemini API Key", { id: "set-key", "aria-label": "Set your Gemini API key" }, () =>
+// Without a key the composer's button is "Set Gemini API Key" (pinned like the input, so it is
+// never scrolled or cut off); the explanation sits at the top of the transcript.
+const setKeyButton = button("Set Gemini API Key", { id: "set-key", hidden: true, "aria-label": "Set your Gemini API key" }, () =>
   vscode.postMessage({ type: "setApiKey" }),
 );
 const keyState = h(
@@ -139,9 +125,8 @@ const keyState = h(
   h(
     "p",
     {},
-    "The chat agent talks to Gemini with your key. It is kept in VS Code's secret storage and sent only to the Memory Lens server; setting GEMINI_API_KEY in the environment works too.",
+    "The chat agent talks to Gemini with your key, kept in VS Code's secret storage and sent only to the Memory Lens server (GEMINI_API_KEY in the environment works too). Set it with the button below or the key in this view's title.",
   ),
-  setKeyButton,
 );
 const serverState = h("div", { id: "server-state", class: "server-state", hidden: true, role: "status" });
 
@@ -173,13 +158,20 @@ const sendButton = button("Send", { id: "send", "aria-label": "Send message" }, 
 const stopButton = button("Stop", { id: "stop", class: "stop", hidden: true, "aria-label": "Stop the running turn" }, () =>
   vscode.postMessage({ type: "cancel" }),
 );
-const composer = h("footer", { class: "composer" }, inputHint, input, h("div", { class: "composer-buttons" }, sendButton, stopButton));
+const composer = h(
+  "div",
+  { class: "composer" },
+  inputHint,
+  input,
+  h("div", { class: "composer-buttons" }, sendButton, stopButton, setKeyButton),
+);
+// The transcript scrolls; everything below it is pinned to the bottom of the view.
+const footer = h("footer", { class: "footer" }, banner, serverState, composer, statusLine);
 
-app.append(toolbar, banner, serverState, keyState, messages, composer);
+app.append(messages, footer);
 
 // ------------------------------------------------------------------ state
 let status: ChatViewStatus | undefined;
-let sessions: ChatSessionSummary[] = [];
 let currentSessionId = "";
 let running = false;
 let lastUserText: string | undefined;
@@ -224,6 +216,9 @@ function follow<T>(change: () => T): T {
 
 function updateControls(): void {
   const hasKey = status?.hasApiKey ?? true;
+  if (keyState.hidden && !hasKey && !messages.querySelector(".message")) {
+    messages.scrollTop = 0; // the key prompt just showed: from its start
+  }
   keyState.hidden = hasKey;
   serverState.hidden = !status || status.server === "running";
   serverState.textContent =
@@ -232,21 +227,23 @@ function updateControls(): void {
       : "The Memory Lens server is not running. If it does not start, run “Memory Lens: Restart Server” or check its logs.";
   messages.setAttribute("aria-busy", running ? "true" : "false");
   emptyState.hidden = !hasKey;
+  setKeyButton.hidden = hasKey;
   input.disabled = running || !hasKey;
   input.placeholder = hasKey
     ? running
       ? "The agent is answering…"
       : "Ask about this workspace…"
     : "Set your Gemini API key to chat";
-  sendButton.hidden = running;
-  sendButton.disabled = !hasKey;
+  sendButton.hidden = running || !hasKey;
   stopButton.hidden = !running;
-  sessionPicker.disabled = running;
-  newChatButton.disabled = running;
   retryButton.hidden = running || !retryButton.dataset.retryable || !lastUserText;
-  const parts = [status?.model, status?.approvalMode ? `${status.approvalMode} approval` : undefined].filter(Boolean);
-  modelLabel.textContent = parts.join(" · ");
-  modelLabel.title = parts.length ? `Model: ${parts.join(", ")}` : "";
+  statusLine.hidden = !status?.model && !status?.approvalMode;
+  modelLabel.textContent = status?.model ?? "";
+  modelLabel.setAttribute("aria-label", `Model: ${status?.model ?? "unknown"}. Change the model setting`);
+  const mode = approvalModeLabel(status?.approvalMode);
+  approvalLabel.textContent = mode ?? "";
+  approvalLabel.dataset.mode = status?.approvalMode ?? "";
+  approvalLabel.setAttribute("aria-label", `Approval mode: ${mode ?? "unknown"}. Change it`);
 }
 
 function showBanner(message: string, retryable = false): void {
@@ -268,27 +265,9 @@ function hideBanner(): void {
   }
 }
 
-function renderSessions(): void {
-  sessionPicker.replaceChildren();
-  if (!sessions.some((session) => session.sessionId === currentSessionId)) {
-    sessionPicker.append(h("option", { value: currentSessionId }, "New chat"));
-  }
-  for (const session of sessions) {
-    const label = `${truncate(session.title || "Untitled", 48)} · ${relativeTime(session.updated)}`;
-    sessionPicker.append(
-      h(
-        "option",
-        { value: session.sessionId, title: `${session.title} (${session.messageCount} messages)` },
-        label,
-      ),
-    );
-  }
-  sessionPicker.value = currentSessionId;
-}
-
 // ------------------------------------------------------------------ the transcript
 function clearTranscript(): void {
-  messages.replaceChildren(emptyState);
+  messages.replaceChildren(keyState, emptyState);
   toolCards.clear();
   approvals.clear();
   turn = undefined;
@@ -639,7 +618,8 @@ function loadHistory(history: ChatHistoryMessage[]): void {
       target.ended = true;
     }
   }
-  messages.scrollTop = messages.scrollHeight;
+  // A chat opens at its end; an empty one at its top (the key prompt, if shown, starts there).
+  messages.scrollTop = history.length ? messages.scrollHeight : 0;
 }
 
 function onMessage(message: ToWebview): void {
@@ -647,17 +627,11 @@ function onMessage(message: ToWebview): void {
     case "status":
       status = message.status;
       break;
-    case "sessions":
-      sessions = message.sessions;
-      currentSessionId = message.currentSessionId;
-      renderSessions();
-      break;
     case "reset":
       currentSessionId = message.sessionId;
       running = false;
       banner.hidden = true;
       loadHistory(message.messages);
-      renderSessions();
       break;
     case "userMessage":
       currentSessionId = message.sessionId;
@@ -706,14 +680,6 @@ input.addEventListener("keydown", (event) => {
     send(input.value);
   }
 });
-
-sessionPicker.addEventListener("change", () => {
-  if (sessionPicker.value && sessionPicker.value !== currentSessionId) {
-    vscode.postMessage({ type: "selectSession", sessionId: sessionPicker.value });
-  }
-});
-
-sessionPicker.addEventListener("focus", () => vscode.postMessage({ type: "refresh" }), { once: true });
 
 window.addEventListener("message", (event: MessageEvent) => {
   const data: unknown = event.data;

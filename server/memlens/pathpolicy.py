@@ -95,11 +95,7 @@ class PathPolicy:
             raise PathRefused(Refusal.MISSING, f"File not found: {path}") from None
         except (OSError, ValueError) as err:
             raise PathRefused(Refusal.ERROR, f"Cannot read {path}: {err}") from None
-        if stat.S_ISDIR(st.st_mode):
-            raise PathRefused(Refusal.DIRECTORY, f"Path is a directory, not a file: {path}")
-        if not stat.S_ISREG(st.st_mode):
-            raise PathRefused(Refusal.SPECIAL, f"Not a regular file (a FIFO, socket or device "
-                              f"is never opened): {path}")
+        _require_regular(st, path, "opened")
         return real
 
     def readable(self, path: str) -> bool:
@@ -195,12 +191,17 @@ class PathPolicy:
             return real
         except (OSError, ValueError) as err:
             raise PathRefused(Refusal.ERROR, f"Cannot write {path}: {err}") from None
-        if stat.S_ISDIR(st.st_mode):
-            raise PathRefused(Refusal.DIRECTORY, f"Path is a directory, not a file: {path}")
-        if not stat.S_ISREG(st.st_mode):
-            raise PathRefused(Refusal.SPECIAL, f"Not a regular file (a FIFO, socket or device "
-                              f"is never written): {path}")
+        _require_regular(st, path, "written")
         return real
+
+
+def _require_regular(st: os.stat_result, path: str, verb: str) -> None:
+    """Refuse a folder or a special file (FIFO, socket, device) found at `path`."""
+    if stat.S_ISDIR(st.st_mode):
+        raise PathRefused(Refusal.DIRECTORY, f"Path is a directory, not a file: {path}")
+    if not stat.S_ISREG(st.st_mode):
+        raise PathRefused(Refusal.SPECIAL, f"Not a regular file (a FIFO, socket or device "
+                          f"is never {verb}): {path}")
 
 
 def _fd_path(fd: int) -> str | None:

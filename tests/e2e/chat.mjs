@@ -8,18 +8,51 @@
 // shows. The fake must have seen the right key (stored with the panel's "Set Gemini API Key"
 // when the panel asks for one, as run-e2e.sh leaves GEMINI_API_KEY unset) and, in its second
 // request, write_file's result.
-// Screenshots: artifacts/e2e/chat-approval.png (waiting for approval), artifacts/e2e/chat.png.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// Then the view's title-bar actions, clicked as a user does (hover the Chat header, click the
+// codicon): "Chat Approval Mode…" switches to autoEdit (the status line says so and the next
+// write_file runs without a card asking), the status line's own link switches back; "New Chat"
+// empties the panel; "Chat History…" lists the first chat in a quick pick and picking it shows
+// it again. Last, a short window with the Memory and Skills views expanded too: the input and
+// Send stay inside the Chat view and take a click, in the dark and the light theme.
+// Screenshots (artifacts/e2e): chat-approval.png (waiting for approval), chat.png,
+// chat-approval-mode.png and chat-history.png (the quick picks), chat-dark.png, chat-small.png (dark), chat-small-light.png.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openMemoryLens, viewPane, chatFrame, resizeSidebar,
-  scriptConversation, fakeGeminiRequests, fakeGeminiUrl, settled, screenshot, quickOpen, quickInputTitled,
+  scriptConversation, fakeGeminiRequests, fakeGeminiUrl, settled, screenshot, quickOpen, quickInputTitled, waitInPage,
+  runCommand,
 } from './lib/vscode.mjs';
 
 const FIRST = ['I will add a short notes file ', 'for the API service.'];
 const FINAL = ['Created `services/api/NOTES.md` ', 'with the health-check note.'];
 const CONTENT = '# API notes\n\n- Health check: `GET /healthz` answers `ok`.\n- Run locally with `python app.py`.\n';
+const TODO = '# API to-do\n\n- Add a readiness probe.\n';
+
+// Clicks an action of the Chat view's title bar by its title: VS Code shows a pane's actions
+// while the mouse is over it, so hover the header first.
+async function chatTitleAction(page, title) {
+  const header = viewPane(page, 'Chat').locator('.pane-header');
+  await header.hover();
+  const action = header.locator(`.actions .action-label[aria-label^="${title}"]`).first();
+  await action.waitFor({ state: 'visible' });
+  await action.click();
+}
+
+// Picks the row of the open quick pick whose label contains `text`.
+async function pickRow(page, text) {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+// Neither clipped nor hidden by an ellipsis: the whole text of the element shows.
+async function unabridged(locator, what) {
+  const cut = await locator.evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
+  if (cut) throw new Error(`${what} is cut off: ${await locator.innerText()}`);
+}
 
 await runScenario('chat', async ({ page, step, cleanup }) => {
   fakeGeminiUrl(); // fails at once, saying why, without the fake server
@@ -139,5 +172,130 @@ await runScenario('chat', async ({ page, step, cleanup }) => {
   await page.mouse.move(1200, 500);
   await page.locator('.workbench-hover-container, .monaco-hover:not(.hidden)').first().waitFor({ state: 'hidden' });
   await screenshot(page, 'chat');
+
+  step('the status line names the model and the approval mode in full');
+  const model = chat.locator('#model');
+  const mode = chat.locator('#approval-mode');
+  if ((await model.innerText()).trim() !== 'gemini-flash-latest') throw new Error(`model: ${await model.innerText()}`);
+  if ((await mode.innerText()).trim() !== 'Ask before every write') throw new Error(`approval mode: ${await mode.innerText()}`);
+  await unabridged(model, 'the model');
+  await unabridged(mode, 'the approval mode');
+
+  step('"Chat Approval Mode…" in the view title: pick "Apply file edits"');
+  await chatTitleAction(page, 'Chat Approval Mode');
+  await quickInputTitled(page, 'Chat Approval Mode');
+  await settled(page.locator('.quick-input-widget'));
+  await screenshot(page, 'chat-approval-mode');
+  await pickRow(page, 'Apply file edits');
+  await chat.locator('#approval-mode[data-mode="autoEdit"]', { hasText: 'Apply file edits' }).waitFor({ state: 'visible' });
+
+  step('in autoEdit a write_file runs without asking');
+  const todo = path.join(workspace, 'services/api/TODO.md');
+  const marker2 = `e2e-${randomUUID().slice(0, 8)}`;
+  await scriptConversation(marker2, [
+    [{ text: 'Adding a to-do file.' }, { functionCall: { name: 'write_file', args: { file_path: todo, content: TODO } } }],
+    [{ text: 'Done: `services/api/TODO.md`.' }],
+  ]);
+  await chat.locator('#chat-input').fill(`Add a to-do file for the API (${marker2}).`);
+  await chat.locator('#send').click();
+  await chat.locator('.message.model .bubble', { hasText: 'Done: services/api/TODO.md.' }).waitFor({ state: 'visible' });
+  await chat.locator('#chat-input:not([disabled])').waitFor({ state: 'visible' });
+  const autoCard = chat.locator('.tool-card[data-tool="write_file"]').last();
+  if ((await autoCard.getAttribute('data-status')) !== 'ok') throw new Error(`autoEdit write_file: ${await autoCard.innerText()}`);
+  if (await autoCard.locator('.approval').count()) throw new Error('autoEdit still asked for approval');
+  if (!existsSync(todo) || readFileSync(todo, 'utf8') !== TODO) throw new Error(`${todo} was not written in autoEdit`);
+
+  step('the status line\'s approval mode is a link to the same quick pick: back to "Ask before every write"');
+  await mode.click();
+  await quickInputTitled(page, 'Chat Approval Mode');
+  await pickRow(page, 'Ask before every write');
+  await chat.locator('#approval-mode[data-mode="manual"]').waitFor({ state: 'visible' });
+
+  step('"New Chat" in the view title empties the panel');
+  await chatTitleAction(page, 'New Chat');
+  await chat.locator('.empty-state', { hasText: 'Memory Lens Chat' }).waitFor({ state: 'visible' });
+  if (await chat.locator('.message').count()) throw new Error('"New Chat" left messages in the panel');
+
+  step('"Chat History…" lists the first chat; picking it shows it again');
+  await chatTitleAction(page, 'Chat History');
+  await quickInputTitled(page, 'Chat History');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: marker }).first();
+  await row.waitFor({ state: 'visible' });
+  const rowText = await row.innerText();
+  if (!/\d+ messages/.test(rowText)) throw new Error(`history row: ${rowText}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'New Chat' }).first().waitFor({ state: 'visible' });
+  await settled(page.locator('.quick-input-widget'));
+  await screenshot(page, 'chat-history');
+  await pickRow(page, marker);
+  await chat.locator('.message.user', { hasText: marker }).waitFor({ state: 'visible' });
+  await chat.locator('.message.user', { hasText: marker2 }).waitFor({ state: 'visible' });
+  await chat.locator('.message.model .bubble', { hasText: FINAL.join('').replace(/`/g, '') }).waitFor({ state: 'visible' });
+
+  step('from the palette too: "Chat History…" and "Chat Approval Mode…" close on Escape and change nothing');
+  for (const [command, title] of [['Memory Lens: Chat History…', 'Chat History'], ['Memory Lens: Chat Approval Mode…', 'Chat Approval Mode']]) {
+    await runCommand(page, command, { waitHidden: false });
+    const box = await quickInputTitled(page, title);
+    await box.press('Escape');
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  }
+  await chat.locator('.message.user', { hasText: marker2 }).waitFor({ state: 'visible' });
+  await chat.locator('#approval-mode[data-mode="manual"]').waitFor({ state: 'visible' });
+
+  // The theme: the copy's workspace settings (VS Code applies a change at once).
+  const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+  const setTheme = async (theme, workbenchClass) => {
+    const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+    writeFileSync(settingsFile, `${JSON.stringify({ ...settings, 'workbench.colorTheme': theme }, null, 2)}\n`);
+    await page.locator(`.monaco-workbench.${workbenchClass}`).waitFor({ state: 'attached' });
+    await chat.locator(`body.${workbenchClass === 'vs' ? 'vscode-light' : 'vscode-dark'}`).waitFor({ state: 'attached' });
+    await page.mouse.move(1200, 500);
+  };
+
+  // The workbench starts in the light theme here (chat.png); the dark one, by name.
+  step('dark theme: screenshot');
+  await setTheme('Default Dark Modern', 'vs-dark');
+  await settled(chat.locator('#messages'));
+  await screenshot(page, 'chat-dark');
+
+  step('a short window with Chat, Memory and Skills expanded: the input and Send stay in view and take a click');
+  await page.setViewportSize({ width: 1100, height: 560 });
+  for (const name of ['Memory', 'Skills']) {
+    const header = viewPane(page, name).locator('.pane-header');
+    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  }
+  const body = viewPane(page, 'Chat').locator('.pane-body');
+  const inside = async (locator, what) => {
+    const [outer, inner] = [await body.boundingBox(), await locator.boundingBox()];
+    if (!outer || !inner) throw new Error(`${what} is not shown`);
+    const fits = inner.y >= outer.y - 1 && inner.y + inner.height <= outer.y + outer.height + 1 && inner.y + inner.height <= 560
+      && inner.x >= outer.x - 1 && inner.x + inner.width <= outer.x + outer.width + 1;
+    if (!fits) throw new Error(`${what} (${JSON.stringify(inner)}) is outside the Chat view (${JSON.stringify(outer)})`);
+  };
+  await waitInPage(page, 'the Chat view to shrink', () => {
+    const pane = [...document.querySelectorAll('.part.sidebar .pane')]
+      .find((p) => p.querySelector('.pane-header[aria-label^="Chat Section"]'));
+    const h = pane?.querySelector('.pane-body')?.getBoundingClientRect().height;
+    return h && h < 300;
+  });
+  await chat.locator('#messages').evaluate((m) => { m.scrollTop = 0; });
+  const chatHeight = (await body.boundingBox()).height;
+  for (const [selector, what] of [['#chat-input', 'the input'], ['#send', 'Send'], ['#model', 'the model'], ['#approval-mode', 'the approval mode']]) {
+    await inside(chat.locator(selector), `${what} (Chat view ${Math.round(chatHeight)} px high)`);
+  }
+  await unabridged(model, 'the model');
+  // Playwright's click checks that nothing covers the target.
+  await chat.locator('#chat-input').click();
+  await page.keyboard.type('still here');
+  if ((await chat.locator('#chat-input').inputValue()) !== 'still here') throw new Error('the input did not take typing');
+  await chat.locator('#send').click({ trial: true });
+  await chat.locator('#chat-input').fill('');
+  await page.mouse.move(1000, 300);
+  await screenshot(page, 'chat-small');
+
+  step('light theme, short window: screenshot');
+  await setTheme('Default Light Modern', 'vs');
+  await inside(chat.locator('#chat-input'), 'the input');
+  await settled(chat.locator('#messages'));
+  await screenshot(page, 'chat-small-light');
 });
 

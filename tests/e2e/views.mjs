@@ -3,11 +3,12 @@
 // three imports, the missing docs/deploy.md flagged), then the same folder as Claude Code and
 // AGENTS.md agents read it; the Chat view shows its empty state
 // (without a Gemini API key: the key prompt; its button stores a key through "Set Gemini API
-// Key", after which the chat's own empty state shows). Before that, without a key, "Extract
-// Skills Now" offers "Set Gemini API Key" (which opens the key box). At the end, "Restart
-// Server": the Memory view says the server is starting, then the tree comes back.
-// Screenshots: artifacts/e2e/views.png, set-key-action-{light,dark}.png,
-// starting-{light,dark}.png.
+// Key", after which the chat's own empty state shows); with all three views expanded the chat's
+// input and that button stay inside the Chat view. Before the key, "Extract Skills Now" offers
+// "Set Gemini API Key" (which opens the key box). At the end, "Restart Server": the Memory view
+// says the server is starting, then the tree comes back.
+// Screenshots: artifacts/e2e/views-nokey.png (before the key), views.png,
+// set-key-action-{light,dark}.png, starting-{light,dark}.png.
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, waitForServer,
@@ -77,6 +78,17 @@ await runScenario('views', async ({ page, step }) => {
   // only then which state it shows.
   await chat.locator('#model', { hasText: /\S/ }).waitFor({ state: 'visible' });
   await chat.locator('#key-state:not([hidden]), .empty-state:not([hidden])').first().waitFor({ state: 'visible' });
+  // With Chat, Memory and Skills all expanded, the input row (and the key button, without a key)
+  // is pinned inside the Chat view, not cut off below it.
+  const chatBody = (await sidebar.locator('.pane', { has: page.locator('.pane-header[aria-label^="Chat Section"]') })
+    .first().locator('.pane-body').boundingBox());
+  const pinned = ['#chat-input', (await keyState.isVisible()) ? '#set-key' : '#send'];
+  for (const selector of pinned) {
+    const box = await chat.locator(selector).boundingBox();
+    if (!box || box.y < chatBody.y - 1 || box.y + box.height > chatBody.y + chatBody.height + 1) {
+      throw new Error(`${selector} (${JSON.stringify(box)}) is not inside the Chat view (${JSON.stringify(chatBody)})`);
+    }
+  }
   if (await keyState.isVisible()) {
     step('no API key: "Extract Skills Now" says so and offers "Set Gemini API Key" (light and dark)');
     const restoreSettings = saveSettings(workspace);
@@ -108,6 +120,8 @@ await runScenario('views', async ({ page, step }) => {
     restoreSettings();
 
     step('no API key: its button runs "Set Gemini API Key"; a key makes the empty chat show');
+    await page.mouse.move(800, 500);
+    await screenshot(page, 'views-nokey');
     await chat.locator('#set-key').click();
     const input = page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible' });

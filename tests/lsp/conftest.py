@@ -6,10 +6,12 @@ starts `python -m memlens serve`, initialises it on that workspace and waits for
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -96,3 +98,42 @@ def plain(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     return value
+
+
+class ChatRecorder:
+    """The client side of the chat: records `memlens/chat/event` notifications and answers
+    `memlens/chat/approve` requests from `answers` in turn (then `default`)."""
+
+    def __init__(self, client: LanguageClient, answers: list[str] | None = None,
+                 default: str = "deny"):
+        self.events: list[dict[str, Any]] = []
+        self.approvals: list[dict[str, Any]] = []
+        pending = list(answers or [])
+
+        @client.feature("memlens/chat/event")
+        def on_event(params: Any) -> None:
+            self.events.append(plain(params))  # type: ignore[arg-type]
+
+        @client.feature("memlens/chat/approve")
+        def on_approve(params: Any) -> dict[str, Any]:
+            self.approvals.append(plain(params))  # type: ignore[arg-type]
+            return {"outcome": pending.pop(0) if pending else default}
+
+    def kinds(self) -> list[str]:
+        return [e["kind"] for e in self.events]
+
+    async def wait_for(self, kind: str, seconds: float = 20) -> None:
+        """Wait until an event of `kind` arrived (bounded, so a hang fails the test)."""
+        for _ in range(int(seconds * 50)):
+            if kind in self.kinds():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"no {kind} event: {self.kinds()}")
+
+
+async def send_chat(client: LanguageClient, session: str, text: str,
+                    seconds: float = 30) -> dict[str, Any]:
+    """One `memlens/chat/send`, answered within `seconds`."""
+    result = await asyncio.wait_for(client.protocol.send_request_async(
+        "memlens/chat/send", {"sessionId": session, "text": text}), seconds)
+    return plain(result)  # type: ignore[return-value]

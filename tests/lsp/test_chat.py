@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -13,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from ..fake_gemini import FakeGemini, function_call, hang, text
-from .conftest import SERVER, plain, uri
+from .conftest import SERVER, ChatRecorder, plain, send_chat, uri
 
 KEY = "AIzaLSPTESTKEY-0123456789abcdefghijklmnop"
 
@@ -35,30 +34,6 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.protocol.send_request_async("memlens/refresh", {})
     yield lsp_client
     await lsp_client.shutdown_session()
-
-
-class Recorder:
-    def __init__(self, client: LanguageClient, answers: list[str]):
-        self.events: list[dict[str, Any]] = []
-        self.approvals: list[dict[str, Any]] = []
-
-        @client.feature("memlens/chat/event")
-        def on_event(params: Any) -> None:
-            self.events.append(plain(params))  # type: ignore[arg-type]
-
-        @client.feature("memlens/chat/approve")
-        def on_approve(params: Any) -> dict[str, Any]:
-            self.approvals.append(plain(params))  # type: ignore[arg-type]
-            return {"outcome": answers.pop(0) if answers else "deny"}
-
-    def kinds(self) -> list[str]:
-        return [e["kind"] for e in self.events]
-
-
-async def _send(client: LanguageClient, session: str, text_: str) -> dict[str, Any]:
-    result = await client.protocol.send_request_async(
-        "memlens/chat/send", {"sessionId": session, "text": text_})
-    return plain(result)  # type: ignore[return-value]
 
 
 @pytest.mark.asyncio
@@ -84,14 +59,14 @@ async def test_listing_sessions_of_a_new_project_registers_nothing(
 @pytest.mark.asyncio
 async def test_a_turn_with_an_approved_write(chat_client: LanguageClient, workspace: Path,
                                              fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client, ["approve"])
+    recorder = ChatRecorder(chat_client, ["approve"])
     key = plain(await chat_client.protocol.send_request_async("memlens/setApiKey",
                                                                {"key": KEY}))
     assert key == {"hasApiKey": True}
     target = workspace / "api" / "NOTES.md"
     fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "note\n"}),
                  text("Done, ", "written."))
-    result = await _send(chat_client, "s1", "write a note")
+    result = await send_chat(chat_client, "s1", "write a note")
     assert result == {"sessionId": "s1", "status": "done"}
     assert target.read_text() == "note\n"
     (approval,) = recorder.approvals
@@ -114,15 +89,15 @@ async def test_a_turn_with_an_approved_write(chat_client: LanguageClient, worksp
 @pytest.mark.asyncio
 async def test_denied_write_and_cancel(chat_client: LanguageClient, workspace: Path,
                                        fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client, ["deny"])
+    recorder = ChatRecorder(chat_client, ["deny"])
     await chat_client.protocol.send_request_async("memlens/setApiKey", {"key": KEY})
     target = workspace / "denied.md"
     fake.enqueue(function_call("write_file", {"file_path": str(target), "content": "x"}),
                  text("OK, not written."),
                  text("Thinking") + hang(30) + text("never"))
-    assert (await _send(chat_client, "s2", "write"))["status"] == "done"
+    assert (await send_chat(chat_client, "s2", "write"))["status"] == "done"
     assert not target.exists()
-    pending = asyncio.ensure_future(_send(chat_client, "s2", "long one"))
+    pending = asyncio.ensure_future(send_chat(chat_client, "s2", "long one"))
     for _ in range(200):
         if recorder.kinds().count("text") >= 2:
             break

@@ -10,7 +10,6 @@ import shlex
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -18,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..fake_gemini import FakeGemini, error, hang, text
-from .conftest import plain, uri
+from .conftest import ChatRecorder, plain, send_chat, uri
 
 # Keys of no known shape: only knowing them can keep them out of output.
 ENV_KEY = "env-secret-not-a-google-shape-7f3a9c2e"
@@ -55,55 +54,36 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.shutdown_session()
 
 
-class Recorder:
-    def __init__(self, client: LanguageClient):
-        self.events: list[dict[str, Any]] = []
-
-        @client.feature("memlens/chat/event")
-        def on_event(params: Any) -> None:
-            self.events.append(plain(params))  # type: ignore[arg-type]
-
-        @client.feature("memlens/chat/approve")
-        def on_approve(params: Any) -> dict[str, Any]:
-            return {"outcome": "deny"}
-
-
-async def _send(client: LanguageClient, session: str, text_: str) -> dict[str, Any]:
-    result = await asyncio.wait_for(client.protocol.send_request_async(
-        "memlens/chat/send", {"sessionId": session, "text": text_}), 30)
-    return plain(result)  # type: ignore[return-value]
-
-
 @pytest.mark.asyncio
 async def test_a_stalled_stream_ends_the_turn_and_the_session_survives(
         chat_client: LanguageClient, fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client)
     fake.enqueue(hang(60) + text("never"), hang(60) + text("never"), text("Back."))
-    assert (await _send(chat_client, "s1", "hi"))["status"] == "error"
+    assert (await send_chat(chat_client, "s1", "hi"))["status"] == "error"
     await asyncio.sleep(0.2)
     final = [e for e in recorder.events if e["kind"] == "error"][-1]
     assert "stalled" in final["message"] and final.get("retryable") is False
     assert recorder.events[-1] == {"sessionId": "s1", "kind": "done", "reason": "error"}
-    assert (await _send(chat_client, "s1", "again"))["status"] == "done"
+    assert (await send_chat(chat_client, "s1", "again"))["status"] == "done"
 
 
 @pytest.mark.asyncio
 async def test_no_key_reaches_events_log_messages_stderr_or_transcripts(
         chat_client: LanguageClient, fake: FakeGemini, workspace: Path) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client)
     # The key from the server's environment: echoed by the endpoint, repeated by the model.
     fake.enqueue(error(429, f"Quota exceeded for API key {ENV_KEY}"),
                  text("Your key is ", ENV_KEY[:9], ENV_KEY[9:] + "."),
                  error(400, f"API key not valid: {ENV_KEY}"))
-    assert (await _send(chat_client, "env", "hi"))["status"] == "done"
-    assert (await _send(chat_client, "env", "again"))["status"] == "error"
+    assert (await send_chat(chat_client, "env", "hi"))["status"] == "done"
+    assert (await send_chat(chat_client, "env", "again"))["status"] == "error"
     # The extension's key (from its SecretStorage) then takes over.
     await chat_client.protocol.send_request_async("memlens/setApiKey", {"key": SECRET_KEY})
     fake.expect_key = SECRET_KEY
     fake.enqueue(text("Now it is ", SECRET_KEY[:5], SECRET_KEY[5:] + "."),
                  error(500, f"internal error for {SECRET_KEY}", times=2))
-    assert (await _send(chat_client, "env", "and now?"))["status"] == "done"
-    assert (await _send(chat_client, "env", "once more"))["status"] == "error"
+    assert (await send_chat(chat_client, "env", "and now?"))["status"] == "done"
+    assert (await send_chat(chat_client, "env", "once more"))["status"] == "error"
     assert all(r.api_key_matches for r in fake.requests)
     await asyncio.sleep(0.3)  # notifications may trail the response
     events = json.dumps(recorder.events)

@@ -13,7 +13,6 @@ import json
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -21,7 +20,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from ..fake_gemini import FakeGemini, function_call, text
-from .conftest import SERVER, open_doc, plain, uri
+from .conftest import SERVER, ChatRecorder, open_doc, plain, send_chat, uri
 
 KEY = "AIzaLSPSECURITYKEY-0123456789abcdefghijk"
 SECRET = "OUTSIDE-SECRET-5c1d"
@@ -58,35 +57,6 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.shutdown_session()
 
 
-class Recorder:
-    def __init__(self, client: LanguageClient):
-        self.events: list[dict[str, Any]] = []
-
-        @client.feature("memlens/chat/event")
-        def on_event(params: Any) -> None:
-            self.events.append(plain(params))  # type: ignore[arg-type]
-
-        @client.feature("memlens/chat/approve")
-        def on_approve(params: Any) -> dict[str, Any]:
-            return {"outcome": "approve"}
-
-    def kinds(self) -> list[str]:
-        return [e["kind"] for e in self.events]
-
-    async def wait_for(self, kind: str) -> None:
-        for _ in range(WAIT * 50):
-            if kind in self.kinds():
-                return
-            await asyncio.sleep(0.02)
-        raise AssertionError(f"no {kind} event: {self.kinds()}")
-
-
-async def send(client: LanguageClient, session: str, text_: str) -> dict[str, Any]:
-    result = await client.protocol.send_request_async(
-        "memlens/chat/send", {"sessionId": session, "text": text_})
-    return plain(result)  # type: ignore[return-value]
-
-
 async def still_answers(client: LanguageClient, workspace: Path) -> None:
     """A hover and the chat's cancel are both answered while the turn runs."""
     doc = await open_doc(client, workspace / "GEMINI.md")
@@ -106,11 +76,11 @@ def tool_errors(fake: FakeGemini, index: int) -> list[str]:
 @pytest.mark.asyncio
 async def test_write_file_on_a_fifo_does_not_stop_the_server(
         chat_client: LanguageClient, workspace: Path, fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client, default="approve")
     fake.enqueue(function_call("write_file", {"file_path": str(workspace / "pipe"),
                                               "content": "x"}),
                  text("Could not."))
-    turn = asyncio.ensure_future(send(chat_client, "s1", "write the pipe"))
+    turn = asyncio.ensure_future(send_chat(chat_client, "s1", "write the pipe"))
     await recorder.wait_for("toolCall")
     await still_answers(chat_client, workspace)
     assert (await asyncio.wait_for(turn, WAIT))["status"] == "done"
@@ -121,11 +91,11 @@ async def test_write_file_on_a_fifo_does_not_stop_the_server(
 @pytest.mark.asyncio
 async def test_a_search_over_a_fifo_and_a_catastrophic_regex_do_not_stop_the_server(
         chat_client: LanguageClient, workspace: Path, fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client, default="approve")
     fake.enqueue(function_call("search_file_content", {"pattern": "(a+)+$"}),
                  function_call("search_file_content", {"pattern": "Validate"}),
                  text("Searched."))
-    turn = asyncio.ensure_future(send(chat_client, "s2", "search"))
+    turn = asyncio.ensure_future(send_chat(chat_client, "s2", "search"))
     await recorder.wait_for("toolCall")
     await still_answers(chat_client, workspace)
     assert (await asyncio.wait_for(turn, WAIT))["status"] == "done"
@@ -142,11 +112,11 @@ async def test_a_search_over_a_fifo_and_a_catastrophic_regex_do_not_stop_the_ser
 @pytest.mark.asyncio
 async def test_bad_tool_arguments_are_a_tool_error_and_done_still_arrives(
         chat_client: LanguageClient, workspace: Path, fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client, default="approve")
     fake.enqueue(function_call("read_file", {"absolute_path": str(workspace / "GEMINI.md"),
                                              "offset": "abc", "limit": 2.5}),
                  text("Sorry."))
-    result = await asyncio.wait_for(send(chat_client, "s3", "read"), WAIT)
+    result = await asyncio.wait_for(send_chat(chat_client, "s3", "read"), WAIT)
     assert result == {"sessionId": "s3", "status": "done"}
     (error,) = tool_errors(fake, 1)
     assert error.startswith("Invalid arguments for read_file: ")
@@ -158,12 +128,12 @@ async def test_bad_tool_arguments_are_a_tool_error_and_done_still_arrives(
 @pytest.mark.asyncio
 async def test_a_memory_symlink_out_of_the_workspace_is_not_sent(
         chat_client: LanguageClient, workspace: Path, fake: FakeGemini) -> None:
-    recorder = Recorder(chat_client)
+    recorder = ChatRecorder(chat_client, default="approve")
     fake.enqueue(function_call("list_directory", {"path": str(workspace / "web")}),
                  function_call("read_file", {"absolute_path": str(workspace / "web" /
                                                                   "GEMINI.md")}),
                  text("ok"))
-    assert (await asyncio.wait_for(send(chat_client, "s4", "look"), WAIT))["status"] == "done"
+    assert (await asyncio.wait_for(send_chat(chat_client, "s4", "look"), WAIT))["status"] == "done"
     sent = "\n".join(json.dumps(r.body) for r in fake.requests)
     assert SECRET not in sent
     assert "outside the workspace" in tool_errors(fake, 2)[-1]

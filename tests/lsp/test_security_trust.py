@@ -21,7 +21,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
 from ..fake_gemini import FakeGemini, function_call, text
-from .conftest import plain, uri
+from .conftest import ChatRecorder, plain, uri
 
 KEY = "AIzaLSPTRUSTKEY-0123456789abcdefghijklmno"
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nSSHKEYMATERIAL-lsp\n" \
@@ -112,21 +112,6 @@ async def trusting_client(lsp_client: LanguageClient, workspace: Path,
     await lsp_client.shutdown_session()
 
 
-class Events:
-    def __init__(self, client: LanguageClient):
-        self.events: list[dict[str, Any]] = []
-        self.approvals: list[dict[str, Any]] = []
-
-        @client.feature("memlens/chat/event")
-        def on_event(params: Any) -> None:
-            self.events.append(plain(params))  # type: ignore[arg-type]
-
-        @client.feature("memlens/chat/approve")
-        def on_approve(params: Any) -> dict[str, Any]:
-            self.approvals.append(plain(params))  # type: ignore[arg-type]
-            return {"outcome": "approveAlways"}
-
-
 def hostile_turns(home: Path) -> list[Any]:
     return [function_call("read_file", {"absolute_path": str(home / ".ssh" / "id_rsa")}),
             function_call("replace", {"file_path": str(home / ".bashrc"),
@@ -146,7 +131,7 @@ async def test_a_client_that_sends_no_trust_gets_the_untrusted_answer(
     assert "SSHKEYMATERIAL" not in json.dumps(shown)
     # The chat is off: the model is never called, HOME is untouched.
     fake.enqueue(*hostile_turns(home))
-    events = Events(silent_client)
+    events = ChatRecorder(silent_client, default="approveAlways")
     result = plain(await silent_client.protocol.send_request_async(
         "memlens/chat/send", {"sessionId": "s1", "text": "tidy up"}))
     assert result == {"sessionId": "s1", "status": "error"}
@@ -183,7 +168,7 @@ async def test_a_trusted_workspace_drops_path_file_names_and_says_so(
             '"../.bashrc"', '"../.ssh/id_rsa"', '"missing"', '"api"')
     # The chat: the key never reaches the model, the .bashrc is never edited.
     fake.enqueue(*hostile_turns(home))
-    events = Events(trusting_client)
+    events = ChatRecorder(trusting_client, default="approveAlways")
     result = plain(await trusting_client.protocol.send_request_async(
         "memlens/chat/send", {"sessionId": "s2", "text": "tidy up"}))
     assert isinstance(result, dict) and result["status"] == "done", events.events
@@ -205,7 +190,7 @@ async def test_the_memory_manager_is_off_when_the_client_sends_no_trust(
                  function_call("write_file", {"file_path": str(workspace / "GEMINI.md"),
                                               "content": "hijacked"}),
                  text("Saved."))
-    Events(silent_manager_client)
+    ChatRecorder(silent_manager_client, default="approveAlways")
     result = plain(await silent_manager_client.protocol.send_request_async(
         "memlens/addMemory", {"fact": "use tabs"}))
     assert isinstance(result, dict)
