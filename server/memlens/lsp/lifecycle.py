@@ -17,6 +17,7 @@ from .convert import path_of, set_encoding
 from .server import MemlensServer
 
 log = logging.getLogger("memlens.lsp")
+READY = "memlens/ready"  # sent once the first index is built: {memoryFiles, indexSeconds}
 _SHOWN: set[str] = set()  # notices already shown to the user (one server per process)
 
 
@@ -73,6 +74,7 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlensServer, params: types.InitializedParams) -> None:
+        started = time.monotonic()
         token = f"memlens-index-{uuid.uuid4().hex[:8]}"
         progress = ls.client_capabilities.window
         use_progress = bool(progress and progress.work_done_progress)
@@ -99,8 +101,12 @@ def register(server: MemlensServer) -> None:
             stopped = " (the folder walk stopped early)" if index.index_stops else ""
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(index.roots)} memory files indexed{stopped}"))
-        await _watch_workspace_files(ls)
+        # Ready: say so, and push the open files' diagnostics at once (before the round trip
+        # that registers file watchers), so the first problems show as soon as the index is.
+        ls.protocol.notify(READY, {"memoryFiles": len(index.roots),
+                                   "indexSeconds": round(time.monotonic() - started, 3)})
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+        await _watch_workspace_files(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: MemlensServer,
