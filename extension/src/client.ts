@@ -113,6 +113,23 @@ export class MemlensClient implements vscode.Disposable {
       }
     });
     context.subscriptions.push(firstDiagnostic);
+    if (timingsFile) {
+      // When the first memory file was open, to tell the server's time from the user's.
+      const isMemory = (doc: vscode.TextDocument): boolean =>
+        doc.uri.scheme === "file" && /^(GEMINI|AGENTS|CLAUDE)\.md$/.test(path.basename(doc.uri.fsPath));
+      const open = vscode.workspace.textDocuments.find(isMemory);
+      if (open) {
+        mark(log, "opened", { file: path.basename(open.uri.fsPath) });
+      } else {
+        const opened = vscode.workspace.onDidOpenTextDocument((doc) => {
+          if (isMemory(doc)) {
+            mark(log, "opened", { file: path.basename(doc.uri.fsPath) });
+            opened.dispose();
+          }
+        });
+        context.subscriptions.push(opened);
+      }
+    }
   }
 
   /** Called with every (re)started client, to attach notification handlers. */

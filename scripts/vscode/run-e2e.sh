@@ -123,6 +123,9 @@ if [ -n "$SOURCE_HOME" ]; then
   export GEMINI_CLI_HOME
 fi
 export CODE_SERVER_RECONNECTION_GRACE_TIME="${CODE_SERVER_RECONNECTION_GRACE_TIME:-10}"
+# The extension appends its start-up milestones here (one JSON line each, every window);
+# tests/e2e/startup.mjs turns them into ARTIFACTS/timings.json.
+export MEMLENS_TIMINGS_FILE="${MEMLENS_TIMINGS_FILE:-$RUN/timings.jsonl}"
 echo "run-e2e: ${#TESTS[@]} test(s); workspace: $WORKSPACE; vsix: ${MEMLENS_VSIX:-none}; python: ${MEMLENS_PYTHON:-default}; HOME: ${GEMINI_CLI_HOME:-default}"
 
 install_env="$(bash "$HERE/install.sh" --env)"
