@@ -17,6 +17,11 @@ import json
 import os
 import platform
 import sys
+import time
+
+# When the interpreter got here (wall clock, ms): the server reports it in memlens/ready, so
+# the extension can tell interpreter start-up from imports and indexing.
+os.environ["MEMLENS_LAUNCHED_AT"] = str(round(time.time() * 1000))
 
 CANNOT_START = 3
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -92,6 +92,18 @@ async function measure(page, step, cleanup, round) {
       firstDiagnosticAfterReadyOrOpen: diff(Math.max(at('ready') ?? 0, at('opened') ?? 0) || null, at('firstDiagnostic')),
       indexSeconds: events.ready?.indexSeconds ?? null,
     },
+    // The server's own marks (wall clock, sent with memlens/ready): where the start goes.
+    server: (() => {
+      const m = events.ready?.marks || {};
+      return {
+        spawnToInterpreterUp: diff(at('spawn'), m.launched),
+        imports: diff(m.launched, m.serverCreated),
+        serverCreatedToInitialize: diff(m.serverCreated, m.initialize),
+        initializeToInitialized: diff(m.initialize, m.initialized),
+        index: diff(m.initialized, m.ready),
+        readyToClient: diff(m.ready, at('ready')),
+      };
+    })(),
     ui: {
       navigationToProblemsShown: diff(navigationStart, problemsShown),
       activationToProblemsShown: diff(at('activate'), problemsShown),
@@ -105,6 +117,7 @@ async function measure(page, step, cleanup, round) {
     log(`${name}: ${round}: no extension milestones (MEMLENS_TIMINGS_FILE=${timingsFile || 'unset'}); only the UI figures`);
   }
   log(`${name}: ${round}: ${JSON.stringify({ ...result.workbench, ...result.extension, ...result.ui })}`);
+  log(`${name}: ${round}: server ${JSON.stringify(result.server)}`);
   return result;
 }
 

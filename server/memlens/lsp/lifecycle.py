@@ -42,6 +42,10 @@ def watch_parent(pid: int, interval: float = 2.0) -> None:
     threading.Thread(target=loop, name="memlens-parent-watch", daemon=True).start()
 
 
+def _now_ms() -> int:
+    return round(time.time() * 1000)
+
+
 def _folders(params: types.InitializeParams) -> list[str]:
     uris = [f.uri for f in params.workspace_folders or []]
     if not uris and params.root_uri:
@@ -53,6 +57,7 @@ def _folders(params: types.InitializeParams) -> list[str]:
 def register(server: MemlensServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlensServer, params: types.InitializeParams) -> None:
+        ls.startup_marks["initialize"] = _now_ms()
         ls.folders = _folders(params)
         options: Any = params.initialization_options
         if isinstance(options, dict):
@@ -75,6 +80,7 @@ def register(server: MemlensServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlensServer, params: types.InitializedParams) -> None:
         started = time.monotonic()
+        ls.startup_marks["initialized"] = _now_ms()
         token = f"memlens-index-{uuid.uuid4().hex[:8]}"
         progress = ls.client_capabilities.window
         use_progress = bool(progress and progress.work_done_progress)
@@ -103,8 +109,10 @@ def register(server: MemlensServer) -> None:
                 message=f"{len(index.roots)} memory files indexed{stopped}"))
         # Ready: say so, and push the open files' diagnostics at once (before the round trip
         # that registers file watchers), so the first problems show as soon as the index is.
+        ls.startup_marks["ready"] = _now_ms()
         ls.protocol.notify(READY, {"memoryFiles": len(index.roots),
-                                   "indexSeconds": round(time.monotonic() - started, 3)})
+                                   "indexSeconds": round(time.monotonic() - started, 3),
+                                   "marks": ls.startup_marks})
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
         await _watch_workspace_files(ls)
 
