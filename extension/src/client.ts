@@ -88,6 +88,21 @@ export function memlensSettings(): Record<string, unknown> {
   return settings;
 }
 
+/** Opens the memlens.python setting where it can be set (machine-scoped: in a remote window,
+ * such as code-server, only the Remote tab shows it). */
+export async function openPythonSetting(): Promise<void> {
+  const command = vscode.env.remoteName ? "workbench.action.openRemoteSettings" : "workbench.action.openSettings";
+  await vscode.commands.executeCommand(command, { query: "memlens.python" });
+}
+
+/** The language client, minus its own "couldn't create connection to server" notification:
+ * MemlensClient.start() says what went wrong and what to do instead. */
+class QuietStartClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    super.error(message, data, message.endsWith("couldn't create connection to server.") ? false : showNotification);
+  }
+}
+
 export class MemlensClient implements vscode.Disposable {
   client: LanguageClient | undefined;
   private readonly status: vscode.LanguageStatusItem;
@@ -190,7 +205,7 @@ export class MemlensClient implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient("memlens", "Memory Lens", serverOptions, clientOptions);
+    const client = new QuietStartClient("memlens", "Memory Lens", serverOptions, clientOptions);
     fallback = client.createDefaultErrorHandler();
     client.onDidChangeState((event) => {
       if (event.newState === State.Running) {
@@ -215,7 +230,7 @@ export class MemlensClient implements vscode.Disposable {
       this.log.appendLine(`Server failed to start: ${message}`);
       void vscode.window.showErrorMessage(message, "Choose Interpreter", "Show Logs").then(async (pick) => {
         if (pick === "Choose Interpreter") {
-          await vscode.commands.executeCommand("workbench.action.openSettings", "memlens.python");
+          await openPythonSetting();
         } else if (pick === "Show Logs") {
           this.log.show();
         }
