@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 
+MACOS = ("10_9", "10_12", "10_13", "10_15", "11_0", "12_0", "13_0", "14_0")
 # pip --platform tags per VS Code target (vsce package --target ...). pip accepts a wheel
 # tagged with any of them.
 PLATFORMS: dict[str, list[str]] = {
@@ -42,10 +43,11 @@ PLATFORMS: dict[str, list[str]] = {
                     "manylinux_2_28_aarch64"],
     "alpine-x64": ["musllinux_1_1_x86_64", "musllinux_1_2_x86_64"],
     "alpine-arm64": ["musllinux_1_1_aarch64", "musllinux_1_2_aarch64"],
-    "darwin-x64": [f"macosx_{v}_x86_64" for v in ("10_9", "10_12", "10_13", "10_15", "11_0")]
-    + [f"macosx_{v}_universal2" for v in ("10_9", "10_12", "10_13", "10_15", "11_0")],
-    "darwin-arm64": [f"macosx_{v}_arm64" for v in ("11_0", "12_0", "13_0")]
-    + [f"macosx_{v}_universal2" for v in ("10_9", "10_12", "10_13", "10_15", "11_0")],
+    # google-re2 has x86_64 wheels for macOS 13+ only: that bundle needs macOS 13.
+    "darwin-x64": [f"macosx_{v}_x86_64" for v in MACOS]
+    + [f"macosx_{v}_universal2" for v in MACOS],
+    "darwin-arm64": [f"macosx_{v}_arm64" for v in MACOS if v >= "11"]
+    + [f"macosx_{v}_universal2" for v in MACOS],
     "win32-x64": ["win_amd64"],
     "win32-arm64": ["win_arm64"],
 }
@@ -143,6 +145,9 @@ def main() -> int:
             f"{', '.join(pythons)} into {cached}")
         cache_root.mkdir(parents=True, exist_ok=True)
         build(args.target, pythons, deps, cached, args.python)
+        for stale in cache_root.glob(f"bundle-{args.target}-*"):  # earlier keys: not needed
+            if stale != cached:
+                shutil.rmtree(stale, ignore_errors=True)
     out = Path(args.out)
     shutil.rmtree(out, ignore_errors=True)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import {
   CloseAction,
   DocumentDiagnosticRequest,
+  ErrorAction,
   ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
@@ -166,10 +167,18 @@ export class MemlensClient implements vscode.Disposable {
     // One process: the server itself, started through the bundled launcher. It reports what
     // is wrong (a "memlens-cannot-start:" line) when the interpreter cannot run it.
     let cannotStart: string | undefined;
+    let exited = false;
+    let closed: Promise<void> = Promise.resolve();
     const serverOptions: ServerOptions = () =>
       new Promise<ChildProcess>((resolve, reject) => {
         mark(this.log, "spawn");
+        exited = false;
         const child = spawn(server.command, server.args, { env: server.env, stdio: "pipe" });
+        child.once("exit", () => {
+          exited = true;
+        });
+        // "close": the process ended and its stderr has been read to the end.
+        closed = new Promise((done) => child.once("close", () => done()));
         let stderr = "";
         child.stderr.on("data", (data: Buffer) => {
           stderr = (stderr + data.toString()).slice(-8000);
@@ -182,16 +191,26 @@ export class MemlensClient implements vscode.Disposable {
         child.once("error", (error) => reject(new Error(spawnFailure(chosen, error))));
       });
     let fallback: ErrorHandler | undefined;
+    // A server that fails while starting (the launcher's "cannot start", a crash on import: the
+    // first sign is often EPIPE on writing `initialize`, before its stderr is read): no
+    // restarts and none of the client's own notifications; start() below says what to do.
     const errorHandler: ErrorHandler = {
-      error: (error, message, count) => fallback!.error(error, message, count),
-      closed: () => (cannotStart ? { action: CloseAction.DoNotRestart, handled: true } : fallback!.closed()),
+      error: (error, message, count) =>
+        cannotStart || !started
+          ? { action: ErrorAction.Shutdown, handled: true }
+          : fallback!.error(error, message, count),
+      closed: () =>
+        cannotStart || !started ? { action: CloseAction.DoNotRestart, handled: true } : fallback!.closed(),
     };
+    let started = false;
     const clientOptions: LanguageClientOptions = {
       // Every file: opening any file may load subfolder memory just in time.
       documentSelector: [{ scheme: "file" }],
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       errorHandler,
+      // Initialisation failed: stop, without the client's bare error text; start() reports.
+      initializationFailedHandler: () => false,
       initializationOptions: { memlens: memlensSettings() },
       middleware: {
         // The server pushes diagnostics for open files and also answers pulls (per document
@@ -223,9 +242,18 @@ export class MemlensClient implements vscode.Disposable {
     this.client = client;
     try {
       await client.start();
+      started = true;
       mark(this.log, "initialized");
     } catch (error) {
-      const message = cannotStart ?? (error instanceof Error ? error.message : String(error));
+      // Wait (briefly) for the process's last words: the launcher's line comes on stderr.
+      await Promise.race([closed, new Promise((done) => setTimeout(done, 3000))]);
+      const message =
+        cannotStart ??
+        (exited
+          ? `The Memory Lens server (${chosen.command}) exited while starting: ${error instanceof Error ? error.message : String(error)}. See the logs; setting memlens.python to a CPython 3.11–3.14 may help.`
+          : error instanceof Error
+            ? error.message
+            : String(error));
       this.setStatus("cannot start", vscode.LanguageStatusSeverity.Error);
       this.log.appendLine(`Server failed to start: ${message}`);
       void vscode.window.showErrorMessage(message, "Choose Interpreter", "Show Logs").then(async (pick) => {
