@@ -89,7 +89,7 @@ if [ -z "${MEMLENS_VSIX:-}" ]; then
   version="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' package.json | head -n 1)"
   if [ -n "$version" ] && [ -f "$ROOT/memlens-$version.vsix" ]; then
     export MEMLENS_VSIX="$ROOT/memlens-$version.vsix"
-    if [ -n "$(find extension/src extension/webview package.json server scripts/bundle_python.py -newer "$MEMLENS_VSIX" -print -quit 2>/dev/null)" ]; then
+    if [ -n "$(find extension/src extension/webview package.json server scripts/bundle_python.py -newer "$MEMLENS_VSIX" -not -path "*/__pycache__*" -print -quit 2>/dev/null)" ]; then
       echo "run-e2e: warning: $MEMLENS_VSIX is older than the extension's sources (npm run package)" >&2
     fi
   else
