@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from memlens.discovery import MemoryEngine, MemoryLoad
 from memlens.model import MemorySettings
 
+from .editor import load as load_editor
 from .generate import MEMORY_NAME, Stats, generate
 
 T = TypeVar("T")
@@ -225,6 +226,9 @@ def render_table(report: dict[str, Any]) -> str:
     from .lsp import render as render_lsp
 
     out += render_lsp(report["lsp"])
+    from .editor import render as render_editor
+
+    out += render_editor(report.get("editor", {}))
     out += ["", f"total bench time: {_seconds(report['total_s'])}"]
     out += [f"WARNING: {w}" for w in report["warnings"]]
     return "\n".join(out) + "\n"
@@ -358,6 +362,7 @@ def run(scale: float) -> dict[str, Any]:
         },
         "lsp": lsp_report,
         "warnings": warnings,
+        "editor": load_editor(),
         "total_s": round(time.perf_counter() - started, 3),
     }
 

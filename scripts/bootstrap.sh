@@ -15,11 +15,22 @@ want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log=.venv/pip-install.log
   echo "Installing Memory Lens's Python packages into .venv (log: $log)"
-  if ! { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip &&
-         .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'; } >"$log" 2>&1; then
+  { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip &&
+    .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'; } >"$log" 2>&1 &
+  pid=$!; started=$SECONDS
+  # Every 5 s: how many packages pip has collected so far and what it is doing.
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in 1 2 3 4 5; do kill -0 "$pid" 2>/dev/null && sleep 1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "  ... $((SECONDS - started)) s, $(grep -c '^Collecting' "$log" 2>/dev/null || echo 0) packages collected" \
+        "($(tail -n 1 "$log" | tr -cd '[:print:]' | cut -c1-60))"
+    fi
+  done
+  if ! wait "$pid"; then
     tail -n 30 "$log" >&2
     echo "pip install failed (full log: $log)" >&2
     exit 1
   fi
+  echo "  Python packages installed in $((SECONDS - started)) s"
   echo "$want" > "$stamp"
 fi

@@ -7,9 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 DEMO="$ROOT/examples/demo"
+T0=$SECONDS
+stage() { echo "== [$1/5] $2 ($((SECONDS - T0)) s so far) =="; }
+stage 1 "Python packages into .venv (cached by pyproject.toml's hash)"
 bash scripts/bootstrap.sh
 
-echo "== memlens show examples/demo (its HOME is examples/demo/.home) =="
+stage 2 "memlens show examples/demo (its HOME is examples/demo/.home)"
 # --trusted: you trust this checkout's demo folder. Without it, as in Gemini CLI, a folder no
 # rule in HOME/.gemini/trustedFolders.json matches is untrusted and loads no project memory.
 .venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --trusted
@@ -21,13 +24,22 @@ echo "== memlens check examples/demo =="
 .venv/bin/memlens check "$DEMO" --home "$DEMO/.home" --trusted || true
 echo
 
-echo "== building the extension (memlens-0.1.0.vsix) =="
+stage 3 "the extension: npm packages, bundle, the server's Python wheels (cached), memlens-0.1.0.vsix"
 bash scripts/node-setup.sh
-npm run --silent package 2>&1 | grep -v "nodedir" | tail -1
-echo "== installing or reusing VS Code (code-server) =="
-bash scripts/vscode/install.sh >/dev/null
+build_log="$ROOT/.vsix-build.log"
+set +e
+npm run --silent package 2>&1 | tee "$build_log" | grep --line-buffered -e '^bundle-python' -e '^package-vsix'
+rc=${PIPESTATUS[0]}
+set -e
+if [ "$rc" != 0 ]; then
+  grep -v nodedir "$build_log" | tail -n 30 >&2
+  echo "building the extension failed (full log: $build_log)" >&2
+  exit 1
+fi
+stage 4 "VS Code (code-server 4.139.1, Node 24, playwright: ~820 MB, cached under ~/.cache/memlens)"
+bash scripts/vscode/install.sh
 
-echo "== starting VS Code on the demo workspace =="
+stage 5 "starting VS Code on the demo workspace"
 MEMLENS_VSIX="$ROOT/memlens-0.1.0.vsix" MEMLENS_PYTHON="$ROOT/.venv/bin/python" \
   GEMINI_CLI_HOME="$DEMO/.home" MEMLENS_KEEP_STATE=0 \
   exec bash scripts/vscode/start.sh "$DEMO" "${MEMLENS_PORT:-8080}"

@@ -2,7 +2,8 @@
 # README command 2: install everything, then lint, type-check and run every test suite:
 # Python (ruff, mypy --strict, pytest incl. the pytest-lsp suite), TypeScript (tsc --strict,
 # bundle, vsix), the grammars (vscode-tmgrammar-test) and the end-to-end suite in a real
-# VS Code (code-server + Chromium, installed and cached by scripts/vscode/install.sh).
+# VS Code (code-server + Chromium, installed and cached by scripts/vscode/install.sh), then the
+# packaged .vsix offline (scripts/vscode/run-offline-e2e.sh: unshare -n, system python3).
 # MEMLENS_SKIP_E2E=1 skips the real-VS-Code part (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,5 +28,9 @@ bash scripts/vscode/install.sh >/dev/null
 echo "== grammar tests (vscode-tmgrammar-test) =="
 npm run --silent test:grammar 2>&1 | grep -v "nodedir"
 echo "== end-to-end suite in code-server =="
+e2e=0
 MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" MEMLENS_PYTHON="$PWD/.venv/bin/python" \
-  GEMINI_CLI_HOME="$PWD/examples/demo/.home" bash scripts/vscode/run-e2e.sh
+  GEMINI_CLI_HOME="$PWD/examples/demo/.home" bash scripts/vscode/run-e2e.sh || e2e=$?
+echo "== the .vsix offline: clean profile, fresh HOME, no network, system python3 =="
+MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" bash scripts/vscode/run-offline-e2e.sh || e2e=1
+exit "$e2e"

@@ -1,15 +1,47 @@
 // The language client: starts `python -m memlens serve`, forwards settings, restarts on
 // relevant setting changes, and shows its state in a language status item.
+import { ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
+  CloseAction,
   DocumentDiagnosticRequest,
+  ErrorAction,
+  ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { chooseInterpreter, ensureServerPython } from "./python";
+import { chooseInterpreter, Interpreter, removeOldEnvironments, serverCommand } from "./python";
+
+/** Sent by the server once its first index is built (lsp/lifecycle.py). */
+export const READY = "memlens/ready";
+
+/**
+ * Start-up milestones (SPEC §13 "Editor"): logged, and appended as JSON lines to
+ * $MEMLENS_TIMINGS_FILE when it is set (the end-to-end suite sets it and reports them).
+ */
+const activatedAt = Date.now();
+const timingsFile = process.env.MEMLENS_TIMINGS_FILE;
+function mark(log: vscode.OutputChannel, event: string, detail: Record<string, unknown> = {}): void {
+  const t = Date.now();
+  log.appendLine(`[start-up] ${event} at +${t - activatedAt} ms after activation`);
+  if (timingsFile) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const line = JSON.stringify({ event, t, sinceActivation: t - activatedAt, folder, pid: process.pid, ...detail });
+    fs.appendFile(timingsFile, `${line}\n`, () => undefined);
+  }
+}
+
+function spawnFailure(python: Interpreter, error: NodeJS.ErrnoException): string {
+  if (error.code === "ENOENT") {
+    return `Memory Lens could not find the Python interpreter "${python.command}" (${python.source}). Install CPython 3.11–3.14 or set the setting memlens.python to the path of one.`;
+  }
+  return `Memory Lens could not run "${python.command}" (${python.source}): ${error.message}. Set the setting memlens.python to the path of a CPython 3.11–3.14 interpreter.`;
+}
 
 export const RESTART_SETTINGS = ["memlens.python", "memlens.home"];
 
@@ -57,6 +89,21 @@ export function memlensSettings(): Record<string, unknown> {
   return settings;
 }
 
+/** Opens the memlens.python setting where it can be set (machine-scoped: in a remote window,
+ * such as code-server, only the Remote tab shows it). */
+export async function openPythonSetting(): Promise<void> {
+  const command = vscode.env.remoteName ? "workbench.action.openRemoteSettings" : "workbench.action.openSettings";
+  await vscode.commands.executeCommand(command, { query: "memlens.python" });
+}
+
+/** The language client, minus its own "couldn't create connection to server" notification:
+ * MemlensClient.start() says what went wrong and what to do instead. */
+class QuietStartClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    super.error(message, data, message.endsWith("couldn't create connection to server.") ? false : showNotification);
+  }
+}
+
 export class MemlensClient implements vscode.Disposable {
   client: LanguageClient | undefined;
   private readonly status: vscode.LanguageStatusItem;
@@ -71,6 +118,34 @@ export class MemlensClient implements vscode.Disposable {
     this.status.name = "Memory Lens";
     this.status.command = { title: "Show Logs", command: "memlens.showLogs" };
     this.setStatus("starting", vscode.LanguageStatusSeverity.Information, true);
+    mark(log, "activate");
+    const firstDiagnostic = vscode.languages.onDidChangeDiagnostics((event) => {
+      for (const uri of event.uris) {
+        if (vscode.languages.getDiagnostics(uri).some((d) => d.source === "memlens")) {
+          mark(log, "firstDiagnostic", { file: path.basename(uri.fsPath) });
+          firstDiagnostic.dispose();
+          return;
+        }
+      }
+    });
+    context.subscriptions.push(firstDiagnostic);
+    if (timingsFile) {
+      // When the first memory file was open, to tell the server's time from the user's.
+      const isMemory = (doc: vscode.TextDocument): boolean =>
+        doc.uri.scheme === "file" && /^(GEMINI|AGENTS|CLAUDE)\.md$/.test(path.basename(doc.uri.fsPath));
+      const open = vscode.workspace.textDocuments.find(isMemory);
+      if (open) {
+        mark(log, "opened", { file: path.basename(open.uri.fsPath) });
+      } else {
+        const opened = vscode.workspace.onDidOpenTextDocument((doc) => {
+          if (isMemory(doc)) {
+            mark(log, "opened", { file: path.basename(doc.uri.fsPath) });
+            opened.dispose();
+          }
+        });
+        context.subscriptions.push(opened);
+      }
+    }
   }
 
   /** Called with every (re)started client, to attach notification handlers. */
@@ -85,32 +160,49 @@ export class MemlensClient implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    let python: string;
-    try {
-      const chosen = await chooseInterpreter();
-      this.log.appendLine(`Python: ${chosen.command} (${chosen.source})`);
-      python = await ensureServerPython(this.context, chosen, this.log);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.log.appendLine(`Cannot start the server: ${message}`);
-      this.setStatus("no Python", vscode.LanguageStatusSeverity.Error);
-      const pick = await vscode.window.showErrorMessage(
-        `Memory Lens needs Python 3.11+ to run its server: ${message}`,
-        "Choose Interpreter",
-        "Show Logs",
-      );
-      if (pick === "Choose Interpreter") {
-        await vscode.commands.executeCommand("workbench.action.openSettings", "memlens.python");
-      } else if (pick === "Show Logs") {
-        this.log.show();
-      }
-      return;
-    }
-    const serverOptions: ServerOptions = {
-      command: python,
-      args: ["-m", "memlens", "serve"],
-      options: { env: { ...process.env } },
+    removeOldEnvironments(this.context);
+    const chosen = await chooseInterpreter();
+    const server = serverCommand(this.context, chosen);
+    this.log.appendLine(`Python: ${chosen.command} (${chosen.source})`);
+    // One process: the server itself, started through the bundled launcher. It reports what
+    // is wrong (a "memlens-cannot-start:" line) when the interpreter cannot run it.
+    let cannotStart: string | undefined;
+    let exited = false;
+    let closed: Promise<void> = Promise.resolve();
+    const serverOptions: ServerOptions = () =>
+      new Promise<ChildProcess>((resolve, reject) => {
+        mark(this.log, "spawn");
+        exited = false;
+        const child = spawn(server.command, server.args, { env: server.env, stdio: "pipe" });
+        child.once("exit", () => {
+          exited = true;
+        });
+        // "close": the process ended and its stderr has been read to the end.
+        closed = new Promise((done) => child.once("close", () => done()));
+        let stderr = "";
+        child.stderr.on("data", (data: Buffer) => {
+          stderr = (stderr + data.toString()).slice(-8000);
+          const found = /^memlens-cannot-start: (.*)$/m.exec(stderr);
+          if (found) {
+            cannotStart = found[1];
+          }
+        });
+        child.once("spawn", () => resolve(child));
+        child.once("error", (error) => reject(new Error(spawnFailure(chosen, error))));
+      });
+    let fallback: ErrorHandler | undefined;
+    // A server that fails while starting (the launcher's "cannot start", a crash on import: the
+    // first sign is often EPIPE on writing `initialize`, before its stderr is read): no
+    // restarts and none of the client's own notifications; start() below says what to do.
+    const errorHandler: ErrorHandler = {
+      error: (error, message, count) =>
+        cannotStart || !started
+          ? { action: ErrorAction.Shutdown, handled: true }
+          : fallback!.error(error, message, count),
+      closed: () =>
+        cannotStart || !started ? { action: CloseAction.DoNotRestart, handled: true } : fallback!.closed(),
     };
+    let started = false;
     const clientOptions: LanguageClientOptions = {
       // Every file: opening any file may load subfolder memory just in time.
       documentSelector: [{ scheme: "file" }],
@@ -118,6 +210,9 @@ export class MemlensClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       // Hovers link to these commands only (the merged context, VS Code's trust editor).
       markdown: { isTrusted: { enabledCommands: ["memlens.showMergedContext", "workbench.trust.manage"] } },
+      errorHandler,
+      // Initialisation failed: stop, without the client's bare error text; start() reports.
+      initializationFailedHandler: () => false,
       initializationOptions: { memlens: memlensSettings() },
       middleware: {
         // The server pushes diagnostics for open files and also answers pulls (per document
@@ -131,20 +226,45 @@ export class MemlensClient implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient("memlens", "Memory Lens", serverOptions, clientOptions);
+    const client = new QuietStartClient("memlens", "Memory Lens", serverOptions, clientOptions);
+    fallback = client.createDefaultErrorHandler();
     client.onDidChangeState((event) => {
       if (event.newState === State.Running) {
-        this.setStatus("ready", vscode.LanguageStatusSeverity.Information);
+        this.setStatus("indexing…", vscode.LanguageStatusSeverity.Information, true);
       } else if (event.newState === State.Stopped) {
-        this.setStatus("stopped", vscode.LanguageStatusSeverity.Warning);
+        this.setStatus(cannotStart ? "cannot start" : "stopped", vscode.LanguageStatusSeverity.Warning);
+      }
+    });
+    client.onNotification(READY, (info: { memoryFiles?: number; indexSeconds?: number }) => {
+      mark(this.log, "ready", info);
+      if (this.client === client) {
+        this.setStatus("ready", vscode.LanguageStatusSeverity.Information);
       }
     });
     this.client = client;
     try {
       await client.start();
+      started = true;
+      mark(this.log, "initialized");
     } catch (error) {
-      this.setStatus("failed", vscode.LanguageStatusSeverity.Error);
-      this.log.appendLine(`Server failed to start: ${String(error)}`);
+      // Wait (briefly) for the process's last words: the launcher's line comes on stderr.
+      await Promise.race([closed, new Promise((done) => setTimeout(done, 3000))]);
+      const message =
+        cannotStart ??
+        (exited
+          ? `The Memory Lens server (${chosen.command}) exited while starting: ${error instanceof Error ? error.message : String(error)}. See the logs; setting memlens.python to a CPython 3.11–3.14 may help.`
+          : error instanceof Error
+            ? error.message
+            : String(error));
+      this.setStatus("cannot start", vscode.LanguageStatusSeverity.Error);
+      this.log.appendLine(`Server failed to start: ${message}`);
+      void vscode.window.showErrorMessage(message, "Choose Interpreter", "Show Logs").then(async (pick) => {
+        if (pick === "Choose Interpreter") {
+          await openPythonSetting();
+        } else if (pick === "Show Logs") {
+          this.log.show();
+        }
+      });
       return;
     }
     for (const listener of this.listeners) {

@@ -1,6 +1,4 @@
-// Choosing the Python interpreter that runs the server, and the private environment that is
-// created on first use when that interpreter lacks the `memlens` package.
-import { execFile } from "node:child_process";
+// Choosing the Python interpreter that runs the server bundled in the extension.
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -8,18 +6,6 @@ import * as vscode from "vscode";
 export interface Interpreter {
   command: string;
   source: string;
-}
-
-function run(command: string, args: string[], timeoutMs = 120_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) {
-        reject(new Error(`${command} ${args.join(" ")}: ${stderr.trim() || error.message}`));
-      } else {
-        resolve(stdout);
-      }
-    });
-  });
 }
 
 async function activeMsPythonEnvironment(): Promise<string | undefined> {
@@ -54,56 +40,39 @@ export async function chooseInterpreter(): Promise<Interpreter> {
   return { command: "python3", source: "python3 on PATH" };
 }
 
-async function hasServer(python: string): Promise<boolean> {
-  try {
-    await run(python, ["-c", "import memlens.lsp.server"], 30_000);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function supportsMemlens(python: string): Promise<void> {
-  const version = await run(python, ["-c", "import sys; print(sys.version_info >= (3, 11))"], 30_000);
-  if (version.trim() !== "True") {
-    throw new Error(`${python} is older than Python 3.11, which Memory Lens needs`);
-  }
-}
-
 /**
- * An interpreter that can run `python -m memlens serve`: the chosen one when it has the
- * package, else a private virtual environment in the extension's storage, created from the
- * chosen interpreter and the server bundled in the extension (with a progress notification).
+ * How to run the server bundled in this extension: `<python> <extension>/server/launch.py
+ * serve`. The launcher puts the bundled libraries (bundled/libs) ahead of the interpreter's
+ * own, so nothing is installed and nothing runs before the server itself; it says what to do
+ * (one "memlens-cannot-start:" line, exit status 3) when the interpreter cannot load them.
+ * Byte-code goes to the extension's global storage, never into the extension's folder.
  */
-export async function ensureServerPython(
+export function serverCommand(
   context: vscode.ExtensionContext,
-  chosen: Interpreter,
-  log: vscode.OutputChannel,
-): Promise<string> {
-  if (await hasServer(chosen.command)) {
-    return chosen.command;
+  python: Interpreter,
+): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  const pycache = path.join(context.globalStorageUri.fsPath, "pycache");
+  try {
+    fs.mkdirSync(pycache, { recursive: true });
+  } catch {
+    // Unwritable storage: Python then just does not cache byte-code there.
   }
-  await supportsMemlens(chosen.command);
-  const venv = path.join(context.globalStorageUri.fsPath, `venv-${context.extension.packageJSON.version}`);
-  const venvPython = path.join(venv, "bin", "python");
-  if (fs.existsSync(venvPython) && (await hasServer(venvPython))) {
-    return venvPython;
-  }
-  await vscode.window.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: "Memory Lens: installing its language server (first run)",
-      cancellable: false,
-    },
-    async (progress) => {
-      fs.mkdirSync(path.dirname(venv), { recursive: true });
-      progress.report({ message: `creating a private environment with ${chosen.command}` });
-      log.appendLine(`Creating ${venv} with ${chosen.command}`);
-      await run(chosen.command, ["-m", "venv", venv]);
-      progress.report({ message: "installing the memlens package and its dependencies" });
-      const output = await run(venvPython, ["-m", "pip", "install", "--disable-pip-version-check", context.extensionPath], 600_000);
-      log.appendLine(output);
-    },
-  );
-  return venvPython;
+  return {
+    command: python.command,
+    args: [path.join(context.extensionPath, "server", "launch.py"), "serve"],
+    env: { ...process.env, PYTHONPYCACHEPREFIX: pycache, PYTHONUNBUFFERED: "1" },
+  };
+}
+
+/** Earlier versions created a private virtual environment in global storage: remove it. */
+export function removeOldEnvironments(context: vscode.ExtensionContext): void {
+  const storage = context.globalStorageUri.fsPath;
+  fs.readdir(storage, (error, names) => {
+    if (error) {
+      return;
+    }
+    for (const name of names.filter((n) => n.startsWith("venv-"))) {
+      fs.rm(path.join(storage, name), { recursive: true, force: true }, () => undefined);
+    }
+  });
 }

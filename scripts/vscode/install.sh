@@ -104,18 +104,37 @@ install_all() {
     >"$CACHE/code-server/package.json"
   printf '{ "private": true }\n' >"$CACHE/playwright/package.json"
   local npm_flags=(--no-audit --no-fund --no-update-notifier --loglevel=warn)
-  run_logged() {  # run a step, its output to the log; on failure show the log's tail
-    local what="$1"; shift
+  # run a step, its output to the log; every 10 s a line says how far it is (MB written into
+  # its folder, against the expected size when known, and the log's last line); on failure
+  # show the log's tail.
+  run_logged() {
+    local what="$1" folder="$2" expect_mb="$3"; shift 3
     say "memlens/vscode: $what ... ($(elapsed) s)"
     echo "=== $what: $*" >>"$log"
-    if ! "$@" >>"$log" 2>&1; then
+    "$@" >>"$log" 2>&1 &
+    local pid=$! started=$SECONDS rc=0
+    while kill -0 "$pid" 2>/dev/null; do
+      local i
+      for i in 1 2 3 4 5 6 7 8 9 10; do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 1
+      done
+      kill -0 "$pid" 2>/dev/null || break
+      local mb last
+      mb=$(du -sm "$folder" 2>/dev/null | cut -f1)
+      last=$(grep -v -e nodedir -e '^===' "$log" 2>/dev/null | tail -n 1 | tr -cd '[:print:]' | cut -c1-70)
+      say "memlens/vscode:   ... $what: $((SECONDS - started)) s, ${mb:-0} MB${expect_mb:+ of ~$expect_mb MB}${last:+ (last: $last)}"
+    done
+    wait "$pid" || rc=$?
+    if [ "$rc" != 0 ]; then
       tail -n 60 "$log" >&2
       echo "memlens/vscode: '$what' failed; full log: $log" >&2
       exit 1
     fi
+    say "memlens/vscode: $what done in $((SECONDS - started)) s"
   }
   # 1. Node 24 (npm's `node` package downloads node-linux-<arch> in its preinstall).
-  run_logged "npm install node@$NODE_VERSION" \
+  run_logged "[1/4] npm install node@$NODE_VERSION" "$CACHE/node" 190 \
     npm install --prefix "$CACHE/node" "${npm_flags[@]}" "node@$NODE_VERSION"
   local nh
   if ! nh=$(node_home); then
@@ -139,19 +158,20 @@ install_all() {
   ln -sf "$nh/bin/node" "$CACHE/bin/node"
   printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$nh/bin/node" "$npm_cli" >"$CACHE/bin/npm"
   chmod +x "$CACHE/bin/npm"
-  run_logged "npm install code-server@$CODE_SERVER_VERSION (compiles native modules, ~2 min)" \
+  run_logged "[2/4] npm install code-server@$CODE_SERVER_VERSION (downloads, then compiles native modules)" \
+    "$CACHE/code-server" 620 \
     env PATH="$CACHE/bin:$PATH" npm_config_nodedir="$nh" \
       JOBS="$(nproc 2>/dev/null || echo 2)" \
       "$CACHE/bin/npm" install --prefix "$CACHE/code-server" "${npm_flags[@]}" \
         "code-server@$CODE_SERVER_VERSION"
   # 3. playwright-core (no browser download: it drives Debian's chromium).
-  run_logged "npm install playwright-core@$PLAYWRIGHT_VERSION" \
+  run_logged "[3/4] npm install playwright-core@$PLAYWRIGHT_VERSION" "$CACHE/playwright" 10 \
     env PATH="$CACHE/bin:$PATH" PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
       "$CACHE/bin/npm" install --prefix "$CACHE/playwright" "${npm_flags[@]}" \
         "playwright-core@$PLAYWRIGHT_VERSION"
   # 4. Check that VS Code's native modules load in Node 24 (a wrong-ABI build fails here,
   #    not later inside the running server).
-  run_logged "check native modules" \
+  run_logged "[4/4] check native modules" "$CACHE/code-server" "" \
     "$nh/bin/node" -e '
       const base = process.argv[1] + "/node_modules/code-server/lib/vscode/node_modules/";
       for (const m of ["@vscode/spdlog", "node-pty", "kerberos", "@parcel/watcher", "@vscode/sqlite3", "@vscode/native-watchdog"]) {

@@ -89,7 +89,7 @@ if [ -z "${MEMLENS_VSIX:-}" ]; then
   version="$(sed -n 's/^  "version": "\(.*\)",$/\1/p' package.json | head -n 1)"
   if [ -n "$version" ] && [ -f "$ROOT/memlens-$version.vsix" ]; then
     export MEMLENS_VSIX="$ROOT/memlens-$version.vsix"
-    if [ -n "$(find extension/src extension/webview package.json -newer "$MEMLENS_VSIX" -print -quit 2>/dev/null)" ]; then
+    if [ -n "$(find extension/src extension/webview package.json server scripts/bundle_python.py -newer "$MEMLENS_VSIX" -not -path "*/__pycache__*" -print -quit 2>/dev/null)" ]; then
       echo "run-e2e: warning: $MEMLENS_VSIX is older than the extension's sources (npm run package)" >&2
     fi
   else
@@ -123,6 +123,9 @@ if [ -n "$SOURCE_HOME" ]; then
   export GEMINI_CLI_HOME
 fi
 export CODE_SERVER_RECONNECTION_GRACE_TIME="${CODE_SERVER_RECONNECTION_GRACE_TIME:-10}"
+# The extension appends its start-up milestones here (one JSON line each, every window);
+# tests/e2e/startup.mjs turns them into ARTIFACTS/timings.json.
+export MEMLENS_TIMINGS_FILE="${MEMLENS_TIMINGS_FILE:-$RUN/timings.jsonl}"
 echo "run-e2e: ${#TESTS[@]} test(s); workspace: $WORKSPACE; vsix: ${MEMLENS_VSIX:-none}; python: ${MEMLENS_PYTHON:-default}; HOME: ${GEMINI_CLI_HOME:-default}"
 
 install_env="$(bash "$HERE/install.sh" --env)"

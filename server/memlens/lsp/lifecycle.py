@@ -17,6 +17,7 @@ from .convert import path_of, set_encoding
 from .server import MemlensServer
 
 log = logging.getLogger("memlens.lsp")
+READY = "memlens/ready"  # sent once the first index is built: {memoryFiles, indexSeconds}
 _SHOWN: set[str] = set()  # notices already shown to the user (one server per process)
 
 
@@ -41,6 +42,10 @@ def watch_parent(pid: int, interval: float = 2.0) -> None:
     threading.Thread(target=loop, name="memlens-parent-watch", daemon=True).start()
 
 
+def _now_ms() -> int:
+    return round(time.time() * 1000)
+
+
 def _folders(params: types.InitializeParams) -> list[str]:
     uris = [f.uri for f in params.workspace_folders or []]
     if not uris and params.root_uri:
@@ -52,6 +57,7 @@ def _folders(params: types.InitializeParams) -> list[str]:
 def register(server: MemlensServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlensServer, params: types.InitializeParams) -> None:
+        ls.startup_marks["initialize"] = _now_ms()
         ls.folders = _folders(params)
         options: Any = params.initialization_options
         if isinstance(options, dict):
@@ -73,6 +79,8 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlensServer, params: types.InitializedParams) -> None:
+        started = time.monotonic()
+        ls.startup_marks["initialized"] = _now_ms()
         token = f"memlens-index-{uuid.uuid4().hex[:8]}"
         progress = ls.client_capabilities.window
         use_progress = bool(progress and progress.work_done_progress)
@@ -99,8 +107,14 @@ def register(server: MemlensServer) -> None:
             stopped = " (the folder walk stopped early)" if index.index_stops else ""
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(index.roots)} memory files indexed{stopped}"))
-        await _watch_workspace_files(ls)
+        # Ready: say so, and push the open files' diagnostics at once (before the round trip
+        # that registers file watchers), so the first problems show as soon as the index is.
+        ls.startup_marks["ready"] = _now_ms()
+        ls.protocol.notify(READY, {"memoryFiles": len(index.roots),
+                                   "indexSeconds": round(time.monotonic() - started, 3),
+                                   "marks": ls.startup_marks})
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+        await _watch_workspace_files(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: MemlensServer,

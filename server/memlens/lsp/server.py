@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
@@ -44,6 +46,13 @@ class MemlensServer(LanguageServer):
         self.settings_warned: set[str] = set()
         # Set once the first index is built from the settings the client gave us.
         self.ready = asyncio.Event()
+        # Wall-clock ms of the start-up steps, sent with memlens/ready (launched: set by the
+        # extension's launcher, server/launch.py).
+        launched = os.environ.get("MEMLENS_LAUNCHED_AT", "")
+        self.startup_marks: dict[str, int] = {}
+        if launched.isdigit():
+            self.startup_marks["launched"] = int(launched)
+        self.startup_marks["serverCreated"] = round(time.time() * 1000)
         self.pull_configuration = True
 
     # --- settings and index ------------------------------------------------------------
