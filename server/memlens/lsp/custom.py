@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..model import Wire
 from ..nodecompat import dirname
-from ..results import JitFile, ListedFile, ListResult
+from ..results import ContextSection, JitFile, ListedFile, ListResult
 from ..views import truncate
 from .convert import path_of
 from .server import MemlensServer
@@ -39,6 +39,8 @@ class ShowResponse(Wire):
     trusted: bool
     prompt: str
     session_memory: str
+    # Where each file's text lies in `content`, so the client links its markers.
+    sections: list[ContextSection] = Field(default_factory=list)
 
 
 class RefreshResponse(Wire):
@@ -84,6 +86,36 @@ def _dialect_of(ls: MemlensServer, uri: str) -> str:
         name, "gemini")
 
 
+def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
+    """The sections of a rendered context: each of `files` found by the exact marker line the
+    dialect's renderer writes for it (render.context_block, ClaudeLoad.render,
+    AgentsLoad.render), in the order they appear. A section ends at its end marker (Gemini
+    CLI's), else before the next section, else at the last line (a truncated text)."""
+    from ..dialects.claude import DESCRIPTIONS
+
+    markers: dict[str, str] = {}
+    for path in files:
+        if dialect == "gemini":
+            markers[f"--- Context from: {path} ---"] = path
+        elif dialect == "claude":
+            markers.update({f"Contents of {path}{d}:": path for d in DESCRIPTIONS.values()})
+        else:
+            markers[f"--- {path} ---"] = path
+    lines = content.split("\n")
+    starts = [(n, markers[line]) for n, line in enumerate(lines) if line in markers]
+    sections = []
+    for i, (start, path) in enumerate(starts):
+        last = (starts[i + 1][0] if i + 1 < len(starts) else len(lines)) - 1
+        end = last
+        if dialect == "gemini":
+            closing = f"--- End of Context from: {path} ---"
+            end = next((n for n in range(start + 1, last + 1) if lines[n] == closing), last)
+        while end > start and not lines[end].strip():
+            end -= 1
+        sections.append(ContextSection(path=path, start_line=start, end_line=end))
+    return sections
+
+
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         dialect: str) -> ShowResponse:
     """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
@@ -99,7 +131,8 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                            "an AGENTS.md agent")
         return ShowResponse(dialect=dialect, content=text, files=files,
                             file_count=len(files), mode="nearest", trusted=True, prompt="",
-                            session_memory="")
+                            session_memory="",
+                            sections=context_sections(text, files, dialect))
     from ..dialects.claude import ClaudeLoader
 
     loader = ClaudeLoader(index.settings.home, reader=index.reader)
@@ -108,7 +141,8 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
     content, _ = truncate(load.render(rules), index.settings.max_context_chars, "Claude Code")
     files = [f.path for f in load.files] + [r.path for r in rules]
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
-                        mode="claude", trusted=True, prompt="", session_memory="")
+                        mode="claude", trusted=True, prompt="", session_memory="",
+                        sections=context_sections(content, files, dialect))
 
 
 def register(server: MemlensServer) -> None:
@@ -125,7 +159,9 @@ def register(server: MemlensServer) -> None:
         return ShowResponse(content=result.content, files=result.files,
                             file_count=result.file_count, mode=result.mode,
                             trusted=result.trusted, prompt=result.prompt,
-                            session_memory=result.session_memory).wire()
+                            session_memory=result.session_memory,
+                            sections=context_sections(result.content, result.files,
+                                                      "gemini")).wire()
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
