@@ -34,6 +34,13 @@ export interface TreeResponse {
   folders: TreeFolder[];
 }
 
+/** Where one file's text lies in a rendered context (0-based lines; startLine names the path). */
+export interface ContextSection {
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
 export interface ShowResponse {
   dialect?: "gemini" | "claude" | "agents";
   content: string;
@@ -43,6 +50,7 @@ export interface ShowResponse {
   trusted: boolean;
   prompt: string;
   sessionMemory: string;
+  sections?: ContextSection[];
 }
 
 export interface ListedFile {
