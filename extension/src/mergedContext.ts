@@ -64,7 +64,6 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
       if (start >= 0) {
         const range = new vscode.Range(section.startLine, start, section.startLine, start + section.path.length);
         const link = new vscode.DocumentLink(range, vscode.Uri.file(section.path));
-        link.tooltip = `Open ${section.path}`;
         links.push(link);
       }
     }
@@ -72,26 +71,42 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
   }
 }
 
-/** The editor group already showing a context document (the active one first), if any. */
-function contextGroup(): vscode.ViewColumn | undefined {
-  const groups = [vscode.window.tabGroups.activeTabGroup, ...vscode.window.tabGroups.all];
-  const shows = (tab: vscode.Tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === SCHEME;
-  return groups.find((group) => group.tabs.some(shows))?.viewColumn;
+const isContextTab = (tab: vscode.Tab): boolean =>
+  tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === SCHEME;
+
+/**
+ * Where a context document opens: the group already showing one (the active group first);
+ * else, when the editor is split, the group beside the active one (right, else left); else
+ * beside the active editor (a second group, once). Never a third column.
+ */
+function contextColumn(): vscode.ViewColumn {
+  const { activeTabGroup, all } = vscode.window.tabGroups;
+  const showing = [activeTabGroup, ...all].find((group) => group.tabs.some(isContextTab));
+  if (showing) {
+    return showing.viewColumn;
+  }
+  const at = all.indexOf(activeTabGroup);
+  const other = all[at + 1] ?? (at > 0 ? all[at - 1] : undefined);
+  return other?.viewColumn ?? vscode.ViewColumn.Beside;
 }
 
 /**
- * Shows a context document: in the group that already shows one (a preview tab, so the
- * next context replaces this one), else beside the active editor, once.
+ * Shows a context document as a preview tab where contextColumn() says, and closes the other
+ * context tabs (they are read-only views, reopened by their commands): one context tab, in
+ * one group, however many times the commands run.
  */
 export async function showContextDocument(uri: vscode.Uri): Promise<vscode.TextEditor> {
   let document = await vscode.workspace.openTextDocument(uri);
   if (document.languageId !== LANGUAGE) {
     document = await vscode.languages.setTextDocumentLanguage(document, LANGUAGE);
   }
-  return vscode.window.showTextDocument(document, {
-    preview: true,
-    viewColumn: contextGroup() ?? vscode.ViewColumn.Beside,
-  });
+  const editor = await vscode.window.showTextDocument(document, { preview: true, viewColumn: contextColumn() });
+  const stale = vscode.window.tabGroups.all.flatMap((group) => group.tabs)
+    .filter((tab) => isContextTab(tab) && (tab.input as vscode.TabInputText).uri.toString() !== uri.toString());
+  if (stale.length > 0) {
+    await vscode.window.tabGroups.close(stale, true);
+  }
+  return editor;
 }
 
 interface JsonPosition {
