@@ -55,7 +55,18 @@ Never: it is a test fixture.
 The test sees it leave the inbox.
 `;
 
-await runScenario('click-everything', async ({ page, step, cleanup }) => {
+await runScenario('click-everything', async (scenario) => {
+  try {
+    await clickEverything(scenario);
+  } catch (e) {
+    // What the extension host logged up to the failure (the cause, often).
+    scenario.dumpLog?.();
+    throw e;
+  }
+}, { viewport: { width: 1600, height: 1000 } });
+
+async function clickEverything(scenario) {
+  const { page, step, cleanup } = scenario;
   step('copy the demo with a HOME of its own; seed two inbox skills');
   const { root, workspace, home } = isolatedWorkspace({
     settings: { 'workbench.view.alwaysShowHeaderActions': true, 'workbench.colorTheme': 'Default Dark Modern' },
@@ -143,6 +154,12 @@ await runScenario('click-everything', async ({ page, step, cleanup }) => {
   await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
   await waitForServer(page);
   hostLog = new ExtensionHostLog(await newExtensionHostLogDir(before));
+  scenario.dumpLog = () => {
+    checkLog('until the failure');
+    for (const f of hostLog.files()) {
+      if (f.kind === 'channel') log(`click-everything: ${f.file}:\n${readFileSync(f.file, 'utf8').split('\n').slice(-40).join('\n')}`);
+    }
+  };
   log(`click-everything: extension host log: ${hostLog.dir}`);
   checkLog('start-up');
 
@@ -377,4 +394,4 @@ await runScenario('click-everything', async ({ page, step, cleanup }) => {
     throw new Error(`${failures.length} error(s) in the extension host log:\n${failures.map((f) => `after "${f.label}" (${f.file}): ${f.entry.split('\n')[0]}`).join('\n')}`);
   }
   log(`click-everything: ${paletteCommands.length} palette commands, ${titleActions.length} view/title actions, ${covered.size} item actions, 3 code lenses: no error in ${hostLog.dir}`);
-}, { viewport: { width: 1600, height: 1000 } });
+}
