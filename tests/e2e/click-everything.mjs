@@ -195,9 +195,22 @@ async function clickEverything(scenario) {
   await peek.waitFor({ state: 'hidden' });
 
   step('code lens "loads N files" on GEMINI.md: the merged context opens beside');
-  await quickOpenPath(page, path.join(workspace, 'GEMINI.md'));
-  const loads = await waitForCodeLens(page, /loads \d+ files?/);
-  await page.locator(`${ACTIVE_EDITOR} .codelens-decoration a`, { hasText: /loads \d+ files?/ }).first().click();
+  // Coming back to GEMINI.md VS Code first draws the lenses it had, then asks again; in about
+  // one run of ten the lens then went away with nothing logged (under investigation, see the
+  // issue 13 note): reopen the file to have it asked once more, and say so.
+  let loads;
+  for (let attempt = 1; ; attempt += 1) {
+    await quickOpenPath(page, path.join(workspace, 'GEMINI.md'));
+    loads = await waitForCodeLens(page, /loads \d+ files?/);
+    try {
+      await page.locator(`${ACTIVE_EDITOR} .codelens-decoration a`, { hasText: /loads \d+ files?/ }).first().click({ timeout: 10_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      log(`click-everything: NOTE: the "${loads}" lens went away before it was clicked (attempt ${attempt}); reopening GEMINI.md`);
+      await quickOpenPath(page, path.join(workspace, 'AGENTS.md'));
+    }
+  }
   await opens(`code lens "${loads}"`, () => activeTab(page, 'Merged Context.md').waitFor({ state: 'visible' }));
   await waitForEditorText(page, 'the merged context', [`--- Context from: ${path.join(workspace, 'GEMINI.md')} ---`]);
   if ((await groups()) !== 2) throw new Error(`the merged context should open beside (2 groups), found ${await groups()}`);
