@@ -3,7 +3,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { registerAddMemory } from "./addMemory";
-import { Dialect, MergedContextProvider } from "./mergedContext";
+import { Dialect, MergedContextProvider, referencesArguments, showContextDocument } from "./mergedContext";
 import { LIST, ListResponse, REFRESH } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
@@ -38,11 +38,8 @@ export function registerCommands(
       void vscode.window.showWarningMessage("Open a folder first.");
       return;
     }
-    const uri = MergedContextProvider.uriFor(source);
     merged.refreshAll();
-    const document = await vscode.workspace.openTextDocument(uri);
-    await vscode.languages.setTextDocumentLanguage(document, "markdown");
-    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    await showContextDocument(MergedContextProvider.uriFor(source));
   });
 
   register("memlens.showAgentContext", async (arg?: unknown) => {
@@ -63,9 +60,18 @@ export function registerCommands(
     if (!pick) {
       return;
     }
-    const document = await vscode.workspace.openTextDocument(MergedContextProvider.uriFor(source, pick.dialect));
-    await vscode.languages.setTextDocumentLanguage(document, "markdown");
-    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    await showContextDocument(MergedContextProvider.uriFor(source, pick.dialect));
+  });
+
+  // The "imported by N" code lens: the server sends JSON (a URI string, a position, LSP
+  // locations); VS Code's editor.action.showReferences wants its own types.
+  register("memlens.showReferences", async (uri?: unknown, position?: unknown, locations?: unknown) => {
+    const args = referencesArguments(uri, position, locations);
+    if (!args) {
+      client.log.appendLine(`memlens.showReferences: unexpected arguments ${JSON.stringify([uri, position, locations])}`);
+      return;
+    }
+    await vscode.commands.executeCommand("editor.action.showReferences", ...args);
   });
 
   register("memlens.refresh", async () => {

@@ -42,10 +42,22 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     if (this.timer) {
       clearTimeout(this.timer);
     }
-    this.timer = setTimeout(() => {
-      this.data = undefined;
-      this.changed.fire(undefined);
-    }, delayMs);
+    this.timer = setTimeout(() => void this.reload(), delayMs);
+  }
+
+  /**
+   * Fetches the tree first and redraws only when it changed. Redrawing makes VS Code drop its
+   * tree items; a request it had in flight for one of them (expanding "Global" while the view
+   * first shows) then logs "No tree item with id '…' found" in the extension host. With the
+   * data already here, the redraw's root answers at once, before such a request is handled.
+   */
+  private async reload(): Promise<void> {
+    const fresh = (await this.client.request<TreeResponse>(TREE, {}).catch(() => undefined)) ?? { folders: [] };
+    if (this.data && JSON.stringify(fresh) === JSON.stringify(this.data)) {
+      return;
+    }
+    this.data = fresh;
+    this.changed.fire(undefined);
   }
 
   /** Shows "starting…" until the server answers (after activation or Restart Server). */

@@ -1,17 +1,15 @@
 // "Show Merged Context": a read-only virtual document with exactly what `memlens show` prints
-// for a folder; its `--- Context from: <path> ---` lines link to the files.
+// for a folder; the lines naming a source file (`--- Context from: <path> ---`, …) link to it.
+// The server says where each file's section lies (memlens/show `sections`): nothing here
+// parses the rendered text. Every context view opens in one editor group, replacing the
+// previous one in a preview tab, with the `memlens-context` language (plain text whose
+// source markers are coloured: syntaxes/memlens-context.tmLanguage.json), not markdown.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
-import { SHOW, ShowResponse } from "./protocol";
+import { ContextSection, SHOW, ShowResponse } from "./protocol";
 
 export const SCHEME = "memlens-merged";
-// Source lines: Gemini CLI's `--- Context from: <path> ---`, Claude Code's
-// `Contents of <path> (<kind>):`, and the AGENTS.md view's `--- <path> ---`.
-const CONTEXT_LINES = [
-  /^--- (?:End of )?Context from: (\/.+) ---$/,
-  /^Contents of (\/.+?) \([^()]*\):$/,
-  /^--- (\/.+) ---$/,
-];
+export const LANGUAGE = "memlens-context";
 
 export type Dialect = "gemini" | "claude" | "agents";
 const TITLES: Record<Dialect, string> = {
@@ -24,6 +22,8 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly open = new Set<string>();
+  /** The sections of each document's last content, from the server. */
+  private readonly sections = new Map<string, ContextSection[]>();
 
   constructor(private readonly client: MemlensClient) {}
 
@@ -34,6 +34,7 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     this.open.add(uri.toString());
+    this.sections.delete(uri.toString());
     // "Merged Context.md" lets the server pick the view of the file's own dialect.
     const dialect = (Object.keys(TITLES) as Dialect[]).find((d) => d !== "gemini" && TITLES[d] === uri.path);
     const result = await this.client.request<ShowResponse>(SHOW, { uri: uri.query, ...(dialect ? { dialect } : {}) });
@@ -43,6 +44,7 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
     if (!result.content) {
       return "Memory Lens: no memory files are loaded for this folder.";
     }
+    this.sections.set(uri.toString(), result.sections ?? []);
     return result.content + "\n";
   }
 
@@ -54,15 +56,93 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
 
   provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
     const links: vscode.DocumentLink[] = [];
-    for (let line = 0; line < document.lineCount; line++) {
-      const text = document.lineAt(line).text;
-      const match = CONTEXT_LINES.map((pattern) => pattern.exec(text)).find((found) => found !== null);
-      if (match) {
-        const start = text.indexOf(match[1]);
-        const range = new vscode.Range(line, start, line, start + match[1].length);
-        links.push(new vscode.DocumentLink(range, vscode.Uri.file(match[1])));
+    for (const section of this.sections.get(document.uri.toString()) ?? []) {
+      if (section.startLine >= document.lineCount) {
+        continue;
+      }
+      const start = document.lineAt(section.startLine).text.indexOf(section.path);
+      if (start >= 0) {
+        const range = new vscode.Range(section.startLine, start, section.startLine, start + section.path.length);
+        const link = new vscode.DocumentLink(range, vscode.Uri.file(section.path));
+        links.push(link);
       }
     }
     return links;
   }
+}
+
+const isContextTab = (tab: vscode.Tab): boolean =>
+  tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === SCHEME;
+
+/**
+ * Where a context document opens: the group already showing one (the active group first);
+ * else, when the editor is split, the group beside the active one (right, else left); else
+ * beside the active editor (a second group, once). Never a third column.
+ */
+function contextColumn(): vscode.ViewColumn {
+  const { activeTabGroup, all } = vscode.window.tabGroups;
+  const showing = [activeTabGroup, ...all].find((group) => group.tabs.some(isContextTab));
+  if (showing) {
+    return showing.viewColumn;
+  }
+  const at = all.indexOf(activeTabGroup);
+  const other = all[at + 1] ?? (at > 0 ? all[at - 1] : undefined);
+  return other?.viewColumn ?? vscode.ViewColumn.Beside;
+}
+
+/**
+ * Shows a context document as a preview tab where contextColumn() says, and closes the other
+ * context tabs (they are read-only views, reopened by their commands): one context tab, in
+ * one group, however many times the commands run.
+ */
+export async function showContextDocument(uri: vscode.Uri): Promise<vscode.TextEditor> {
+  let document = await vscode.workspace.openTextDocument(uri);
+  if (document.languageId !== LANGUAGE) {
+    document = await vscode.languages.setTextDocumentLanguage(document, LANGUAGE);
+  }
+  const editor = await vscode.window.showTextDocument(document, { preview: true, viewColumn: contextColumn() });
+  const stale = vscode.window.tabGroups.all.flatMap((group) => group.tabs)
+    .filter((tab) => isContextTab(tab) && (tab.input as vscode.TabInputText).uri.toString() !== uri.toString());
+  if (stale.length > 0) {
+    await vscode.window.tabGroups.close(stale, true);
+  }
+  return editor;
+}
+
+interface JsonPosition {
+  line: number;
+  character: number;
+}
+interface JsonLocation {
+  uri: string;
+  range: { start: JsonPosition; end: JsonPosition };
+}
+
+const isPosition = (value: unknown): value is JsonPosition =>
+  typeof value === "object" && value !== null
+  && typeof (value as JsonPosition).line === "number" && typeof (value as JsonPosition).character === "number";
+
+const isLocation = (value: unknown): value is JsonLocation =>
+  typeof value === "object" && value !== null && typeof (value as JsonLocation).uri === "string"
+  && isPosition((value as JsonLocation).range?.start) && isPosition((value as JsonLocation).range?.end);
+
+const toPosition = (p: JsonPosition) => new vscode.Position(p.line, p.character);
+
+/**
+ * The arguments of `editor.action.showReferences` (a Uri, a Position, Locations) from the
+ * JSON the server puts in its "imported by N" code lens; undefined when they are not that.
+ */
+export function referencesArguments(
+  uri: unknown,
+  position: unknown,
+  locations: unknown,
+): [vscode.Uri, vscode.Position, vscode.Location[]] | undefined {
+  if (typeof uri !== "string" || !isPosition(position) || !Array.isArray(locations) || !locations.every(isLocation)) {
+    return undefined;
+  }
+  return [
+    vscode.Uri.parse(uri),
+    toPosition(position),
+    locations.map((l) => new vscode.Location(vscode.Uri.parse(l.uri), new vscode.Range(toPosition(l.range.start), toPosition(l.range.end)))),
+  ];
 }

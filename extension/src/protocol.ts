@@ -36,6 +36,13 @@ export interface TreeResponse {
   folders: TreeFolder[];
 }
 
+/** Where one file's text lies in a rendered context (0-based lines; startLine names the path). */
+export interface ContextSection {
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
 export interface ShowResponse {
   dialect?: "gemini" | "claude" | "agents";
   content: string;
@@ -51,6 +58,7 @@ export interface ShowResponse {
   summary?: string;
   /** Restricted Mode: why project memory is missing and what is shown anyway. */
   notice?: string | null;
+  sections?: ContextSection[];
 }
 
 export interface ListedFile {

@@ -21,6 +21,16 @@ class ShowResult(Wire):
     diagnostics: list[Diagnostic] = Field(default_factory=list)
 
 
+class ContextSection(Wire):
+    """Where one file's text lies in a rendered context (0-based lines): `start_line` is the
+    line naming `path` (`--- Context from: <path> ---`, `Contents of <path> (…):`,
+    `--- <path> ---`), `end_line` the section's last line (its end marker, when it has one).
+    The editor links the path on `start_line` without parsing the text."""
+    path: str
+    start_line: int
+    end_line: int
+
+
 class ListedFile(Wire):
     path: str
     tier: Tier

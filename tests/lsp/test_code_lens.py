@@ -42,3 +42,32 @@ async def test_the_lens_the_status_bar_and_the_tree_count_alike(
     startup = [f for f in tree["folders"][0]["files"] if f["tier"] != "jit"]
     assert show["chars"] == sum(f["chars"] for f in startup)
     assert show["notice"] is None and tree["folders"][0]["notice"] is None
+
+
+@pytest.mark.asyncio
+async def test_lens_commands_carry_what_the_client_runs(client: LanguageClient,
+                                                        workspace: Path) -> None:
+    """Each lens names a command the extension registers, with JSON arguments it can turn
+    into VS Code's types: the importers' locations filled in (issue 13: VS Code's own
+    editor.action.showReferences was given a string URI and an empty list)."""
+    doc = await open_doc(client, workspace / "docs" / "a.md")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=doc)))
+    [imported] = [lens.command for lens in lenses or [] if lens.command]
+    assert imported.command == "memlens.showReferences"
+    uri, position, locations = imported.arguments or []
+    assert uri == doc
+    assert position == {"line": 0, "character": 0}
+    importers = sorted((loc["uri"], loc["range"]["start"]["line"]) for loc in locations)
+    assert importers == [((workspace / "cycle" / "GEMINI.md").as_uri(), 0),
+                         ((workspace / "docs" / "b.md").as_uri(), 0)]
+    for loc in locations:
+        assert set(loc["range"]) == {"start", "end"}
+        assert loc["range"]["end"]["character"] > loc["range"]["start"]["character"]
+
+    doc = await open_doc(client, workspace / "GEMINI.md")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=doc)))
+    [loads] = [lens.command for lens in lenses or [] if lens.command]
+    assert loads.command == "memlens.showMergedContext"
+    assert list(loads.arguments or []) == [doc]

@@ -31,6 +31,13 @@ async def test_show_matches_the_cli(client: LanguageClient, workspace: Path) -> 
     assert result["files"] == [str(workspace / "home" / ".gemini" / "GEMINI.md"),
                                str(workspace / "GEMINI.md")]
     assert result["fileCount"] == 2
+    # Each file's block, by lines of `content`: the editor links these, parsing nothing.
+    lines = result["content"].split("\n")
+    sections = result["sections"]
+    assert [s["path"] for s in sections] == result["files"]
+    for section in sections:
+        assert lines[section["startLine"]] == f"--- Context from: {section['path']} ---"
+        assert lines[section["endLine"]] == f"--- End of Context from: {section['path']} ---"
 
 
 @pytest.mark.asyncio

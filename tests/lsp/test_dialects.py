@@ -155,6 +155,15 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
     agents = await show(app, "agents")
     assert (agents["dialect"], agents["files"]) == ("agents", [str(workspace / "AGENTS.md")])
     assert agents["content"] == f"--- {workspace}/AGENTS.md ---\nAgents: run make test."
+    assert agents["sections"] == [{"path": str(workspace / "AGENTS.md"), "startLine": 0,
+                                   "endLine": 1}]
+    lines = for_app["content"].split("\n")
+    assert [s["path"] for s in for_app["sections"]] == for_app["files"]
+    for section, following in zip(for_app["sections"], [*for_app["sections"][1:], None],
+                                  strict=True):
+        assert lines[section["startLine"]].startswith(f"Contents of {section['path']} (")
+        assert section["endLine"] < (following["startLine"] if following else len(lines))
+        assert lines[section["endLine"]].strip()
     gemini = await show(app)
     assert gemini["dialect"] == "gemini" and "Claude rules" not in gemini["content"]
     bad = client.protocol.send_request_async("memlens/show", {"uri": app, "dialect": "cursor"})

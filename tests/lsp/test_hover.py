@@ -63,6 +63,8 @@ async def test_hover_on_first_line_shows_merged_context_with_jit(client: Languag
     assert f"--- Context from: {workspace}/GEMINI.md ---" in value
     assert "--- Newly Discovered Project Context ---" in value
     assert f"--- Context from: {workspace}/api/GEMINI.md ---" in value
+    # Plain text with markers, not markdown prose: the extension's context language.
+    assert "```memlens-context\n--- Global ---" in value and "```markdown" not in value
 
 
 @pytest.mark.asyncio

@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..model import Wire
 from ..nodecompat import dirname
-from ..results import JitFile, ListedFile, ListResult
+from ..results import ContextSection, JitFile, ListedFile, ListResult
 from ..trust import memory_summary, restricted_notice
 from ..views import truncate
 from .convert import path_of
@@ -45,6 +45,8 @@ class ShowResponse(Wire):
     chars: int = 0
     summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
     notice: str | None = None  # Restricted Mode: why project memory is missing
+    # Where each file's text lies in `content`, so the client links its markers.
+    sections: list[ContextSection] = Field(default_factory=list)
 
 
 class RefreshResponse(Wire):
@@ -90,6 +92,36 @@ def _dialect_of(ls: MemlensServer, uri: str) -> str:
         name, "gemini")
 
 
+def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
+    """The sections of a rendered context: each of `files` found by the exact marker line the
+    dialect's renderer writes for it (render.context_block, ClaudeLoad.render,
+    AgentsLoad.render), in the order they appear. A section ends at its end marker (Gemini
+    CLI's), else before the next section, else at the last line (a truncated text)."""
+    from ..dialects.claude import DESCRIPTIONS
+
+    markers: dict[str, str] = {}
+    for path in files:
+        if dialect == "gemini":
+            markers[f"--- Context from: {path} ---"] = path
+        elif dialect == "claude":
+            markers.update({f"Contents of {path}{d}:": path for d in DESCRIPTIONS.values()})
+        else:
+            markers[f"--- {path} ---"] = path
+    lines = content.split("\n")
+    starts = [(n, markers[line]) for n, line in enumerate(lines) if line in markers]
+    sections = []
+    for i, (start, path) in enumerate(starts):
+        last = (starts[i + 1][0] if i + 1 < len(starts) else len(lines)) - 1
+        end = last
+        if dialect == "gemini":
+            closing = f"--- End of Context from: {path} ---"
+            end = next((n for n in range(start + 1, last + 1) if lines[n] == closing), last)
+        while end > start and not lines[end].strip():
+            end -= 1
+        sections.append(ContextSection(path=path, start_line=start, end_line=end))
+    return sections
+
+
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         dialect: str) -> ShowResponse:
     """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
@@ -105,7 +137,8 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                            "an AGENTS.md agent")
         return ShowResponse(dialect=dialect, content=text, files=files,
                             file_count=len(files), mode="nearest", trusted=True, prompt="",
-                            session_memory="")
+                            session_memory="",
+                            sections=context_sections(text, files, dialect))
     from ..dialects.claude import ClaudeLoader
 
     loader = ClaudeLoader(index.settings.home, reader=index.reader)
@@ -114,7 +147,8 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
     content, _ = truncate(load.render(rules), index.settings.max_context_chars, "Claude Code")
     files = [f.path for f in load.files] + [r.path for r in rules]
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
-                        mode="claude", trusted=True, prompt="", session_memory="")
+                        mode="claude", trusted=True, prompt="", session_memory="",
+                        sections=context_sections(content, files, dialect))
 
 
 def register(server: MemlensServer) -> None:
@@ -138,7 +172,9 @@ def register(server: MemlensServer) -> None:
                             session_memory=result.session_memory, chars=chars,
                             summary=memory_summary(result.file_count, chars),
                             notice=None if result.trusted
-                            else restricted_notice(result.file_count)).wire()
+                            else restricted_notice(result.file_count),
+                            sections=context_sections(result.content, result.files,
+                                                      "gemini")).wire()
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -20,11 +20,16 @@ IMPORT_PREVIEW_CHARS = 4_000
 MERGED_PREVIEW_CHARS = 8_000
 
 
-def fenced(text: str) -> str:
+# A rendered context is plain text with source markers, not markdown prose: its code block is
+# tagged with the extension's `memlens-context` language (a client without it shows plain text).
+CONTEXT_LANGUAGE = "memlens-context"
+
+
+def fenced(text: str, language: str = "markdown") -> str:
     """A markdown code block whose fence is longer than any backtick run inside."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
-    return f"{fence}markdown\n{text}\n{fence}"
+    return f"{fence}{language}\n{text}\n{fence}"
 
 
 def clip(text: str, limit: int) -> tuple[str, bool]:
@@ -88,7 +93,7 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
     if not trusted:
         lines += ["", f"**{restricted_notice(count)}** {TRUST_LINK}"]
-    lines += ["", fenced(body) if body else "*(no memory loaded)*"]
+    lines += ["", fenced(body, CONTEXT_LANGUAGE) if body else "*(no memory loaded)*"]
     if cut:
         lines += ["", f"*Truncated.* [Open the full merged context]({show_command_link(path)})"]
     value = "\n".join(lines)
@@ -118,7 +123,7 @@ def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
                  f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{rules}"
                                                 if rules else ""))
     body, cut = clip(text, MERGED_PREVIEW_CHARS)
-    value = f"{title}\n\n{fenced(body) if body else '*(nothing loads)*'}"
+    value = f"{title}\n\n{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}"
     if cut:
         value += "\n\n*(preview truncated)*"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))

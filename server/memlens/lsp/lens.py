@@ -1,14 +1,36 @@
-"""Code lenses on a memory file's first line: "imported by N" and "loads M files"."""
+"""Code lenses on a memory file's first line: "imported by N" and "loads M files".
+
+Every lens runs a command the client registers (SPEC §8): `memlens.showReferences` with the
+file's URI, the lens position and the importers' locations as plain LSP JSON (the client turns
+them into VS Code's types and opens the references peek; VS Code's own
+`editor.action.showReferences` wants `Uri`/`Position`/`Location` objects, which JSON cannot
+carry), and `memlens.showMergedContext` with the file's URI.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from lsprotocol import types
 
 from .convert import path_of, uri_of
+from .navigation import importer_locations
 from .server import MemlensServer
+
+SHOW_REFERENCES = "memlens.showReferences"
+SHOW_MERGED_CONTEXT = "memlens.showMergedContext"
 
 _TOP = types.Range(start=types.Position(line=0, character=0),
                    end=types.Position(line=0, character=0))
+
+
+def _position(position: types.Position) -> dict[str, int]:
+    return {"line": position.line, "character": position.character}
+
+
+def _location(location: types.Location) -> dict[str, Any]:
+    return {"uri": location.uri, "range": {"start": _position(location.range.start),
+                                           "end": _position(location.range.end)}}
 
 
 def register(server: MemlensServer) -> None:
@@ -19,17 +41,18 @@ def register(server: MemlensServer) -> None:
             return []
         index = ls.require_index()
         lenses = []
-        importers = index.graph.importers_of(path)
-        if importers:
-            sources = sorted({e.source for e in importers})
+        locations = importer_locations(ls, path)
+        if locations:
+            sources = {location.uri for location in locations}
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
                 title=f"imported by {len(sources)}",
-                command="editor.action.showReferences",
-                arguments=[params.text_document.uri, _TOP.start, []])))
+                command=SHOW_REFERENCES,
+                arguments=[params.text_document.uri, _position(_TOP.start),
+                           [_location(location) for location in locations]])))
         if index.is_memory_file(path):
             from .hover import memory_lens_title
 
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
                 title=memory_lens_title(ls, path),
-                command="memlens.showMergedContext", arguments=[uri_of(path)])))
+                command=SHOW_MERGED_CONTEXT, arguments=[uri_of(path)])))
         return lenses

@@ -70,6 +70,22 @@ def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
     return locations
 
 
+def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
+    """Where `target` is imported: Gemini CLI `@imports` and Claude Code includes naming it
+    (what find references and the "imported by N" code lens show)."""
+    locations = []
+    for edge in ls.require_index().graph.importers_of(target):
+        text = ls.text_of(edge.source)
+        if text is None:
+            continue
+        locations.append(types.Location(
+            uri=uri_of(edge.source), range=range_of(text, edge.token.start, edge.token.end)))
+    # A file both agents read (a GEMINI.md importing a CLAUDE.md) may appear twice.
+    unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
+              for loc in [*locations, *_claude_references(ls, target)]}
+    return list(unique.values())
+
+
 def register(server: MemlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: MemlensServer, params: types.DefinitionParams) -> types.Location | None:
@@ -106,15 +122,4 @@ def register(server: MemlensServer) -> None:
         if path is None:
             return []
         target = import_target_at(ls, params.text_document.uri, params.position) or path
-        index = ls.require_index()
-        locations = []
-        for edge in index.graph.importers_of(target):
-            text = ls.text_of(edge.source)
-            if text is None:
-                continue
-            locations.append(types.Location(
-                uri=uri_of(edge.source), range=range_of(text, edge.token.start, edge.token.end)))
-        # A file both agents read (a GEMINI.md importing a CLAUDE.md) may appear twice.
-        unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
-                  for loc in [*locations, *_claude_references(ls, target)]}
-        return list(unique.values())
+        return importer_locations(ls, target)

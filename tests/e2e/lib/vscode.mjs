@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import {
   mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync, cpSync, realpathSync, existsSync, readFileSync,
+  readdirSync,
 } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import path from 'node:path';
@@ -545,4 +546,157 @@ export async function resizeSidebar(page, width) {
   await page.mouse.up();
   await waitInPage(page, `the side bar to be ${width} px wide`,
     (w) => Math.abs(document.querySelector('.part.sidebar').getBoundingClientRect().width - w) < 12, width);
+}
+
+// ------------------------------------------------------------------------------------------
+// The extension host's logs: code-server writes them under its user-data-dir, one folder per
+// extension host (logs/<session>/exthost<N>/): remoteexthost.log (VS Code's log of that
+// host: uncaught errors, failed commands with their stacks) and output_logging_*/N-<channel>.log
+// (the output channels, e.g. "Memory Lens", where the language client logs failed requests).
+// ------------------------------------------------------------------------------------------
+
+// code-server's --user-data-dir: $MEMLENS_VSCODE_USER_DATA, else read from the command line
+// of the code-server process that listens on MEMLENS_VSCODE_URL's port (scripts/vscode/
+// start.sh passes --bind-addr 127.0.0.1:PORT and --user-data-dir).
+export function codeServerUserData() {
+  if (process.env.MEMLENS_VSCODE_USER_DATA) return path.resolve(process.env.MEMLENS_VSCODE_USER_DATA);
+  const port = new URL(workbenchUrl()).port;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let args;
+    try { args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'); } catch { continue; }
+    const bind = args.indexOf('--bind-addr');
+    const data = args.indexOf('--user-data-dir');
+    if (bind >= 0 && data >= 0 && args[bind + 1] === `127.0.0.1:${port}` && args[data + 1]) return args[data + 1];
+  }
+  throw new Error(`no code-server with --bind-addr 127.0.0.1:${port} found (set MEMLENS_VSCODE_USER_DATA)`);
+}
+
+// The extension-host log folders (logs/*/exthost*) of a code-server user-data-dir.
+export function extensionHostLogDirs(userData = codeServerUserData()) {
+  const logs = path.join(userData, 'logs');
+  if (!existsSync(logs)) return [];
+  return readdirSync(logs).flatMap((session) => {
+    const dir = path.join(logs, session);
+    try {
+      return readdirSync(dir).filter((d) => /^exthost\d+$/.test(d)).map((d) => path.join(dir, d));
+    } catch { return []; }
+  }).sort();
+}
+
+// Waits (up to `timeout` ms) for an extension-host log folder that is not in `before` (the
+// folders that existed before this test's window opened) and returns it.
+export async function newExtensionHostLogDir(before, { timeout = TIMEOUT, userData = codeServerUserData() } = {}) {
+  const known = new Set(before);
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const fresh = extensionHostLogDirs(userData).filter((d) => !known.has(d));
+    if (fresh.length) return fresh[fresh.length - 1];
+    if (Date.now() > deadline) throw new Error(`no new extension host log folder under ${userData}/logs`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+// Reads the extension host's logs incrementally and collects errors: in remoteexthost.log,
+// each "[error]" entry with the lines that follow it (its stack); in the output channel named
+// `channel`, each "[Error - …]" entry (vscode-languageclient's failed requests and
+// notifications) and every line saying ERROR or Traceback (the server's own log). `check(label)`
+// returns the new ones since the last call, each tagged with `label`.
+export class ExtensionHostLog {
+  constructor(dir, { channel = 'Memory Lens' } = {}) {
+    this.dir = dir;
+    this.channel = channel;
+    this.offsets = new Map();
+    this.errors = [];
+  }
+
+  files() {
+    const files = [path.join(this.dir, 'remoteexthost.log'), path.join(this.dir, 'exthost.log')]
+      .filter((f) => existsSync(f)).map((f) => ({ file: f, kind: 'exthost' }));
+    for (const d of existsSync(this.dir) ? readdirSync(this.dir) : []) {
+      if (!d.startsWith('output_logging_')) continue;
+      for (const f of readdirSync(path.join(this.dir, d))) {
+        if (f.replace(/^\d+-/, '') === `${this.channel}.log`) files.push({ file: path.join(this.dir, d, f), kind: 'channel' });
+      }
+    }
+    return files;
+  }
+
+  // Every error entry of `text` (a piece of a log), as strings.
+  static entries(text, kind) {
+    const lines = text.split('\n');
+    const found = [];
+    const stamp = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d/;
+    for (let i = 0; i < lines.length; i += 1) {
+      const line = lines[i];
+      const isError = kind === 'exthost'
+        ? /\[error\]/i.test(line)
+        : /\[Error - |\bERROR\b|Traceback \(most recent call last\)|\[error\]/.test(line);
+      if (!isError) continue;
+      const entry = [line];
+      while (i + 1 < lines.length && lines[i + 1] && !stamp.test(lines[i + 1]) && !/^\[(Info|Warn|Error|Trace) - /.test(lines[i + 1])) {
+        entry.push(lines[i + 1]);
+        i += 1;
+      }
+      found.push(entry.join('\n'));
+    }
+    return found;
+  }
+
+  check(label) {
+    const fresh = [];
+    for (const { file, kind } of this.files()) {
+      const text = readFileSync(file, 'utf8');
+      const from = this.offsets.get(file) ?? 0;
+      this.offsets.set(file, text.length);
+      for (const entry of ExtensionHostLog.entries(text.slice(from), kind)) {
+        fresh.push({ label, file: path.basename(file), kind, entry });
+      }
+    }
+    this.errors.push(...fresh);
+    return fresh;
+  }
+}
+
+// After runCommand(page, title, { waitHidden: false }) of a command that asks for input: waits
+// until the palette has given way to the command's own input box or quick pick (the widget
+// is reused: its text box no longer holds ">…" and it shows a title or a placeholder), and
+// returns its text box. Pressing Escape before that would close the palette, not the command.
+export async function commandInput(page, what = 'the command\'s input') {
+  await waitInPage(page, what, () => {
+    const widget = [...document.querySelectorAll('.quick-input-widget')]
+      .find((w) => w.offsetParent !== null && !w.classList.contains('quick-input-widget-closing'));
+    const input = widget?.querySelector('.quick-input-box input');
+    if (!widget || !input || input.value.startsWith('>')) return false;
+    const title = widget.querySelector('.quick-input-title')?.textContent.trim();
+    return Boolean(title || input.placeholder);
+  }, undefined, {
+    describe: () => {
+      const w = document.querySelector('.quick-input-widget');
+      return w && { cls: w.className, value: w.querySelector('input')?.value, title: w.querySelector('.quick-input-title')?.textContent };
+    },
+  });
+  return page.locator('.quick-input-widget:not(.quick-input-widget-closing) .quick-input-box input').first();
+}
+
+// Opens a file by its absolute path with Quick Open (Ctrl+P): unambiguous where several
+// files share a name (GEMINI.md in subfolders). Waits until the focused row is that file (the
+// list re-renders while the search runs, so a click could land on another row), presses
+// Enter and waits for its tab.
+export async function quickOpenPath(page, file) {
+  const name = path.basename(file);
+  const input = await openQuickInput(page, 'Control+p');
+  await input.fill(file);
+  await waitInPage(page, `Quick Open to focus ${file}`, ([base, dir]) => {
+    const row = document.querySelector('.quick-input-widget .monaco-list-row.focused');
+    if (!row) return false;
+    const label = row.querySelector('.label-name')?.textContent.replace(/\u00a0/g, ' ').trim();
+    const description = row.querySelector('.label-description')?.textContent.trim() ?? '';
+    return label === base && (description === '' || dir.endsWith(description) || description.startsWith('/'));
+  }, [name, path.dirname(file)], {
+    describe: () => [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].slice(0, 5)
+      .map((r) => `${r.classList.contains('focused') ? '*' : ''}${r.textContent.trim()}`),
+  });
+  await input.press('Enter');
+  await activeTab(page, name).waitFor({ state: 'visible' });
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
 }

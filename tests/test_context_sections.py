@@ -1,0 +1,34 @@
+"""memlens/show's `sections`: where each file's text lies in a rendered context."""
+
+from __future__ import annotations
+
+from memlens.lsp.custom import context_sections
+from memlens.render import concatenate_instructions
+
+
+def test_gemini_blocks_end_at_their_end_marker() -> None:
+    text = concatenate_instructions([("/a/GEMINI.md", "one\n\ntwo"), ("/b/GEMINI.md", "x")])
+    sections = [s.wire() for s in context_sections(text, ["/a/GEMINI.md", "/b/GEMINI.md"],
+                                                   "gemini")]
+    assert sections == [{"path": "/a/GEMINI.md", "startLine": 0, "endLine": 4},
+                        {"path": "/b/GEMINI.md", "startLine": 6, "endLine": 8}]
+
+
+def test_a_marker_in_a_file_s_text_is_not_a_section_unless_it_names_a_loaded_file() -> None:
+    text = concatenate_instructions([("/a/GEMINI.md", "--- Context from: /elsewhere.md ---")])
+    assert [s.path for s in context_sections(text, ["/a/GEMINI.md"], "gemini")] == [
+        "/a/GEMINI.md"]
+
+
+def test_truncated_text_ends_at_its_last_line() -> None:
+    text = "--- Context from: /a/GEMINI.md ---\nbody\n\n"
+    [section] = context_sections(text, ["/a/GEMINI.md"], "gemini")
+    assert (section.start_line, section.end_line) == (0, 1)
+
+
+def test_claude_sections_run_to_the_next_one() -> None:
+    text = ("Contents of /p/CLAUDE.md (project instructions, checked into the codebase):\n\n"
+            "rules\n\nContents of /p/AGENTS.md (included):\n\nagents")
+    sections = [(s.path, s.start_line, s.end_line)
+                for s in context_sections(text, ["/p/CLAUDE.md", "/p/AGENTS.md"], "claude")]
+    assert sections == [("/p/CLAUDE.md", 0, 2), ("/p/AGENTS.md", 4, 6)]
