@@ -52,7 +52,13 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
    * data already here, the redraw's root answers at once, before such a request is handled.
    */
   private async reload(): Promise<void> {
-    const fresh = (await this.client.request<TreeResponse>(TREE, {}).catch(() => undefined)) ?? { folders: [] };
+    const fresh = await this.client.request<TreeResponse>(TREE, {}).catch(() => undefined);
+    if (fresh === undefined) {
+      // No answer (the server is restarting): show "starting…"; getChildren asks again.
+      this.data = undefined;
+      this.changed.fire(undefined);
+      return;
+    }
     if (this.data && JSON.stringify(fresh) === JSON.stringify(this.data)) {
       return;
     }
@@ -63,7 +69,10 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   /** Shows "starting…" until the server answers (after activation or Restart Server). */
   starting(): void {
     this.startedWaiting = Date.now();
-    this.refresh(0);
+    // Forget the old server's tree at once, so the view says "starting…" rather than showing
+    // stale figures (or none) until the new server answers.
+    this.data = undefined;
+    this.changed.fire(undefined);
   }
 
   /** The view, for its message (Restricted Mode). */
