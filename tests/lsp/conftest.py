@@ -137,3 +137,14 @@ async def send_chat(client: LanguageClient, session: str, text: str,
     result = await asyncio.wait_for(client.protocol.send_request_async(
         "memlens/chat/send", {"sessionId": session, "text": text}), seconds)
     return plain(result)  # type: ignore[return-value]
+
+
+async def start_chat(client: LanguageClient, root: Path, base_url: str,
+                     **chat: object) -> None:
+    """Initialise as VS Code does on a trusted folder, the chat pointed at a fake Gemini."""
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual_studio_code"),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(root), name="ws")],
+        initialization_options={"memlens": {"home": str(root / "home"), "trusted": True,
+                                            "chat": {"baseUrl": base_url, **chat}}}))
+    await client.protocol.send_request_async("memlens/refresh", {})

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from ..fake_gemini import FakeGemini, function_call, hang, text
-from .conftest import SERVER, ChatRecorder, plain, send_chat, uri
+from .conftest import SERVER, ChatRecorder, plain, send_chat, start_chat
 
 KEY = "AIzaLSPTESTKEY-0123456789abcdefghijklmnop"
 
@@ -26,12 +25,7 @@ def fake() -> Iterator[FakeGemini]:
 @pytest_lsp.fixture(config=SERVER)
 async def chat_client(lsp_client: LanguageClient, workspace: Path,
                       fake: FakeGemini) -> AsyncIterator[LanguageClient]:
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual_studio_code"),
-        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
-        initialization_options={"memlens": {"home": str(workspace / "home"), "trusted": True,
-                                            "chat": {"baseUrl": fake.base_url}}}))
-    await lsp_client.protocol.send_request_async("memlens/refresh", {})
+    await start_chat(lsp_client, workspace, fake.base_url)
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ..fake_gemini import FakeGemini, error, hang, text
-from .conftest import ChatRecorder, plain, send_chat, uri
+from .conftest import ChatRecorder, plain, send_chat, start_chat
 
 # Keys of no known shape: only knowing them can keep them out of output.
 ENV_KEY = "env-secret-not-a-google-shape-7f3a9c2e"
@@ -43,13 +42,7 @@ def fake() -> Iterator[FakeGemini]:
 @pytest_lsp.fixture(config=SERVER)
 async def chat_client(lsp_client: LanguageClient, workspace: Path,
                       fake: FakeGemini) -> AsyncIterator[LanguageClient]:
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual_studio_code"),
-        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
-        initialization_options={"memlens": {
-            "home": str(workspace / "home"), "trusted": True,
-            "chat": {"baseUrl": fake.base_url, "stallTimeoutMs": 300}}}))
-    await lsp_client.protocol.send_request_async("memlens/refresh", {})
+    await start_chat(lsp_client, workspace, fake.base_url, stallTimeoutMs=300)
     yield lsp_client
     await lsp_client.shutdown_session()
 

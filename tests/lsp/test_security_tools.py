@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 from ..fake_gemini import FakeGemini, function_call, text
-from .conftest import SERVER, ChatRecorder, open_doc, plain, send_chat, uri
+from .conftest import SERVER, ChatRecorder, open_doc, plain, send_chat, start_chat
 
 KEY = "AIzaLSPSECURITYKEY-0123456789abcdefghijk"
 SECRET = "OUTSIDE-SECRET-5c1d"
@@ -44,14 +44,7 @@ async def chat_client(lsp_client: LanguageClient, workspace: Path,
     outside.write_text(f"Injected {SECRET}\n")
     (workspace / "web" / "GEMINI.md").unlink()
     (workspace / "web" / "GEMINI.md").symlink_to(outside)
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual_studio_code"),
-        workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
-        initialization_options={"memlens": {"home": str(workspace / "home"),
-                                            # VS Code always sends its workspace trust.
-                                            "trusted": True,
-                                            "chat": {"baseUrl": fake.base_url}}}))
-    await lsp_client.protocol.send_request_async("memlens/refresh", {})
+    await start_chat(lsp_client, workspace, fake.base_url)
     await lsp_client.protocol.send_request_async("memlens/setApiKey", {"key": KEY})
     yield lsp_client
     await lsp_client.shutdown_session()
