@@ -20,8 +20,44 @@ target="${1:-$host}"
 version="$(node -p 'require("./package.json").version')"
 if [ "$target" = "$host" ]; then out="memlens-$version.vsix"; else out="memlens-$target-$version.vsix"; fi
 "$PY" scripts/bundle_python.py --target "$target" ${MEMLENS_BUNDLE_PYTHONS:+--pythons "$MEMLENS_BUNDLE_PYTHONS"}
+# The package is made from a staging copy (build/vsix-stage) so that the byte-code compiled for
+# it never lands in the source tree: byte-code for the bundle and the server, with unchecked
+# hashes (an installed extension never changes), for every bundled CPython found here.
+# server/launch.py uses it when the manifest lists the interpreter's tag, so a first start
+# does not compile some 300 modules.
+stage="build/vsix-stage"
+rm -rf "$stage" && mkdir -p "$stage/server" "$stage/bundled"
+cp -r package.json README.md LICENSE dist media syntaxes pyproject.toml "$stage/"
+cp server/launch.py "$stage/server/"
+(cd server && find memlens -name '*.py' -not -path '*/__pycache__/*' -print0 \
+  | xargs -0 -I{} install -D -m 644 {} "../$stage/server/{}")
+cp -r bundled/libs "$stage/bundled/"
+find "$stage" -name __pycache__ -prune -exec rm -rf {} +
+grep -v '__pycache__' .vscodeignore > "$stage/.vscodeignore"
+tags=()
+for version in $("$PY" -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["pythons"]))' "$stage/bundled/libs/memlens-bundle.json"); do
+  for candidate in "$PY" "python$version"; do
+    interpreter="$(command -v "$candidate" || true)"
+    [ -n "$interpreter" ] || continue
+    tag="$("$interpreter" -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null || true)"
+    [ "$tag" = "cpython-${version/./}" ] || continue
+    case " ${tags[*]:-} " in *" $tag "*) continue ;; esac
+    "$interpreter" -m compileall -q -j0 --invalidation-mode unchecked-hash \
+      "$stage/bundled/libs" "$stage/server/memlens" >/dev/null || true
+    tags+=("$tag")
+  done
+done
+"$PY" - "$stage/bundled/libs/memlens-bundle.json" "${tags[@]}" <<'PY'
+import json, sys
+path, tags = sys.argv[1], sys.argv[2:]
+manifest = json.load(open(path))
+manifest["precompiled"] = tags
+open(path, "w").write(json.dumps(manifest, indent=2) + "\n")
+PY
+echo "package-vsix: byte-code for ${tags[*]:-no bundled CPython found here}"
 echo "package-vsix: vsce package --target $target -> $out"
-npx vsce package --target "$target" --no-dependencies --no-rewrite-relative-links --out "$out" 2>&1 \
-  | grep -v -e 'nodedir' -e '^ *$' || true
+(cd "$stage" && "$OLDPWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
+  --no-rewrite-relative-links --out "$OLDPWD/$out" 2>&1 | grep -v -e 'nodedir' -e '^ *$' || true)
+rm -rf "$stage"
 [ -f "$out" ] || { echo "package-vsix: $out was not written" >&2; exit 1; }
 echo "package-vsix: $out ($(du -h "$out" | cut -f1), $(unzip -l "$out" | tail -1 | awk '{print $2}') files)"

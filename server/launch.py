@@ -8,7 +8,11 @@ holds the memlens package) is first on sys.path; this puts the bundled dependenc
 interpreter's own site-packages, so nothing needs installing. When the interpreter cannot load
 the bundle (another CPython version or platform than it was built for, an old glibc), it prints
 one line starting with "memlens-cannot-start:" that says what to do, and exits with status 3.
-Nothing is written here: the extension points PYTHONPYCACHEPREFIX at its own storage.
+Nothing is written here: the extension points PYTHONPYCACHEPREFIX at its own storage. When the
+package ships byte-code for this interpreter (scripts/package-vsix.sh compiles the bundle and the
+server with every bundled CPython it finds, recorded as "precompiled" in the manifest), that
+prefix is dropped so the shipped byte-code is used from the first start: a first start otherwise
+compiles some 300 modules, a second or more on a busy machine.
 """
 
 from __future__ import annotations  # this file must run (to say what is wrong) on Python 3.7+
@@ -46,6 +50,14 @@ def platform_matches(target: str) -> bool:
     return sys.platform == system_ok.get(system, system) and machine in arch_ok
 
 
+def use_shipped_bytecode() -> None:
+    """Read byte-code from the __pycache__ folders shipped beside the sources (compiled with
+    unchecked hashes: an installed extension never changes) and from the interpreter's own
+    standard library; write none (the extension folder may be read-only)."""
+    sys.pycache_prefix = None
+    sys.dont_write_bytecode = True
+
+
 def main() -> None:
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     where = f"{sys.executable} is {platform.python_implementation()} {platform.python_version()}"
@@ -67,6 +79,8 @@ def main() -> None:
                  f"{sys.platform} {platform.machine()}: install the extension built for it.",
                  versions)
         sys.path.insert(1, LIBS)
+        if sys.implementation.cache_tag in manifest.get("precompiled", []):
+            use_shipped_bytecode()
         try:  # the compiled dependencies the server needs at once
             import pydantic_core  # noqa: F401
             import re2  # noqa: F401

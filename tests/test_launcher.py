@@ -74,3 +74,54 @@ def test_a_matching_bundle_starts_the_cli(tmp_path: Path) -> None:
 def test_without_a_bundle_it_uses_the_interpreters_packages(tmp_path: Path) -> None:
     done = _run(_tree(tmp_path, None), "--version")
     assert done.returncode == 0, done.stderr
+
+
+def _bundle_with_stand_ins(tmp_path: Path, precompiled: list[str]) -> Path:
+    """A matching bundle whose stand-in `re2` source fails to import while its shipped
+    byte-code (compiled from a module that loads) is fine: which one runs tells whether the
+    shipped byte-code was used."""
+    import compileall
+
+    ext = _tree(tmp_path, {"target": _host_target(), "pythons": [VERSION],
+                           "precompiled": precompiled})
+    libs = ext / "bundled" / "libs"
+    (libs / "pydantic_core").mkdir()
+    (libs / "pydantic_core" / "__init__.py").write_text("")
+    (libs / "re2.py").write_text("")
+    compileall.compile_dir(str(libs), quiet=1,
+                           invalidation_mode=compileall.py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    (libs / "re2.py").write_text("raise ImportError('the source was compiled at start-up')\n")
+    return ext
+
+
+def _run_with_prefix(ext: Path, prefix: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ext / "server" / "launch.py"), "--version"],
+                          capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(prefix)})
+
+
+@pytest.mark.skipif(sys.platform not in ("linux", "darwin", "win32"), reason="host target")
+def test_shipped_bytecode_is_used_and_nothing_is_written(tmp_path: Path) -> None:
+    ext = _bundle_with_stand_ins(tmp_path, [sys.implementation.cache_tag])
+    before = sorted(p.relative_to(ext) for p in ext.rglob("*"))
+    prefix = tmp_path / "prefix"
+    prefix.mkdir()
+    done = _run_with_prefix(ext, prefix)
+    assert done.returncode == 0, done.stderr
+    assert "memlens" in done.stdout
+    assert sorted(p.relative_to(ext) for p in ext.rglob("*")) == before
+    # Only what the interpreter imported before the launcher ran may be cached in the prefix
+    # (its mirror of the extension folder stays empty).
+    assert list(prefix.rglob(f"{str(ext).lstrip('/')}/**/*.pyc")) == []
+
+
+@pytest.mark.skipif(sys.platform not in ("linux", "darwin", "win32"), reason="host target")
+def test_without_bytecode_for_this_python_the_prefix_is_kept(tmp_path: Path) -> None:
+    ext = _bundle_with_stand_ins(tmp_path, ["cpython-29"])
+    prefix = tmp_path / "prefix"
+    prefix.mkdir()
+    done = _run_with_prefix(ext, prefix)
+    # The source runs (and fails, as this stand-in does), and byte-code goes to the prefix.
+    assert done.returncode == 3
+    assert "the source was compiled at start-up" in done.stderr
+    assert list(prefix.rglob(f"{str(ext).lstrip('/')}/**/*.pyc")) != []
