@@ -166,22 +166,19 @@ def test_doc_index_positions_equal_the_resplit(text: str, encoding: str,
                                                data: st.DataObject) -> None:
     from lsprotocol import types
 
-    from memlens.lsp import convert
+    from memlens.lsp.convert import PositionConverter
 
-    convert.set_encoding(encoding)
-    try:
-        offset = data.draw(st.integers(0, len(text)))
-        got = convert.position_at(text, offset)
-        assert (got.line, got.character) == _oracle_position(text, offset, encoding)
-        line, col = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 12))
-        index = convert.doc_index(text)
-        got = index.column(line, col)
-        assert (got.line, got.character) == _oracle_column(text, line, col, encoding)
-        row, character = data.draw(st.integers(0, 6)), data.draw(st.integers(0, 12))
-        assert convert.offset_at(text, types.Position(line=row, character=character)) == (
-            _oracle_offset(text, row, character, encoding))
-    finally:
-        convert.set_encoding("utf-16")
+    convert = PositionConverter(encoding)
+    offset = data.draw(st.integers(0, len(text)))
+    got = convert.position_at(text, offset)
+    assert (got.line, got.character) == _oracle_position(text, offset, encoding)
+    line, col = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 12))
+    index = convert.doc_index(text)
+    got = index.column(line, col)
+    assert (got.line, got.character) == _oracle_column(text, line, col, encoding)
+    row, character = data.draw(st.integers(0, 6)), data.draw(st.integers(0, 12))
+    assert convert.offset_at(text, types.Position(line=row, character=character)) == (
+        _oracle_offset(text, row, character, encoding))
 
 
 # --- 8: the text budget counts every character emitted -----------------------------------------

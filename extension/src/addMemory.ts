@@ -4,7 +4,7 @@
 // written until Save; the server writes (and re-reads the file) exactly as save_memory does.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { MemlensClient } from "./client";
+import { activeFileUri, MemlensClient } from "./client";
 import { ADD_MEMORY, AddMemoryResult } from "./protocol";
 
 export const PROPOSED_SCHEME = "memlens-proposed";
@@ -58,10 +58,12 @@ export function registerAddMemory(
     if (!fact) {
       return;
     }
+    // The folder of the file being edited: its project memory, its settings (file names).
+    const uri = activeFileUri();
     // Where each scope writes, as the server resolves it (HOME may not be ~).
     const previews = await Promise.all(
       (["global", "project"] as const).map((scope) =>
-        client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope, preview: true }).catch(() => undefined),
+        client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope, preview: true, uri }).catch(() => undefined),
       ),
     );
     if (previews.some((p) => p === undefined)) {
@@ -87,7 +89,7 @@ export function registerAddMemory(
     if (preview.managed) {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Memory manager: routing your memory…" },
-        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value }),
+        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, uri }),
       );
       if (!result) {
         serverDown();
@@ -169,7 +171,7 @@ export function registerAddMemory(
     if (choice !== "save") {
       return;
     }
-    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value });
+    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, uri });
     if (!saved) {
       serverDown();
     } else if (saved.success) {

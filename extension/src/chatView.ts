@@ -32,7 +32,7 @@ import {
   ToWebview,
   approvalModeLabel,
 } from "./chatProtocol";
-import { MemlensClient } from "./client";
+import { activeFileUri, MemlensClient } from "./client";
 import { API_KEY_SECRET } from "./commands";
 
 const SESSION_STATE_KEY = "memlens.chat.sessionId";
@@ -302,7 +302,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: "userMessage", sessionId, text: trimmed });
     let ended: ToWebview & { type: "turnEnded" };
     try {
-      const result = await this.client.request<ChatSendResult>(CHAT_SEND, { sessionId, text: trimmed });
+      const result = await this.client.request<ChatSendResult>(CHAT_SEND, { sessionId, text: trimmed, uri: activeFileUri() });
       ended = result
         ? { type: "turnEnded", sessionId, status: result.status, message: result.message ?? undefined }
         : {

@@ -543,8 +543,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         logging.getLogger("pygls").setLevel(logging.ERROR)
     from .lsp.chat import install_log_redaction
 
-    install_log_redaction()
     server = create_server()
+    install_log_redaction(server)
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not host or not port.isdigit():

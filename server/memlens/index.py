@@ -320,6 +320,8 @@ class WorkspaceIndex:
         return max(holders, key=len) if holders else None
 
     def folder_state(self, path: str) -> FolderState | None:
+        # Outside every folder: this index's first folder. The language server hands such a
+        # file to the index of its default folder, which is that index's first (workspace.py).
         folder = self.folder_for(path) or (self.folders[0] if self.folders else None)
         return self.folder_states.get(folder) if folder else None
 

@@ -48,6 +48,7 @@ class ApprovalResponse(Wire):
 class SendParams(Wire):
     session_id: str
     text: str
+    uri: str | None = None  # a file or folder: the chat works in its workspace folder
 
 
 class SendResult(Wire):

@@ -4,13 +4,17 @@ import that closes a cycle, keep a prose `@mention` literal."""
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..imports import ImportToken, find_imports
 from ..nodecompat import dirname, resolve
-from .convert import offset_at, path_of, range_of, uri_of
-from .server import MemlensServer
+from .convert import path_of, uri_of
+from .links import relative_import
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 
 def _token_at_offset(text: str, offset: int) -> ImportToken | None:
@@ -22,11 +26,6 @@ def _token_at_offset(text: str, offset: int) -> ImportToken | None:
 
 def _edit(uri: str, rng: types.Range, new_text: str) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=rng, new_text=new_text)]})
-
-
-def relative_import(from_dir: str, target: str) -> str:
-    rel = posixpath.relpath(target, from_dir)
-    return rel if rel.startswith("../") else f"./{rel}"
 
 
 def register(server: MemlensServer) -> None:
@@ -50,10 +49,10 @@ def register(server: MemlensServer) -> None:
                     title="Remove the duplicate memory", kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic], edit=_edit(uri, whole, ""), is_preferred=True))
                 continue
-            token = _token_at_offset(text, offset_at(text, diagnostic.range.start))
+            token = _token_at_offset(text, ls.positions.offset_at(text, diagnostic.range.start))
             if token is None:
                 continue
-            rng = range_of(text, token.start, token.end)
+            rng = ls.positions.range_of(text, token.start, token.end)
             target = resolve(dirname(path), token.path)
             if diagnostic.code == "import-not-found":
                 actions.append(types.CodeAction(
@@ -72,11 +71,11 @@ def register(server: MemlensServer) -> None:
                     title=f"Keep `@{token.path}` literal (wrap in backticks)",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                     edit=_edit(uri, rng, f"`@{token.path}`")))
-        cursor = _token_at_offset(text, offset_at(text, params.range.start))
+        cursor = _token_at_offset(text, ls.positions.offset_at(text, params.range.start))
         if cursor is not None and cursor.path.startswith("/"):
             relative = relative_import(dirname(path), resolve(cursor.path))
+            rng = ls.positions.range_of(text, cursor.start + 1, cursor.end)
             actions.append(types.CodeAction(
                 title=f"Make the import relative ({relative})",
-                kind=types.CodeActionKind.Refactor,
-                edit=_edit(uri, range_of(text, cursor.start + 1, cursor.end), relative)))
+                kind=types.CodeActionKind.Refactor, edit=_edit(uri, rng, relative)))
         return actions

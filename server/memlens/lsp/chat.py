@@ -1,5 +1,8 @@
 """Chat over LSP: memlens/chat/send|cancel|sessions|history|status, memlens/setApiKey; events
 stream as memlens/chat/event and writes wait for memlens/chat/approve (docs/chat-protocol.md).
+
+A session works in one workspace folder, chosen when it starts: the folder of the `uri` its
+first message names, else the default folder (workspace.py).
 """
 
 from __future__ import annotations
@@ -7,12 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-from pygls.exceptions import JsonRpcInvalidParams
-
-from ..agent.config import ChatSettings
 from ..agent.events import (
     ApiKeyParams,
     ChatEvent,
@@ -24,82 +23,67 @@ from ..agent.events import (
 from ..agent.gemini import uses_vertex
 from ..agent.records import (
     Redactor,
-    chats_dir,
+    SessionRecord,
+    SessionSummary,
     existing_chats_dir,
     install_stream_redaction,
     list_sessions,
     read_transcript,
     register_secret,
 )
-from ..agent.session import AgentContext, ChatSession
-from ..skills import discover_skills
-from .server import MemlensServer
+from ..agent.session import ChatSession
+from .agent_bridge import agent_context, chat_settings, lsp_approver
+from .params import parse_params
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
     "memlens/chat/send", "memlens/chat/cancel", "memlens/chat/sessions",
     "memlens/chat/history", "memlens/chat/status")
 SET_API_KEY, EVENT, APPROVE = "memlens/setApiKey", "memlens/chat/event", "memlens/chat/approve"
 
-_sessions: dict[str, ChatSession] = {}
-_api_key: dict[str, str | None] = {"key": None}
 
-
-def _parse(model: type[BaseModel], raw: Any) -> Any:
-    data = raw._asdict() if hasattr(raw, "_asdict") else raw
+def _transcripts(ls: MemlensServer, folder: str) -> str | None:
+    """The transcripts folder of `folder`, for reading; a project never chatted in has none
+    (and listing sessions must not register it in Gemini CLI's project registry)."""
     try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
-                                   f"{first['msg']}") from err
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def agent_context(ls: MemlensServer) -> AgentContext:
-    index = ls.require_index()
-    folder = index.folders[0] if index.folders else None
-    if folder is None or folder not in index.folder_states:
-        raise JsonRpcInvalidParams("open a workspace folder to chat")
-    state = index.folder_states[folder]
-    home = index.settings.home
-    skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
-    try:
-        transcripts: str | None = chats_dir(home, folder)
-    except OSError:
-        transcripts = None
-    return AgentContext(settings=index.settings, chat=ChatSettings.from_sources(ls.editor_settings),
-                        startup=state.load, jit=ls.jit_session_for(folder), skills=skills,
-                        transcripts=transcripts, api_key=_api_key["key"])
-
-
-def _transcripts(ls: MemlensServer) -> str | None:
-    """The transcripts folder for reading; a project never chatted in has none (and listing
-    sessions must not register it in Gemini CLI's project registry)."""
-    index = ls.require_index()
-    if not index.folders:
-        return None
-    try:
-        return existing_chats_dir(index.settings.home, index.folders[0])
+        return existing_chats_dir(ls.service.index_of_folder(folder).settings.home, folder)
     except OSError:
         return None
+
+
+def _all_sessions(ls: MemlensServer) -> list[SessionSummary]:
+    """The sessions of every workspace folder, the latest first."""
+    found: list[SessionSummary] = []
+    for folder in ls.service.folders:
+        transcripts = _transcripts(ls, folder)
+        found += list_sessions(transcripts) if transcripts else []
+    return sorted(found, key=lambda s: s.updated, reverse=True)
+
+
+def _transcript(ls: MemlensServer, session_id: str) -> list[SessionRecord]:
+    """A session's records, from the folder it was held in."""
+    for folder in ls.service.folders:
+        transcripts = _transcripts(ls, folder)
+        records = read_transcript(transcripts, session_id) if transcripts else []
+        if records:
+            return records
+    return []
 
 
 class _RedactSecrets(logging.Filter):
     """Keeps every key out of every log line (pygls logs message bodies at debug level):
     the extension's, the environment's (GEMINI_API_KEY, GOOGLE_API_KEY), Google-shaped ones."""
 
+    def __init__(self, ls: MemlensServer):
+        super().__init__()
+        self.ls = ls
+
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         redactor = Redactor()
-        redactor.add(_api_key["key"])
+        redactor.add(self.ls.api_key)
         cleaned = redactor.text(message)
         if '"key"' in cleaned and SET_API_KEY in cleaned:
             cleaned = re.sub(r'"key"\s*:\s*"[^"]*"', '"key": "[REDACTED]"', cleaned)
@@ -108,79 +92,73 @@ class _RedactSecrets(logging.Filter):
         return True
 
 
-def install_log_redaction() -> None:
+def install_log_redaction(ls: MemlensServer) -> None:
     """Redact keys from the server's log and from anything else it writes to stderr (stdout
     carries JSON-RPC, whose chat events are redacted where they are made)."""
     for handler in logging.getLogger().handlers:
-        handler.addFilter(_RedactSecrets())
+        handler.addFilter(_RedactSecrets(ls))
     install_stream_redaction(stdout=False)
 
 
 def register(server: MemlensServer) -> None:
     @server.feature(SEND)
     async def send(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SendParams = _parse(SendParams, params)
+        request: SendParams = parse_params(SendParams, params)
         await ls.ready.wait()
-        index = ls.require_index()
-        if index.folders and not index.folder_states[index.folders[0]].load.trusted:
+        session = ls.chat_sessions.get(request.session_id)
+        # A session stays in the folder it started in (its startup load's folder).
+        folder = session.context.startup.cwd if session else ls.folder_for_uri(request.uri)
+        if folder is not None and not ls.service.trusted(folder):
             ls.protocol.notify(EVENT, ChatEvent(
                 session_id=request.session_id, kind="error", retryable=False,
                 message="Chat is off in an untrusted workspace: its tools would read the "
                         "workspace. Trust the folder to chat.").payload())
             return SendResult(session_id=request.session_id, status="error").compact()
-        session = _sessions.get(request.session_id)
         if session is None:
-            session = ChatSession(agent_context(ls), request.session_id)
-            _sessions[request.session_id] = session
+            session = ChatSession(agent_context(ls, folder), request.session_id)
+            ls.chat_sessions[request.session_id] = session
         else:
-            session.context.set_api_key(_api_key["key"])
-            session.context.chat = ChatSettings.from_sources(ls.editor_settings)
+            session.context.set_api_key(ls.api_key)
+            session.context.chat = chat_settings(ls, folder)
 
         async def emit(event: ChatEvent) -> None:
             ls.protocol.notify(EVENT, event.payload())
 
-        from .memory import lsp_approver
-
-        approve = lsp_approver(ls, APPROVE)
-
-        status = await session.send(request.text, emit, approve)
+        status = await session.send(request.text, emit, lsp_approver(ls, APPROVE))
         return SendResult(session_id=request.session_id,
                           status=status).compact()  # type: ignore[arg-type]
 
     @server.feature(CANCEL)
     def cancel(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = _parse(SessionParams, params)
-        session = _sessions.get(request.session_id)
+        request: SessionParams = parse_params(SessionParams, params)
+        session = ls.chat_sessions.get(request.session_id)
         return {"cancelled": bool(session and session.cancel())}
 
     @server.feature(SESSIONS)
     def sessions(ls: MemlensServer, params: Any) -> dict[str, object]:
-        folder = _transcripts(ls)
-        found = list_sessions(folder) if folder else []
-        return {"sessions": [s.wire() for s in found]}
+        return {"sessions": [s.wire() for s in _all_sessions(ls)]}
 
     @server.feature(HISTORY)
     def history(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = _parse(SessionParams, params)
-        folder = _transcripts(ls)
-        records = read_transcript(folder, request.session_id) if folder else []
+        request: SessionParams = parse_params(SessionParams, params)
+        records = _transcript(ls, request.session_id)
         messages = [{"role": r.kind, "text": str(r.data.get("text", ""))}
                     for r in records if r.kind in ("user", "model")]
         return {"sessionId": request.session_id, "messages": messages}
 
     @server.feature(STATUS)
     def status(ls: MemlensServer, params: Any) -> dict[str, object]:
-        chat = ChatSettings.from_sources(ls.editor_settings)
-        has_key = bool(_api_key["key"] or os.environ.get("GEMINI_API_KEY")
+        chat = chat_settings(ls, ls.service.default_folder)
+        has_key = bool(ls.api_key or os.environ.get("GEMINI_API_KEY")
                        or os.environ.get("GOOGLE_API_KEY") or uses_vertex())
         return ChatStatus(has_api_key=has_key, model=chat.model,
                           approval_mode=chat.approval_mode, base_url=chat.base_url).compact()
 
     @server.feature(SET_API_KEY)
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ApiKeyParams = _parse(ApiKeyParams, params)
-        _api_key["key"] = request.key.strip() or None
-        register_secret(_api_key["key"])  # redacted everywhere from now on
-        for session in _sessions.values():
-            session.context.set_api_key(_api_key["key"])
-        return {"hasApiKey": bool(_api_key["key"])}
+        request: ApiKeyParams = parse_params(ApiKeyParams, params)
+        ls.api_key = request.key.strip() or None
+        register_secret(ls.api_key)  # redacted everywhere from now on
+        for session in ls.chat_sessions.values():
+            session.context.set_api_key(ls.api_key)
+        return {"hasApiKey": bool(ls.api_key)}

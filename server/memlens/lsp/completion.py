@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..nodecompat import dirname, resolve
-from .convert import offset_at, path_of, position_at
-from .server import MemlensServer
+from .convert import path_of
+from .links import is_claude_file
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 SKILL_KEYS = {
     "name": "1-64 lowercase letters, digits and hyphens; equal to the folder's name",
@@ -84,7 +88,7 @@ def register(server: MemlensServer) -> None:
         text = ls.text_of(path) if path else None
         if path is None or text is None:
             return None
-        offset = offset_at(text, params.position)
+        offset = ls.positions.offset_at(text, params.position)
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
         if posixpath.basename(path) == "SKILL.md":
@@ -97,9 +101,8 @@ def register(server: MemlensServer) -> None:
             return None
         partial = word[1:]
         segment_start = line_start + word_start + 1 + (partial.rfind("/") + 1)
-        replace = types.Range(start=position_at(text, segment_start), end=params.position)
-        from .navigation import is_claude_file
-
-        home = ls.require_index().settings.home if is_claude_file(ls, path) else None
+        replace = types.Range(start=ls.positions.position_at(text, segment_start),
+                              end=params.position)
+        home = ls.service.settings_for(path).home if is_claude_file(ls, path) else None
         items = _path_items(dirname(path), partial, replace, home)
         return types.CompletionList(is_incomplete=False, items=items)

@@ -49,19 +49,10 @@ def uri_of(path: str) -> str:
         return "file://" + urllib.parse.quote(raw)
 
 
-# The position encoding negotiated with the client (LSP default: UTF-16 code units).
-ENCODING = {"name": "utf-16"}
-
-
-def set_encoding(name: str) -> None:
-    ENCODING["name"] = name
-
-
-def _char_units(char: str) -> int:
-    name = ENCODING["name"]
-    if name == "utf-32":
+def _char_units(char: str, encoding: str) -> int:
+    if encoding == "utf-32":
         return 1
-    if name == "utf-8":
+    if encoding == "utf-8":
         return len(char.encode("utf-8", "surrogatepass"))
     return 2 if ord(char) > 0xFFFF else 1
 
@@ -133,7 +124,7 @@ class DocIndex:
         for index in range(start, end):
             if units >= position.character:
                 return index
-            units += _char_units(self.text[index])
+            units += _char_units(self.text[index], self.encoding)
         return end
 
     def column(self, line: int, col: int) -> types.Position:
@@ -148,62 +139,57 @@ class DocIndex:
         return types.Position(line=line - 1, character=self.units(start, stop))
 
 
-_INDEXES: list[DocIndex] = []
+class PositionConverter:
+    """Positions in the encoding negotiated with the client (LSP's default: UTF-16 code
+    units), each document's line index kept while it is asked about again."""
 
+    def __init__(self, encoding: str = "utf-16"):
+        self.encoding = encoding
+        self._recent: list[DocIndex] = []
 
-def doc_index(text: str) -> DocIndex:
-    """The index of `text`, reused while the same string object is asked about again (a
-    request converts all its positions in one document)."""
-    name = ENCODING["name"]
-    for index in _INDEXES:
-        if index.text is text and index.encoding == name:
-            return index
-    index = DocIndex(text, name)
-    _INDEXES.insert(0, index)
-    del _INDEXES[4:]
-    return index
+    def doc_index(self, text: str) -> DocIndex:
+        """The index of `text`, reused while the same string object is asked about again (a
+        request converts all its positions in one document)."""
+        for index in self._recent:
+            if index.text is text:
+                return index
+        index = DocIndex(text, self.encoding)
+        self._recent.insert(0, index)
+        del self._recent[4:]
+        return index
 
+    def position_at(self, text: str, offset: int) -> types.Position:
+        return self.doc_index(text).position(offset)
 
-def position_at(text: str, offset: int) -> types.Position:
-    return doc_index(text).position(offset)
+    def offset_at(self, text: str, position: types.Position) -> int:
+        return self.doc_index(text).offset(position)
 
+    def range_of(self, text: str, start: int, end: int) -> types.Range:
+        index = self.doc_index(text)
+        return types.Range(start=index.position(start), end=index.position(end))
 
-def offset_at(text: str, position: types.Position) -> int:
-    return doc_index(text).offset(position)
+    def to_lsp_diagnostic(self, d: Diagnostic, text: str | None, uri: str | None = None
+                          ) -> types.Diagnostic:
+        if text is not None:
+            index = self.doc_index(text)
+            rng = types.Range(start=index.column(d.line, d.col),
+                              end=index.column(d.end_line, d.end_col))
+        else:
+            rng = types.Range(start=types.Position(line=d.line - 1, character=d.col - 1),
+                              end=types.Position(line=d.end_line - 1, character=d.end_col - 1))
+        related = None
+        if d.detail and uri is not None:
+            # The detail under the short message (VS Code shows it as a line under the
+            # problem).
+            related = [types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=rng), message=d.detail)]
+        return types.Diagnostic(range=rng, message=d.message, severity=SEVERITY[d.severity],
+                                code=d.code, source="memlens", related_information=related)
 
-
-def range_of(text: str, start: int, end: int) -> types.Range:
-    index = doc_index(text)
-    return types.Range(start=index.position(start), end=index.position(end))
-
-
-def to_lsp_diagnostic(d: Diagnostic, text: str | None, uri: str | None = None
-                      ) -> types.Diagnostic:
-    if text is not None:
-        index = doc_index(text)
-        rng = types.Range(start=index.column(d.line, d.col),
-                          end=index.column(d.end_line, d.end_col))
-    else:
-        rng = types.Range(start=types.Position(line=d.line - 1, character=d.col - 1),
-                          end=types.Position(line=d.end_line - 1, character=d.end_col - 1))
-    related = None
-    if d.detail and uri is not None:
-        # The detail under the short message (VS Code shows it as a line under the problem).
-        related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=rng), message=d.detail)]
-    return types.Diagnostic(range=rng, message=d.message, severity=SEVERITY[d.severity],
-                            code=d.code, source="memlens", related_information=related)
-
-
-def to_lsp_diagnostics(items: list[Diagnostic], text: str | None) -> list[types.Diagnostic]:
-    """Every diagnostic of one document, converted with one line index."""
-    return [to_lsp_diagnostic(d, text) for d in items]
-
-
-def token_at(text: str, position: types.Position) -> ImportToken | None:
-    """The import token (outside code) under the cursor, if any."""
-    offset = offset_at(text, position)
-    for token in find_imports(text):
-        if not token.in_code and token.start <= offset <= token.end:
-            return token
-    return None
+    def token_at(self, text: str, position: types.Position) -> ImportToken | None:
+        """The import token (outside code) under the cursor, if any."""
+        offset = self.offset_at(text, position)
+        for token in find_imports(text):
+            if not token.in_code and token.start <= offset <= token.end:
+                return token
+        return None

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..index import WorkspaceIndex
 from ..model import Wire
 from ..nodecompat import dirname
 from ..results import ContextSection, JitFile, ListedFile, ListResult
 from ..trust import memory_summary, restricted_notice
 from ..views import truncate
 from .convert import path_of
-from .server import MemlensServer
+from .params import parse_params
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 
@@ -59,25 +63,11 @@ class JitResponse(Wire):
     context: str
 
 
-def _params(model: type[BaseModel], raw: Any) -> Any:
-    data = raw if isinstance(raw, dict) else getattr(raw, "__dict__", raw)
-    if hasattr(raw, "_asdict"):
-        data = raw._asdict()
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
-                                   f"{first['msg']}") from err
-
-
 def _folder_of(ls: MemlensServer, uri: str) -> str:
     path = path_of(uri)
     if path is None:
         raise JsonRpcInvalidParams(f"not a file URI: {uri}")
-    index = ls.require_index()
-    folder = index.folder_for(path)
+    folder = ls.service.folder_for(path)
     if folder is None:
         raise JsonRpcInvalidParams(f"{path} is outside every workspace folder")
     return folder
@@ -86,7 +76,7 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
 def _dialect_of(ls: MemlensServer, uri: str) -> str:
     path = path_of(uri) or ""
     name = posixpath.basename(path)
-    if name in ls.require_index().settings.context_file_names:
+    if name in ls.service.settings_for(path).context_file_names:
         return "gemini"
     return {"CLAUDE.md": "claude", "CLAUDE.local.md": "claude", "AGENTS.md": "agents"}.get(
         name, "gemini")
@@ -127,7 +117,7 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
     """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
     path = path_of(uri) or workspace
     folder = path if os.path.isdir(path) else dirname(path)
-    index = ls.require_index()
+    index = ls.service.index_for(path)
     if dialect == "agents":
         from ..dialects.agents import load_agents
 
@@ -156,12 +146,12 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(SHOW)
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ShowParams = _params(ShowParams, params)
+        request: ShowParams = parse_params(ShowParams, params)
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != "gemini":
             return _other_dialect_show(ls, request.uri, folder, dialect).wire()
-        index = ls.require_index()
+        index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
         chars = sum(len(f.content) for f in state.load.files
@@ -178,9 +168,9 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request = _params(UriParams, params)
-        index = ls.require_index()
-        state = index.folder_states[_folder_of(ls, request.uri)]
+        request = parse_params(UriParams, params)
+        folder = _folder_of(ls, request.uri)
+        state = ls.service.index_of_folder(folder).folder_states[folder]
         files = [ListedFile(path=f.path, tier=f.tier,
                             chars=None if f.content is None else len(f.content))
                  for f in state.load.files]
@@ -190,19 +180,19 @@ def register(server: MemlensServer) -> None:
     @server.feature(REFRESH)
     async def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:
         await ls.ready.wait()
-        index = ls.rebuild()
+        service = ls.rebuild()
         # Only open documents get pushed diagnostics: publish computes theirs alone.
-        ls.publish(index.diagnosed_paths())
-        return RefreshResponse(file_count=len(index.roots)).wire()
+        ls.publish(service.diagnosed_paths())
+        return RefreshResponse(file_count=len(service.memory_files())).wire()
 
     @server.feature(JIT)
     def jit(ls: MemlensServer, params: Any) -> dict[str, object]:
         """What JIT loading adds for a file (a preview: nothing is marked loaded)."""
-        request = _params(UriParams, params)
+        request = parse_params(UriParams, params)
         path = path_of(request.uri)
         if path is None:
             raise JsonRpcInvalidParams(f"not a file URI: {request.uri}")
-        session = ls.jit_session_for(path)
+        session = ls.service.jit_session_for(path)
         if session is None:
             return JitResponse(uri=request.uri, files=[], context="").wire()
         result = session.preview(path)
@@ -251,9 +241,10 @@ class TreeResponse(Wire):
     folders: list[TreeFolder]
 
 
-def _tree_file(ls: MemlensServer, path: str, tier: str, chars: int | None,
-               note: str | None = None, *, with_imports: bool = True) -> TreeFile:
-    index = ls.require_index()
+def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
+               chars: int | None, note: str | None = None, *,
+               with_imports: bool = True) -> TreeFile:
+    """A row of a folder's tree, its counts from the index serving that folder."""
     diagnostics = index.diagnostics_for(path)
     text = ls.text_of(path) or ""
     imports = []
@@ -273,12 +264,12 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     from ..dialects.agents import load_agents
     from ..dialects.claude import ClaudeLoader
 
-    index = ls.require_index()
+    index = ls.service.index_of_folder(folder)
     agents: list[TreeAgent] = []
     load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
-    claude = [_tree_file(ls, f.path, f.kind, len(f.content), with_imports=False)
+    claude = [_tree_file(ls, index, f.path, f.kind, len(f.content), with_imports=False)
               for f in load.files]
-    claude += [_tree_file(ls, r.path, r.kind, len(r.content),
+    claude += [_tree_file(ls, index, r.path, r.kind, len(r.content),
                           "applies to " + ", ".join(r.applies_to), with_imports=False)
                for r in load.conditional_rules]
     listed = {f.path for f in claude}
@@ -287,14 +278,14 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
             path = posixpath.join(sub, name)
             read = index.reader.read(path)
             if path not in listed and read.content is not None:
-                claude.append(_tree_file(ls, path, "nested", len(read.content),
+                claude.append(_tree_file(ls, index, path, "nested", len(read.content),
                                          f"read when Claude Code works in "
                                          f"{posixpath.relpath(sub, folder)}/",
                                          with_imports=False))
     if claude:
         agents.append(TreeAgent(agent="claude", files=claude))
     active = load_agents(folder, index.reader).active
-    found = [p for p in index.agents_files if index.folder_for(p) == folder]
+    found = [p for p in index.agents_files if ls.service.folder_for(p) == folder]
     if active and active not in found:
         found.insert(0, active)
     rows = []
@@ -302,7 +293,7 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
         read = index.reader.read(path)
         note = ("in force here (nearest)" if path == active
                 else f"in force in {posixpath.relpath(dirname(path), folder)}/ and below")
-        rows.append(_tree_file(ls, path, "agents", None if read.content is None
+        rows.append(_tree_file(ls, index, path, "agents", None if read.content is None
                                else len(read.content), note, with_imports=False))
     if rows:
         agents.append(TreeAgent(agent="agents", files=rows))
@@ -315,18 +306,20 @@ def register_tree(server: MemlensServer) -> None:
         """Tiers → files → imports for every workspace folder, with problem counts.
 
         Startup files come first in load order, then the subfolder files JIT would load."""
-        index = ls.require_index()
         folders = []
-        for folder, state in index.folder_states.items():
-            files = [_tree_file(ls, f.path, f.tier, None if f.content is None
+        for folder in ls.service.folders:
+            index = ls.service.index_of_folder(folder)
+            state = index.folder_states[folder]
+            files = [_tree_file(ls, index, f.path, f.tier, None if f.content is None
                                 else len(f.content)) for f in state.load.files]
             listed = {f.path for f in files}
             # Untrusted: the folder's own memory files (open in the editor) are not read by
             # the agent at all; they are listed apart, not as loaded just in time.
             tier = "jit" if state.load.trusted else "restricted"
             for path, loaded in sorted(index.roots.items()):
-                if loaded.tier == "jit" and path not in listed and index.folder_for(path) == folder:
-                    files.append(_tree_file(ls, path, tier, None if loaded.content is None
+                if (loaded.tier == "jit" and path not in listed
+                        and ls.service.folder_for(path) == folder):
+                    files.append(_tree_file(ls, index, path, tier, None if loaded.content is None
                                             else len(loaded.content)))
             notice = None if state.load.trusted else restricted_notice(state.load.file_count)
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from .convert import path_of, uri_of
-from .server import MemlensServer
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 
 def register(server: MemlensServer) -> None:
@@ -21,9 +25,8 @@ def register(server: MemlensServer) -> None:
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     def workspace_diagnostic(ls: MemlensServer, params: types.WorkspaceDiagnosticParams
                              ) -> types.WorkspaceDiagnosticReport:
-        index = ls.require_index()
         reports: list[types.WorkspaceDocumentDiagnosticReport] = []
-        for path in sorted(index.diagnosed_paths()):
+        for path in sorted(ls.service.diagnosed_paths()):
             reports.append(types.WorkspaceFullDocumentDiagnosticReport(
                 uri=uri_of(path), items=ls.lsp_diagnostics(path), version=None))
         return types.WorkspaceDiagnosticReport(items=reports)

@@ -7,14 +7,20 @@ import json
 import posixpath
 import re
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
+from ..skills import all_skill_files, discover_skills, load_skill_file
 from ..trust import memory_summary, restricted_notice
-from .convert import path_of, range_of, token_at, uri_of
-from .server import MemlensServer
+from .convert import path_of, uri_of
+from .merged import memory_for
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 IMPORT_PREVIEW_CHARS = 4_000
 MERGED_PREVIEW_CHARS = 8_000
@@ -43,10 +49,10 @@ def show_command_link(path: str) -> str:
 
 def import_hover(ls: MemlensServer, path: str, text: str, position: types.Position
                  ) -> types.Hover | None:
-    token = token_at(text, position)
+    token = ls.positions.token_at(text, position)
     if token is None:
         return None
-    index = ls.require_index()
+    index = ls.service.index_for(path)
     target = resolve(dirname(path), token.path)
     processor = ImportProcessor(index.reader, index.engine().root_finder,
                                 max_chars=IMPORT_PREVIEW_CHARS * 4)
@@ -56,33 +62,10 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
     note = "\n\n*(preview truncated)*" if cut else ""
     value = f"{header}\n\nAs Gemini CLI includes it:\n\n{fenced(body)}{note}"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
-                       range=range_of(text, token.start, token.end))
+                       range=ls.positions.range_of(text, token.start, token.end))
 
 
 TRUST_LINK = "[Manage Workspace Trust](command:workbench.trust.manage)"
-
-
-def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:
-    """What loads for `path`'s folder: (merged text, files, chars, JIT files, trusted).
-    Chars count the files' text with imports expanded, as the status bar and the Memory
-    view do (the merged text adds the source markers)."""
-    index = ls.require_index()
-    merged, files, jit = index.merged_for(path)
-    state = index.folder_state(path)
-    loaded = [f for f in state.load.files if f.content is not None] if state else []
-    chars = sum(len(f.content or "") for f in loaded)
-    jit_count = 0
-    if jit is not None:
-        jit_count = len(jit.files)
-        chars += sum(len(f.content or "") for f in jit.files)
-    trusted = state.load.trusted if state else True
-    return merged, len(files), chars, jit_count, trusted
-
-
-def memory_lens_title(ls: MemlensServer, path: str) -> str:
-    """The code lens on line 1 of a memory file: the same count as the status bar."""
-    _, count, chars, _, trusted = memory_for(ls, path)
-    return memory_summary(count, chars) + ("" if trusted else " · Restricted Mode")
 
 
 def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
@@ -106,7 +89,7 @@ def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
     if posixpath.basename(path) == "AGENTS.md":
         from ..dialects.agents import load_agents
 
-        agents = load_agents(folder, ls.require_index().reader)
+        agents = load_agents(folder, ls.service.index_for(path).reader)
         text = agents.render()
         note = (f"shadows {len(agents.shadowed)} farther AGENTS.md" if agents.shadowed
                 else "the only AGENTS.md here")
@@ -114,8 +97,8 @@ def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
     else:
         from ..dialects.claude import ClaudeLoader
 
-        load = ClaudeLoader(ls.require_index().settings.home,
-                            reader=ls.require_index().reader).load(folder)
+        index = ls.service.index_for(path)
+        load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
         text = load.render()
         rules = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
                         for r in load.conditional_rules)
@@ -127,6 +110,36 @@ def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
     if cut:
         value += "\n\n*(preview truncated)*"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
+
+
+def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Position
+                ) -> types.Hover | None:
+    """On the `name:` line of a SKILL.md: its tier and whether Gemini CLI offers it."""
+    if posixpath.basename(path) != "SKILL.md":
+        return None
+    lines = text.split("\n")
+    if position.line >= len(lines) or not re.match(r"^\s*name\s*:", lines[position.line]):
+        return None
+    folder = ls.service.folder_or_default(path)
+    if folder is None:
+        raise JsonRpcInvalidParams("open a workspace folder first")
+    home, trusted = ls.service.settings_for(path).home, ls.service.trusted(folder)
+    skill = load_skill_file(path)
+    if skill is None:
+        return None
+    tier = next((t for p, t in all_skill_files(home, folder, trusted) if p == path), "not "
+                "loaded (outside the skills folders)")
+    winners = {s.name: (s, t) for s, t in discover_skills(home, folder, trusted)}
+    winner = winners.get(skill.name)
+    if winner is not None and winner[0].location == path:
+        status = "offered to the agent"
+    elif winner is not None:
+        status = f"**not offered**: {winner[0].location} ({winner[1]}) wins"
+    else:
+        status = "not offered"
+    value = (f"**Skill `{skill.name}`** — tier: {tier}; {status}\n\n{skill.description}")
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                    value=value))
 
 
 def register(server: MemlensServer) -> None:
@@ -141,12 +154,10 @@ def register(server: MemlensServer) -> None:
         found = import_hover(ls, path, text, params.position)
         if found is not None:
             return found
-        from .skills import skill_hover
-
         found = skill_hover(ls, path, text, params.position)
         if found is not None:
             return found
-        if params.position.line == 0 and ls.require_index().is_memory_file(path):
+        if params.position.line == 0 and ls.service.is_memory_file(path):
             return merged_hover(ls, path)
         if params.position.line == 0 and posixpath.basename(path) in (
                 "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"):

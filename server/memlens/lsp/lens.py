@@ -9,13 +9,16 @@ carry), and `memlens.showMergedContext` with the file's URI.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from .convert import path_of, uri_of
-from .navigation import importer_locations
-from .server import MemlensServer
+from .links import importer_locations
+from .merged import memory_lens_title
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 SHOW_REFERENCES = "memlens.showReferences"
 SHOW_MERGED_CONTEXT = "memlens.showMergedContext"
@@ -39,7 +42,6 @@ def register(server: MemlensServer) -> None:
         path = path_of(params.text_document.uri)
         if path is None:
             return []
-        index = ls.require_index()
         lenses = []
         locations = importer_locations(ls, path)
         if locations:
@@ -49,9 +51,7 @@ def register(server: MemlensServer) -> None:
                 command=SHOW_REFERENCES,
                 arguments=[params.text_document.uri, _position(_TOP.start),
                            [_location(location) for location in locations]])))
-        if index.is_memory_file(path):
-            from .hover import memory_lens_title
-
+        if ls.service.is_memory_file(path):
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
                 title=memory_lens_title(ls, path),
                 command=SHOW_MERGED_CONTEXT, arguments=[uri_of(path)])))

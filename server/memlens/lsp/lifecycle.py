@@ -8,17 +8,20 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..index import BUILD_PROGRESS, WorkspaceIndex
-from .convert import path_of, set_encoding
-from .server import MemlensServer
+from ..index import BUILD_PROGRESS
+from ..workspace import WorkspaceService
+from . import watcher
+from .convert import PositionConverter, path_of, uri_of
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 log = logging.getLogger("memlens.lsp")
 READY = "memlens/ready"  # sent once the first index is built: {memoryFiles, indexSeconds}
-_SHOWN: set[str] = set()  # notices already shown to the user (one server per process)
 
 
 def _alive(pid: int) -> bool:
@@ -58,12 +61,12 @@ def register(server: MemlensServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: MemlensServer, params: types.InitializeParams) -> None:
         ls.startup_marks["initialize"] = _now_ms()
-        ls.folders = _folders(params)
+        ls.set_folders(_folders(params))
         options: Any = params.initialization_options
         if isinstance(options, dict):
             section = options.get("memlens", options)
             if isinstance(section, dict):
-                ls.editor_settings = dict(section)
+                ls.configure(section)
                 # The client sends exactly the values its user set; pulling
                 # workspace/configuration would add its defaults over Gemini CLI's own settings.
                 ls.pull_configuration = False
@@ -75,7 +78,7 @@ def register(server: MemlensServer) -> None:
             if candidate in ("utf-8", "utf-16", "utf-32"):
                 encoding = str(candidate)
                 break
-        set_encoding(encoding)
+        ls.positions = PositionConverter(encoding)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemlensServer, params: types.InitializedParams) -> None:
@@ -98,22 +101,21 @@ def register(server: MemlensServer) -> None:
             ls.work_done_progress.report(token, types.WorkDoneProgressReport(
                 message=message, percentage=percentage))
 
-        index = _build(ls, ls.ensure_index, report if use_progress else None)
-        from . import watcher
-
+        service = _build(ls, ls.ensure_indexed, report if use_progress else None)
         watcher.start(ls)
         ls.ready.set()
+        memory_files = len(service.memory_files())
         if use_progress:
-            stopped = " (the folder walk stopped early)" if index.index_stops else ""
+            stopped = " (the folder walk stopped early)" if service.walk_stopped() else ""
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{len(index.roots)} memory files indexed{stopped}"))
+                message=f"{memory_files} memory files indexed{stopped}"))
         # Ready: say so, and push the open files' diagnostics at once (before the round trip
         # that registers file watchers), so the first problems show as soon as the index is.
         ls.startup_marks["ready"] = _now_ms()
-        ls.protocol.notify(READY, {"memoryFiles": len(index.roots),
+        ls.protocol.notify(READY, {"memoryFiles": memory_files,
                                    "indexSeconds": round(time.monotonic() - started, 3),
                                    "marks": ls.startup_marks})
-        ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+        ls.publish(ls.open_paths())
         await _watch_workspace_files(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -121,36 +123,34 @@ def register(server: MemlensServer) -> None:
                                        params: types.DidChangeConfigurationParams) -> None:
         settings = params.settings
         if isinstance(settings, dict) and isinstance(settings.get("memlens"), dict):
-            ls.editor_settings = dict(settings["memlens"])
+            ls.configure(settings["memlens"])
         else:
             await _pull_configuration(ls)
         _build(ls, ls.rebuild, None)
-        ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
+        ls.publish(ls.open_paths())
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MemlensServer, params: Any) -> None:
-        from . import watcher
-
         watcher.stop(ls)
 
 
-def _build(ls: MemlensServer, build: Callable[[], WorkspaceIndex],
-           progress: Callable[[str, int | None], None] | None) -> WorkspaceIndex:
+def _build(ls: MemlensServer, build: Callable[[], WorkspaceService],
+           progress: Callable[[str, int | None], None] | None) -> WorkspaceService:
     """Build the index with `progress` listening, then tell the user what it refused or where
     its walk stopped (once per distinct message)."""
     reset = BUILD_PROGRESS.set(progress)
     try:
-        index = build()
+        service = build()
     finally:
         BUILD_PROGRESS.reset(reset)
-    for message in index.notices():
+    for message in service.notices():
         log.warning("%s", message)
-        if message in _SHOWN:
+        if message in ls.notices_shown:
             continue
-        _SHOWN.add(message)
+        ls.notices_shown.add(message)
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                        message=message))
-    return index
+    return service
 
 
 async def _pull_configuration(ls: MemlensServer) -> None:
@@ -163,7 +163,21 @@ async def _pull_configuration(ls: MemlensServer) -> None:
     except Exception:
         return
     if result and isinstance(result[0], dict):
-        ls.editor_settings = {**ls.editor_settings, **result[0]}
+        ls.editor.window = {**ls.editor.window, **result[0]}
+    # Then each folder's own values (a client resolves them for its scopeUri, as VS Code does
+    # resource-scoped settings); a client that cannot answer still has the window's.
+    folders = ls.service.folders
+    if not folders:
+        return
+    try:
+        scoped = await ls.workspace_configuration_async(types.ConfigurationParams(items=[
+            types.ConfigurationItem(scope_uri=uri_of(folder), section="memlens")
+            for folder in folders]))
+    except Exception:
+        return
+    for folder, values in zip(folders, scoped or [], strict=False):
+        if isinstance(values, dict):
+            ls.editor.folders[folder] = {**ls.editor.folders.get(folder, {}), **values}
 
 
 WATCHED_GLOBS = ["**/*.md", "**/*.txt", "**/.geminiignore", "**/.gitignore",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
-from ..agent.session import Approve
+from ..agent.events import ChatEvent
 from ..model import Wire
 from ..writing import (
     create_patch,
@@ -15,11 +14,14 @@ from ..writing import (
     proposed_memory,
     save_memory,
 )
-from .chat import _plain
-from .custom import _params
-from .server import MemlensServer
+from .agent_bridge import agent_context, lsp_approver
+from .params import parse_params
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 ADD_MEMORY = "memlens/addMemory"
+MEMORY_APPROVE = "memlens/memory/approve"
 
 
 class AddMemoryParams(Wire):
@@ -28,6 +30,8 @@ class AddMemoryParams(Wire):
     preview: bool = False
     # The proposal as the user edited it, written verbatim (as Gemini CLI does).
     modified_content: str | None = None
+    # A file or folder: project memory is that workspace folder's (unset: the default folder).
+    uri: str | None = None
 
 
 class AddMemoryResult(Wire):
@@ -44,10 +48,10 @@ class AddMemoryResult(Wire):
 def register(server: MemlensServer) -> None:
     @server.feature(ADD_MEMORY)
     async def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: AddMemoryParams = _params(AddMemoryParams, params)
-        index = ls.require_index()
-        settings = index.settings
-        workspace = index.folders[0] if index.folders else os.getcwd()
+        request: AddMemoryParams = parse_params(AddMemoryParams, params)
+        folder = ls.folder_for_uri(request.uri)
+        settings = ls.service.index_of_folder(folder).settings
+        workspace = folder or os.getcwd()
         path = memory_target(settings.home, settings.context_file_names, workspace,
                              request.scope)
         description = memory_description(path, settings.home)
@@ -67,45 +71,23 @@ def register(server: MemlensServer) -> None:
                                    message=f"Confirm Memory Save: {description}", diff=diff,
                                    proposed=proposed).compact()
         if settings.memory_manager and request.modified_content is None:
-            return (await _managed(ls, request, path, description)).compact()
+            return (await _managed(ls, request, folder, path, description)).compact()
         try:
             outcome = save_memory(request.fact, path, request.scope, home=settings.home,
                                   modified_content=request.modified_content)
         except ValueError as err:
             return AddMemoryResult(path=path, description=description, success=False,
                                    message=str(err)).compact()
-        ls.publish(index.file_changed(path))
+        ls.publish(ls.service.file_changed(path))
         return AddMemoryResult(path=path, description=description, success=outcome.success,
                                message=outcome.return_display).compact()
 
 
-MEMORY_APPROVE, ASK_USER = "memlens/memory/approve", "memlens/askUser"
-
-
-def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:
-    """Approvals through `approve_method`; `ask_user` questions through memlens/askUser."""
-
-    async def approve(request: ApprovalRequest) -> ApprovalResponse:
-        if request.tool == "ask_user":
-            reply = await ls.protocol.send_request_async(ASK_USER, {
-                "sessionId": request.session_id, "question": request.args.get("question"),
-                "options": request.args.get("options") or []})
-            data = _plain(reply)
-            answer = data.get("answer") if isinstance(data, dict) else None
-            return ApprovalResponse(outcome="approve" if answer else "deny",
-                                    answer=answer if isinstance(answer, str) else None)
-        reply = await ls.protocol.send_request_async(approve_method, request.wire())
-        return ApprovalResponse.model_validate(_plain(reply))
-
-    return approve
-
-
-async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,
-                   description: str) -> AddMemoryResult:
+async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | None,
+                   path: str, description: str) -> AddMemoryResult:
     from ..agent.memory_manager import manage_memory
-    from .chat import agent_context
 
-    context = agent_context(ls)
+    context = agent_context(ls, folder)
     if not context.startup.trusted:
         # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
         return AddMemoryResult(path=path, description=description, managed=True,
@@ -130,10 +112,11 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,
 
     status, sentence = await manage_memory(context, request.fact, request.scope, emit,
                                            lsp_approver(ls, MEMORY_APPROVE))
-    index = ls.require_index()
+    # It may have edited any memory file: every index re-reads its own.
     touched: set[str] = set()
-    for root in list(index.roots):
-        touched |= index.file_changed(root)
+    for index in ls.service.indexes():
+        for root in list(index.roots):
+            touched |= index.file_changed(root)
     ls.publish(touched)
     return AddMemoryResult(path=path, description=description, managed=True,
                            success=status == "done",

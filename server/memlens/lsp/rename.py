@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..nodecompat import dirname, is_subpath
-from .actions import relative_import
-from .convert import path_of, range_of, uri_of
-from .server import MemlensServer
+from .convert import path_of, uri_of
+from .links import claude_sources, claude_target, is_claude_file, relative_import
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 _OPS = [types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
 _FILE_OPS = types.FileOperationRegistrationOptions(filters=_OPS)
@@ -30,7 +33,6 @@ def _style(original: str, from_dir: str, target: str) -> str:
 
 
 def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.WorkspaceEdit:
-    index = ls.require_index()
     changes: dict[str, list[types.TextEdit]] = {}
 
     def new_location(path: str) -> str:
@@ -40,19 +42,22 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
                 return moved
         return path
 
-    for source in index.graph.files():
+    # A file in two folders' indexes (the user's global memory) is rewritten once.
+    graphs = {source: index.graph for index in reversed(ls.service.indexes())
+              for source in index.graph.files()}
+    for source, graph in sorted(graphs.items()):
         text = ls.text_of(source)
         if text is None:
             continue
         source_after = new_location(source)
-        for edge in index.graph.imports_of(source):
+        for edge in graph.imports_of(source):
             target_after = new_location(edge.target)
             if target_after == edge.target and source_after == source:
                 continue
             new_path = _style(edge.token.path, dirname(source_after), target_after)
             if new_path == edge.token.path:
                 continue
-            rng = range_of(text, edge.token.start + 1, edge.token.end)
+            rng = ls.positions.range_of(text, edge.token.start + 1, edge.token.end)
             changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
                                                                          new_text=new_path))
     _claude_edits(ls, new_location, changes)
@@ -73,10 +78,8 @@ def _claude_edits(ls: MemlensServer, new_location: Callable[[str], str],
                   changes: dict[str, list[types.TextEdit]]) -> None:
     """Claude Code's includes (in its files and what they include) that name a moved file."""
     from ..dialects.claude import find_includes
-    from .navigation import claude_target, is_claude_file
 
-    index = ls.require_index()
-    for source in index.claude_sources:
+    for source in claude_sources(ls):
         text = ls.text_of(source)
         if text is None or not is_claude_file(ls, source):
             continue
@@ -91,8 +94,8 @@ def _claude_edits(ls: MemlensServer, new_location: Callable[[str], str],
             if target_after == target and source_after == source:
                 continue
             new_path = _claude_style(include.path, dirname(source_after), target_after,
-                                     index.settings.home)
-            rng = range_of(text, include.start + 1, include.end)
+                                     ls.service.settings_for(source).home)
+            rng = ls.positions.range_of(text, include.start + 1, include.end)
             if new_path == include.path or (rng.start.line, rng.start.character) in taken:
                 continue
             changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
@@ -111,18 +114,14 @@ def register(server: MemlensServer) -> None:
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, _FILE_OPS)
     def did_rename(ls: MemlensServer, params: types.RenameFilesParams) -> None:
         touched: set[str] = set()
-        index = ls.require_index()
         for item in params.files:
             old, new = path_of(item.old_uri), path_of(item.new_uri)
             if old is None or new is None:
                 continue
             if posixpath.isdir(new):
-                ls.rebuild()
-                touched |= set(ls.require_index().roots)
-                index = ls.require_index()
+                touched |= ls.rebuild().memory_files()
                 continue
-            index.overrides.pop(old, None)
-            touched |= index.file_changed(old) | index.file_changed(new)
-        ls.jit_sessions.clear()
-        ls.claude_jit_sessions.clear()
+            ls.service.forget_buffer(old)
+            touched |= ls.service.file_changed(old) | ls.service.file_changed(new)
+        ls.service.forget_sessions()
         ls.publish(touched)

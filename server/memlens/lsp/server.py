@@ -1,10 +1,14 @@
-"""`MemlensServer`: a pygls LanguageServer holding the workspace index and shared helpers."""
+"""`MemlensServer`: a pygls LanguageServer holding all the server's state (the workspace
+service, the editor's settings, the chat, the position encoding) and the helpers features
+share. Feature modules never import this module at run time: `create_server` registers them.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
+import posixpath
 import sys
 import threading
 import time
@@ -14,19 +18,22 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..index import WorkspaceIndex
-from ..jit import JitSession
 from ..memory_release import release_freed_memory
-from ..model import MemorySettings
-from ..settings import load_settings
-from .convert import path_of, to_lsp_diagnostic, uri_of
+from ..model import MemorySettings, SettingsProblem
+from ..workspace import EditorSettings, WorkspaceService
+from .convert import PositionConverter, path_of, uri_of
 from .protocol import MemlensProtocol
 
 if TYPE_CHECKING:
-    from ..dialects.claude import ClaudeJitSession
+    from ..agent.session import ChatSession
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
+# The init option / setting naming folders whose trust differs from `trusted`:
+# {"<folder URI or path>": true | false}.
+FOLDER_TRUST = "folderTrust"
+# Files whose change may change every folder's settings or trust.
+SETTINGS_FILES = ("settings.json", "trustedFolders.json", "projects.json")
 
 
 class MemlensServer(LanguageServer):
@@ -37,13 +44,12 @@ class MemlensServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=MemlensProtocol)
         self.protocol.read_text = self.text_of_uri
-        self.editor_settings: dict[str, Any] = {}
-        self.folders: list[str] = []
-        self.index: WorkspaceIndex | None = None
-        self.jit_sessions: dict[str, JitSession] = {}
-        self.claude_jit_sessions: dict[str, ClaudeJitSession] = {}
+        self.editor = EditorSettings()
+        self.service = self._new_service([])
+        self.positions = PositionConverter()
         self.errors_logged: set[str] = set()
         self.settings_warned: set[str] = set()
+        self.notices_shown: set[str] = set()  # build notices already shown to the user
         # Set once the first index is built from the settings the client gave us.
         self.ready = asyncio.Event()
         # Wall-clock ms of the start-up steps, sent with memlens/ready (launched: set by the
@@ -54,92 +60,85 @@ class MemlensServer(LanguageServer):
             self.startup_marks["launched"] = int(launched)
         self.startup_marks["serverCreated"] = round(time.time() * 1000)
         self.pull_configuration = True
+        # Debounced diagnostics pushes, per document URI (a burst of keystrokes pushes once).
+        self.pending_publishes: dict[str, asyncio.TimerHandle] = {}
+        self.watcher_stop: threading.Event | None = None  # set: the file watcher stops
+        self.chat_sessions: dict[str, ChatSession] = {}
+        self.api_key: str | None = None  # the one the editor sent (memlens/setApiKey)
 
-    # --- settings and index ------------------------------------------------------------
-    def settings(self) -> MemorySettings:
-        cwd = self.folders[0] if self.folders else "/"
-        return load_settings(cwd, editor=self.editor_settings)
+    # --- folders and settings ----------------------------------------------------------
+    def _new_service(self, folders: list[str]) -> WorkspaceService:
+        service = WorkspaceService(folders, self.editor)
+        service.after_build = self._after_build
+        return service
 
-    def ensure_index(self) -> WorkspaceIndex:
-        """Build the index unless one exists for the current settings (keeps JIT sessions)."""
-        settings = self.settings()
-        if self.index is not None and self.index.settings == settings:
-            return self.index
-        return self.rebuild(settings)
+    def set_folders(self, folders: list[str]) -> None:
+        self.service = self._new_service(folders)
 
-    def rebuild(self, settings: MemorySettings | None = None) -> WorkspaceIndex:
-        index = WorkspaceIndex(settings or self.settings(), self.folders)
-        if self.index is not None:
-            index.overrides.update(self.index.overrides)
-        # The old index is dropped before the build (nothing runs concurrently: the build is
-        # synchronous), so two full indexes never live at once.
-        self.index = None
-        self.jit_sessions.clear()
-        self.claude_jit_sessions.clear()
-        index.build()
-        self.index = index
+    def configure(self, section: dict[str, Any]) -> None:
+        """The editor's `memlens` section: its values for the window, and `folderTrust`
+        naming folders trusted (or not) apart from the window's `trusted`."""
+        window = dict(section)
+        trust = window.pop(FOLDER_TRUST, None)
+        self.editor.window = window
+        self.editor.folders = {}
+        if isinstance(trust, dict):
+            for key, trusted in trust.items():
+                path = path_of(key) if key.startswith("file:") else key
+                if path and isinstance(trusted, bool):
+                    folder = os.path.realpath(path)
+                    self.editor.folders.setdefault(folder, {})["trusted"] = trusted
+
+    def ensure_indexed(self) -> WorkspaceService:
+        """Index the workspace unless it is indexed for the current settings (keeps the JIT
+        sessions)."""
+        self.service.ensure()
+        return self.service
+
+    def rebuild(self) -> WorkspaceService:
+        self.service.rebuild()
+        return self.service
+
+    def _after_build(self, settings_in_force: list[MemorySettings]) -> None:
+        """Free what the old indexes held; tell the user about dropped editor settings."""
         release_freed_memory()
-        self.warn_about_settings(index.settings)
-        return index
+        for settings in settings_in_force:
+            self.warn_about_settings(settings.problems)
 
-    def warn_about_settings(self, settings: MemorySettings) -> None:
+    def warn_about_settings(self, problems: list[SettingsProblem]) -> None:
         """Tell the user, once each, about editor settings that were dropped (those from a
         settings.json file are diagnostics on the file instead)."""
-        for problem in settings.problems:
+        for problem in problems:
             if problem.source is not None or problem.message in self.settings_warned:
                 continue
             self.settings_warned.add(problem.message)
             self.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"Memory Lens: {problem.message}"))
 
-    def require_index(self) -> WorkspaceIndex:
-        return self.index if self.index is not None else self.rebuild()
-
-    def jit_session_for(self, path: str) -> JitSession | None:
-        index = self.require_index()
-        folder = index.folder_for(path)
-        if folder is None:
-            return None
-        if folder not in self.jit_sessions:
-            session = index.jit_session(folder)
-            if session is None:
-                return None
-            self.jit_sessions[folder] = session
-        return self.jit_sessions[folder]
-
-    def claude_jit_session_for(self, path: str) -> ClaudeJitSession | None:
-        """The Claude Code session of the folder holding `path`, when Claude Code has any
-        memory here (its own files, rules, or the user's)."""
-        index = self.require_index()
-        folder = index.folder_for(path)
-        if folder is None or not (index.claude_folders or index.claude_sources):
-            return None
-        if folder not in self.claude_jit_sessions:
-            from ..dialects.claude import ClaudeJitSession
-
-            self.claude_jit_sessions[folder] = ClaudeJitSession(index.settings.home, folder,
-                                                                index.reader)
-        return self.claude_jit_sessions[folder]
+    def folder_for_uri(self, uri: str | None) -> str | None:
+        """The workspace folder a request is about: the one holding `uri` (a file or a
+        folder), else the default folder (see workspace.py)."""
+        path = path_of(uri) if uri else None
+        return self.service.folder_or_default(path)
 
     # --- documents -----------------------------------------------------------------------
     def text_of(self, path: str) -> str | None:
-        index = self.require_index()
-        if path in index.overrides:
-            return index.overrides[path]
-        return index.reader.read(path).content
-
-    def document_path(self, uri: str) -> str | None:
-        return path_of(uri)
+        if path in self.service.buffers:
+            return self.service.buffers[path]
+        return self.service.index_for(path).reader.read(path).content
 
     def text_of_uri(self, uri: str) -> str | None:
         path = path_of(uri)
         return self.text_of(path) if path is not None else None
 
+    def open_paths(self) -> list[str]:
+        return [p for uri in self.workspace.text_documents if (p := path_of(uri))]
+
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
-        index = self.require_index()
         text = self.text_of(path)
         uri = uri_of(path)
-        return [to_lsp_diagnostic(d, text, uri) for d in index.diagnostics_for(path)]
+        return [self.positions.to_lsp_diagnostic(d, text, uri)
+                for d in self.service.diagnostics_for(path)]
 
     def publish(self, paths: set[str] | list[str]) -> None:
         """Push diagnostics for the given files that are open in the editor."""
@@ -151,6 +150,31 @@ class MemlensServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=uri, diagnostics=self.lsp_diagnostics(path)))
 
+    def publish_later(self, paths: set[str], key: str, delay: float) -> None:
+        """Debounced push per document: a burst of keystrokes publishes once."""
+        loop = asyncio.get_event_loop()
+        previous = self.pending_publishes.pop(key, None)
+        if previous is not None:
+            previous.cancel()
+        self.pending_publishes[key] = loop.call_later(delay, lambda: self.publish(paths))
+
+    def apply_disk_changes(self, paths: list[str]) -> None:
+        """Files changed outside the editor (the file watcher, or the client's notice)."""
+        service = self.service
+        if any(posixpath.basename(p) in SETTINGS_FILES for p in paths):
+            self.rebuild()
+            self.publish(self.open_paths())
+            return
+        touched: set[str] = set()
+        for path in paths:
+            if path in service.buffers:
+                continue  # the editor's buffer wins over the disk
+            touched |= service.file_changed(path)
+        if any(service.is_memory_file(p) for p in paths):
+            service.forget_sessions()
+        self.publish(touched)
+
+    # --- transport -----------------------------------------------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
         """Serve over stdio with framing that survives a hostile client (transport.py);
         returns the exit code (LSP: 1 when `exit` comes without `shutdown`)."""

@@ -1,20 +1,24 @@
-"""Skills over LSP: memlens/skills, memlens/inbox (+ accept / reject), memlens/skills/extract,
-and hover on a SKILL.md's name showing its tier and whether it is the one offered."""
+"""Skills over LSP: memlens/skills, memlens/inbox (+ accept / reject), memlens/skills/extract.
+
+Each works in one workspace folder: the one holding the `uri` the request names, else the
+default folder (workspace.py). Hover on a SKILL.md's name lives in hover.py.
+"""
 
 from __future__ import annotations
 
 import posixpath
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import inbox as inbox_ops
 from ..model import Wire
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from .custom import _params
-from .server import MemlensServer
+from .agent_bridge import agent_context
+from .params import parse_params, plain
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
 ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memlens/skills/extract"
@@ -22,22 +26,30 @@ ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memle
 
 class NameParams(Wire):
     name: str
+    uri: str | None = None
 
 
-def _workspace(ls: MemlensServer) -> tuple[str, str, bool]:
-    index = ls.require_index()
-    if not index.folders:
+def _uri(params: Any) -> str | None:
+    """The optional `uri` of a request whose other params are ignored."""
+    data = plain(params)
+    uri = data.get("uri") if isinstance(data, dict) else None
+    return uri if isinstance(uri, str) else None
+
+
+def _workspace(ls: MemlensServer, uri: str | None) -> tuple[str, str, bool]:
+    """(HOME, folder, trusted) of the folder the request is about."""
+    folder = ls.folder_for_uri(uri)
+    if folder is None:
         raise JsonRpcInvalidParams("open a workspace folder first")
-    folder = index.folders[0]
-    state = index.folder_states.get(folder)
-    return index.settings.home, folder, bool(state and state.load.trusted)
+    home = ls.service.index_of_folder(folder).settings.home
+    return home, folder, ls.service.trusted(folder)
 
 
 def register(server: MemlensServer) -> None:
     @server.feature(SKILLS)
     def skills(ls: MemlensServer, params: Any) -> dict[str, object]:
-        home, folder, trusted = _workspace(ls)
-        index = ls.require_index()
+        home, folder, trusted = _workspace(ls, _uri(params))
+        index = ls.service.index_of_folder(folder)
         winners = {s.location for s, _ in discover_skills(home, folder, trusted)}
         items = []
         for path, tier in all_skill_files(home, folder, trusted):
@@ -54,26 +66,26 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:
-        home, folder, _ = _workspace(ls)
+        home, folder, _ = _workspace(ls, _uri(params))
         return {"skills": [{"name": i.name, "path": i.path, "description": i.description,
                             "problems": [d.compact() for d in i.problems]}
                            for i in inbox_ops.list_inbox(home, folder)]}
 
     @server.feature(ACCEPT)
     def accept(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = _params(NameParams, params)
-        home, folder, _ = _workspace(ls)
+        request: NameParams = parse_params(NameParams, params)
+        home, folder, _ = _workspace(ls, request.uri)
         try:
             target = inbox_ops.accept(home, folder, request.name)
         except inbox_ops.InboxError as err:
             return {"ok": False, "message": str(err)}
-        ls.publish(ls.require_index().file_changed(target))
+        ls.publish(ls.service.file_changed(target))
         return {"ok": True, "message": f"Accepted {request.name}", "path": target}
 
     @server.feature(REJECT)
     def reject(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = _params(NameParams, params)
-        home, folder, _ = _workspace(ls)
+        request: NameParams = parse_params(NameParams, params)
+        home, folder, _ = _workspace(ls, request.uri)
         try:
             inbox_ops.reject(home, folder, request.name)
         except inbox_ops.InboxError as err:
@@ -85,10 +97,9 @@ def register(server: MemlensServer) -> None:
         from ..agent.extraction import ExtractionBusy, extract_skills
         from ..agent.gemini import NoApiKey, make_client
         from ..agent.records import chats_dir
-        from .chat import agent_context
 
-        home, folder, _ = _workspace(ls)
-        context = agent_context(ls)
+        home, folder, _ = _workspace(ls, _uri(params))
+        context = agent_context(ls, folder)
         context.transcripts = None
         try:
             make_client(context.api_key, context.chat)
@@ -103,31 +114,3 @@ def register(server: MemlensServer) -> None:
             return await extract_skills(context, chats_dir(home, folder), inbox_path)
         except ExtractionBusy as err:
             return {"status": "error", "created": [], "message": str(err)}
-
-
-def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Position
-                ) -> types.Hover | None:
-    """On the `name:` line of a SKILL.md: its tier and whether Gemini CLI offers it."""
-    if posixpath.basename(path) != "SKILL.md":
-        return None
-    lines = text.split("\n")
-    if position.line >= len(lines) or not re.match(r"^\s*name\s*:", lines[position.line]):
-        return None
-    home, folder, trusted = _workspace(ls)
-    skill = load_skill_file(path)
-    if skill is None:
-        return None
-    tier = next((t for p, t in all_skill_files(home, folder, trusted) if p == path), "not "
-                "loaded (outside the skills folders)")
-    winners = {s.name: (s, t) for s, t in discover_skills(home, folder, trusted)}
-    winner = winners.get(skill.name)
-    if winner is not None and winner[0].location == path:
-        status = "offered to the agent"
-    elif winner is not None:
-        status = f"**not offered**: {winner[0].location} ({winner[1]}) wins"
-    else:
-        status = "not offered"
-    value = (f"**Skill `{skill.name}`** — tier: {tier}; {status}\n\n{skill.description}")
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                    value=value))
-

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from ..imports import find_imports
-from .convert import path_of, range_of
-from .server import MemlensServer
+from .convert import path_of
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
@@ -47,7 +50,7 @@ def register(server: MemlensServer) -> None:
         roots: list[types.DocumentSymbol] = []
         stack: list[tuple[int, types.DocumentSymbol]] = []
         for level, title, start, end in headings(text):
-            rng = range_of(text, start, end)
+            rng = ls.positions.range_of(text, start, end)
             symbol = types.DocumentSymbol(name=title, kind=types.SymbolKind.String, range=rng,
                                           selection_range=rng, children=[])
             while stack and stack[-1][0] >= level:
@@ -57,7 +60,7 @@ def register(server: MemlensServer) -> None:
         for token in find_imports(text):
             if token.in_code:
                 continue
-            rng = range_of(text, token.start, token.end)
+            rng = ls.positions.range_of(text, token.start, token.end)
             roots.append(types.DocumentSymbol(name=f"@{token.path}", kind=types.SymbolKind.File,
                                               range=rng, selection_range=rng,
                                               detail="import"))

@@ -10,46 +10,44 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .server import MemlensServer
-
 if TYPE_CHECKING:
     from watchfiles import Change
 
-_stop: dict[int, threading.Event] = {}
+    from .server import MemlensServer
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:
     from ..dialects.claude import claude_home
 
-    index = ls.require_index()
-    candidates = [os.path.join(index.settings.home, ".gemini"), claude_home(index.settings.home)]
+    candidates = [path for home in ls.service.homes()
+                  for path in (os.path.join(home, ".gemini"), claude_home(home))]
     roots = [r for r in candidates if os.path.isdir(r)]
-    return [r for r in roots if not any(r.startswith(f + "/") for f in ls.folders)]
+    return [r for r in roots if not any(r.startswith(f + "/") for f in ls.service.folders)]
 
 
-def _relevant(claude_dir: str) -> Callable[[Change, str], bool]:
+def _relevant(claude_dirs: list[str]) -> Callable[[Change, str], bool]:
     """Claude Code rewrites its transcripts and state under ~/.claude all the time; of that
     folder only Markdown (CLAUDE.md, rules, auto memory) matters."""
 
     def keep(change: Change, path: str) -> bool:
-        return not path.startswith(claude_dir + "/") or path.endswith(".md")
+        return path.endswith(".md") or not any(path.startswith(d + "/") for d in claude_dirs)
 
     return keep
 
 
 def start(ls: MemlensServer) -> None:
     roots = watched_roots(ls)
-    if not roots or id(ls) in _stop:
+    if not roots or ls.watcher_stop is not None:
         return
     stop = threading.Event()
-    _stop[id(ls)] = stop
+    ls.watcher_stop = stop
     loop = asyncio.get_running_loop()
 
     watching = threading.Event()
 
     from ..dialects.claude import claude_home
 
-    keep = _relevant(claude_home(ls.require_index().settings.home))
+    keep = _relevant([claude_home(home) for home in ls.service.homes()])
 
     def run() -> None:
         from watchfiles import watch
@@ -61,15 +59,13 @@ def start(ls: MemlensServer) -> None:
             if not changes:
                 continue
             paths = sorted({path for _, path in changes})
-            from .sync import apply_disk_changes
-
-            loop.call_soon_threadsafe(apply_disk_changes, ls, paths)
+            loop.call_soon_threadsafe(ls.apply_disk_changes, paths)
 
     threading.Thread(target=run, name="memlens-watchfiles", daemon=True).start()
     watching.wait(timeout=5)
 
 
 def stop(ls: MemlensServer) -> None:
-    event = _stop.pop(id(ls), None)
+    event, ls.watcher_stop = ls.watcher_stop, None
     if event is not None:
         event.set()

@@ -1,0 +1,62 @@
+"""How the agents (agent/: the chat, the memory manager, skill extraction) work inside the
+language server: the context of the folder they work in, and the one way they put approvals
+and questions to the user."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..agent.config import ChatSettings
+from ..agent.events import ApprovalRequest, ApprovalResponse
+from ..agent.records import chats_dir
+from ..agent.session import AgentContext, Approve
+from ..skills import discover_skills
+from .params import plain
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
+
+ASK_USER = "memlens/askUser"
+
+
+def chat_settings(ls: MemlensServer, folder: str | None) -> ChatSettings:
+    """The chat's settings in `folder` (None: the window's)."""
+    return ChatSettings.from_sources(ls.editor.for_folder(folder))
+
+
+def agent_context(ls: MemlensServer, folder: str | None) -> AgentContext:
+    """What an agent working in `folder` gets: that folder's settings, startup memory, JIT
+    session and skills, its transcripts folder, and the editor's key."""
+    state = ls.service.folder_state(folder) if folder is not None else None
+    if folder is None or state is None:
+        raise JsonRpcInvalidParams("open a workspace folder to chat")
+    settings = ls.service.index_of_folder(folder).settings
+    home = settings.home
+    skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
+    try:
+        transcripts: str | None = chats_dir(home, folder)
+    except OSError:
+        transcripts = None
+    return AgentContext(settings=settings, chat=chat_settings(ls, folder), startup=state.load,
+                        jit=ls.service.jit_session_for(folder), skills=skills,
+                        transcripts=transcripts, api_key=ls.api_key)
+
+
+def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:
+    """Approvals through `approve_method`; `ask_user` questions through memlens/askUser."""
+
+    async def approve(request: ApprovalRequest) -> ApprovalResponse:
+        if request.tool == "ask_user":
+            reply = await ls.protocol.send_request_async(ASK_USER, {
+                "sessionId": request.session_id, "question": request.args.get("question"),
+                "options": request.args.get("options") or []})
+            data = plain(reply)
+            answer = data.get("answer") if isinstance(data, dict) else None
+            return ApprovalResponse(outcome="approve" if answer else "deny",
+                                    answer=answer if isinstance(answer, str) else None)
+        reply = await ls.protocol.send_request_async(approve_method, request.wire())
+        return ApprovalResponse.model_validate(plain(reply))
+
+    return approve
