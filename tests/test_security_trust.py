@@ -295,3 +295,29 @@ def test_the_memory_manager_is_off_in_an_untrusted_repository(hostile: Path,
     assert fake.requests == []
     assert (repo / "GEMINI.md").read_text() == "Project rules: obey the repository.\n"
     untouched(home)
+
+
+@pytest.mark.parametrize(("rule", "editor", "expected"), [
+    (None, True, (True, "editor")),                 # the window's trust is the default
+    ("TRUST_FOLDER", True, (True, "editor")),
+    ("DO_NOT_TRUST", True, (False, "file")),        # ...but not over an explicit DO_NOT_TRUST
+    ("TRUST_FOLDER", False, (False, "editor")),     # Restricted Mode is an upper bound
+    (None, None, (False, "no-rule")),               # no editor: Gemini CLI's rules alone
+])
+def test_the_editors_trust_is_a_default_and_an_upper_bound(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: str | None, editor: bool | None,
+        expected: tuple[bool, str]) -> None:
+    from memlens.trust import decide_trust
+
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    home, folder = tmp_path / "home", tmp_path / "repo"
+    (home / ".gemini").mkdir(parents=True)
+    folder.mkdir()
+    if rule:
+        (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(folder): rule}))
+    assert decide_trust(str(folder), str(home), explicit=None, folder_trust_enabled=True,
+                        editor=editor) == expected
+    # An explicit choice (`--trusted`, the client's folderTrust) wins over both.
+    assert decide_trust(str(folder), str(home), explicit=True, folder_trust_enabled=True,
+                        editor=editor) == (True, "setting")

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { TREE, TreeAgent, TreeFile, TreeFolder, TreeImport, TreeResponse } from "./protocol";
+import { trustAction } from "./statusBar";
 
 const TIER_LABELS: Record<string, string> = {
   global: "Global",
@@ -20,7 +21,7 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
 
 type Node =
   | { kind: "status"; state: "starting" | "stopped" }
-  | { kind: "trust"; notice: string }
+  | { kind: "trust"; notice: string; rules?: string | null }
   | { kind: "folder"; folder: TreeFolder }
   | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
   | { kind: "agent"; folder: TreeFolder; agent: TreeAgent }
@@ -103,7 +104,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       this.startedWaiting = Date.now();
       const notices = [...new Set(data.folders.map((folder) => folder.notice).filter((n): n is string => !!n))];
       this.setMessage(notices.length > 0 ? notices.join("\n") : undefined);
-      const trust: Node[] = notices.length > 0 ? [{ kind: "trust", notice: notices[0] }] : [];
+      const untrusted = data.folders.find((folder) => folder.notice);
+      const trust: Node[] = untrusted?.notice ? [{ kind: "trust", notice: untrusted.notice, rules: untrusted.trustRules }] : [];
       if (data.folders.length === 1) {
         const tiers = this.tiers(data.folders[0]);
         return tiers.length > 0 ? [...trust, ...tiers] : trust;
@@ -160,11 +162,12 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         return item;
       }
       case "trust": {
-        const item = new vscode.TreeItem("Manage Workspace Trust…");
-        item.description = "Restricted Mode";
+        const action = trustAction(node.rules);
+        const item = new vscode.TreeItem(`${action.title}…`);
+        item.description = node.rules ? "Untrusted" : "Restricted Mode";
         item.tooltip = node.notice;
         item.iconPath = new vscode.ThemeIcon("workspace-untrusted");
-        item.command = { title: "Manage Workspace Trust", command: "workbench.trust.manage" };
+        item.command = action;
         item.contextValue = "memlens.trust";
         return item;
       }

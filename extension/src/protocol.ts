@@ -30,6 +30,8 @@ export interface TreeFolder {
   otherAgents?: TreeAgent[];
   /** Restricted Mode: why project memory is missing and what is shown anyway. */
   notice?: string | null;
+  /** The trusted folders file, when a DO_NOT_TRUST rule there (not the editor) is why. */
+  trustRules?: string | null;
 }
 
 export interface TreeResponse {
@@ -58,6 +60,8 @@ export interface ShowResponse {
   summary?: string;
   /** Restricted Mode: why project memory is missing and what is shown anyway. */
   notice?: string | null;
+  /** The trusted folders file, when a DO_NOT_TRUST rule there (not the editor) is why. */
+  trustRules?: string | null;
   sections?: ContextSection[];
 }
 

@@ -43,14 +43,16 @@ export class MemoryStatusBar implements vscode.Disposable {
     const summary = result.summary
       || `${result.fileCount} memory file${result.fileCount === 1 ? "" : "s"} · ${(result.chars ?? result.content.length).toLocaleString("en-US")} chars`;
     if (!result.trusted) {
-      this.item.text = `$(workspace-untrusted) Restricted Mode · ${summary}`;
+      // VS Code's Restricted Mode, or (trustRules) a DO_NOT_TRUST rule of Gemini CLI's.
+      const action = trustAction(result.trustRules);
+      this.item.text = `$(workspace-untrusted) ${result.trustRules ? "Untrusted" : "Restricted Mode"} · ${summary}`;
       const tooltip = new vscode.MarkdownString(
         `${result.notice ?? "This folder is not trusted: its project memory is not read."}\n\n` +
-          "[Manage Workspace Trust](command:workbench.trust.manage)",
+          `[${action.title}](command:${action.command}?${encodeURIComponent(JSON.stringify(action.arguments ?? []))})`,
       );
-      tooltip.isTrusted = { enabledCommands: ["workbench.trust.manage"] };
+      tooltip.isTrusted = { enabledCommands: [action.command] };
       this.item.tooltip = tooltip;
-      this.item.command = { title: "Manage Workspace Trust", command: "workbench.trust.manage" };
+      this.item.command = action;
       this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     } else {
       this.item.text = `$(book) ${summary}`;
@@ -82,4 +84,11 @@ export class MemoryStatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
+}
+
+/** What changes a folder's trust: VS Code's trust editor, or the trusted folders file. */
+export function trustAction(rules: string | null | undefined): vscode.Command {
+  return rules
+    ? { title: `Open ${path.basename(rules)}`, command: "vscode.open", arguments: [vscode.Uri.file(rules)] }
+    : { title: "Manage Workspace Trust", command: "workbench.trust.manage" };
 }

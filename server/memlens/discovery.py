@@ -219,6 +219,7 @@ class MemoryEngine:
     # --- trust -------------------------------------------------------------------------
     def trust_for(self, cwd: str) -> tuple[bool, str | None]:
         return decide_trust(cwd, self.home, explicit=self.settings.trusted,
+                            editor=self.settings.editor_trusted,
                             folder_trust_enabled=self.settings.folder_trust_enabled)
 
     # --- classic mode --------------------------------------------------------------------

@@ -70,6 +70,10 @@ class MemorySettings(Wire):
     respect_gemini_ignore: bool = True
     # None: decided by Gemini CLI's folder-trust rules (trustedFolders.json, env).
     trusted: bool | None = None
+    # The editor's workspace trust (VS Code's is the window's): an upper bound and the default.
+    # Within a trusted window a folder that trustedFolders.json marks DO_NOT_TRUST stays
+    # untrusted, as Gemini CLI started there would treat it (trust.decide_trust).
+    editor_trusted: bool | None = None
     folder_trust_enabled: bool = True
     max_context_chars: int = Field(default=4_000_000, gt=0)
     # save_memory handed to the memory manager agent (opt-in).

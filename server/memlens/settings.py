@@ -185,7 +185,7 @@ def load_settings(
                 values.pop("context_file_names")
         overrides.update(values)
     trusted, _ = decide_trust(
-        cwd, home_dir, explicit=overrides.get("trusted"),
+        cwd, home_dir, explicit=overrides.get("trusted"), editor=overrides.get("editor_trusted"),
         folder_trust_enabled=overrides.get("folder_trust_enabled",
                                            merged.get("folder_trust_enabled", True)))
     if "include_directories" in user:

@@ -60,17 +60,28 @@ def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True)
     return TrustDecision(best[1], "file", best[2])
 
 
-def decide_trust(cwd: str, home: str, *, explicit: bool | None,
-                 folder_trust_enabled: bool) -> tuple[bool, str | None]:
-    """The trust Memory Lens uses: an explicit choice, else Gemini CLI's rules.
+EDITOR = "editor"
+
+
+def decide_trust(cwd: str, home: str, *, explicit: bool | None, folder_trust_enabled: bool,
+                 editor: bool | None = None) -> tuple[bool, str | None]:
+    """The trust Memory Lens uses: an explicit choice, else the editor's, else Gemini CLI's
+    rules.
 
     As in Gemini CLI, a folder no rule matches is untrusted ("no-rule") until the user trusts
-    it: VS Code's workspace trust in the editor (sent as `trusted`), a rule in the trusted
-    folders file, `GEMINI_CLI_TRUST_WORKSPACE=true`, or `memlens --trusted`.
+    it: a rule in the trusted folders file, `GEMINI_CLI_TRUST_WORKSPACE=true`,
+    `memlens --trusted`, or VS Code's workspace trust in the editor (`editor`). The editor's
+    trust is the window's, so it is an upper bound: a folder that the trusted folders file
+    marks DO_NOT_TRUST stays untrusted in a trusted window — Gemini CLI started there would
+    not read its project memory, and would not even ask.
     """
     if explicit is not None:
         return explicit, "setting"
+    if editor is False:
+        return False, EDITOR
     decision = check_path_trust(cwd, home, folder_trust_enabled=folder_trust_enabled)
+    if editor and not (decision.trusted is False and decision.source == "file"):
+        return True, EDITOR
     if decision.trusted is None:
         return False, NO_RULE
     return decision.trusted, decision.source
@@ -89,17 +100,35 @@ def untrusted_reason(source: str | None, home: str) -> str:
         return f"no rule in {trusted_folders_path(home)} matches it"
     if source == "file":
         return f"{trusted_folders_path(home)} marks it DO_NOT_TRUST"
+    if source == EDITOR:
+        return "the editor does not trust the workspace (Restricted Mode)"
     return "the workspace is marked untrusted"
 
 
-def restricted_notice(shown_files: int) -> str:
-    """What an editor says about an untrusted folder (VS Code's Restricted Mode): why its
-    project memory is missing and what is shown anyway."""
+def restricted_notice(shown_files: int, source: str | None = None, home: str = "") -> str:
+    """What an editor says about an untrusted folder: why its project memory is missing and
+    what is shown anyway. VS Code's Restricted Mode, or (`source` "file") a DO_NOT_TRUST rule
+    in Gemini CLI's trusted folders file, which holds even in a trusted window."""
     shown = (f"your global memory ({shown_files} file{'' if shown_files == 1 else 's'})"
              if shown_files else "nothing (you have no global memory)")
+    if source == "file":
+        return (f"Not trusted: {trusted_folders_path(home)} marks this folder DO_NOT_TRUST, so "
+                f"its GEMINI.md files are not read (as Gemini CLI does). Shown anyway: {shown}. "
+                "Change that rule to see its project memory.")
     return ("Restricted Mode: this folder is not trusted, so its GEMINI.md files are not "
             f"read (as Gemini CLI does). Shown anyway: {shown}. Trust the folder to see its "
             "project memory.")
+
+
+def untrusted_label(source: str | None) -> str:
+    """A few words for a lens or a status item: why this folder's project memory is not read."""
+    return "untrusted by trustedFolders.json" if source == "file" else "Restricted Mode"
+
+
+def rules_file_to_open(source: str | None, home: str) -> str | None:
+    """The trusted folders file, when a DO_NOT_TRUST rule in it (not the editor) is why a
+    folder is untrusted: that file, not VS Code's trust editor, is where the user changes it."""
+    return trusted_folders_path(home) if source == "file" else None
 
 
 def memory_summary(files: int, chars: int) -> str:

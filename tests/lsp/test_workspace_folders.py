@@ -161,7 +161,9 @@ async def test_each_folder_reads_its_own_context_file_name(both_trusted: Languag
         assert preview["path"] == str(base / "home" / ".gemini" / name)
 
 
-async def assert_b_is_restricted(client: LanguageClient, base: Path) -> None:
+async def assert_b_is_restricted(client: LanguageClient, base: Path,
+                                 why: str = "Restricted Mode",
+                                 lens: str = " · Restricted Mode") -> None:
     a, b = base / "a", base / "b"
     tree = await request(client, "memlens/memoryTree", {})
     folders = {f["folder"]: f for f in tree["folders"]}
@@ -178,10 +180,9 @@ async def assert_b_is_restricted(client: LanguageClient, base: Path) -> None:
     hover = await line_1_hover(client, a / "NOTES.md")
     assert hover is not None and "Restricted Mode" not in hover
     hover = await line_1_hover(client, b / "GEMINI.md")
-    assert hover is not None and "Restricted Mode" in hover
-    assert any(t.endswith(" · Restricted Mode") for t in
-               await lens_titles(client, b / "GEMINI.md"))
-    assert not any("Restricted Mode" in t for t in await lens_titles(client, a / "NOTES.md"))
+    assert hover is not None and why in hover
+    assert any(t.endswith(lens) for t in await lens_titles(client, b / "GEMINI.md"))
+    assert not any(lens.strip(" ·") in t for t in await lens_titles(client, a / "NOTES.md"))
 
 
 @pytest.mark.asyncio
@@ -193,7 +194,9 @@ async def test_per_folder_trust_from_the_client(b_untrusted: LanguageClient,
 @pytest.mark.asyncio
 async def test_per_folder_trust_from_gemini_rules(by_rules: LanguageClient,
                                                   base: Path) -> None:
-    await assert_b_is_restricted(by_rules, base)
+    # (Gemini CLI's rule is why, not VS Code's Restricted Mode: the notice names the file.)
+    await assert_b_is_restricted(by_rules, base, why="marks this folder DO_NOT_TRUST",
+                                 lens=" · untrusted by trustedFolders.json")
     # The chat works in the folder its first message names: none in the untrusted one.
     events: list[dict[str, Any]] = []
 
@@ -236,3 +239,40 @@ async def test_per_folder_settings_pulled_with_scope_uris(pulled: LanguageClient
     tree = await request(pulled, "memlens/memoryTree", {})
     assert tree_files(tree, a)[-1] == ("project", str(a / "GEMINI.md"))
     assert tree_files(tree, b)[-1] == ("project", str(b / "NOTES.md"))
+
+
+@pytest_lsp.fixture(config=CLEAN)
+async def trusted_window(lsp_client: LanguageClient, base: Path) -> AsyncIterator[LanguageClient]:
+    """VS Code trusts the window (`trusted`, as the extension sends it); Gemini CLI's
+    trustedFolders.json marks B DO_NOT_TRUST and has no rule for A."""
+    rules = {str(base / "b"): "DO_NOT_TRUST"}
+    build_tree(base, {"home/.gemini/trustedFolders.json": json.dumps(rules)})
+    await start(lsp_client, base, trusted=True)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_a_do_not_trust_rule_holds_in_a_trusted_window(trusted_window: LanguageClient,
+                                                             base: Path) -> None:
+    a, b = base / "a", base / "b"
+    rules_file = str(base / "home" / ".gemini" / "trustedFolders.json")
+    tree = await request(trusted_window, "memlens/memoryTree", {})
+    folders = {f["folder"]: f for f in tree["folders"]}
+    # A: no rule, trusted by the editor (its settings file is read: NOTES.md).
+    assert folders[str(a)]["trusted"] is True and folders[str(a)]["notice"] is None
+    assert tree_files(tree, a)[-1] == ("project", str(a / "NOTES.md"))
+    # B: the rule wins over the window's trust, and the notice says which file to change.
+    assert folders[str(b)]["trusted"] is False
+    assert folders[str(b)]["notice"].startswith(
+        f"Not trusted: {rules_file} marks this folder DO_NOT_TRUST")
+    assert folders[str(b)]["trustRules"] == rules_file
+    assert tree_files(tree, b) == [("global", str(base / "home/.gemini/GEMINI.md"))]
+    show = await request(trusted_window, "memlens/show", {"uri": uri(b / "GEMINI.md")})
+    assert show["trusted"] is False and show["trustRules"] == rules_file
+    hover = await line_1_hover(trusted_window, b / "GEMINI.md")
+    assert hover is not None and "marks this folder DO_NOT_TRUST" in hover
+    assert "Open trustedFolders.json" in hover and "Restricted Mode" not in hover
+    assert any(t.endswith(" · untrusted by trustedFolders.json") for t in
+               await lens_titles(trusted_window, b / "GEMINI.md"))
+    assert not any("untrusted" in t for t in await lens_titles(trusted_window, a / "NOTES.md"))

@@ -13,7 +13,7 @@ from ..index import WorkspaceIndex
 from ..model import Wire
 from ..nodecompat import dirname
 from ..results import ContextSection, JitFile, ListedFile, ListResult
-from ..trust import memory_summary, restricted_notice
+from ..trust import memory_summary, restricted_notice, rules_file_to_open
 from ..views import truncate
 from .convert import path_of
 from .params import parse_params
@@ -49,6 +49,7 @@ class ShowResponse(Wire):
     chars: int = 0
     summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
     notice: str | None = None  # Restricted Mode: why project memory is missing
+    trust_rules: str | None = None  # as TreeFolder.trust_rules
     # Where each file's text lies in `content`, so the client links its markers.
     sections: list[ContextSection] = Field(default_factory=list)
 
@@ -154,6 +155,7 @@ def register(server: MemlensServer) -> None:
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
+        trust = state.load.trust_source if state and not result.trusted else None
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
         return ShowResponse(content=result.content, files=result.files,
@@ -162,7 +164,8 @@ def register(server: MemlensServer) -> None:
                             session_memory=result.session_memory, chars=chars,
                             summary=memory_summary(result.file_count, chars),
                             notice=None if result.trusted
-                            else restricted_notice(result.file_count),
+                            else restricted_notice(result.file_count, trust, index.settings.home),
+                            trust_rules=rules_file_to_open(trust, index.settings.home),
                             sections=context_sections(result.content, result.files,
                                                       "gemini")).wire()
 
@@ -235,6 +238,9 @@ class TreeFolder(Wire):
     files: list[TreeFile]
     other_agents: list[TreeAgent] = Field(default_factory=list)
     notice: str | None = None  # Restricted Mode: why project memory is missing
+    # The trusted folders file, when a DO_NOT_TRUST rule there is why (the client offers to
+    # open it rather than VS Code's trust editor).
+    trust_rules: str | None = None
 
 
 class TreeResponse(Wire):
@@ -321,8 +327,12 @@ def register_tree(server: MemlensServer) -> None:
                         and ls.service.folder_for(path) == folder):
                     files.append(_tree_file(ls, index, path, tier, None if loaded.content is None
                                             else len(loaded.content)))
-            notice = None if state.load.trusted else restricted_notice(state.load.file_count)
+            trust = None if state.load.trusted else state.load.trust_source
+            home = index.settings.home
+            notice = (None if state.load.trusted
+                      else restricted_notice(state.load.file_count, trust, home))
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
                                       trusted=state.load.trusted, files=files,
-                                      other_agents=_other_agents(ls, folder), notice=notice))
+                                      other_agents=_other_agents(ls, folder), notice=notice,
+                                      trust_rules=rules_file_to_open(trust, home)))
         return TreeResponse(folders=folders).wire()

@@ -15,9 +15,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from ..trust import memory_summary, restricted_notice
+from ..trust import memory_summary, restricted_notice, rules_file_to_open
 from .convert import path_of, uri_of
-from .merged import memory_for
+from .merged import memory_for, trust_source
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -68,6 +68,10 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
 TRUST_LINK = "[Manage Workspace Trust](command:workbench.trust.manage)"
 
 
+def open_link(path: str) -> str:
+    return f"command:vscode.open?{urllib.parse.quote(json.dumps([uri_of(path)]))}"
+
+
 def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     merged, count, chars, jit_count, trusted = memory_for(ls, path)
     folder = dirname(path)
@@ -75,7 +79,12 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
     lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
     if not trusted:
-        lines += ["", f"**{restricted_notice(count)}** {TRUST_LINK}"]
+        source = trust_source(ls, path)
+        home = ls.service.settings_for(path).home
+        rules = rules_file_to_open(source, home)
+        link = (f"[Open {posixpath.basename(rules)}]({open_link(rules)})" if rules
+                else TRUST_LINK)
+        lines += ["", f"**{restricted_notice(count, source, home)}** {link}"]
     lines += ["", fenced(body, CONTEXT_LANGUAGE) if body else "*(no memory loaded)*"]
     if cut:
         lines += ["", f"*Truncated.* [Open the full merged context]({show_command_link(path)})"]

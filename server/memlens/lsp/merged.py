@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..trust import memory_summary
+from ..trust import memory_summary, untrusted_label
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -31,4 +31,11 @@ def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:
 def memory_lens_title(ls: MemlensServer, path: str) -> str:
     """The code lens on line 1 of a memory file: the same count as the status bar."""
     _, count, chars, _, trusted = memory_for(ls, path)
-    return memory_summary(count, chars) + ("" if trusted else " · Restricted Mode")
+    return memory_summary(count, chars) + ("" if trusted else
+                                           f" · {untrusted_label(trust_source(ls, path))}")
+
+
+def trust_source(ls: MemlensServer, path: str) -> str | None:
+    """Why the folder of `path` is trusted or not (trust.decide_trust's source)."""
+    state = ls.service.index_for(path).folder_state(path)
+    return state.load.trust_source if state else None

@@ -80,6 +80,10 @@ class MemlensServer(LanguageServer):
         naming folders trusted (or not) apart from the window's `trusted`."""
         window = dict(section)
         trust = window.pop(FOLDER_TRUST, None)
+        if "trusted" in window:
+            # The editor's workspace trust is the window's: the default and an upper bound,
+            # not a verdict on every folder (trust.decide_trust); `folderTrust` is one.
+            window["editorTrusted"] = window.pop("trusted")
         self.editor.window = window
         self.editor.folders = {}
         if isinstance(trust, dict):
