@@ -18,11 +18,12 @@ from ..jit import JitSession
 from ..model import MemorySettings
 from ..output import display_path, escape_controls, json_safe
 from ..skills import discover_skills
+from .chat import ChatSession
 from .config import ChatSettings
+from .context import AgentContext
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, make_client
 from .records import Redactor, chats_dir, install_stream_redaction
-from .session import AgentContext, ChatSession
 
 UNTRUSTED_HINT = "trust the folder first: a rule in trustedFolders.json, " \
                  "GEMINI_CLI_TRUST_WORKSPACE=true or --trusted"

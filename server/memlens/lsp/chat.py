@@ -12,7 +12,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..agent.chat import ChatSession
 from ..agent.config import ChatSettings
+from ..agent.context import AgentContext
 from ..agent.events import (
     ApiKeyParams,
     ChatEvent,
@@ -31,7 +33,6 @@ from ..agent.records import (
     read_transcript,
     register_secret,
 )
-from ..agent.session import AgentContext, ChatSession
 from ..skills import discover_skills
 from .server import MemlensServer
 
