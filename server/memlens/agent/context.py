@@ -1,4 +1,5 @@
-"""What every agent session of one workspace shares: settings, memory, skills, the key."""
+"""What every agent session of one workspace shares (settings, memory, skills, the key), and
+the one place that assembles it for the CLI, the language server and the background agents."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from ..model import HierarchicalMemory, MemorySettings
 from ..nodecompat import is_subpath, resolve
 from ..pathpolicy import PathPolicy
 from ..render import concatenate_instructions
-from ..skills import Skill
+from ..skills import Skill, discover_skills
 from .config import ChatSettings
-from .records import Redactor
+from .records import Redactor, chats_dir
 
 
 @dataclass
@@ -82,3 +83,21 @@ class AgentContext:
         home = resolve(self.settings.home)
         policy = PathPolicy([*self.memory_roots(), posixpath.join(home, ".agents")])
         return [s for s in self.skills if policy.readable(s.location)]
+
+
+def assemble_context(settings: MemorySettings, chat: ChatSettings, startup: MemoryLoad,
+                     folder: str, *, for_chat: bool, jit: JitSession | None = None,
+                     api_key: str | None = None) -> AgentContext:
+    """The context for agents working in `folder` (whose memory `startup` loaded). A chat
+    (`for_chat`) also offers the folder's skills and records its sessions as transcripts; a
+    one-off run (the memory manager from the CLI, skill extraction) does neither."""
+    skills: list[Skill] = []
+    transcripts: str | None = None
+    if for_chat:
+        skills = [s for s, _ in discover_skills(settings.home, folder, startup.trusted)]
+        try:
+            transcripts = chats_dir(settings.home, folder)
+        except OSError:
+            transcripts = None
+    return AgentContext(settings=settings, chat=chat, startup=startup, jit=jit, skills=skills,
+                        transcripts=transcripts, api_key=api_key)

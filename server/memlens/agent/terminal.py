@@ -17,10 +17,9 @@ from ..discovery import MemoryEngine
 from ..jit import JitSession
 from ..model import MemorySettings
 from ..output import display_path, escape_controls, json_safe
-from ..skills import discover_skills
 from .chat import ChatSession
 from .config import ChatSettings
-from .context import AgentContext
+from .context import assemble_context
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, make_client
 from .records import Redactor, chats_dir, install_stream_redaction
@@ -129,13 +128,7 @@ def run_chat(cwd: str, settings: MemorySettings, prompt: str, *, as_json: bool,
               f"({UNTRUSTED_HINT})", file=sys.stderr)
         return 2
     jit = JitSession.after_startup(engine, startup) if settings.jit_context else None
-    skills = [s for s, _ in discover_skills(settings.home, cwd, startup.trusted)]
-    try:
-        transcripts: str | None = chats_dir(settings.home, cwd)
-    except OSError:
-        transcripts = None
-    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=jit,
-                           skills=skills, transcripts=transcripts)
+    context = assemble_context(settings, chat, startup, cwd, for_chat=True, jit=jit)
     session = ChatSession(context)
     printed_text = False
     # On a terminal the model's text cannot drive it (escape sequences that hide text, set
@@ -205,8 +198,7 @@ def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | 
         print(f"memlens: the memory manager is off in an untrusted workspace ({UNTRUSTED_HINT})",
               file=sys.stderr)
         return 2
-    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=None, skills=[],
-                           transcripts=None)
+    context = assemble_context(settings, chat, startup, cwd, for_chat=False)
 
     async def emit(event: ChatEvent) -> None:
         if event.kind == "toolResult":
@@ -235,8 +227,7 @@ def run_extraction(cwd: str, settings: MemorySettings, *, as_json: bool) -> int:
         return 2
     engine = MemoryEngine(settings)
     startup = engine.load(cwd)
-    context = AgentContext(settings=settings, chat=chat, startup=startup, jit=None, skills=[],
-                           transcripts=None)
+    context = assemble_context(settings, chat, startup, cwd, for_chat=False)
     inbox = inbox_dir(settings.home, cwd, claim=True)
     assert inbox is not None
     try:

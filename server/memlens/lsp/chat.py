@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..agent.chat import ChatSession
 from ..agent.config import ChatSettings
-from ..agent.context import AgentContext
+from ..agent.context import AgentContext, assemble_context
 from ..agent.events import (
     ApiKeyParams,
     ChatEvent,
@@ -26,14 +26,12 @@ from ..agent.events import (
 from ..agent.gemini import uses_vertex
 from ..agent.records import (
     Redactor,
-    chats_dir,
     existing_chats_dir,
     install_stream_redaction,
     list_sessions,
     read_transcript,
     register_secret,
 )
-from ..skills import discover_skills
 from .server import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
@@ -69,16 +67,9 @@ def agent_context(ls: MemlensServer) -> AgentContext:
     folder = index.folders[0] if index.folders else None
     if folder is None or folder not in index.folder_states:
         raise JsonRpcInvalidParams("open a workspace folder to chat")
-    state = index.folder_states[folder]
-    home = index.settings.home
-    skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
-    try:
-        transcripts: str | None = chats_dir(home, folder)
-    except OSError:
-        transcripts = None
-    return AgentContext(settings=index.settings, chat=ChatSettings.from_sources(ls.editor_settings),
-                        startup=state.load, jit=ls.jit_session_for(folder), skills=skills,
-                        transcripts=transcripts, api_key=_api_key["key"])
+    return assemble_context(index.settings, ChatSettings.from_sources(ls.editor_settings),
+                            index.folder_states[folder].load, folder, for_chat=True,
+                            jit=ls.jit_session_for(folder), api_key=_api_key["key"])
 
 
 def _transcripts(ls: MemlensServer) -> str | None:
