@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from memlens.agent.config import ChatSettings
+from memlens.agent.context import AgentContext
 from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
-from memlens.agent.session import AgentContext
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
 

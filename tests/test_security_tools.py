@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
+from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
+from memlens.agent.context import AgentContext
 from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
-from memlens.agent.session import AgentContext, ChatSession
-from memlens.agent.tools import Tools
+from memlens.agent.tools.base import ToolSet
 from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
@@ -317,13 +318,13 @@ def stat_is_fifo(path: Path) -> bool:
 
 def test_a_slow_tool_runs_off_the_event_loop_and_cancel_stops_the_turn(
         ws: Path, fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
-    original = Tools.plan
+    original = ToolSet.plan
 
-    def slow_plan(self: Tools, tool: str, args: Any) -> Any:
+    def slow_plan(self: ToolSet, tool: str, args: Any) -> Any:
         time.sleep(3)  # a tool stuck in the file system (a FIFO, a slow mount)
         return original(self, tool, args)
 
-    monkeypatch.setattr(Tools, "plan", slow_plan)
+    monkeypatch.setattr(ToolSet, "plan", slow_plan)
     fake.enqueue(function_call("read_file", {"absolute_path": str(ws / "notes.txt")}),
                  text("never"))
     session = ChatSession(context(ws, fake))
@@ -385,9 +386,9 @@ def test_search_has_a_match_budget(ws: Path, fake: FakeGemini) -> None:
 
 def test_search_has_a_time_budget(ws: Path, fake: FakeGemini,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from memlens.agent import tools
+    from memlens.agent.tools import search
 
-    monkeypatch.setattr(tools, "SEARCH_SECONDS", 0.0)
+    monkeypatch.setattr(search, "SEARCH_SECONDS", 0.0)
     fake.enqueue(function_call("search_file_content", {"pattern": "needle"}), text("ok"))
     assert send(ChatSession(context(ws, fake)), "search", Run()) == "done"
     output = fake.requests[1].function_responses[-1]["response"]["output"]
@@ -484,7 +485,7 @@ def test_each_declared_tool_has_an_argument_model_matching_its_declaration() -> 
 @pytest.mark.parametrize("pattern", ["c$", "^xyz", r"\Axyz", r"xyz\z", "(?i)ABC", r"\bxyz\b",
                                      "^$", "b.*y", r"c\s+x", "(?-m:^xyz)", "[^a]yz$"])
 def test_the_whole_file_test_never_misses_a_line(pattern: str) -> None:
-    from memlens.agent.tools import compile_search
+    from memlens.agent.tools.search import compile_search
 
     text_ = "abc\r\nxyz\rq\n\nlast xyz\u2028xyz"
     lines = text_.splitlines()

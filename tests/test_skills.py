@@ -15,9 +15,9 @@ import pytest
 
 from memlens import inbox
 from memlens.agent.config import ChatSettings
+from memlens.agent.context import AgentContext
 from memlens.agent.extraction import extract_skills
 from memlens.agent.records import Redactor, Transcript, chats_dir
-from memlens.agent.session import AgentContext
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
 from memlens.skillcheck import check_skill

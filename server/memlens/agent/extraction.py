@@ -13,36 +13,37 @@ from typing import Any
 
 from ..pathpolicy import PathPolicy
 from ..skills import load_skill_file, skill_files
+from .context import AgentContext
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .records import list_sessions
-from .session import AgentContext, ChatSession
-from .tools import PlannedCall, ToolRefused, Tools, declarations
+from .session import Agent, run_agent
+from .tools.base import ToolRefused, ToolSet
+from .tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from .tools.search import Glob
+from .tools.workspace import Workspace
 
 LOCK_STALE_SECONDS = 35 * 60
 MAX_TURNS = 30
 MAX_SECONDS = 30 * 60
-EXTRACTION_TOOLS = ("read_file", "list_directory", "glob", "write_file", "replace")
 
 
 class ExtractionBusy(Exception):
     """Another extraction is running for this project."""
 
 
-class ExtractionTools(Tools):
-    write_tools = ()  # background work: nothing asks, writes are confined to the inbox
+class InboxAndSessions(Workspace):
+    """The indexed session files (read only) and the inbox (the one writable folder, and the
+    only one a listing may show)."""
 
     def __init__(self, context: AgentContext, inbox: str, sessions: list[str]):
         os.makedirs(inbox, exist_ok=True)
         super().__init__(context.settings, [inbox, *{posixpath.dirname(s) for s in sessions}],
-                         None, [])
+                         None)
         self.inbox = inbox
         self.inbox_policy = PathPolicy([inbox])
         self.sessions = set(sessions)
 
-    def declarations(self) -> list[dict[str, Any]]:
-        return [d for d in declarations() if d["name"] in EXTRACTION_TOOLS]
-
-    def _allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
+    def allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
         if write:
             if not self.inbox_policy.contains_real(real):
                 raise ToolRefused(f"Skill extraction may only write inside {self.inbox}; "
@@ -51,14 +52,15 @@ class ExtractionTools(Tools):
             raise ToolRefused("Skill extraction may only read the indexed session files and "
                               f"the inbox; refused: {path}")
 
-    def plan(self, tool: str, args: Any) -> PlannedCall:
-        planned = super().plan(tool, args)
-        if tool in ("list_directory", "glob"):
-            raw = args.get("path") if isinstance(args, dict) else None
-            path = self._path(raw or self.inbox)
-            if not self.inbox_policy.inside(path):
-                raise ToolRefused(f"Only the inbox ({self.inbox}) can be listed.")
-        return planned
+    def allow_listing(self, raw: str | None) -> None:
+        if not self.inbox_policy.inside(self.path(raw or self.inbox)):
+            raise ToolRefused(f"Only the inbox ({self.inbox}) can be listed.")
+
+
+def extraction_tools(files: InboxAndSessions) -> ToolSet:
+    """Background work: nothing asks, the writes are confined to the inbox instead."""
+    return ToolSet([ReadFile(files), ListDirectory(files), Glob(files), WriteFile(files),
+                    Replace(files)], asks_approval=False)
 
 
 def extraction_prompt(inbox: str) -> str:
@@ -127,8 +129,6 @@ def session_index(transcripts: str, processed: set[str]) -> tuple[str, list[str]
 async def extract_skills(context: AgentContext, transcripts: str, inbox: str,
                          emit: Any = None) -> dict[str, Any]:
     """One extraction run; returns {status, created: [names], sessions: n, message}."""
-    import asyncio
-
     os.makedirs(inbox, exist_ok=True)
     state_path = posixpath.join(inbox, ".extraction-state.json")
     lock_path = posixpath.join(inbox, ".extraction.lock")
@@ -146,27 +146,11 @@ async def extract_skills(context: AgentContext, transcripts: str, inbox: str,
         before = {p: os.path.getmtime(p) for p in skill_files(inbox)}
         existing = [s for p in skill_files(inbox) if (s := load_skill_file(p))]
         summary = "\n".join(f"- {s.name}: {s.description}" for s in existing) or "(none)"
-        tools = ExtractionTools(context, inbox, paths)
+        tools = extraction_tools(InboxAndSessions(context, inbox, paths))
+        agent = Agent(tools=lambda _: tools, system_text=lambda _: extraction_prompt(inbox),
+                      max_turns=MAX_TURNS, time_limit=MAX_SECONDS)
 
-        class Session(ChatSession):
-            def make_tools(self) -> Tools:
-                return tools
-
-            def system_text(self) -> str:
-                return extraction_prompt(inbox)
-
-            def intro_texts(self) -> list[str]:
-                return []
-
-            def max_turns(self) -> int:
-                return MAX_TURNS
-
-        session = Session(context)
-        texts: list[str] = []
-
-        async def collect(event: ChatEvent) -> None:
-            if event.kind == "text" and event.text:
-                texts.append(event.text)
+        async def forward(event: ChatEvent) -> None:
             if emit is not None:
                 await emit(event)
 
@@ -176,19 +160,14 @@ async def extract_skills(context: AgentContext, transcripts: str, inbox: str,
         query = (f"# Existing skills in the inbox\n{summary}\n\n# Session index\n"
                  "[NEW] = not yet mined (focus on these), [old] = mined before. Read a session "
                  f"with read_file on its path.\n{index}\n\nExtract reusable skills to {inbox}/.")
-        try:
-            status = await asyncio.wait_for(session.send(query, collect, never_asked),
-                                            MAX_SECONDS)
-        except TimeoutError:
-            session.cancel()
-            status = "error"
+        run = await run_agent(context, agent, query, forward, never_asked)
         created = sorted({os.path.basename(os.path.dirname(p)) for p in skill_files(inbox)
                           if before.get(p) != os.path.getmtime(p)})
-        if status == "done":
+        if run.status == "done":
             with open(state_path, "w", encoding="utf-8") as handle:
                 json.dump({"processed": sorted(processed | set(new))}, handle)
-        return {"status": status, "created": created, "sessions": len(new),
-                "message": "".join(texts).strip()}
+        return {"status": run.status, "created": created, "sessions": len(new),
+                "message": run.text}
     finally:
         os.close(fd)
         os.unlink(lock_path)

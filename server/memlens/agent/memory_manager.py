@@ -1,6 +1,7 @@
 """The memory manager (opt-in `memlens.memoryManager`): save_memory handed to an agent that
 routes a fact to the right GEMINI.md (global, project root or a subfolder, referenced from the
-root), merges duplicates, and asks the user when the scope is ambiguous.
+root), merges duplicates, and asks the user when the scope is ambiguous. It is an agent like
+the chat, with its own tool set and system prompt, run by the same session machinery.
 
 Its policy is enforced here, on every call, whatever the model asks: it may read and write
 memory files only (the context file names, under the workspace folders and HOME/.gemini);
@@ -10,57 +11,56 @@ judged by its real path: `link/GEMINI.md` pointing at `../Makefile` is the Makef
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from typing import Any
 
 from ..pathpolicy import PathPolicy, PathRefused, Refusal
-from .session import AgentContext, Approve, ChatSession, Emit
-from .tools import ToolRefused, Tools, declarations
+from .context import AgentContext
+from .session import Agent, AgentRun, Approve, Emit, ToolRuntime, run_agent
+from .tools.ask_user import AskUser
+from .tools.base import PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused, ToolSet
+from .tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from .tools.memory import SaveMemory, SaveMemoryArgs
+from .tools.search import Glob
+from .tools.workspace import Workspace
 
 MAX_TURNS = 10
 MAX_SECONDS = 5 * 60
-MANAGER_TOOLS = ("read_file", "list_directory", "glob", "write_file", "replace")
-
-ASK_USER = {
-    "name": "ask_user",
-    "description": "Asks the user a question and returns the answer (use it when it is unclear "
-                   "whether a memory is a personal habit or a project convention).",
-    "parameters": {"type": "OBJECT", "properties": {
-        "question": {"type": "STRING"},
-        "options": {"type": "ARRAY", "items": {"type": "STRING"},
-                    "description": "Suggested answers."}},
-        "required": ["question"]},
-}
+OUT_OF_TIME = "The memory manager ran out of time (5 minutes)."
 
 
-class MemoryManagerTools(Tools):
-    write_tools = ("write_file", "replace")
+class MemoryFiles(Workspace):
+    """The workspace folders and HOME/.gemini, memory files only."""
 
     def __init__(self, context: AgentContext):
         home_gemini = posixpath.join(context.settings.home, ".gemini")
         os.makedirs(home_gemini, exist_ok=True)
-        super().__init__(context.settings, [*context.workspace_dirs, home_gemini], None, [])
+        super().__init__(context.settings, [*context.workspace_dirs, home_gemini], None)
         self.names_allowed = set(context.settings.context_file_names)
-
-    def declarations(self) -> list[dict[str, Any]]:
-        return [d for d in declarations() if d["name"] in MANAGER_TOOLS] + [ASK_USER]
 
     def _memory_name(self, path: str, real: str) -> bool:
         return (posixpath.basename(path) in self.names_allowed
                 and posixpath.basename(real) in self.names_allowed)
 
-    def _allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
+    def allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
         if not self._memory_name(path, real):
             shown = path if path == real else f"{path} (really {real})"
             raise ToolRefused(f"The memory manager may only read and write memory files "
                               f"({', '.join(sorted(self.names_allowed))}) under the workspace "
                               f"and ~/.gemini; refused: {shown}")
 
-    def _listed(self, path: str, real: str, is_dir: bool) -> bool:
-        if not self._visible(path):
+    def listed(self, path: str, real: str, is_dir: bool) -> bool:
+        if not self.visible(path):
             return False
         return is_dir or self._memory_name(path, real)
+
+
+def manager_tools(context: AgentContext) -> ToolSet:
+    files = MemoryFiles(context)
+    return ToolSet([ReadFile(files), ListDirectory(files), Glob(files), WriteFile(files),
+                    Replace(files), AskUser()])
 
 
 def _file_block(label: str, path: str, policy: PathPolicy, names: list[str]) -> str:
@@ -119,18 +119,8 @@ start of every session. Your job is to record one new memory in the right place.
 {_file_block("Project memory", project_file, policy, names)}"""
 
 
-class MemoryManagerSession(ChatSession):
-    def make_tools(self) -> Tools:
-        return MemoryManagerTools(self.context)
-
-    def system_text(self) -> str:
-        return manager_prompt(self.context)
-
-    def intro_texts(self) -> list[str]:
-        return []
-
-    def max_turns(self) -> int:
-        return MAX_TURNS
+MEMORY_MANAGER = Agent(tools=manager_tools, system_text=manager_prompt, max_turns=MAX_TURNS,
+                       time_limit=MAX_SECONDS)
 
 
 def fact_request(fact: str, scope: str | None) -> str:
@@ -140,23 +130,41 @@ def fact_request(fact: str, scope: str | None) -> str:
     return f"Remember this: {fact}{hint}"
 
 
+def _ended(run: AgentRun) -> tuple[str, str]:
+    """(status, the manager's closing sentence) of a run."""
+    return ("error", OUT_OF_TIME) if run.timed_out else (run.status, run.text)
+
+
 async def manage_memory(context: AgentContext, fact: str, scope: str | None, emit: Emit,
                         approve: Approve) -> tuple[str, str]:
     """Run the manager on one fact; returns (status, its closing sentence)."""
-    import asyncio
+    return _ended(await run_agent(context, MEMORY_MANAGER, fact_request(fact, scope), emit,
+                                  approve))
 
-    session = MemoryManagerSession(context)
-    texts: list[str] = []
 
-    async def collect(event: Any) -> None:
-        if event.kind == "text" and event.text:
-            texts.append(event.text)
-        await emit(event)
+class RoutedSaveMemory(Tool):
+    """The chat's save_memory with the memory manager on: the manager routes the fact and
+    asks the user to approve each of its writes."""
 
-    try:
-        status = await asyncio.wait_for(session.send(fact_request(fact, scope), collect,
-                                                     approve), MAX_SECONDS)
-    except TimeoutError:
-        session.cancel()
-        return "error", "The memory manager ran out of time (5 minutes)."
-    return status, "".join(texts).strip()
+    name = SaveMemory.name
+    description = SaveMemory.description
+    properties = SaveMemory.properties
+    arguments = SaveMemoryArgs
+    writes = True
+    approves_own_writes = True
+
+    def plan(self, args: dict[str, Any], params: ToolArgs) -> PlannedCall:
+        assert isinstance(params, SaveMemoryArgs)
+        if not params.fact.strip():
+            raise ToolRefused('Parameter "fact" must be a non-empty string.')
+        return super().plan(args, params)
+
+    async def run(self, call: PlannedCall, runtime: ToolRuntime) -> ToolOutcome:
+        params = call.params
+        assert isinstance(params, SaveMemoryArgs)
+        status, sentence = _ended(await runtime.delegate(
+            MEMORY_MANAGER, fact_request(params.fact.strip(), params.scope)))
+        ok = status == "done"
+        message = sentence or ("Saved." if ok else "The memory manager could not save it.")
+        return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message,
+                           structured=True)

@@ -1,5 +1,9 @@
-"""The chat loop: a turn streams the model's answer, runs the tools it calls (asking the user
+"""The agent loop: a turn streams the model's answer, runs the tools it calls (asking the user
 to approve writes), feeds the results back, and repeats until the model answers in text.
+
+A session runs one `Agent`: a tool set, a system prompt and a turn budget. The chat
+(chat.py), the memory manager and skill extraction are agents on this same machinery; the
+session knows no tool and no agent by name.
 
 History is curated as Gemini CLI curates it: a model turn with no valid content is dropped
 together with the user turn before it, so one bad response never poisons the session.
@@ -9,126 +13,72 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import posixpath
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..discovery import MemoryLoad
-from ..imports import ProjectRootFinder
-from ..jit import JitSession
-from ..model import HierarchicalMemory, MemorySettings
-from ..nodecompat import is_subpath, resolve
-from ..pathpolicy import PathPolicy
-from ..render import concatenate_instructions
-from ..skills import Skill
-from .config import ChatSettings
+from .context import AgentContext
 from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
-from .prompt import session_memory, system_instruction
-from .records import Redactor, Transcript, redacting_emit
-from .tools import PlannedCall, SaveMemoryArgs, ToolOutcome, ToolRefused, Tools, validate_args
-from .tools import function_response as response_of
+from .records import Transcript, redacting_emit
+from .tools.base import PlannedCall, ToolOutcome, ToolRefused, ToolSet, function_response
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
 Approve = Callable[[ApprovalRequest], Awaitable[ApprovalResponse]]
 
 
+def _no_intro(context: AgentContext) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Agent:
+    """What a session runs: the tools the model may call, the system prompt, texts to put
+    before the user's first message, a turn budget (None: the user's chat.maxTurns) and a
+    time limit for a run on its own (`run_agent`; None: none)."""
+
+    tools: Callable[[AgentContext], ToolSet]
+    system_text: Callable[[AgentContext], str]
+    intro_texts: Callable[[AgentContext], list[str]] = _no_intro
+    max_turns: int | None = None
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """How a run on its own ended: the status of its turn, the text it answered with, and
+    whether it ran out of time."""
+
+    status: str
+    text: str
+    timed_out: bool = False
+
+
 @dataclass
-class AgentContext:
-    """What every session of one workspace shares: settings, memory, tools, the key."""
+class ToolRuntime:
+    """What a running tool may ask of the session: the user (through the approval channel)
+    and another agent, run to its end on this session's context, events and approvals."""
 
-    settings: MemorySettings
-    chat: ChatSettings
-    startup: MemoryLoad
-    jit: JitSession | None
-    skills: list[Skill]
-    transcripts: str | None  # folder for JSONL transcripts (None: not recorded)
-    api_key: str | None = None
-    redactor: Redactor = field(default_factory=Redactor)
-
-    def __post_init__(self) -> None:
-        self.redactor.add(self.api_key)
-
-    def set_api_key(self, key: str | None) -> None:
-        self.api_key = key or None
-        self.redactor.add(key)
-
-    @property
-    def workspace_dirs(self) -> list[str]:
-        return self.startup.workspace_dirs or [self.startup.cwd]
-
-    def memory_roots(self) -> list[str]:
-        """Where memory the chat sends may really live: the workspace folders (include
-        directories among them), their project roots, and HOME's .gemini folder (global,
-        extension and private project memory). A project root that holds HOME is left out:
-        a dotfiles repository in HOME must not make all of HOME an allowed root."""
-        home = resolve(self.settings.home)
-        finder = ProjectRootFinder(self.settings.memory_boundary_markers)
-        roots = list(self.workspace_dirs)
-        for folder in self.workspace_dirs:
-            project_root = finder.find(resolve(folder))
-            if project_root is not None and not is_subpath(project_root, home):
-                roots.append(project_root)
-        roots.append(posixpath.join(home, ".gemini"))
-        return roots
-
-    def memory_policy(self) -> PathPolicy:
-        return PathPolicy(self.memory_roots())
-
-    def chat_memory(self) -> HierarchicalMemory:
-        """The startup memory the chat sends: Gemini CLI's, less any memory file whose real
-        path leaves the allowed roots (a GEMINI.md that is a symbolic link out of the
-        workspace). The preview (`memlens show`) still shows what Gemini CLI sends."""
-        policy = self.memory_policy()
-        files = [f for f in self.startup.files if f.content is not None]
-        kept = [f for f in files if policy.readable(f.path)]
-        if len(kept) == len(files):
-            return self.startup.memory
-
-        def text(tier: str) -> str:
-            return concatenate_instructions((f.path, f.content) for f in kept if f.tier == tier)
-
-        return HierarchicalMemory.model_validate({
-            "global": text("global"), "extension": text("extension"),
-            "project": text("project"), "userProjectMemory": text("userProjectMemory")})
-
-    def chat_skills(self) -> list[Skill]:
-        """The skills the chat offers: those whose SKILL.md really lives in an allowed root
-        (the memory roots, and HOME's .agents folder for the user's own skills)."""
-        home = resolve(self.settings.home)
-        policy = PathPolicy([*self.memory_roots(), posixpath.join(home, ".agents")])
-        return [s for s in self.skills if policy.readable(s.location)]
-
-    def tools(self) -> Tools:
-        return Tools(self.settings, self.workspace_dirs, self.jit, self.chat_skills(),
-                     memory_policy=self.memory_policy())
-
-    def system_instruction(self) -> str:
-        m = self.chat_memory()
-        return system_instruction(
-            mode=self.startup.mode, global_memory=m.global_,
-            user_project_memory=m.user_project_memory, extension_memory=m.extension,
-            project_memory=m.project, file_names=self.settings.context_file_names,
-            workspace_dirs=self.workspace_dirs, skills=self.chat_skills())
-
-    def session_memory(self) -> str:
-        m = self.chat_memory()
-        return session_memory(mode=self.startup.mode, extension_memory=m.extension,
-                              project_memory=m.project,
-                              file_names=self.settings.context_file_names)
+    session_id: str
+    call_id: str
+    approve: Approve
+    delegate: Callable[[Agent, str], Awaitable[AgentRun]]
+    # Set when the turn is cancelled: a search still running in its thread ends at once.
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 def _valid_parts(parts: list[dict[str, Any]]) -> bool:
     return any(p.get("text") or p.get("function_call") for p in parts)
 
 
-class ChatSession:
-    def __init__(self, context: AgentContext, session_id: str | None = None):
+class AgentSession:
+    """One conversation with the model, running `agent`'s tools on `context`'s workspace."""
+
+    def __init__(self, context: AgentContext, agent: Agent, session_id: str | None = None):
         self.context = context
+        self.agent = agent
         self.id = session_id or uuid.uuid4().hex
         self.history: list[dict[str, Any]] = []
         self.always: set[str] = set()
@@ -178,14 +128,15 @@ class ChatSession:
                                  retryable=False))
             await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
             return "error"
-        tools: Tools = await _off_loop(self.make_tools)  # reads ignore files: off the loop
+        # Building a tool set reads ignore files: off the loop.
+        tools: ToolSet = await _off_loop(self.agent.tools, self.context)
         config = types.GenerateContentConfig(
-            system_instruction=self.system_text(),
+            system_instruction=self.agent.system_text(self.context),
             tools=[types.Tool(function_declarations=tools.declarations())],  # type: ignore[arg-type]
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
         first_parts: list[dict[str, Any]] = []
         if not self.history:
-            first_parts = [{"text": t} for t in self.intro_texts() if t]
+            first_parts = [{"text": t} for t in self.agent.intro_texts(self.context) if t]
         pending: list[dict[str, Any]] = [{"role": "user",
                                           "parts": [*first_parts, {"text": text}]}]
         answer: list[str] = []  # text of each model round, joined by a blank line
@@ -195,7 +146,7 @@ class ChatSession:
                                  message=f"{describe(error)} — retrying in {delay:.1f} s "
                                          f"(attempt {attempt + 1})"))
 
-        for _round in range(self.max_turns()):
+        for _round in range(self.agent.max_turns or self.context.chat.max_turns):
             contents = [*self.history, *pending]
             model_parts: list[dict[str, Any]] = []
             calls: list[Any] = []
@@ -255,39 +206,39 @@ class ChatSession:
         await emit(ChatEvent(session_id=sid, kind="done", reason="stop"))
         return "done"
 
-    async def _run_call(self, call: Any, tools: Tools, emit: Emit,
+    async def _run_call(self, call: Any, tools: ToolSet, emit: Emit,
                         approve: Approve) -> dict[str, Any]:
         sid = self.id
         name = call.name or ""
         args = dict(call.args) if isinstance(call.args, dict) else {}
         call_id = call.id or uuid.uuid4().hex[:12]
-        needs = name in tools.write_tools
+        needs = tools.needs_approval(name)
         await emit(ChatEvent(session_id=sid, kind="toolCall", call_id=call_id, tool=name,
                              args=args, needs_approval=needs))
         self._record("toolCall", {"callId": call_id, "tool": name, "args": args})
         outcome: ToolOutcome | None = None
         error: str | None = None
+
+        async def delegate(agent: Agent, prompt: str) -> AgentRun:
+            return await run_agent(self.context, agent, prompt, emit, approve)
+
+        runtime = ToolRuntime(sid, call_id, approve, delegate)
         try:
             if not name:
                 raise ToolRefused("Malformed function call: it has no name.")
-            if name == "ask_user" and "ask_user" in tools.names():
-                outcome = await self._ask_user(call.args, call_id, approve)
-            elif name == "save_memory" and self.context.settings.memory_manager:
-                outcome = await self._managed_save(call.args, emit, approve)
-            else:
-                # Planning reads files (the diff's base) and running may search the whole
-                # workspace: both run in a worker thread, so the event loop (the language
-                # server's every request, cancel included) keeps answering.
-                planned = await _off_loop(tools.plan, name,
-                                          call.args if call.args is not None else {})
-                if needs:
-                    planned = await self._approval(planned, call_id, tools, approve)
-                stop = threading.Event()
-                try:
-                    outcome = await _off_loop(tools.run, planned, stop)
-                except asyncio.CancelledError:
-                    stop.set()  # a search still running in its thread ends at once
-                    raise
+            # Planning reads files (the diff's base) and running may search the whole
+            # workspace: both run off the event loop, so the loop (the language server's
+            # every request, cancel included) keeps answering.
+            planned = await _off_loop(tools.plan, name,
+                                      call.args if call.args is not None else {})
+            tool = tools.get(name)
+            if needs and tool is not None and not tool.approves_own_writes:
+                planned = await self._approval(planned, call_id, tools, approve)
+            try:
+                outcome = await tools.run(planned, runtime)
+            except asyncio.CancelledError:
+                runtime.stop.set()  # a search still running in its thread ends at once
+                raise
         except ToolRefused as refused:
             error = str(refused)
         except OSError as err:
@@ -308,70 +259,20 @@ class ChatSession:
             await emit(ChatEvent(session_id=sid, kind="memoryLoaded", files=files))
             self._record("memoryLoaded", {"files": files})
         part: dict[str, Any] = {"function_response": {
-            "name": name or "unknown", "response": response_of(outcome, error)}}
+            "name": name or "unknown", "response": function_response(outcome, error)}}
         if call.id:
             part["function_response"]["id"] = call.id
         return part
 
-    # --- what a specialised agent (the memory manager) overrides -------------------------
-    def make_tools(self) -> Tools:
-        return self.context.tools()
-
-    def system_text(self) -> str:
-        return self.context.system_instruction()
-
-    def intro_texts(self) -> list[str]:
-        return [self.context.session_memory()]
-
-    def max_turns(self) -> int:
-        return self.context.chat.max_turns
-
-    async def _managed_save(self, args: Any, emit: Emit, approve: Approve) -> ToolOutcome:
-        """save_memory with the memory manager on: the manager agent routes the fact."""
-        from .memory_manager import manage_memory
-
-        params = validate_args("save_memory", args if args is not None else {})
-        assert isinstance(params, SaveMemoryArgs)
-        fact = params.fact.strip()
-        if not fact:
-            raise ToolRefused('Parameter "fact" must be a non-empty string.')
-        status, sentence = await manage_memory(self.context, fact, params.scope, emit, approve)
-        ok = status == "done"
-        message = sentence or ("Saved." if ok else "The memory manager could not save it.")
-        return ToolOutcome(ok, json.dumps({"success": ok, "message": message}), message,
-                           structured=True)
-
-    async def _ask_user(self, args: Any, call_id: str, approve: Approve) -> ToolOutcome:
-        """`ask_user`: a question for the user, through the approval channel."""
-        question = str((args or {}).get("question") or "").strip()
-        if not question:
-            raise ToolRefused("Parameter 'question' must be a non-empty string.")
-        options = [str(o) for o in (args or {}).get("options") or []]
-        request = ApprovalRequest(session_id=self.id, call_id=call_id, tool="ask_user",
-                                  args={"question": question, "options": options},
-                                  title=question)
-        try:
-            answer = await approve(request)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            answer = ApprovalResponse(outcome="deny")
-        reply = (answer.answer or "").strip()
-        if answer.outcome == "deny" or not reply:
-            return ToolOutcome(True, json.dumps({"answer": None, "note": "The user did not "
-                                                 "answer; decide conservatively or stop."}),
-                               "no answer", structured=True)
-        return ToolOutcome(True, json.dumps({"answer": reply}), f"user answered: {reply}",
-                           structured=True)
-
-    async def _approval(self, planned: PlannedCall, call_id: str, tools: Tools,
+    async def _approval(self, planned: PlannedCall, call_id: str, tools: ToolSet,
                         approve: Approve) -> PlannedCall:
         mode = self.context.chat.approval_mode
+        tool = tools.get(planned.tool)
         if mode == "deny":
             raise ToolRefused(f"The user's approval mode refuses every change; {planned.tool} "
                               "was not run.")
-        if planned.tool in self.always or (mode == "autoEdit"
-                                           and planned.tool in ("write_file", "replace")):
+        if planned.tool in self.always or (mode == "autoEdit" and tool is not None
+                                           and tool.file_edit):
             return planned
         request = ApprovalRequest(session_id=self.id, call_id=call_id, tool=planned.tool,
                                   args=planned.args, title=planned.title, diff=planned.diff)
@@ -390,6 +291,26 @@ class ChatSession:
             planned = await _off_loop(tools.plan, planned.tool,
                                       {**planned.args, **answer.modified_args})
         return planned
+
+
+async def run_agent(context: AgentContext, agent: Agent, prompt: str, emit: Emit,
+                    approve: Approve) -> AgentRun:
+    """One turn of `agent` on its own (a task, not a conversation), within its time limit."""
+    session = AgentSession(context, agent)
+    texts: list[str] = []
+
+    async def collect(event: ChatEvent) -> None:
+        if event.kind == "text" and event.text:
+            texts.append(event.text)
+        await emit(event)
+
+    try:
+        status = await asyncio.wait_for(session.send(prompt, collect, approve),
+                                        agent.time_limit)
+    except TimeoutError:
+        session.cancel()
+        return AgentRun("error", "".join(texts).strip(), timed_out=True)
+    return AgentRun(status, "".join(texts).strip())
 
 
 async def _off_loop(function: Callable[..., Any], *args: Any) -> Any:

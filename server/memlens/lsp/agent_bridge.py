@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ..agent.config import ChatSettings
+from ..agent.context import AgentContext, assemble_context
 from ..agent.events import ApprovalRequest, ApprovalResponse
-from ..agent.records import chats_dir
-from ..agent.session import AgentContext, Approve
-from ..skills import discover_skills
+from ..agent.session import Approve
 from .params import plain
 
 if TYPE_CHECKING:
@@ -32,16 +31,9 @@ def agent_context(ls: MemlensServer, folder: str | None) -> AgentContext:
     state = ls.service.folder_state(folder) if folder is not None else None
     if folder is None or state is None:
         raise JsonRpcInvalidParams("open a workspace folder to chat")
-    settings = ls.service.index_of_folder(folder).settings
-    home = settings.home
-    skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
-    try:
-        transcripts: str | None = chats_dir(home, folder)
-    except OSError:
-        transcripts = None
-    return AgentContext(settings=settings, chat=chat_settings(ls, folder), startup=state.load,
-                        jit=ls.service.jit_session_for(folder), skills=skills,
-                        transcripts=transcripts, api_key=ls.api_key)
+    return assemble_context(ls.service.index_of_folder(folder).settings,
+                            chat_settings(ls, folder), state.load, folder, for_chat=True,
+                            jit=ls.service.jit_session_for(folder), api_key=ls.api_key)
 
 
 def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:

@@ -12,6 +12,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..agent.chat import ChatSession
 from ..agent.events import (
     ApiKeyParams,
     ChatEvent,
@@ -31,7 +32,6 @@ from ..agent.records import (
     read_transcript,
     register_secret,
 )
-from ..agent.session import ChatSession
 from .agent_bridge import agent_context, chat_settings, lsp_approver
 from .params import parse_params
 

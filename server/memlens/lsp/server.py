@@ -25,7 +25,7 @@ from .convert import PositionConverter, path_of, uri_of
 from .protocol import MemlensProtocol
 
 if TYPE_CHECKING:
-    from ..agent.session import ChatSession
+    from ..agent.chat import ChatSession
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"

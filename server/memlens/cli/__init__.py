@@ -1,7 +1,8 @@
 """`memlens`: the engine on the command line (SPEC §7).
 
 Errors are one line on stderr and exit status 2, never a traceback. Heavy modules (the
-language server, google-genai) are imported only by the subcommands that need them.
+language server, google-genai) are imported only by the subcommands that need them: the
+commands that run an agent live in agent_commands.py, their terminal side in terminal.py.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
-from .output import display_path, escape_controls
+from .. import __version__
+from ..output import display_path, escape_controls
 
 if TYPE_CHECKING:
-    from .model import Diagnostic
+    from ..model import Diagnostic
 
 EXIT_USAGE = 2
 
@@ -127,8 +128,8 @@ def _directory(path: str) -> str:
 
 
 def _settings(args: argparse.Namespace, cwd: str) -> Any:
-    from .model import MemorySettings
-    from .settings import load_settings
+    from ..model import MemorySettings
+    from ..settings import load_settings
 
     if args.home is not None and not os.path.isdir(args.home):
         raise UsageError(f"home folder not found: {args.home}")
@@ -160,7 +161,7 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
 
 def _settings_notes(settings: Any, cwd: str) -> None:
     """Tell the user, on stderr, what the settings left out and which folders they add."""
-    from .trust import decide_trust, how_to_trust, untrusted_reason
+    from ..trust import decide_trust, how_to_trust, untrusted_reason
 
     trusted, source = decide_trust(cwd, settings.home, explicit=settings.trusted,
                                    folder_trust_enabled=settings.folder_trust_enabled)
@@ -189,16 +190,16 @@ def _print(text: str) -> None:
 
 
 def _print_json(value: Any) -> None:
-    from .output import json_safe
+    from ..output import json_safe
 
     sys.stdout.write(json.dumps(json_safe(value), ensure_ascii=False, indent=2) + "\n")
 
 
 def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str) -> int:
     """show / list / check for --dialect claude or agents."""
-    from .dialects.agents import load_agents
-    from .dialects.claude import ClaudeLoader
-    from .views import truncate
+    from ..dialects.agents import load_agents
+    from ..dialects.claude import ClaudeLoader
+    from ..views import truncate
 
     if args.dialect == "agents":
         agents = load_agents(cwd)
@@ -253,7 +254,7 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .views import show
+    from ..views import show
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
@@ -272,7 +273,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .views import list_files
+    from ..views import list_files
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
@@ -311,9 +312,9 @@ def _gh_property(text: str) -> str:
 
 def _check_claude_tree(root: str, settings: Any) -> list[Any]:
     """What Claude Code loads working at `root` and in every subfolder holding a CLAUDE.md."""
-    from .dialects.claude import CLAUDE_FILE_NAMES, check_claude_folders, claude_project_folders
-    from .discovery import MemoryEngine
-    from .views import workspace_files_named
+    from ..dialects.claude import CLAUDE_FILE_NAMES, check_claude_folders, claude_project_folders
+    from ..discovery import MemoryEngine
+    from ..views import workspace_files_named
 
     found = workspace_files_named(MemoryEngine(settings), [root], list(CLAUDE_FILE_NAMES))
     folders = [root, *claude_project_folders([p for n in CLAUDE_FILE_NAMES for p in found[n]])]
@@ -343,7 +344,7 @@ def _with_detail(d: Diagnostic) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .views import check, check_file
+    from ..views import check, check_file
 
     diagnostics = []
     for raw in args.paths:
@@ -380,7 +381,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_jit(args: argparse.Namespace) -> int:
-    from .views import jit
+    from ..views import jit
 
     cwd = _directory(args.cwd)
     settings = _settings(args, cwd)
@@ -399,7 +400,7 @@ def cmd_jit(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
-    from . import model, results
+    from .. import model, results
 
     models: dict[str, Any] = {
         "ShowResult": results.ShowResult, "ListResult": results.ListResult,
@@ -417,7 +418,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = Path(__file__).resolve().parents[3]
     if (checkout / "bench" / "run.py").is_file() and str(checkout) not in sys.path:
         sys.path.insert(0, str(checkout))
     try:
@@ -429,7 +430,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from .agent.terminal import run_chat
+    from .agent_commands import run_chat
 
     prompt = args.prompt
     if prompt is None:
@@ -444,14 +445,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from .writing import EMPTY_FACT_ERROR, Scope, memory_target, save_memory
+    from ..writing import EMPTY_FACT_ERROR, Scope, memory_target, save_memory
 
     if not args.fact.strip():
         raise UsageError(EMPTY_FACT_ERROR)
     cwd = _directory(".")
     settings = _settings(args, cwd)
     if args.memory_manager or settings.memory_manager:
-        from .agent.terminal import run_managed_add
+        from .agent_commands import run_managed_add
 
         return run_managed_add(cwd, settings, args.fact, args.scope)
     scope: Scope = "project" if args.scope == "project" else "global"
@@ -467,9 +468,9 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_skills(args: argparse.Namespace) -> int:
-    from . import inbox
-    from .skills import discover_skills
-    from .trust import decide_trust
+    from .. import inbox
+    from ..skills import discover_skills
+    from ..trust import decide_trust
 
     action = args.action
     if action not in ("list", "inbox", "accept", "reject", "extract"):
@@ -519,7 +520,7 @@ def cmd_skills(args: argparse.Namespace) -> int:
             raise UsageError(str(err)) from err
         return 0
     if action == "extract":
-        from .agent.terminal import run_extraction
+        from .agent_commands import run_extraction
 
         return run_extraction(cwd, settings, as_json=args.json)
     raise UsageError(f"unknown skills action {action!r} (list, inbox, accept, reject, "
@@ -533,7 +534,7 @@ def cmd_not_yet(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import logging
 
-    from .lsp.server import create_server
+    from ..lsp.server import create_server
 
     logging.basicConfig(level=os.environ.get("MEMLENS_LOG_LEVEL", "WARNING"),
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
@@ -541,7 +542,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # The editor shows stderr in its output channel: pygls's protocol chatter ("Cancel
         # notification for unknown message id", a late response) is noise there, not news.
         logging.getLogger("pygls").setLevel(logging.ERROR)
-    from .lsp.chat import install_log_redaction
+    from ..lsp.chat import install_log_redaction
 
     server = create_server()
     install_log_redaction(server)
