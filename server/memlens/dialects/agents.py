@@ -9,8 +9,8 @@ import posixpath
 from dataclasses import dataclass
 
 from ..fsread import FileReader
+from ..imports import repository_root
 from ..nodecompat import dirname, resolve
-from .claude import git_root
 
 
 @dataclass
@@ -29,7 +29,7 @@ class AgentsLoad:
 def load_agents(cwd: str, reader: FileReader | None = None) -> AgentsLoad:
     reader = reader or FileReader()
     cwd = resolve(cwd)
-    ceiling = git_root(cwd)
+    ceiling = repository_root(cwd)
     found: list[tuple[str, str]] = []
     current = cwd
     while True:

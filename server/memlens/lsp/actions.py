@@ -7,7 +7,7 @@ import posixpath
 
 from lsprotocol import types
 
-from ..imports import ImportToken, find_imports
+from ..imports import ImportToken, find_imports, relative_import
 from ..nodecompat import dirname, resolve
 from .convert import offset_at, path_of, range_of, uri_of
 from .server import MemlensServer
@@ -22,11 +22,6 @@ def _token_at_offset(text: str, offset: int) -> ImportToken | None:
 
 def _edit(uri: str, rng: types.Range, new_text: str) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=rng, new_text=new_text)]})
-
-
-def relative_import(from_dir: str, target: str) -> str:
-    rel = posixpath.relpath(target, from_dir)
-    return rel if rel.startswith("../") else f"./{rel}"
 
 
 def register(server: MemlensServer) -> None:

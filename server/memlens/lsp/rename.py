@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from lsprotocol import types
 
+from ..imports import relative_import
 from ..nodecompat import dirname, is_subpath
-from .actions import relative_import
 from .convert import path_of, range_of, uri_of
 from .server import MemlensServer
 
