@@ -98,8 +98,8 @@ def register(server: MemlensServer) -> None:
         partial = word[1:]
         segment_start = line_start + word_start + 1 + (partial.rfind("/") + 1)
         replace = types.Range(start=position_at(text, segment_start), end=params.position)
-        from .navigation import is_claude_file
+        from .navigation import agent_reading
 
-        home = ls.require_index().settings.home if is_claude_file(ls, path) else None
+        home = ls.require_index().settings.home if agent_reading(ls, path).expands_home else None
         items = _path_items(dirname(path), partial, replace, home)
         return types.CompletionList(is_incomplete=False, items=items)

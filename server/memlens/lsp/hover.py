@@ -4,12 +4,13 @@ shows the merged context for that folder (startup memory plus what JIT adds ther
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import urllib.parse
 
 from lsprotocol import types
 
+from ..agents import owner_of, primary
+from ..agents.base import MemoryAgent
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
 from ..trust import memory_summary, restricted_notice
@@ -100,30 +101,14 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
-    """Line 1 of a CLAUDE.md or AGENTS.md: what that agent loads for this folder."""
-    folder = dirname(path)
-    if posixpath.basename(path) == "AGENTS.md":
-        from ..dialects.agents import load_agents
-
-        agents = load_agents(folder, ls.require_index().reader)
-        text = agents.render()
-        note = (f"shadows {len(agents.shadowed)} farther AGENTS.md" if agents.shadowed
-                else "the only AGENTS.md here")
-        title = f"**AGENTS.md in force for `{folder}`** (nearest ancestor wins; {note})"
-    else:
-        from ..dialects.claude import ClaudeLoader
-
-        load = ClaudeLoader(ls.require_index().settings.home,
-                            reader=ls.require_index().reader).load(folder)
-        text = load.render()
-        rules = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
-                        for r in load.conditional_rules)
-        title = (f"**Claude Code memory for `{folder}`** — {len(load.files)} file(s), "
-                 f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{rules}"
-                                                if rules else ""))
-    body, cut = clip(text, MERGED_PREVIEW_CHARS)
-    value = f"{title}\n\n{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}"
+def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hover:
+    """Line 1 of another agent's file (a CLAUDE.md, an AGENTS.md): what that agent loads for
+    this folder."""
+    index = ls.require_index()
+    memory = agent.load(dirname(path), index.settings, index.reader)
+    body, cut = clip(memory.text, MERGED_PREVIEW_CHARS)
+    value = (f"{memory.headline}\n\n"
+             f"{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}")
     if cut:
         value += "\n\n*(preview truncated)*"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
@@ -148,7 +133,7 @@ def register(server: MemlensServer) -> None:
             return found
         if params.position.line == 0 and ls.require_index().is_memory_file(path):
             return merged_hover(ls, path)
-        if params.position.line == 0 and posixpath.basename(path) in (
-                "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"):
-            return dialect_hover(ls, path)
+        owner = owner_of(path, ls.require_index().settings)
+        if params.position.line == 0 and owner is not None and owner is not primary():
+            return dialect_hover(ls, path, owner)
         return None

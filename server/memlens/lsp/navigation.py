@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 import os
-import posixpath
 
 from lsprotocol import types
 
-from ..dialects.claude import CLAUDE_FILE_NAMES
-from ..imports import find_imports
-from ..nodecompat import dirname, resolve
-from .convert import offset_at, path_of, range_of, token_at, uri_of
+from ..agents import other_agents, reading_agent
+from ..agents.base import MemoryAgent
+from .convert import offset_at, path_of, range_of, uri_of
 from .server import MemlensServer
 
 _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))
 
 
-def claude_target(ls: MemlensServer, path: str, raw: str) -> str:
-    if raw.startswith("~/"):
-        return resolve(ls.require_index().settings.home, raw[2:])
-    return resolve(dirname(path), raw)
+def reference_target(ls: MemlensServer, agent: MemoryAgent, path: str, raw: str) -> str:
+    """The file `@raw` in `path` names, by `agent`'s rules."""
+    return agent.resolve_reference(path, raw, ls.require_index().settings.home)
 
 
-def is_claude_file(ls: MemlensServer, path: str) -> bool:
-    """Read with Claude Code's include rules: its own files, and what they include."""
-    return posixpath.basename(path) in CLAUDE_FILE_NAMES or (
-        path in ls.require_index().claude_sources
-        and posixpath.basename(path) not in ls.require_index().settings.context_file_names)
+def agent_reading(ls: MemlensServer, path: str) -> MemoryAgent:
+    """The agent whose reference rules `path` is read with: the agent it belongs to, or
+    another agent that includes it (a CLAUDE.md including an AGENTS.md), else Gemini CLI."""
+    index = ls.require_index()
+    return reading_agent(path, index.settings,
+                         lambda agent: path in index.agent_check(agent).sources)
 
 
 def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> str | None:
@@ -37,42 +35,36 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
     text = ls.text_of(path)
     if text is None:
         return None
-    if is_claude_file(ls, path):
-        from ..dialects.claude import find_includes
-
-        offset = offset_at(text, position)
-        for include in find_includes(text):
-            if not include.in_code and include.start <= offset <= include.end:
-                return claude_target(ls, path, include.path)
-        return None
-    token = token_at(text, position)
-    if token is None:
-        return None
-    return resolve(dirname(path), token.path)
+    agent = agent_reading(ls, path)
+    offset = offset_at(text, position)
+    for token in agent.find_references(text):
+        if not token.in_code and token.start <= offset <= token.end:
+            return reference_target(ls, agent, path, token.path)
+    return None
 
 
-def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
-    """Claude Code includes (`@./x`, `@~/x`, `@/abs`) in the files it loads that name
-    `target`: a CLAUDE.md including an AGENTS.md is one of the AGENTS.md's references."""
-    from ..dialects.claude import find_includes
-
+def _other_agents_references(ls: MemlensServer, target: str) -> list[types.Location]:
+    """References in the files the other agents load that name `target` (Claude Code's
+    `@./x`, `@~/x`, `@/abs`): a CLAUDE.md including an AGENTS.md is one of its references."""
     locations = []
-    for source in ls.require_index().claude_sources:
-        if not is_claude_file(ls, source):
-            continue
-        text = ls.text_of(source)
-        if text is None:
-            continue
-        for include in find_includes(text):
-            if not include.in_code and claude_target(ls, source, include.path) == target:
-                locations.append(types.Location(
-                    uri=uri_of(source), range=range_of(text, include.start, include.end)))
+    for agent in other_agents():
+        for source in ls.require_index().agent_check(agent).sources:
+            if agent_reading(ls, source) is not agent:
+                continue
+            text = ls.text_of(source)
+            if text is None:
+                continue
+            for token in agent.find_references(text):
+                if not token.in_code and reference_target(ls, agent, source,
+                                                          token.path) == target:
+                    locations.append(types.Location(
+                        uri=uri_of(source), range=range_of(text, token.start, token.end)))
     return locations
 
 
 def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
-    """Where `target` is imported: Gemini CLI `@imports` and Claude Code includes naming it
-    (what find references and the "imported by N" code lens show)."""
+    """Where `target` is imported: Gemini CLI `@imports` and the other agents' references
+    naming it (what find references and the "imported by N" code lens show)."""
     locations = []
     for edge in ls.require_index().graph.importers_of(target):
         text = ls.text_of(edge.source)
@@ -82,7 +74,7 @@ def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
             uri=uri_of(edge.source), range=range_of(text, edge.token.start, edge.token.end)))
     # A file both agents read (a GEMINI.md importing a CLAUDE.md) may appear twice.
     unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
-              for loc in [*locations, *_claude_references(ls, target)]}
+              for loc in [*locations, *_other_agents_references(ls, target)]}
     return list(unique.values())
 
 
@@ -102,15 +94,11 @@ def register(server: MemlensServer) -> None:
         if path is None or text is None:
             return []
         links = []
-        if is_claude_file(ls, path):
-            from ..dialects.claude import find_includes
-
-            tokens = [(t, claude_target(ls, path, t.path)) for t in find_includes(text)]
-        else:
-            tokens = [(t, resolve(dirname(path), t.path)) for t in find_imports(text)]
-        for token, target in tokens:
+        agent = agent_reading(ls, path)
+        for token in agent.find_references(text):
             if token.in_code:
                 continue
+            target = reference_target(ls, agent, path, token.path)
             if os.path.isfile(target):
                 links.append(types.DocumentLink(range=range_of(text, token.start, token.end),
                                                 target=uri_of(target), tooltip=target))

@@ -23,7 +23,7 @@ from .convert import path_of, to_lsp_diagnostic, uri_of
 from .protocol import MemlensProtocol
 
 if TYPE_CHECKING:
-    from ..dialects.claude import ClaudeJitSession
+    from ..agents.base import AgentJitSession, MemoryAgent
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
@@ -41,7 +41,8 @@ class MemlensServer(LanguageServer):
         self.folders: list[str] = []
         self.index: WorkspaceIndex | None = None
         self.jit_sessions: dict[str, JitSession] = {}
-        self.claude_jit_sessions: dict[str, ClaudeJitSession] = {}
+        # The other agents' JIT sessions, by (agent id, workspace folder).
+        self.agent_jit_sessions: dict[tuple[str, str], AgentJitSession] = {}
         self.errors_logged: set[str] = set()
         self.settings_warned: set[str] = set()
         # Set once the first index is built from the settings the client gave us.
@@ -75,7 +76,7 @@ class MemlensServer(LanguageServer):
         # synchronous), so two full indexes never live at once.
         self.index = None
         self.jit_sessions.clear()
-        self.claude_jit_sessions.clear()
+        self.agent_jit_sessions.clear()
         index.build()
         self.index = index
         release_freed_memory()
@@ -107,19 +108,21 @@ class MemlensServer(LanguageServer):
             self.jit_sessions[folder] = session
         return self.jit_sessions[folder]
 
-    def claude_jit_session_for(self, path: str) -> ClaudeJitSession | None:
-        """The Claude Code session of the folder holding `path`, when Claude Code has any
+    def agent_jit_session_for(self, agent: MemoryAgent, path: str) -> AgentJitSession | None:
+        """Another agent's session in the folder holding `path`, when that agent has any
         memory here (its own files, rules, or the user's)."""
         index = self.require_index()
         folder = index.folder_for(path)
-        if folder is None or not (index.claude_folders or index.claude_sources):
+        if folder is None or not index.agent_check(agent).has_memory:
             return None
-        if folder not in self.claude_jit_sessions:
-            from ..dialects.claude import ClaudeJitSession
-
-            self.claude_jit_sessions[folder] = ClaudeJitSession(index.settings.home, folder,
-                                                                index.reader)
-        return self.claude_jit_sessions[folder]
+        key = (agent.id, folder)
+        if key not in self.agent_jit_sessions:
+            session = agent.jit_session(index.settings, folder, index.reader,
+                                        index.agent_check(agent))
+            if session is None:
+                return None
+            self.agent_jit_sessions[key] = session
+        return self.agent_jit_sessions[key]
 
     # --- documents -----------------------------------------------------------------------
     def text_of(self, path: str) -> str | None:

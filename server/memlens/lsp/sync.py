@@ -7,6 +7,7 @@ import posixpath
 
 from lsprotocol import types
 
+from ..agents import other_agents, owner_of
 from ..results import ClaudeJitEntry, JitFile, JitLoadedEvent
 from .convert import path_of, uri_of
 from .server import MemlensServer
@@ -19,9 +20,8 @@ _pending: dict[str, asyncio.TimerHandle] = {}
 def _tracked(ls: MemlensServer, path: str) -> bool:
     index = ls.require_index()
     return (index.is_memory_file(path) or path in index.graph.forward
-            or path in index.graph.reverse
-            or posixpath.basename(path) in ("SKILL.md", "CLAUDE.md", "CLAUDE.local.md",
-                                            "AGENTS.md"))
+            or path in index.graph.reverse or posixpath.basename(path) == "SKILL.md"
+            or owner_of(path, index.settings) is not None)
 
 
 def _publish_later(ls: MemlensServer, paths: set[str], key: str) -> None:
@@ -35,8 +35,8 @@ def _publish_later(ls: MemlensServer, paths: set[str], key: str) -> None:
 
 def notify_jit(ls: MemlensServer, path: str) -> None:
     """Load (once per session) the memory JIT adds for an opened file and tell the client:
-    Gemini CLI's JIT files, and what Claude Code adds (a subfolder's CLAUDE.md, a rule whose
-    `paths:` match) when the workspace has Claude Code memory."""
+    Gemini CLI's JIT files, and what each other agent adds (Claude Code: a subfolder's
+    CLAUDE.md, a rule whose `paths:` match) when it has memory in the workspace."""
     files: list[JitFile] = []
     context = ""
     if ls.require_index().settings.jit_context:
@@ -45,14 +45,16 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
             result = session.discover(path)
             files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
             context = result.appendix
-    claude = []
-    claude_session = ls.claude_jit_session_for(path)
-    if claude_session is not None:
-        claude = [ClaudeJitEntry(path=e.file.path, chars=len(e.file.content), reason=e.reason)
-                  for e in claude_session.touch(path)]
-    if not files and not claude:
+    # The event names the other agents' list after Claude Code, the one that loads just in time.
+    others: list[ClaudeJitEntry] = []
+    for agent in other_agents():
+        agent_session = ls.agent_jit_session_for(agent, path)
+        if agent_session is not None:
+            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason)
+                       for f in agent_session.load_for(path).files]
+    if not files and not others:
         return
-    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=claude)
+    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=others)
     ls.protocol.notify(JIT_LOADED, event.wire())
 
 
@@ -116,5 +118,5 @@ def apply_disk_changes(ls: MemlensServer, paths: list[str]) -> None:
         touched |= index.file_changed(path)
     if any(index.is_memory_file(p) for p in paths):
         ls.jit_sessions.clear()
-        ls.claude_jit_sessions.clear()
+        ls.agent_jit_sessions.clear()
     ls.publish(touched)

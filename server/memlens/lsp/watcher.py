@@ -1,6 +1,6 @@
-"""`watchfiles` for memory that lives outside the workspace (HOME's .gemini folder, and Claude
-Code's ~/.claude), so edits made by another tool (Gemini CLI's save_memory, Claude Code's
-auto memory, a terminal editor) show up at once."""
+"""`watchfiles` for memory that lives outside the workspace (each agent's folder in HOME:
+~/.gemini, Claude Code's ~/.claude), so edits made by another tool (Gemini CLI's save_memory,
+Claude Code's auto memory, a terminal editor) show up at once."""
 
 from __future__ import annotations
 
@@ -19,20 +19,21 @@ _stop: dict[int, threading.Event] = {}
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:
-    from ..dialects.claude import claude_home
+    from ..agents import home_folders
 
     index = ls.require_index()
-    candidates = [os.path.join(index.settings.home, ".gemini"), claude_home(index.settings.home)]
+    candidates = home_folders(index.settings.home)
     roots = [r for r in candidates if os.path.isdir(r)]
     return [r for r in roots if not any(r.startswith(f + "/") for f in ls.folders)]
 
 
-def _relevant(claude_dir: str) -> Callable[[Change, str], bool]:
-    """Claude Code rewrites its transcripts and state under ~/.claude all the time; of that
-    folder only Markdown (CLAUDE.md, rules, auto memory) matters."""
+def _relevant(home: str) -> Callable[[Change, str], bool]:
+    """Only the changes that can change some agent's memory (Claude Code rewrites its
+    transcripts and state under ~/.claude all the time)."""
+    from ..agents import home_change_matters
 
     def keep(change: Change, path: str) -> bool:
-        return not path.startswith(claude_dir + "/") or path.endswith(".md")
+        return home_change_matters(path, home)
 
     return keep
 
@@ -47,9 +48,7 @@ def start(ls: MemlensServer) -> None:
 
     watching = threading.Event()
 
-    from ..dialects.claude import claude_home
-
-    keep = _relevant(claude_home(ls.require_index().settings.home))
+    keep = _relevant(ls.require_index().settings.home)
 
     def run() -> None:
         from watchfiles import watch

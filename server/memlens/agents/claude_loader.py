@@ -23,6 +23,7 @@ from ..imports import ImportToken, find_references, repository_root
 from ..model import Diagnostic, Severity
 from ..nodecompat import dirname, is_subpath, resolve
 from ..textpos import LineIndex
+from .base import AgentJitSession, JitFile, JitLoad, WorkspaceCheck
 
 MAX_INCLUDE_DEPTH = 5
 MAX_FILE_CHARS = 40_000
@@ -66,8 +67,13 @@ class ClaudeLoad:
 
     def render(self, rules: list[ClaudeFile] | None = None) -> str:
         """What Claude Code puts in context, plus the `paths:`-scoped `rules` that apply."""
-        return "\n\n".join(f"Contents of {f.path}{DESCRIPTIONS[f.kind]}:\n\n{f.content}"
+        return "\n\n".join(f"{contents_line(f.path, f.kind)}\n\n{f.content}"
                            for f in [*self.files, *(rules or [])] if f.content.strip())
+
+
+def contents_line(path: str, kind: str) -> str:
+    """The line that opens a file's text in Claude Code's context."""
+    return f"Contents of {path}{DESCRIPTIONS[kind]}:"
 
 
 def sanitize_path(path: str) -> str:
@@ -346,25 +352,21 @@ def claude_project_folders(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(folders))
 
 
-@dataclass
-class ClaudeWorkspaceCheck:
-    diagnostics: list[Diagnostic]
-    sources: list[str]  # every file Claude Code reads as memory here (includes and rules too)
-    watched: set[str]  # sources and include targets: a change to any of them re-checks
-
-
 def check_claude_folders(home: str, folders: list[str],
-                         reader: FileReader | None = None) -> ClaudeWorkspaceCheck:
+                         reader: FileReader | None = None) -> WorkspaceCheck:
     """What Claude Code loads working in each folder, checked: a subfolder's CLAUDE.md is
-    loaded (and so checked) as Claude Code loads it when it works there."""
+    loaded (and so checked) as Claude Code loads it when it works there. The sources are every
+    file it reads as memory here (includes and rules too); the watched files add every include
+    tried, found or not."""
     loader = ClaudeLoader(home, reader=reader)
     sources: list[str] = []
     for folder in folders:
         load = loader.load(folder)
         sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
     unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
-    return ClaudeWorkspaceCheck(list(unique.values()), list(dict.fromkeys(sources)),
-                                set(sources) | loader.include_targets)
+    return WorkspaceCheck(diagnostics=list(unique.values()),
+                          sources=list(dict.fromkeys(sources)),
+                          watched=set(sources) | loader.include_targets)
 
 
 NESTED_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -376,7 +378,7 @@ class ClaudeJitFile:
     reason: str
 
 
-class ClaudeJitSession:
+class ClaudeJitSession(AgentJitSession):
     """What Claude Code adds while it works on files below its working folder: a subfolder's
     CLAUDE.md (with its includes) when it reads a file there, and a `.claude/rules` file whose
     `paths:` globs match that file; each at most once per session."""
@@ -386,6 +388,12 @@ class ClaudeJitSession:
         self.loader = ClaudeLoader(home, reader=reader)
         self.startup = self.loader.load(self.root)
         self.loaded = {f.path for f in self.startup.files}
+
+    def load_for(self, path: str) -> JitLoad:
+        """`touch` in the shape every agent's JIT session has (Claude Code appends no text
+        to the tool's output: the files join its context)."""
+        added = [JitFile(e.file.path, e.file.content, e.reason) for e in self.touch(path)]
+        return JitLoad(resolve(path), added, "")
 
     def touch(self, path: str) -> list[ClaudeJitFile]:
         path = resolve(path)
