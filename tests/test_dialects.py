@@ -9,8 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memlens.dialects.agents import load_agents
-from memlens.dialects.claude import ClaudeLoader, auto_memory_index, sanitize_path, truncate_index
+from memlens.agents.agentsmd import load_agents
+from memlens.agents.claude_loader import (
+    ClaudeLoader,
+    auto_memory_index,
+    sanitize_path,
+    truncate_index,
+)
 
 from .conftest import build_tree
 
@@ -183,7 +188,7 @@ def test_cli_check_covers_subfolder_claude_md(root: Path) -> None:
 
 
 def test_claude_jit_session_adds_subfolder_memory_and_matching_rules(root: Path) -> None:
-    from memlens.dialects.claude import ClaudeJitSession
+    from memlens.agents.claude_loader import ClaudeJitSession
 
     build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Root\n",
                       "repo/a/b/CLAUDE.md": "B @./inc.md\n", "repo/a/b/inc.md": "Inc\n",

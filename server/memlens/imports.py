@@ -12,7 +12,7 @@ import bisect
 import os
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Container, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -83,7 +83,12 @@ def find_code_regions(content: str) -> list[tuple[int, int]]:
     return regions
 
 
-def _scan(content: str) -> Iterator[tuple[int, int, str]]:
+# Gemini CLI's import path starts with `.`, `/` or an ASCII letter.
+_GEMINI_PATH_START = frozenset("./abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _scan(content: str, path_ends: Container[str],
+          may_start: Callable[[str], bool]) -> Iterator[tuple[int, int, str]]:
     length = len(content)
     i = 0
     while i < length:
@@ -94,17 +99,23 @@ def _scan(content: str) -> Iterator[tuple[int, int, str]]:
             i += 1
             continue
         j = i + 1
-        while j < length and content[j] not in _WHITESPACE:
+        while j < length and content[j] not in path_ends:
             j += 1
         path = content[i + 1 : j]
-        if path and (path[0] in "./" or ("a" <= path[0] <= "z") or ("A" <= path[0] <= "Z")):
+        if path and may_start(path[0]):
             yield i, j, path
         i = j + 1
 
 
-def find_imports(content: str) -> list[ImportToken]:
-    """Every import attempt Gemini CLI's scanner sees, marked when it lies in a code region."""
-    found = list(_scan(content))
+def find_references(content: str, *, path_ends: Container[str] = _WHITESPACE,
+                    may_start: Callable[[str], bool] = _GEMINI_PATH_START.__contains__
+                    ) -> list[ImportToken]:
+    """Every `@path` reference in `content`, marked when it lies in a code region.
+
+    A reference starts with an `@` at the start of the text or after a space, tab, CR or LF
+    (every agent agrees); where its path ends (`path_ends`) and which first characters make
+    it a path (`may_start`) differ between agents, and default to Gemini CLI's scanner."""
+    found = list(_scan(content, path_ends, may_start))
     if not found:
         return []
     regions = find_code_regions(content) if "`" in content else []
@@ -115,6 +126,17 @@ def find_imports(content: str) -> list[ImportToken]:
         in_code = k >= 0 and regions[k][0] <= start < regions[k][1]
         tokens.append(ImportToken(start, end, path, in_code))
     return tokens
+
+
+def find_imports(content: str) -> list[ImportToken]:
+    """Every import attempt Gemini CLI's scanner sees, marked when it lies in a code region."""
+    return find_references(content)
+
+
+def relative_import(from_dir: str, target: str) -> str:
+    """`target` written relative to `from_dir` as an import: `./x` or `../x`."""
+    rel = posixpath.relpath(target, from_dir)
+    return rel if rel.startswith("../") else f"./{rel}"
 
 
 def validate_import_path(import_path: str, base_path: str, allowed_dirs: list[str]) -> bool:
@@ -193,6 +215,12 @@ class ProjectRootFinder:
         for d in visited:
             self._cache[d] = result
         return result
+
+
+def repository_root(start: str) -> str | None:
+    """The nearest folder at or above `start` holding `.git`, looked up afresh: the project
+    root Claude Code and the AGENTS.md convention stop at."""
+    return ProjectRootFinder([".git"]).find(start)
 
 
 class Outcome(StrEnum):

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from .agents import other_agents, workspace_file_names
+from .agents.base import MemoryAgent, WorkspaceCheck
 from .diagnostics import (
     DiagnosticSink,
     add_discovery_diagnostics,
@@ -63,11 +65,9 @@ class WorkspaceIndex:
         self.root_diagnostics: dict[str, list[Diagnostic]] = {}
         self.folder_states: dict[str, FolderState] = {}
         self.skill_problems: list[Diagnostic] = []
-        self.claude_problems: list[Diagnostic] = []
-        self.claude_sources: list[str] = []
-        self.claude_folders: list[str] = []  # workspace folders holding a CLAUDE.md
-        self.claude_watched: set[str] = set()
-        self.agents_files: list[str] = []  # every AGENTS.md in the workspace (for the views)
+        # Every other agent's memory here, checked (by agent id): its files the walk found,
+        # what it reads, its problems.
+        self.agent_checks: dict[str, WorkspaceCheck] = {}
         # Folders not walked because they are `/` or HOME (folder → what it is), and roots
         # whose walk stopped at memlens.maxIndexedFolders.
         self.refused: dict[str, str] = {}
@@ -113,11 +113,8 @@ class WorkspaceIndex:
         engine = self.engine()
         trusted_folders = [s.folder for s in self.folder_states.values()
                            if s.load.trusted and s.folder not in self.refused]
-        # One walk finds the workspace's GEMINI.md files and Claude Code's CLAUDE.md files.
-        from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
-
-        names = list(dict.fromkeys([*self.settings.context_file_names, *CLAUDE_FILE_NAMES,
-                                    "AGENTS.md"]))
+        # One walk finds every agent's memory files (GEMINI.md, CLAUDE.md, AGENTS.md...).
+        names = workspace_file_names(self.settings)
         self.index_stops = []
         by_name = workspace_files_named(
             engine, trusted_folders, names, stops=self.index_stops,
@@ -134,7 +131,6 @@ class WorkspaceIndex:
                             f"{what}, and walking it reads everything below. Open a project "
                             "folder, or set memlens.allowBroadWorkspace to index it anyway")
         self.walk_problems = sink.sorted()
-        self.agents_files = by_name["AGENTS.md"]
         for name in self.settings.context_file_names:
             for path in by_name[name]:
                 tiers.setdefault(path, "jit")
@@ -147,9 +143,9 @@ class WorkspaceIndex:
                 progress(f"Reading memory files: {done + 1:,} of {total:,}",
                          (done + 1) * 100 // total)
         self._check_skills()
-        self.claude_folders = claude_project_folders(
-            [p for n in CLAUDE_FILE_NAMES for p in by_name[n]])
-        self._check_claude()
+        for agent in other_agents():
+            self._check_agent(agent, [p for n in agent.file_names(self.settings)
+                                      for p in by_name[n]])
         self.generation += 1
 
     def _check_skills(self) -> None:
@@ -161,14 +157,13 @@ class WorkspaceIndex:
                                           self.overrides)
         self.skill_problems = problems
 
-    def _check_claude(self) -> None:
-        from .dialects.claude import check_claude_folders
+    def _check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
+        self.agent_checks[agent.id] = agent.check_workspace(
+            self.settings, list(self.folder_states), found, self.reader)
 
-        folders = list(dict.fromkeys([*self.folder_states, *self.claude_folders]))
-        checked = check_claude_folders(self.settings.home, folders, self.reader)
-        self.claude_problems = checked.diagnostics
-        self.claude_sources = checked.sources
-        self.claude_watched = checked.watched
+    def agent_check(self, agent: MemoryAgent) -> WorkspaceCheck:
+        """Another agent's memory in the workspace (empty before the first build)."""
+        return self.agent_checks.get(agent.id) or WorkspaceCheck()
 
     def _folder_engine(self, folder: str) -> MemoryEngine:
         """The engine for a folder's startup load. In a refused folder (`/`, HOME) classic
@@ -220,24 +215,9 @@ class WorkspaceIndex:
         """`path` changed (buffer or disk): re-render it and every root that reaches it."""
         self._by_path = None
         self.reader.forget(path)
-        from .dialects.claude import CLAUDE_FILE_NAMES, claude_project_folders
-
-        claude_touched: set[str] = set()
-        name = posixpath.basename(path)
-        claude_own = name in (*CLAUDE_FILE_NAMES, "MEMORY.md") or "/.claude/" in path
-        if claude_own or path in self.claude_watched:
-            if name in CLAUDE_FILE_NAMES and any(is_subpath(f, path) for f in self.folders):
-                self.claude_folders = list(dict.fromkeys(
-                    [*self.claude_folders, *claude_project_folders([path])]))
-            # Claude Code's files are few: read them all afresh (an include target outside the
-            # watched folders may have appeared or changed meanwhile).
-            for watched in self.claude_watched:
-                self.reader.forget(watched)
-            before_claude = {d.path for d in self.claude_problems}
-            self._check_claude()
-            claude_touched = before_claude | {d.path for d in self.claude_problems} | {path}
-            if claude_own:
-                return claude_touched
+        agents_touched, claimed = self._recheck_agents(path)
+        if claimed:
+            return agents_touched
         if posixpath.basename(path) == "SKILL.md":
             before_skills = {d.path for d in self.skill_problems}
             self._check_skills()
@@ -263,7 +243,31 @@ class WorkspaceIndex:
             self._reload_folders_using(affected | {path})
         self.generation += 1
         return (before | self._files_of_roots(self._affected_roots(path)) | {path}
-                | claude_touched)
+                | agents_touched)
+
+    def _recheck_agents(self, path: str) -> tuple[set[str], bool]:
+        """Re-check each other agent whose memory `path` belongs to or may change: (the files
+        whose diagnostics may have changed, whether `path` concerns those agents alone)."""
+        touched: set[str] = set()
+        claimed = False
+        for agent in other_agents():
+            check = self.agent_check(agent)
+            own = agent.claims(path)
+            if not (own or path in check.watched):
+                continue
+            found = check.found
+            if agent.owns(path, self.settings) and any(is_subpath(f, path)
+                                                       for f in self.folders):
+                found = list(dict.fromkeys([*found, path]))
+            # Another agent's files are few: read them all afresh (an include target outside
+            # the watched folders may have appeared or changed meanwhile).
+            for watched in check.watched:
+                self.reader.forget(watched)
+            self._check_agent(agent, found)
+            touched |= ({d.path for d in check.diagnostics} | {path}
+                        | {d.path for d in self.agent_check(agent).diagnostics})
+            claimed = claimed or own
+        return touched, claimed
 
     def _reload_folders_using(self, paths: set[str]) -> None:
         """Recompute the startup load of each folder whose merged context includes `paths`."""
@@ -291,7 +295,8 @@ class WorkspaceIndex:
             found: dict[str, dict[tuple[int, int, str], Diagnostic]] = {}
             sources = [*self.root_diagnostics.values(),
                        *(s.diagnostics for s in self.folder_states.values()),
-                       self.skill_problems, self.claude_problems, self.walk_problems]
+                       self.skill_problems,
+                       *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems]
             for group in sources:
                 for d in group:
                     found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
@@ -304,7 +309,7 @@ class WorkspaceIndex:
         paths = {d.path for group in self.root_diagnostics.values() for d in group}
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
         paths |= {d.path for d in self.skill_problems}
-        paths |= {d.path for d in self.claude_problems}
+        paths |= {d.path for c in self.agent_checks.values() for d in c.diagnostics}
         paths |= {d.path for d in self.walk_problems}
         return paths | set(self.roots)
 

@@ -18,8 +18,16 @@ PRIVATE_MEMORY_HEADER = (
 PRIVATE_MEMORY_FOOTER = "--- End Private Project Memory Index ---"
 
 
+def context_start(path: str) -> str:
+    return f"--- Context from: {path} ---"
+
+
+def context_end(path: str) -> str:
+    return f"--- End of Context from: {path} ---"
+
+
 def context_block(path: str, content: str) -> str:
-    return f"--- Context from: {path} ---\n{content}\n--- End of Context from: {path} ---"
+    return f"{context_start(path)}\n{content}\n{context_end(path)}"
 
 
 def concatenate_instructions(files: Iterable[tuple[str, str | None]],

@@ -11,8 +11,9 @@ from typing import Any
 
 import yaml
 
+from .frontmatter import FRONTMATTER
 from .model import Diagnostic, Severity
-from .skills import FRONTMATTER, _fallback, parse_frontmatter
+from .skills import _fallback, parse_frontmatter
 from .textpos import LineIndex
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -8,11 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
+from .frontmatter import FRONTMATTER, yaml_mapping
 from .nodecompat import js_sorted, js_trim
 
-FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
 _UNSAFE_NAME = re.compile(r'[:\\/<>*?"|]')
 
 
@@ -54,13 +52,10 @@ def _fallback(frontmatter: str) -> tuple[str, str] | None:
 
 
 def parse_frontmatter(frontmatter: str) -> tuple[str, str] | None:
-    try:
-        data = yaml.safe_load(frontmatter)
-    except yaml.YAMLError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("name"), str) and isinstance(
-            data.get("description"), str):
-        return data["name"], data["description"]
+    data = yaml_mapping(frontmatter)
+    if data is not None and isinstance(name := data.get("name"), str) and isinstance(
+            description := data.get("description"), str):
+        return name, description
     return _fallback(frontmatter)
 
 

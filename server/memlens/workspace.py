@@ -28,7 +28,7 @@ from .nodecompat import is_subpath, resolve
 from .settings import load_settings
 
 if TYPE_CHECKING:
-    from .dialects.claude import ClaudeJitSession
+    from .agents.base import AgentJitSession, MemoryAgent
 
 # A server without any folder: its settings are resolved for `/` (no workspace settings
 # file is read there), its index has no folder, and it is filed under "" (no folder's key).
@@ -63,7 +63,8 @@ class WorkspaceService:
         self._index_of: dict[str, WorkspaceIndex] = {}
         self._indexes: list[WorkspaceIndex] = []
         self.jit_sessions: dict[str, JitSession] = {}
-        self.claude_jit_sessions: dict[str, ClaudeJitSession] = {}
+        # The other agents' JIT sessions, by (agent id, workspace folder).
+        self.agent_jit_sessions: dict[tuple[str, str], AgentJitSession] = {}
         # Called after every build with the settings in force (the language server frees
         # memory and reports dropped settings).
         self.after_build: Callable[[list[MemorySettings]], None] | None = None
@@ -151,16 +152,17 @@ class WorkspaceService:
 
     def forget_sessions(self) -> None:
         self.jit_sessions.clear()
-        self.claude_jit_sessions.clear()
+        self.agent_jit_sessions.clear()
 
     # --- changes ----------------------------------------------------------------------------
     def tracks(self, path: str) -> bool:
         """Whether any index cares about `path`'s text (a memory file, an import, a skill,
         another agent's memory)."""
-        name = posixpath.basename(path)
-        return name in ("SKILL.md", "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md") or any(
+        from .agents import owner_of
+
+        return posixpath.basename(path) == "SKILL.md" or any(
             i.is_memory_file(path) or path in i.graph.forward or path in i.graph.reverse
-            for i in self.indexes())
+            or owner_of(path, i.settings) is not None for i in self.indexes())
 
     def is_memory_file(self, path: str) -> bool:
         """A context file by the names of the folder serving it."""
@@ -237,19 +239,21 @@ class WorkspaceService:
             self.jit_sessions[folder] = session
         return self.jit_sessions[folder]
 
-    def claude_jit_session_for(self, path: str) -> ClaudeJitSession | None:
-        """The Claude Code session of the folder holding `path`, when Claude Code has any
+    def agent_jit_session_for(self, agent: MemoryAgent, path: str) -> AgentJitSession | None:
+        """Another agent's session in the folder holding `path`, when that agent has any
         memory in that folder's index (its own files, rules, or the user's)."""
         folder = self.folder_for(path)
         if folder is None:
             return None
         index = self.index_of_folder(folder)
-        if not (index.claude_folders or index.claude_sources):
+        check = index.agent_check(agent)
+        if not check.has_memory:
             return None
-        if folder not in self.claude_jit_sessions:
-            from .dialects.claude import ClaudeJitSession
-
-            self.claude_jit_sessions[folder] = ClaudeJitSession(index.settings.home, folder,
-                                                                index.reader)
-        return self.claude_jit_sessions[folder]
+        key = (agent.id, folder)
+        if key not in self.agent_jit_sessions:
+            session = agent.jit_session(index.settings, folder, index.reader, check)
+            if session is None:
+                return None
+            self.agent_jit_sessions[key] = session
+        return self.agent_jit_sessions[key]
 

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import __version__
+from ..agents import AGENT_IDS
 from ..output import display_path, escape_controls
 
 if TYPE_CHECKING:
+    from ..agents.base import MemoryAgent
     from ..model import Diagnostic
 
 EXIT_USAGE = 2
@@ -60,7 +62,7 @@ def _common_options() -> _Parser:
     trust.add_argument("--untrusted", action="store_true",
                        help="treat the workspace as untrusted")
     group.add_argument("--max-context-chars", type=int, metavar="N")
-    group.add_argument("--dialect", choices=["gemini", "claude", "agents"], default="gemini")
+    group.add_argument("--dialect", choices=list(AGENT_IDS), default=AGENT_IDS[0])
     return common
 
 
@@ -154,7 +156,7 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
     for problem in settings.problems:
         if problem.origin == "cli":
             raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
-    if getattr(args, "dialect", "gemini") == "gemini":
+    if getattr(args, "dialect", AGENT_IDS[0]) == AGENT_IDS[0]:
         _settings_notes(settings, cwd)
     return settings
 
@@ -196,60 +198,30 @@ def _print_json(value: Any) -> None:
 
 
 def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str) -> int:
-    """show / list / check for --dialect claude or agents."""
-    from ..dialects.agents import load_agents
-    from ..dialects.claude import ClaudeLoader
+    """show / list for another agent's --dialect (claude, agents)."""
+    from ..agents import agent_by_id
     from ..views import truncate
 
-    if args.dialect == "agents":
-        agents = load_agents(cwd)
-        if what == "show":
-            text, _ = truncate(agents.render(), settings.max_context_chars,
-                               "an AGENTS.md agent")
-            if args.json:
-                _print_json({"cwd": cwd, "dialect": "agents", "active": agents.active,
-                             "shadowed": agents.shadowed, "content": text})
-            elif text:
-                _print(text + "\n")
-            else:
-                print("memlens: no AGENTS.md applies here", file=sys.stderr)
-            return 0
-        if what == "list":
-            listed = ([{"path": agents.active, "tier": "active"}] if agents.active else []) + [
-                {"path": p, "tier": "shadowed"} for p in agents.shadowed]
-            if args.json:
-                _print_json({"cwd": cwd, "dialect": "agents", "files": listed})
-            else:
-                for row in listed:
-                    _print(f"{row['tier']:<9} {display_path(row['path'])}\n")
-            return 0
-        return 0
-    loader = ClaudeLoader(settings.home)
-    load = loader.load(cwd)
+    agent = agent_by_id(args.dialect)
+    memory = agent.load(cwd, settings)
     if what == "show":
-        text, _ = truncate(load.render(), settings.max_context_chars, "Claude Code")
+        text, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
         if args.json:
-            _print_json({"cwd": cwd, "dialect": "claude", "content": text,
-                         "files": [f.path for f in load.files],
-                         "conditionalRules": [{"path": r.path, "paths": r.applies_to}
-                                              for r in load.conditional_rules]})
+            _print_json({"cwd": cwd, "dialect": agent.id, **agent.show_json(memory, text)})
         elif text:
             _print(text + "\n")
         else:
-            print("memlens: no Claude Code memory files load here", file=sys.stderr)
+            print(f"memlens: {agent.nothing_loads}", file=sys.stderr)
         return 0
-    if what == "list":
-        rows: list[dict[str, Any]] = [{"path": f.path, "tier": f.kind, "chars": len(f.content)}
-                                      for f in load.files]
-        rows += [{"path": r.path, "tier": "rule (paths: " + ", ".join(r.applies_to) + ")",
-                  "chars": len(r.content)} for r in load.conditional_rules]
-        if args.json:
-            _print_json({"cwd": cwd, "dialect": "claude", "files": rows})
-        else:
-            for row in rows:
-                _print(f"{escape_controls(row['tier']):<10} {row['chars']:>9}  "
-                       f"{display_path(row['path'])}\n")
+    if args.json:
+        _print_json({"cwd": cwd, "dialect": agent.id, "files": [
+            {"path": f.path, "tier": f.label, **({} if f.chars is None else {"chars": f.chars})}
+            for f in memory.listing]})
         return 0
+    for f in memory.listing:
+        size = "" if f.chars is None else f"{f.chars:>9}  "
+        _print(f"{escape_controls(f.label):<{agent.list_label_width}} {size}"
+               f"{display_path(f.path)}\n")
     return 0
 
 
@@ -258,7 +230,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
-    if args.dialect != "gemini":
+    if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "show")
     result = show(cwd, settings, with_diagnostics=args.json)
     if args.json:
@@ -277,7 +249,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
-    if args.dialect != "gemini":
+    if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "list")
     result = list_files(cwd, settings)
     if args.json:
@@ -310,15 +282,17 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _check_claude_tree(root: str, settings: Any) -> list[Any]:
-    """What Claude Code loads working at `root` and in every subfolder holding a CLAUDE.md."""
-    from ..dialects.claude import CLAUDE_FILE_NAMES, check_claude_folders, claude_project_folders
+def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
+    """Another agent's memory for `root`, checked: what it loads working there and in every
+    subfolder its files put it to work in (Claude Code: each folder holding a CLAUDE.md)."""
     from ..discovery import MemoryEngine
+    from ..fsread import FileReader
     from ..views import workspace_files_named
 
-    found = workspace_files_named(MemoryEngine(settings), [root], list(CLAUDE_FILE_NAMES))
-    folders = [root, *claude_project_folders([p for n in CLAUDE_FILE_NAMES for p in found[n]])]
-    return check_claude_folders(settings.home, list(dict.fromkeys(folders))).diagnostics
+    names = list(agent.file_names(settings))
+    found = workspace_files_named(MemoryEngine(settings), [root], names)
+    return agent.check_workspace(settings, [root], [p for n in names for p in found[n]],
+                                 FileReader()).diagnostics
 
 
 def _positive(text: str) -> int:
@@ -344,17 +318,20 @@ def _with_detail(d: Diagnostic) -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ..agents import agent_by_id, primary
     from ..views import check, check_file
 
+    agent = agent_by_id(args.dialect)
+    other = agent is not primary()
     diagnostics = []
     for raw in args.paths:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
-        if args.dialect == "claude" and os.path.isdir(real):
-            diagnostics += _check_claude_tree(real, _check_settings(args, real))
-        elif args.dialect == "agents":
-            continue
+        if other and not agent.has_references:
+            continue  # its files hold nothing to check (AGENTS.md)
+        if other and os.path.isdir(real):
+            diagnostics += _check_agent_tree(agent, real, _check_settings(args, real))
         elif os.path.isdir(real):
             diagnostics += check(real, _check_settings(args, real))
         else:

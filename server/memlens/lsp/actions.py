@@ -8,10 +8,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..imports import ImportToken, find_imports
+from ..imports import ImportToken, find_imports, relative_import
 from ..nodecompat import dirname, resolve
 from .convert import path_of, uri_of
-from .links import relative_import
 
 if TYPE_CHECKING:
     from .server import MemlensServer

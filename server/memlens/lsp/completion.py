@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from ..nodecompat import dirname, resolve
 from .convert import path_of
-from .links import is_claude_file
+from .links import agent_reading
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -103,6 +103,6 @@ def register(server: MemlensServer) -> None:
         segment_start = line_start + word_start + 1 + (partial.rfind("/") + 1)
         replace = types.Range(start=ls.positions.position_at(text, segment_start),
                               end=params.position)
-        home = ls.service.settings_for(path).home if is_claude_file(ls, path) else None
+        home = ls.service.settings_for(path).home if agent_reading(ls, path).expands_home else None
         items = _path_items(dirname(path), partial, replace, home)
         return types.CompletionList(is_incomplete=False, items=items)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import posixpath
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..agents import agent_by_id, other_agents, owner_of, primary
 from ..index import WorkspaceIndex
 from ..model import Wire
 from ..nodecompat import dirname
@@ -75,37 +75,27 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
 
 
 def _dialect_of(ls: MemlensServer, uri: str) -> str:
-    path = path_of(uri) or ""
-    name = posixpath.basename(path)
-    if name in ls.service.settings_for(path).context_file_names:
-        return "gemini"
-    return {"CLAUDE.md": "claude", "CLAUDE.local.md": "claude", "AGENTS.md": "agents"}.get(
-        name, "gemini")
+    owner = owner_of(path_of(uri) or "", ls.service.settings_for(path_of(uri) or ""))
+    return (owner or primary()).id
 
 
 def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
     """The sections of a rendered context: each of `files` found by the exact marker line the
-    dialect's renderer writes for it (render.context_block, ClaudeLoad.render,
-    AgentsLoad.render), in the order they appear. A section ends at its end marker (Gemini
-    CLI's), else before the next section, else at the last line (a truncated text)."""
-    from ..dialects.claude import DESCRIPTIONS
-
+    agent's renderer writes for it (`MemoryAgent.section_starts`), in the order they appear. A
+    section ends at its end marker (Gemini CLI's), else before the next section, else at the
+    last line (a truncated text)."""
+    agent = agent_by_id(dialect)
     markers: dict[str, str] = {}
     for path in files:
-        if dialect == "gemini":
-            markers[f"--- Context from: {path} ---"] = path
-        elif dialect == "claude":
-            markers.update({f"Contents of {path}{d}:": path for d in DESCRIPTIONS.values()})
-        else:
-            markers[f"--- {path} ---"] = path
+        markers.update(dict.fromkeys(agent.section_starts(path), path))
     lines = content.split("\n")
     starts = [(n, markers[line]) for n, line in enumerate(lines) if line in markers]
     sections = []
     for i, (start, path) in enumerate(starts):
         last = (starts[i + 1][0] if i + 1 < len(starts) else len(lines)) - 1
         end = last
-        if dialect == "gemini":
-            closing = f"--- End of Context from: {path} ---"
+        closing = agent.section_end(path)
+        if closing is not None:
             end = next((n for n in range(start + 1, last + 1) if lines[n] == closing), last)
         while end > start and not lines[end].strip():
             end -= 1
@@ -115,30 +105,18 @@ def context_sections(content: str, files: list[str], dialect: str) -> list[Conte
 
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         dialect: str) -> ShowResponse:
-    """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
+    """What another agent (Claude Code, an AGENTS.md agent) reads working on `uri` (a file or
+    a folder)."""
     path = path_of(uri) or workspace
-    folder = path if os.path.isdir(path) else dirname(path)
+    is_folder = os.path.isdir(path)
     index = ls.service.index_for(path)
-    if dialect == "agents":
-        from ..dialects.agents import load_agents
-
-        agents = load_agents(folder, index.reader)
-        files = [agents.active] if agents.active else []
-        text, _ = truncate(agents.render(), index.settings.max_context_chars,
-                           "an AGENTS.md agent")
-        return ShowResponse(dialect=dialect, content=text, files=files,
-                            file_count=len(files), mode="nearest", trusted=True, prompt="",
-                            session_memory="",
-                            sections=context_sections(text, files, dialect))
-    from ..dialects.claude import ClaudeLoader
-
-    loader = ClaudeLoader(index.settings.home, reader=index.reader)
-    load = loader.load(folder)
-    rules = loader.rules_for(load, path) if not os.path.isdir(path) else []
-    content, _ = truncate(load.render(rules), index.settings.max_context_chars, "Claude Code")
-    files = [f.path for f in load.files] + [r.path for r in rules]
+    agent = agent_by_id(dialect)
+    memory = agent.load(path if is_folder else dirname(path), index.settings, index.reader,
+                        target=None if is_folder else path)
+    content, _ = truncate(memory.text, index.settings.max_context_chars, agent.receiver)
+    files = [f.path for f in memory.files]
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
-                        mode="claude", trusted=True, prompt="", session_memory="",
+                        mode=memory.mode, trusted=True, prompt="", session_memory="",
                         sections=context_sections(content, files, dialect))
 
 
@@ -150,7 +128,7 @@ def register(server: MemlensServer) -> None:
         request: ShowParams = parse_params(ShowParams, params)
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
-        if dialect != "gemini":
+        if dialect != primary().id:
             return _other_dialect_show(ls, request.uri, folder, dialect).wire()
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
@@ -265,44 +243,19 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
 
 
 def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
-    """Claude Code's files for the folder (start-up load, rules scoped by `paths:`, subfolder
-    CLAUDE.md files it reads when it works there) and the workspace's AGENTS.md files."""
-    from ..dialects.agents import load_agents
-    from ..dialects.claude import ClaudeLoader
-
+    """Each other agent's files for the folder (Claude Code: its start-up load, rules scoped
+    by `paths:`, subfolder CLAUDE.md files it reads when it works there; the AGENTS.md files
+    in force)."""
     index = ls.service.index_of_folder(folder)
     agents: list[TreeAgent] = []
-    load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
-    claude = [_tree_file(ls, index, f.path, f.kind, len(f.content), with_imports=False)
-              for f in load.files]
-    claude += [_tree_file(ls, index, r.path, r.kind, len(r.content),
-                          "applies to " + ", ".join(r.applies_to), with_imports=False)
-               for r in load.conditional_rules]
-    listed = {f.path for f in claude}
-    for sub in index.claude_folders:
-        for name in ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"):
-            path = posixpath.join(sub, name)
-            read = index.reader.read(path)
-            if path not in listed and read.content is not None:
-                claude.append(_tree_file(ls, index, path, "nested", len(read.content),
-                                         f"read when Claude Code works in "
-                                         f"{posixpath.relpath(sub, folder)}/",
-                                         with_imports=False))
-    if claude:
-        agents.append(TreeAgent(agent="claude", files=claude))
-    active = load_agents(folder, index.reader).active
-    found = [p for p in index.agents_files if ls.service.folder_for(p) == folder]
-    if active and active not in found:
-        found.insert(0, active)
-    rows = []
-    for path in found:
-        read = index.reader.read(path)
-        note = ("in force here (nearest)" if path == active
-                else f"in force in {posixpath.relpath(dirname(path), folder)}/ and below")
-        rows.append(_tree_file(ls, index, path, "agents", None if read.content is None
-                               else len(read.content), note, with_imports=False))
-    if rows:
-        agents.append(TreeAgent(agent="agents", files=rows))
+    for agent in other_agents():
+        rows = [_tree_file(ls, index, f.path, f.label,
+                           None if f.content is None else len(f.content), f.note,
+                           with_imports=False)
+                for f in agent.view_files(folder, index.settings, index.reader,
+                                          index.agent_check(agent), index.folder_for)]
+        if rows:
+            agents.append(TreeAgent.model_validate({"agent": agent.id, "files": rows}))
     return agents
 
 

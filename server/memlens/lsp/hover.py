@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..agents import owner_of, primary
+from ..agents.base import MemoryAgent
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
 from ..skills import all_skill_files, discover_skills, load_skill_file
@@ -92,30 +94,14 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
-def dialect_hover(ls: MemlensServer, path: str) -> types.Hover:
-    """Line 1 of a CLAUDE.md or AGENTS.md: what that agent loads for this folder."""
-    folder = dirname(path)
-    if posixpath.basename(path) == "AGENTS.md":
-        from ..dialects.agents import load_agents
-
-        agents = load_agents(folder, ls.service.index_for(path).reader)
-        text = agents.render()
-        note = (f"shadows {len(agents.shadowed)} farther AGENTS.md" if agents.shadowed
-                else "the only AGENTS.md here")
-        title = f"**AGENTS.md in force for `{folder}`** (nearest ancestor wins; {note})"
-    else:
-        from ..dialects.claude import ClaudeLoader
-
-        index = ls.service.index_for(path)
-        load = ClaudeLoader(index.settings.home, reader=index.reader).load(folder)
-        text = load.render()
-        rules = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
-                        for r in load.conditional_rules)
-        title = (f"**Claude Code memory for `{folder}`** — {len(load.files)} file(s), "
-                 f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{rules}"
-                                                if rules else ""))
-    body, cut = clip(text, MERGED_PREVIEW_CHARS)
-    value = f"{title}\n\n{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}"
+def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hover:
+    """Line 1 of another agent's file (a CLAUDE.md, an AGENTS.md): what that agent loads for
+    this folder."""
+    index = ls.service.index_for(path)
+    memory = agent.load(dirname(path), index.settings, index.reader)
+    body, cut = clip(memory.text, MERGED_PREVIEW_CHARS)
+    value = (f"{memory.headline}\n\n"
+             f"{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}")
     if cut:
         value += "\n\n*(preview truncated)*"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
@@ -168,7 +154,7 @@ def register(server: MemlensServer) -> None:
             return found
         if params.position.line == 0 and ls.service.is_memory_file(path):
             return merged_hover(ls, path)
-        if params.position.line == 0 and posixpath.basename(path) in (
-                "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"):
-            return dialect_hover(ls, path)
+        owner = owner_of(path, ls.service.settings_for(path))
+        if params.position.line == 0 and owner is not None and owner is not primary():
+            return dialect_hover(ls, path, owner)
         return None

@@ -1,69 +1,60 @@
-"""The links between memory files, as several features need them: which include syntax a file
-is read with, where a Claude Code include points, who imports a file (find references, the
-"imported by N" lens), and an import path written relative to its file (code actions,
-renames)."""
+"""The links between memory files, as several features need them: which agent's reference
+rules a file is read with, where a reference points, and who imports a file (find references,
+the "imported by N" lens)."""
 
 from __future__ import annotations
 
-import posixpath
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..dialects.claude import CLAUDE_FILE_NAMES
-from ..nodecompat import dirname, resolve
+from ..agents import other_agents, reading_agent
+from ..agents.base import MemoryAgent
 from .convert import uri_of
 
 if TYPE_CHECKING:
     from .server import MemlensServer
 
 
-def relative_import(from_dir: str, target: str) -> str:
-    rel = posixpath.relpath(target, from_dir)
-    return rel if rel.startswith("../") else f"./{rel}"
+def reference_target(ls: MemlensServer, agent: MemoryAgent, path: str, raw: str) -> str:
+    """The file `@raw` in `path` names, by `agent`'s rules."""
+    return agent.resolve_reference(path, raw, ls.service.settings_for(path).home)
 
 
-def claude_target(ls: MemlensServer, path: str, raw: str) -> str:
-    if raw.startswith("~/"):
-        return resolve(ls.service.settings_for(path).home, raw[2:])
-    return resolve(dirname(path), raw)
+def agent_reading(ls: MemlensServer, path: str) -> MemoryAgent:
+    """The agent whose reference rules `path` is read with: the agent it belongs to, or
+    another agent that includes it (a CLAUDE.md including an AGENTS.md), else Gemini CLI."""
+    indexes = ls.service.indexes()
+    return reading_agent(path, ls.service.settings_for(path),
+                         lambda agent: any(path in index.agent_check(agent).sources
+                                           for index in indexes))
 
 
-def claude_sources(ls: MemlensServer) -> list[str]:
-    """The files Claude Code reads with its include rules, over every folder's index."""
-    return list(dict.fromkeys(s for index in ls.service.indexes() for s in index.claude_sources))
-
-
-def is_claude_file(ls: MemlensServer, path: str) -> bool:
-    """Read with Claude Code's include rules: its own files, and what they include."""
-    return posixpath.basename(path) in CLAUDE_FILE_NAMES or (
-        any(path in index.claude_sources for index in ls.service.indexes())
-        and posixpath.basename(path) not in ls.service.settings_for(path).context_file_names)
-
-
-def _claude_references(ls: MemlensServer, target: str) -> list[types.Location]:
-    """Claude Code includes (`@./x`, `@~/x`, `@/abs`) in the files it loads that name
-    `target`: a CLAUDE.md including an AGENTS.md is one of the AGENTS.md's references."""
-    from ..dialects.claude import find_includes
-
+def _other_agents_references(ls: MemlensServer, target: str) -> list[types.Location]:
+    """References in the files the other agents load that name `target` (Claude Code's
+    `@./x`, `@~/x`, `@/abs`): a CLAUDE.md including an AGENTS.md is one of its references."""
     locations = []
-    for source in claude_sources(ls):
-        if not is_claude_file(ls, source):
-            continue
-        text = ls.text_of(source)
-        if text is None:
-            continue
-        for include in find_includes(text):
-            if not include.in_code and claude_target(ls, source, include.path) == target:
-                locations.append(types.Location(
-                    uri=uri_of(source),
-                    range=ls.positions.range_of(text, include.start, include.end)))
+    for agent in other_agents():
+        sources = dict.fromkeys(s for index in ls.service.indexes()
+                                for s in index.agent_check(agent).sources)
+        for source in sources:
+            if agent_reading(ls, source) is not agent:
+                continue
+            text = ls.text_of(source)
+            if text is None:
+                continue
+            for token in agent.find_references(text):
+                if not token.in_code and reference_target(ls, agent, source,
+                                                          token.path) == target:
+                    locations.append(types.Location(
+                        uri=uri_of(source),
+                        range=ls.positions.range_of(text, token.start, token.end)))
     return locations
 
 
 def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
-    """Where `target` is imported: Gemini CLI `@imports` (in any folder's index) and Claude
-    Code includes naming it (what find references and the "imported by N" code lens show)."""
+    """Where `target` is imported: Gemini CLI `@imports` (in any folder's index) and the other
+    agents' references naming it (what find references and the "imported by N" lens show)."""
     locations = []
     for index in ls.service.indexes():
         for edge in index.graph.importers_of(target):
@@ -76,5 +67,5 @@ def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
     # A file both agents read (a GEMINI.md importing a CLAUDE.md), or one in two folders'
     # indexes (the user's global memory), may appear twice.
     unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
-              for loc in [*locations, *_claude_references(ls, target)]}
+              for loc in [*locations, *_other_agents_references(ls, target)]}
     return list(unique.values())

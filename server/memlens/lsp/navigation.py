@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..imports import find_imports
-from ..nodecompat import dirname, resolve
 from .convert import path_of, uri_of
-from .links import claude_target, importer_locations, is_claude_file
+from .links import agent_reading, importer_locations, reference_target
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -26,18 +24,12 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
     text = ls.text_of(path)
     if text is None:
         return None
-    if is_claude_file(ls, path):
-        from ..dialects.claude import find_includes
-
-        offset = ls.positions.offset_at(text, position)
-        for include in find_includes(text):
-            if not include.in_code and include.start <= offset <= include.end:
-                return claude_target(ls, path, include.path)
-        return None
-    token = ls.positions.token_at(text, position)
-    if token is None:
-        return None
-    return resolve(dirname(path), token.path)
+    agent = agent_reading(ls, path)
+    offset = ls.positions.offset_at(text, position)
+    for token in agent.find_references(text):
+        if not token.in_code and token.start <= offset <= token.end:
+            return reference_target(ls, agent, path, token.path)
+    return None
 
 
 def register(server: MemlensServer) -> None:
@@ -56,19 +48,15 @@ def register(server: MemlensServer) -> None:
         if path is None or text is None:
             return []
         links = []
-        if is_claude_file(ls, path):
-            from ..dialects.claude import find_includes
-
-            tokens = [(t, claude_target(ls, path, t.path)) for t in find_includes(text)]
-        else:
-            tokens = [(t, resolve(dirname(path), t.path)) for t in find_imports(text)]
-        for token, target in tokens:
+        agent = agent_reading(ls, path)
+        for token in agent.find_references(text):
             if token.in_code:
                 continue
+            target = reference_target(ls, agent, path, token.path)
             if os.path.isfile(target):
-                rng = ls.positions.range_of(text, token.start, token.end)
-                links.append(types.DocumentLink(range=rng, target=uri_of(target),
-                                                tooltip=target))
+                links.append(types.DocumentLink(
+                    range=ls.positions.range_of(text, token.start, token.end),
+                    target=uri_of(target), tooltip=target))
         return links
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)

@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..nodecompat import dirname, is_subpath
+from ..agents import other_agents, primary
+from ..agents.base import MemoryAgent
+from ..nodecompat import dirname
 from .convert import path_of, uri_of
-from .links import claude_sources, claude_target, is_claude_file, relative_import
+from .links import agent_reading, reference_target
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -26,10 +28,6 @@ def _moved(path: str, old: str, new: str) -> str | None:
     if path.startswith(old.rstrip("/") + "/"):
         return new.rstrip("/") + path[len(old.rstrip("/")):]
     return None
-
-
-def _style(original: str, from_dir: str, target: str) -> str:
-    return target if original.startswith("/") else relative_import(from_dir, target)
 
 
 def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.WorkspaceEdit:
@@ -54,52 +52,52 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
             target_after = new_location(edge.target)
             if target_after == edge.target and source_after == source:
                 continue
-            new_path = _style(edge.token.path, dirname(source_after), target_after)
+            new_path = primary().rewrite_reference(edge.token.path, dirname(source_after),
+                                                   target_after,
+                                                   ls.service.settings_for(source).home)
             if new_path == edge.token.path:
                 continue
             rng = ls.positions.range_of(text, edge.token.start + 1, edge.token.end)
             changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
                                                                          new_text=new_path))
-    _claude_edits(ls, new_location, changes)
+    _other_agents_edits(ls, new_location, changes)
     return types.WorkspaceEdit(changes=changes)
 
 
-def _claude_style(original: str, from_dir: str, target: str, home: str) -> str:
-    """The include rewritten in the form it was written: `@~/…`, `@/abs`, `@./rel`, `@rel`."""
-    if original.startswith("~/") and is_subpath(home, target):
-        return "~/" + posixpath.relpath(target, home)
-    if original.startswith(("/", "~/")):
-        return target
-    relative = relative_import(from_dir, target)
-    return relative if original.startswith(".") else relative.removeprefix("./")
+def _other_agents_edits(ls: MemlensServer, new_location: Callable[[str], str],
+                        changes: dict[str, list[types.TextEdit]]) -> None:
+    """The other agents' references (in their files and what they include) that name a moved
+    file, rewritten in the form they were written (Claude Code: `@~/…`, `@/abs`, `@./rel`)."""
+    for agent in other_agents():
+        sources = dict.fromkeys(s for index in ls.service.indexes()
+                                for s in index.agent_check(agent).sources)
+        for source in sources:
+            text = ls.text_of(source)
+            if text is None or agent_reading(ls, source) is not agent:
+                continue
+            _rewrite_references(ls, agent, source, text, new_location, changes)
 
 
-def _claude_edits(ls: MemlensServer, new_location: Callable[[str], str],
-                  changes: dict[str, list[types.TextEdit]]) -> None:
-    """Claude Code's includes (in its files and what they include) that name a moved file."""
-    from ..dialects.claude import find_includes
-
-    for source in claude_sources(ls):
-        text = ls.text_of(source)
-        if text is None or not is_claude_file(ls, source):
+def _rewrite_references(ls: MemlensServer, agent: MemoryAgent, source: str, text: str,
+                        new_location: Callable[[str], str],
+                        changes: dict[str, list[types.TextEdit]]) -> None:
+    source_after = new_location(source)
+    taken = {(e.range.start.line, e.range.start.character)
+             for e in changes.get(uri_of(source), [])}
+    for token in agent.find_references(text):
+        if token.in_code:
             continue
-        source_after = new_location(source)
-        taken = {(e.range.start.line, e.range.start.character)
-                 for e in changes.get(uri_of(source), [])}
-        for include in find_includes(text):
-            if include.in_code:
-                continue
-            target = claude_target(ls, source, include.path)
-            target_after = new_location(target)
-            if target_after == target and source_after == source:
-                continue
-            new_path = _claude_style(include.path, dirname(source_after), target_after,
-                                     ls.service.settings_for(source).home)
-            rng = ls.positions.range_of(text, include.start + 1, include.end)
-            if new_path == include.path or (rng.start.line, rng.start.character) in taken:
-                continue
-            changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
-                                                                         new_text=new_path))
+        target = reference_target(ls, agent, source, token.path)
+        target_after = new_location(target)
+        if target_after == target and source_after == source:
+            continue
+        new_path = agent.rewrite_reference(token.path, dirname(source_after), target_after,
+                                           ls.service.settings_for(source).home)
+        rng = ls.positions.range_of(text, token.start + 1, token.end)
+        if new_path == token.path or (rng.start.line, rng.start.character) in taken:
+            continue
+        changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
+                                                                     new_text=new_path))
 
 
 def register(server: MemlensServer) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from ..agents import other_agents
 from ..results import ClaudeJitEntry, JitFile, JitLoadedEvent
 from .convert import path_of, uri_of
 
@@ -18,8 +19,8 @@ JIT_LOADED = "memlens/jitLoaded"
 
 def notify_jit(ls: MemlensServer, path: str) -> None:
     """Load (once per session) the memory JIT adds for an opened file and tell the client:
-    Gemini CLI's JIT files, and what Claude Code adds (a subfolder's CLAUDE.md, a rule whose
-    `paths:` match) when the workspace has Claude Code memory."""
+    Gemini CLI's JIT files, and what each other agent adds (Claude Code: a subfolder's
+    CLAUDE.md, a rule whose `paths:` match) when it has memory in the workspace."""
     files: list[JitFile] = []
     context = ""
     if ls.service.settings_for(path).jit_context:
@@ -28,14 +29,16 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
             result = session.discover(path)
             files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
             context = result.appendix
-    claude = []
-    claude_session = ls.service.claude_jit_session_for(path)
-    if claude_session is not None:
-        claude = [ClaudeJitEntry(path=e.file.path, chars=len(e.file.content), reason=e.reason)
-                  for e in claude_session.touch(path)]
-    if not files and not claude:
+    # The event names the other agents' list after Claude Code, the one that loads just in time.
+    others: list[ClaudeJitEntry] = []
+    for agent in other_agents():
+        agent_session = ls.service.agent_jit_session_for(agent, path)
+        if agent_session is not None:
+            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason)
+                       for f in agent_session.load_for(path).files]
+    if not files and not others:
         return
-    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=claude)
+    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=others)
     ls.protocol.notify(JIT_LOADED, event.wire())
 
 

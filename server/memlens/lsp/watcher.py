@@ -17,20 +17,21 @@ if TYPE_CHECKING:
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:
-    from ..dialects.claude import claude_home
+    from ..agents import home_folders
 
-    candidates = [path for home in ls.service.homes()
-                  for path in (os.path.join(home, ".gemini"), claude_home(home))]
+    candidates = list(dict.fromkeys(path for home in ls.service.homes()
+                                    for path in home_folders(home)))
     roots = [r for r in candidates if os.path.isdir(r)]
     return [r for r in roots if not any(r.startswith(f + "/") for f in ls.service.folders)]
 
 
-def _relevant(claude_dirs: list[str]) -> Callable[[Change, str], bool]:
-    """Claude Code rewrites its transcripts and state under ~/.claude all the time; of that
-    folder only Markdown (CLAUDE.md, rules, auto memory) matters."""
+def _relevant(homes: list[str]) -> Callable[[Change, str], bool]:
+    """Only the changes that can change some agent's memory, in any folder's HOME (Claude
+    Code rewrites its transcripts and state under ~/.claude all the time)."""
+    from ..agents import home_change_matters
 
     def keep(change: Change, path: str) -> bool:
-        return path.endswith(".md") or not any(path.startswith(d + "/") for d in claude_dirs)
+        return all(home_change_matters(path, home) for home in homes)
 
     return keep
 
@@ -45,9 +46,7 @@ def start(ls: MemlensServer) -> None:
 
     watching = threading.Event()
 
-    from ..dialects.claude import claude_home
-
-    keep = _relevant([claude_home(home) for home in ls.service.homes()])
+    keep = _relevant(ls.service.homes())
 
     def run() -> None:
         from watchfiles import watch

@@ -17,13 +17,13 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-import yaml
-
+from ..frontmatter import line_closed_frontmatter
 from ..fsread import FileReader, ReadKind, ReadResult
-from ..imports import ImportToken, find_code_regions
+from ..imports import ImportToken, find_references, repository_root
 from ..model import Diagnostic, Severity
 from ..nodecompat import dirname, is_subpath, resolve
 from ..textpos import LineIndex
+from .base import AgentJitSession, JitFile, JitLoad, WorkspaceCheck
 
 MAX_INCLUDE_DEPTH = 5
 MAX_FILE_CHARS = 40_000
@@ -67,8 +67,13 @@ class ClaudeLoad:
 
     def render(self, rules: list[ClaudeFile] | None = None) -> str:
         """What Claude Code puts in context, plus the `paths:`-scoped `rules` that apply."""
-        return "\n\n".join(f"Contents of {f.path}{DESCRIPTIONS[f.kind]}:\n\n{f.content}"
+        return "\n\n".join(f"{contents_line(f.path, f.kind)}\n\n{f.content}"
                            for f in [*self.files, *(rules or [])] if f.content.strip())
+
+
+def contents_line(path: str, kind: str) -> str:
+    """The line that opens a file's text in Claude Code's context."""
+    return f"Contents of {path}{DESCRIPTIONS[kind]}:"
 
 
 def sanitize_path(path: str) -> str:
@@ -80,19 +85,8 @@ def claude_home(home: str) -> str:
     return os.environ.get("CLAUDE_CONFIG_DIR") or posixpath.join(home, ".claude")
 
 
-def git_root(start: str) -> str | None:
-    current = resolve(start)
-    while True:
-        if os.path.exists(posixpath.join(current, ".git")):
-            return current
-        parent = dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
 def auto_memory_index(home: str, cwd: str) -> str:
-    root = git_root(cwd) or resolve(cwd)
+    root = repository_root(cwd) or resolve(cwd)
     return posixpath.join(claude_home(home), "projects", sanitize_path(root), "memory",
                           "MEMORY.md")
 
@@ -119,32 +113,19 @@ def truncate_index(text: str) -> tuple[str, int | None, str | None]:
     return kept + warning, cut_line, warning
 
 
-def _frontmatter(text: str) -> tuple[dict[str, object] | None, int]:
-    match = re.match(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)", text)
-    if not match:
-        return None, 0
-    try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
-        return None, match.end()
-    return (data if isinstance(data, dict) else None), match.end()
+# Claude Code's include path runs to any whitespace (Python's `\s`, every character
+# `str.isspace` accepts: all of them lie below U+3001) and starts with `.`, `/`, `~` or a letter
+# or digit of any script.
+_PATH_ENDS = frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
 
 
-_INCLUDE = re.compile(r"(?:^|(?<=[ \t\n\r]))@([^\s]+)")
+def _include_may_start(char: str) -> bool:
+    return char in "./~" or char.isalnum()
 
 
 def find_includes(text: str) -> list[ImportToken]:
     """`@path` includes as Claude Code writes them: `@./rel`, `@~/x`, `@/abs`, `@rel`."""
-    regions = find_code_regions(text) if "`" in text else []
-    tokens = []
-    for match in _INCLUDE.finditer(text):
-        path = match.group(1)
-        if not (path[0] in "./~" or path[0].isalnum()):
-            continue
-        start = match.start()
-        in_code = any(a <= start < b for a, b in regions)
-        tokens.append(ImportToken(start, match.end(), path, in_code))
-    return tokens
+    return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
 
 
 class ClaudeLoader:
@@ -204,7 +185,7 @@ class ClaudeLoader:
                 self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
                            f"`@{raw}` is binary; Claude Code includes text files only")
                 continue
-            root = git_root(dirname(path)) or dirname(path)
+            root = repository_root(dirname(path)) or dirname(path)
             if not (is_subpath(root, target) or is_subpath(self.home, target)):
                 self._diag(path, text, token.start, token.end, "info", "import-outside-root",
                            f"`@{raw}` includes {target}, outside the repository and your home "
@@ -251,8 +232,8 @@ class ClaudeLoader:
         self.add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
         # User rules apply to every project (their `paths:` are relative to the project);
         # they load before the project's, which take precedence.
-        self._rules(posixpath.join(claude_home(self.home), "rules"), git_root(cwd) or cwd,
-                    files, conditional, "userRule")
+        self._rules(posixpath.join(claude_home(self.home), "rules"),
+                    repository_root(cwd) or cwd, files, conditional, "userRule")
         chain: list[str] = []
         current = cwd
         while True:
@@ -288,7 +269,7 @@ class ClaudeLoader:
             read = self._read(path)
             if read.content is None:
                 continue
-            meta, _ = _frontmatter(read.content)
+            meta = line_closed_frontmatter(read.content)
             globs = meta.get("paths") if meta else None
             if isinstance(globs, str):
                 globs = [globs]
@@ -337,7 +318,7 @@ class ClaudeLoader:
             read = self._read(topic)
             if read.content is None:
                 continue
-            meta, _ = _frontmatter(read.content)
+            meta = line_closed_frontmatter(read.content)
             if meta is None:
                 self._diag(topic, read.content, 0, 0, "warning", "memory-invalid-type",
                            "A memory topic file needs frontmatter with name, description and "
@@ -371,25 +352,21 @@ def claude_project_folders(paths: list[str]) -> list[str]:
     return list(dict.fromkeys(folders))
 
 
-@dataclass
-class ClaudeWorkspaceCheck:
-    diagnostics: list[Diagnostic]
-    sources: list[str]  # every file Claude Code reads as memory here (includes and rules too)
-    watched: set[str]  # sources and include targets: a change to any of them re-checks
-
-
 def check_claude_folders(home: str, folders: list[str],
-                         reader: FileReader | None = None) -> ClaudeWorkspaceCheck:
+                         reader: FileReader | None = None) -> WorkspaceCheck:
     """What Claude Code loads working in each folder, checked: a subfolder's CLAUDE.md is
-    loaded (and so checked) as Claude Code loads it when it works there."""
+    loaded (and so checked) as Claude Code loads it when it works there. The sources are every
+    file it reads as memory here (includes and rules too); the watched files add every include
+    tried, found or not."""
     loader = ClaudeLoader(home, reader=reader)
     sources: list[str] = []
     for folder in folders:
         load = loader.load(folder)
         sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
     unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
-    return ClaudeWorkspaceCheck(list(unique.values()), list(dict.fromkeys(sources)),
-                                set(sources) | loader.include_targets)
+    return WorkspaceCheck(diagnostics=list(unique.values()),
+                          sources=list(dict.fromkeys(sources)),
+                          watched=set(sources) | loader.include_targets)
 
 
 NESTED_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -401,7 +378,7 @@ class ClaudeJitFile:
     reason: str
 
 
-class ClaudeJitSession:
+class ClaudeJitSession(AgentJitSession):
     """What Claude Code adds while it works on files below its working folder: a subfolder's
     CLAUDE.md (with its includes) when it reads a file there, and a `.claude/rules` file whose
     `paths:` globs match that file; each at most once per session."""
@@ -411,6 +388,12 @@ class ClaudeJitSession:
         self.loader = ClaudeLoader(home, reader=reader)
         self.startup = self.loader.load(self.root)
         self.loaded = {f.path for f in self.startup.files}
+
+    def load_for(self, path: str) -> JitLoad:
+        """`touch` in the shape every agent's JIT session has (Claude Code appends no text
+        to the tool's output: the files join its context)."""
+        added = [JitFile(e.file.path, e.file.content, e.reason) for e in self.touch(path)]
+        return JitLoad(resolve(path), added, "")
 
     def touch(self, path: str) -> list[ClaudeJitFile]:
         path = resolve(path)

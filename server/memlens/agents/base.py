@@ -1,0 +1,176 @@
+"""The one shape every coding agent has in Memory Lens: `MemoryAgent`.
+
+An agent owns some memory-file names, writes references (`@path`) in them its own way, loads a
+folder's memory in its own order, may add memory just in time when a tool touches a path, and
+is named in the text Memory Lens sends. The adapters (index, CLI, language server) ask these
+questions through this interface and never branch on which agent it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..fsread import FileReader
+from ..imports import ImportToken
+from ..model import Diagnostic, MemorySettings
+
+
+@dataclass
+class AgentFile:
+    """One file an agent reads (or lists) working in a folder."""
+
+    path: str
+    label: str  # its place in the load: a tier, a kind ("include", "rule"), "active"
+    content: str | None  # None: listed but not readable
+    note: str | None = None  # why it applies, e.g. "applies to **/*.py"
+
+
+@dataclass
+class ListedFile:
+    """A row of `memlens list --dialect ...`: `chars` None when the agent's listing shows no
+    size."""
+
+    path: str
+    label: str
+    chars: int | None = None
+
+
+@dataclass
+class AgentMemory:
+    """What an agent puts in context working in `cwd` (and, given a target file, on it)."""
+
+    agent: str  # the agent's id
+    cwd: str
+    mode: str  # how it loaded: "jit"/"classic" (Gemini CLI), "claude", "nearest" (AGENTS.md)
+    files: list[AgentFile]  # what reaches the context, in load order
+    text: str  # the context as the agent renders it
+    diagnostics: list[Diagnostic]
+    headline: str  # one Markdown line saying what loads (the line-1 hover's title)
+    listing: list[ListedFile] = field(default_factory=list)  # what `memlens list` shows
+    # The agent's own facts for `memlens show --json` (rules scoped by `paths:`, the AGENTS.md
+    # files shadowed), as JSON values.
+    details: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class JitFile:
+    """A file an agent adds just in time, and why."""
+
+    path: str
+    content: str
+    reason: str
+
+
+@dataclass
+class JitLoad:
+    """What touching `target` added (each file at most once per session)."""
+
+    target: str
+    files: list[JitFile]
+    context: str  # what the agent appends to the tool's output ('' when nothing is appended)
+
+
+class AgentJitSession(Protocol):
+    """An agent's just-in-time loading over one working session."""
+
+    def load_for(self, path: str) -> JitLoad:
+        """What a tool touching `path` adds now; marks it loaded."""
+        ...
+
+
+@dataclass
+class WorkspaceCheck:
+    """An agent's memory across the workspace, checked (the index keeps one per agent)."""
+
+    found: list[str] = field(default_factory=list)  # its own files the workspace walk found
+    folders: list[str] = field(default_factory=list)  # folders it works in besides the roots
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # every file it reads as memory here
+    watched: set[str] = field(default_factory=set)  # a change to any of these re-checks
+
+    @property
+    def has_memory(self) -> bool:
+        return bool(self.folders or self.sources)
+
+
+class MemoryAgent(Protocol):
+    """A coding agent whose memory Memory Lens shows."""
+
+    id: str  # `--dialect` and the wire's name for it: "gemini", "claude", "agents"
+    label: str  # how messages name it: "Claude Code"
+    receiver: str  # who "would receive more" than a truncated preview
+    nothing_loads: str  # `memlens show` with nothing to show
+    list_label_width: int  # the label column of `memlens list`
+    has_references: bool  # False: its files hold no `@path` references at all
+    expands_home: bool  # `@~/x` names HOME/x
+
+    # --- which files -----------------------------------------------------------------------
+    def file_names(self, settings: MemorySettings) -> Sequence[str]:
+        """The memory-file names it reads in any folder (searched for in the workspace)."""
+        ...
+
+    def owns(self, path: str, settings: MemorySettings) -> bool:
+        """`path` is one of its memory files by name."""
+        ...
+
+    def claims(self, path: str) -> bool:
+        """A change to `path` concerns this agent's memory alone (no other agent re-reads)."""
+        ...
+
+    def home_folder(self, home: str) -> str | None:
+        """Where it keeps memory in HOME (watched for changes made by other tools)."""
+        ...
+
+    def home_change_matters(self, path: str, home: str) -> bool:
+        """A change under its home folder that can change its memory."""
+        ...
+
+    # --- references ------------------------------------------------------------------------
+    def find_references(self, text: str) -> list[ImportToken]:
+        ...
+
+    def resolve_reference(self, source: str, written: str, home: str) -> str:
+        """The file `@written` in `source` names."""
+        ...
+
+    def rewrite_reference(self, written: str, from_dir: str, target: str, home: str) -> str:
+        """`@written` made to name `target` from `from_dir`, in the form it was written."""
+        ...
+
+    # --- loading ---------------------------------------------------------------------------
+    def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
+             *, target: str | None = None) -> AgentMemory:
+        """What it loads working in `folder`; with `target`, working on that file."""
+        ...
+
+    def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
+                        reader: FileReader) -> WorkspaceCheck:
+        """Its memory for the workspace folders `roots`, given its files the walk `found`."""
+        ...
+
+    def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
+                    check: WorkspaceCheck) -> AgentJitSession | None:
+        """A JIT session for work in `folder` (None: it loads nothing just in time here)."""
+        ...
+
+    def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
+                   check: WorkspaceCheck, folder_for: Callable[[str], str | None]
+                   ) -> list[AgentFile]:
+        """Its files the Memory view lists for a workspace folder (`folder_for`: the
+        workspace folder holding a path)."""
+        ...
+
+    # --- the strings it sends ---------------------------------------------------------------
+    def section_starts(self, path: str) -> list[str]:
+        """The lines that open `path`'s text in its rendered context."""
+        ...
+
+    def section_end(self, path: str) -> str | None:
+        """The line that closes `path`'s text (None: the next section or the end does)."""
+        ...
+
+    def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
+        """`memlens show --json` after `cwd` and `dialect`, with `content` the preview."""
+        ...

@@ -1,0 +1,126 @@
+"""Gemini CLI 0.43 as a `MemoryAgent`: a thin face on the engine that reproduces it
+(discovery, imports, render, jit, diagnostics). The workspace index renders, diagnoses and
+watches Gemini CLI's memory itself, so its workspace check and Memory view rows are empty."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable, Sequence
+
+from ..discovery import GEMINI_DIR, MemoryEngine
+from ..fsread import FileReader
+from ..imports import ImportToken, find_imports, relative_import
+from ..jit import JitSession
+from ..model import MemorySettings
+from ..nodecompat import dirname, resolve
+from ..render import append_jit_context, context_end, context_start, flatten_memory
+from ..trust import memory_summary
+from .base import (
+    AgentFile,
+    AgentJitSession,
+    AgentMemory,
+    JitFile,
+    JitLoad,
+    ListedFile,
+    MemoryAgent,
+    WorkspaceCheck,
+)
+
+
+class GeminiJitSession(AgentJitSession):
+    """A `jit.JitSession` in the shape every agent's JIT session has."""
+
+    def __init__(self, session: JitSession):
+        self.session = session
+
+    def load_for(self, path: str) -> JitLoad:
+        result = self.session.discover(path)
+        files = [JitFile(f.path, f.content or "", "between the path and its project root")
+                 for f in result.files]
+        return JitLoad(result.target, files, result.appendix)
+
+
+class GeminiAgent(MemoryAgent):
+    id = "gemini"
+    label = "Gemini CLI"
+    receiver = "Gemini CLI"
+    nothing_loads = "no memory files loaded"
+    list_label_width = 17
+    has_references = True
+    expands_home = False
+
+    def file_names(self, settings: MemorySettings) -> Sequence[str]:
+        return settings.context_file_names
+
+    def owns(self, path: str, settings: MemorySettings) -> bool:
+        return posixpath.basename(path) in settings.context_file_names
+
+    def claims(self, path: str) -> bool:
+        return False  # the index follows Gemini CLI's files through its import graph
+
+    def home_folder(self, home: str) -> str | None:
+        return os.path.join(home, GEMINI_DIR)
+
+    def home_change_matters(self, path: str, home: str) -> bool:
+        return True
+
+    def find_references(self, text: str) -> list[ImportToken]:
+        return find_imports(text)
+
+    def resolve_reference(self, source: str, written: str, home: str) -> str:
+        return resolve(dirname(source), written)
+
+    def rewrite_reference(self, written: str, from_dir: str, target: str, home: str) -> str:
+        return target if written.startswith("/") else relative_import(from_dir, target)
+
+    def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
+             *, target: str | None = None) -> AgentMemory:
+        """Startup memory; with `target` (jit mode), plus what JIT loading adds for it."""
+        from ..diagnostics import diagnose
+
+        engine = MemoryEngine(settings, reader)
+        load = engine.load(folder)
+        m = load.memory
+        text = flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
+        files = [AgentFile(f.path, f.tier, f.content) for f in load.files
+                 if f.content is not None]
+        if target is not None and settings.jit_context:
+            jit = JitSession.after_startup(engine, load).preview(target)
+            text = append_jit_context(text, jit.context)
+            files += [AgentFile(f.path, "jit", f.content) for f in jit.files]
+        chars = sum(len(f.content or "") for f in files)
+        return AgentMemory(
+            agent=self.id, cwd=load.cwd, mode=load.mode, files=files, text=text,
+            diagnostics=diagnose(load, engine),
+            headline=f"**{self.label} memory for `{folder}`** — "
+                     f"{memory_summary(len(files), chars)}",
+            listing=[ListedFile(f.path, f.tier, None if f.content is None else len(f.content))
+                     for f in load.files],
+            details={"trusted": load.trusted})
+
+    def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
+                        reader: FileReader) -> WorkspaceCheck:
+        return WorkspaceCheck(found=found)
+
+    def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
+                    check: WorkspaceCheck) -> AgentJitSession | None:
+        if not settings.jit_context:
+            return None
+        engine = MemoryEngine(settings, reader)
+        return GeminiJitSession(JitSession.after_startup(engine, engine.load(folder)))
+
+    def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
+                   check: WorkspaceCheck, folder_for: Callable[[str], str | None]
+                   ) -> list[AgentFile]:
+        return []  # the Memory view lists Gemini CLI's files itself, tier by tier
+
+    def section_starts(self, path: str) -> list[str]:
+        return [context_start(path)]
+
+    def section_end(self, path: str) -> str | None:
+        return context_end(path)
+
+    def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
+        return {"content": content, "files": [f.path for f in memory.files],
+                **memory.details}

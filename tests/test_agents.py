@@ -1,0 +1,159 @@
+"""The agent interface: the registry, one reference scanner for both `@path` forms, one
+frontmatter reader, one repository-root finder, and each agent's load, JIT session and context
+markers in the common shape."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlens.agents import (
+    AGENT_IDS,
+    REGISTRY,
+    agent_by_id,
+    all_agents,
+    other_agents,
+    owner_of,
+    primary,
+    reading_agent,
+    workspace_file_names,
+)
+from memlens.agents.claude_loader import find_includes
+from memlens.frontmatter import line_closed_frontmatter
+from memlens.imports import ImportToken, find_code_regions, find_imports, repository_root
+from memlens.lsp.custom import context_sections
+from memlens.model import MemorySettings
+
+from .conftest import build_tree
+
+# What Claude Code's include scanner was before it shared Gemini CLI's: the oracle.
+_CLAUDE_INCLUDE = re.compile(r"(?:^|(?<=[ \t\n\r]))@([^\s]+)")
+
+
+def _regex_includes(text: str) -> list[ImportToken]:
+    regions = find_code_regions(text) if "`" in text else []
+    tokens = []
+    for match in _CLAUDE_INCLUDE.finditer(text):
+        path = match.group(1)
+        if not (path[0] in "./~" or path[0].isalnum()):
+            continue
+        in_code = any(a <= match.start() < b for a, b in regions)
+        tokens.append(ImportToken(match.start(), match.end(), path, in_code))
+    return tokens
+
+
+_TRICKY = "@ab~./1`\t\n\r \x0b\x0c\x1c\x85\xa0\u2003\u3000é٣-_"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_TRICKY, max_size=40))
+def test_claude_includes_scan_as_they_did(text: str) -> None:
+    assert find_includes(text) == _regex_includes(text)
+
+
+def test_the_two_scanners_differ_only_where_the_agents_do() -> None:
+    text = "@./a @~/b @1.md @é.md @c\u3000tail @d\x0bx"
+    assert [t.path for t in find_imports(text)] == ["./a", "c\u3000tail", "d\x0bx"]
+    assert [t.path for t in find_includes(text)] == ["./a", "~/b", "1.md", "é.md", "c", "d"]
+
+
+def test_frontmatter_closed_by_a_line_of_its_own() -> None:
+    assert line_closed_frontmatter("---\npaths: a\n---\nbody") == {"paths": "a"}
+    assert line_closed_frontmatter("---\r\npaths: a\r\n---") == {"paths": "a"}
+    assert line_closed_frontmatter("---\npaths: a\n---trailing\n") is None
+    assert line_closed_frontmatter("---\n- a list\n---\n") is None
+    assert line_closed_frontmatter("---\nkey: [unclosed\n---\n") is None
+
+
+def test_repository_root(root: Path) -> None:
+    build_tree(root, {"repo/.git": None, "repo/a/b": None})
+    assert repository_root(str(root / "repo" / "a" / "b")) == str(root / "repo")
+    assert repository_root(str(root / "repo" / ".." / "repo")) == str(root / "repo")
+
+
+def test_registry() -> None:
+    assert AGENT_IDS == ("gemini", "claude", "agents") == tuple(a.id for a in all_agents())
+    assert len(REGISTRY) == len(all_agents())
+    assert primary().id == "gemini" and [a.id for a in other_agents()] == ["claude", "agents"]
+    assert agent_by_id("claude").label == "Claude Code"
+    settings = MemorySettings(home="/h", context_file_names=["NOTES.md", "AGENTS.md"])
+    assert workspace_file_names(settings) == ["NOTES.md", "AGENTS.md", "CLAUDE.md",
+                                              "CLAUDE.local.md"]
+    owners = {name: (owner.id if (owner := owner_of(f"/p/{name}", settings)) else None)
+              for name in ("NOTES.md", "AGENTS.md", "CLAUDE.local.md", "README.md")}
+    assert owners == {"NOTES.md": "gemini", "AGENTS.md": "gemini",
+                      "CLAUDE.local.md": "claude", "README.md": None}
+
+
+def test_which_agent_reads_a_file_s_references() -> None:
+    settings = MemorySettings(home="/h", context_file_names=["GEMINI.md", "CLAUDE.md"])
+
+    def reader(path: str, *included_by: str) -> str:
+        return reading_agent(path, settings, lambda a: a.id in included_by).id
+
+    assert reader("/p/CLAUDE.md") == "claude"  # a fixed name beats a configured one
+    assert reader("/p/GEMINI.md", "claude") == "gemini"
+    assert reader("/p/AGENTS.md") == "gemini"  # AGENTS.md holds no references of its own
+    assert reader("/p/AGENTS.md", "claude") == "claude"  # read as the agent including it
+    assert reader("/p/notes.md") == "gemini"
+
+
+def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -> None:
+    build_tree(root, {
+        "home/.gemini": None, "repo/.git": None,
+        "home/.gemini/trustedFolders.json": f'{{"{root}/repo": "TRUST_FOLDER"}}',
+        "repo/GEMINI.md": "Gemini root\n", "repo/CLAUDE.md": "Claude root @./AGENTS.md\n",
+        "repo/AGENTS.md": "Agents root\n", "repo/.claude/rules/py.md":
+            "---\npaths: \"**/*.py\"\n---\nTyped.\n", "repo/src/app.py": "",
+    })
+    settings = MemorySettings(home=str(root / "home"))
+    for agent in all_agents():
+        memory = agent.load(str(root / "repo" / "src"), settings,
+                            target=str(root / "repo" / "src" / "app.py"))
+        assert memory.agent == agent.id and memory.files, agent.id
+        paths = [f.path for f in memory.files]
+        sections = context_sections(memory.text, paths, agent.id)
+        assert [s.path for s in sections] == paths, agent.id
+    claude = agent_by_id("claude").load(str(root / "repo"), settings,
+                                        target=str(root / "repo" / "src" / "app.py"))
+    assert [Path(f.path).name for f in claude.files] == ["CLAUDE.md", "AGENTS.md", "py.md"]
+    assert [(Path(f.path).name, f.label) for f in claude.listing] == [
+        ("CLAUDE.md", "project"), ("AGENTS.md", "include"),
+        ("py.md", "rule (paths: **/*.py)")]
+
+
+def test_jit_sessions_have_one_shape(root: Path) -> None:
+    from memlens.fsread import FileReader
+
+    build_tree(root, {
+        "home/.gemini": None, "repo/.git": None,
+        "home/.gemini/trustedFolders.json": f'{{"{root}/repo": "TRUST_FOLDER"}}',
+        "repo/GEMINI.md": "G\n", "repo/CLAUDE.md": "C\n",
+        "repo/api/GEMINI.md": "API for Gemini\n", "repo/api/CLAUDE.md": "API for Claude\n",
+        "repo/api/app.py": "",
+    })
+    settings = MemorySettings(home=str(root / "home"))
+    target = str(root / "repo" / "api" / "app.py")
+    added = {}
+    for agent in all_agents():
+        check = agent.check_workspace(settings, [str(root / "repo")],
+                                      [str(root / "repo" / n) for n in
+                                       agent.file_names(settings)], FileReader())
+        session = agent.jit_session(settings, str(root / "repo"), FileReader(), check)
+        if session is not None:
+            first = session.load_for(target)
+            assert session.load_for(target).files == []  # once per session
+            added[agent.id] = [(f.path, f.content) for f in first.files]
+    assert added == {
+        "gemini": [(f"{root}/repo/api/GEMINI.md", "API for Gemini\n")],
+        "claude": [(f"{root}/repo/api/CLAUDE.md", "API for Claude\n")],
+    }
+
+
+def test_claude_path_ends_are_every_whitespace_character() -> None:
+    from memlens.agents.claude_loader import _PATH_ENDS
+
+    assert {c for c in map(chr, range(0x110000)) if c.isspace()} == _PATH_ENDS
