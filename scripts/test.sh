@@ -14,6 +14,12 @@ echo "== ruff =="
 .venv/bin/ruff check server tests bench
 echo "== mypy --strict (engine) =="
 .venv/bin/mypy
+echo "== layering contracts (import-linter; pyproject.toml, docs/architecture.md) =="
+if ! contracts="$(PYTHONPATH=server .venv/bin/lint-imports --no-cache 2>&1)"; then
+  echo "$contracts" | sed -n '/^Contracts$/,$p' >&2
+  exit 1
+fi
+echo "$contracts" | grep "^Contracts:"
 echo "== tsc --strict, esbuild bundle, vsix =="
 npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
 echo "== pytest =="
