@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from memlens.agent.config import ChatSettings
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.records import chats_dir, list_sessions, read_transcript
 from memlens.agent.session import AgentContext, ChatSession
 from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.skills import discover_skills
 
 from .conftest import build_tree

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from memlens.agent.config import ChatSettings
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
 from memlens.agent.session import AgentContext
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, function_call, text

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from memlens.agent.config import ChatSettings
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
 from memlens.agent.session import AgentContext, ChatSession
 from memlens.agent.tools import Tools
@@ -28,6 +27,7 @@ from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
 from memlens.pathpolicy import PathPolicy, PathRefused, Refusal
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.skills import discover_skills
 
 from .conftest import build_tree

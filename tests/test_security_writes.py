@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from memlens.agent.config import ChatSettings
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.records import chats_dir
 from memlens.agent.session import AgentContext, ChatSession
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, error, function_call, hang, text

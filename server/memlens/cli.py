@@ -17,7 +17,7 @@ from . import __version__
 from .output import display_path, escape_controls
 
 if TYPE_CHECKING:
-    from .model import Diagnostic
+    from .protocol.memory import Diagnostic
 
 EXIT_USAGE = 2
 
@@ -198,6 +198,15 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
     """show / list / check for --dialect claude or agents."""
     from .dialects.agents import load_agents
     from .dialects.claude import ClaudeLoader
+    from .protocol.memory import (
+        AgentsFile,
+        AgentsListResult,
+        AgentsShowResult,
+        ClaudeFileRow,
+        ClaudeListResult,
+        ClaudeShowResult,
+        ConditionalRule,
+    )
     from .views import truncate
 
     if args.dialect == "agents":
@@ -206,21 +215,21 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
             text, _ = truncate(agents.render(), settings.max_context_chars,
                                "an AGENTS.md agent")
             if args.json:
-                _print_json({"cwd": cwd, "dialect": "agents", "active": agents.active,
-                             "shadowed": agents.shadowed, "content": text})
+                _print_json(AgentsShowResult(cwd=cwd, active=agents.active,
+                                             shadowed=agents.shadowed, content=text).wire())
             elif text:
                 _print(text + "\n")
             else:
                 print("memlens: no AGENTS.md applies here", file=sys.stderr)
             return 0
         if what == "list":
-            listed = ([{"path": agents.active, "tier": "active"}] if agents.active else []) + [
-                {"path": p, "tier": "shadowed"} for p in agents.shadowed]
+            listed = ([AgentsFile(path=agents.active, tier="active")] if agents.active
+                      else []) + [AgentsFile(path=p, tier="shadowed") for p in agents.shadowed]
             if args.json:
-                _print_json({"cwd": cwd, "dialect": "agents", "files": listed})
+                _print_json(AgentsListResult(cwd=cwd, files=listed).wire())
             else:
-                for row in listed:
-                    _print(f"{row['tier']:<9} {display_path(row['path'])}\n")
+                for entry in listed:
+                    _print(f"{entry.tier:<9} {display_path(entry.path)}\n")
             return 0
         return 0
     loader = ClaudeLoader(settings.home)
@@ -228,26 +237,26 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
     if what == "show":
         text, _ = truncate(load.render(), settings.max_context_chars, "Claude Code")
         if args.json:
-            _print_json({"cwd": cwd, "dialect": "claude", "content": text,
-                         "files": [f.path for f in load.files],
-                         "conditionalRules": [{"path": r.path, "paths": r.applies_to}
-                                              for r in load.conditional_rules]})
+            _print_json(ClaudeShowResult(
+                cwd=cwd, content=text, files=[f.path for f in load.files],
+                conditional_rules=[ConditionalRule(path=r.path, paths=r.applies_to)
+                                   for r in load.conditional_rules]).wire())
         elif text:
             _print(text + "\n")
         else:
             print("memlens: no Claude Code memory files load here", file=sys.stderr)
         return 0
     if what == "list":
-        rows: list[dict[str, Any]] = [{"path": f.path, "tier": f.kind, "chars": len(f.content)}
-                                      for f in load.files]
-        rows += [{"path": r.path, "tier": "rule (paths: " + ", ".join(r.applies_to) + ")",
-                  "chars": len(r.content)} for r in load.conditional_rules]
+        rows = [ClaudeFileRow(path=f.path, tier=f.kind, chars=len(f.content))
+                for f in load.files]
+        rows += [ClaudeFileRow(path=r.path, tier="rule (paths: " + ", ".join(r.applies_to) + ")",
+                               chars=len(r.content)) for r in load.conditional_rules]
         if args.json:
-            _print_json({"cwd": cwd, "dialect": "claude", "files": rows})
+            _print_json(ClaudeListResult(cwd=cwd, files=rows).wire())
         else:
             for row in rows:
-                _print(f"{escape_controls(row['tier']):<10} {row['chars']:>9}  "
-                       f"{display_path(row['path'])}\n")
+                _print(f"{escape_controls(row.tier):<10} {row.chars:>9}  "
+                       f"{display_path(row.path)}\n")
         return 0
     return 0
 
@@ -399,12 +408,13 @@ def cmd_jit(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
-    from . import model, results
+    from .model import MemorySettings
+    from .protocol.memory import Diagnostic, JitEntry, ListResult, ShowResult
 
     models: dict[str, Any] = {
-        "ShowResult": results.ShowResult, "ListResult": results.ListResult,
-        "JitResult": list[results.JitEntry], "CheckResult": list[model.Diagnostic],
-        "Diagnostic": model.Diagnostic, "MemorySettings": model.MemorySettings,
+        "ShowResult": ShowResult, "ListResult": ListResult, "JitResult": list[JitEntry],
+        "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
+        "MemorySettings": MemorySettings,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")
@@ -468,6 +478,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_skills(args: argparse.Namespace) -> int:
     from . import inbox
+    from .protocol.skills import InboxEntry, SkillEntry
     from .skills import discover_skills
     from .trust import decide_trust
 
@@ -482,21 +493,21 @@ def cmd_skills(args: argparse.Namespace) -> int:
     trusted, _ = decide_trust(cwd, home, explicit=settings.trusted,
                               folder_trust_enabled=settings.folder_trust_enabled)
     if action == "list":
-        skills = [{**s.to_dict(), "tier": tier}
+        skills = [SkillEntry(**s.to_dict(), tier=tier)
                   for s, tier in discover_skills(home, cwd, trusted)]
         if args.json:
-            _print_json(skills)
+            _print_json([s.wire() for s in skills])
         else:
             for item in skills:
-                _print(f"{escape_controls(item['name'])} ({item['tier']}) — "
-                       f"{escape_controls(item['description'])}\n"
-                       f"  {display_path(item['location'])}\n")
+                _print(f"{escape_controls(item.name)} ({item.tier}) — "
+                       f"{escape_controls(item.description)}\n"
+                       f"  {display_path(item.location)}\n")
         return 0
     if action == "inbox":
         items = inbox.list_inbox(home, cwd)
         if args.json:
-            _print_json([{"name": i.name, "path": i.path, "description": i.description,
-                          "problems": [d.wire() for d in i.problems]} for i in items])
+            _print_json([InboxEntry(name=i.name, path=i.path, description=i.description,
+                                    problems=i.problems).wire() for i in items])
         else:
             for i in items:
                 status = f"{len(i.problems)} problem(s)" if i.problems else "ready to accept"

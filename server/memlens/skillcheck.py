@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from .model import Diagnostic, Severity
+from .model import Severity
+from .protocol.memory import Diagnostic
 from .skills import FRONTMATTER, _fallback, parse_frontmatter
 from .textpos import LineIndex
 

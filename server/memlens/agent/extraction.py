@@ -12,8 +12,8 @@ import time
 from typing import Any
 
 from ..pathpolicy import PathPolicy
+from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from ..skills import load_skill_file, skill_files
-from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .records import list_sessions
 from .session import AgentContext, ChatSession
 from .tools import PlannedCall, ToolRefused, Tools, declarations

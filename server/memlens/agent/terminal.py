@@ -17,9 +17,9 @@ from ..discovery import MemoryEngine
 from ..jit import JitSession
 from ..model import MemorySettings
 from ..output import display_path, escape_controls, json_safe
+from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from ..skills import discover_skills
 from .config import ChatSettings
-from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, make_client
 from .records import Redactor, chats_dir, install_stream_redaction
 from .session import AgentContext, ChatSession

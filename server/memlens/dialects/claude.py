@@ -21,8 +21,9 @@ import yaml
 
 from ..fsread import FileReader, ReadKind, ReadResult
 from ..imports import ImportToken, find_code_regions
-from ..model import Diagnostic, Severity
+from ..model import Severity
 from ..nodecompat import dirname, is_subpath, resolve
+from ..protocol.memory import Diagnostic
 from ..textpos import LineIndex
 
 MAX_INCLUDE_DEPTH = 5

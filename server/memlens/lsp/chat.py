@@ -9,18 +9,7 @@ import os
 import re
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-from pygls.exceptions import JsonRpcInvalidParams
-
 from ..agent.config import ChatSettings
-from ..agent.events import (
-    ApiKeyParams,
-    ChatEvent,
-    ChatStatus,
-    SendParams,
-    SendResult,
-    SessionParams,
-)
 from ..agent.gemini import uses_vertex
 from ..agent.records import (
     Redactor,
@@ -32,7 +21,22 @@ from ..agent.records import (
     register_secret,
 )
 from ..agent.session import AgentContext, ChatSession
+from ..protocol.chat import (
+    ApiKeyParams,
+    ApiKeyResult,
+    CancelResult,
+    ChatEvent,
+    ChatStatus,
+    ErrorEvent,
+    HistoryMessage,
+    HistoryResult,
+    SendParams,
+    SendResult,
+    SessionParams,
+    SessionsResult,
+)
 from ..skills import discover_skills
+from .errors import InvalidParams, parse_params
 from .server import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
@@ -44,30 +48,11 @@ _sessions: dict[str, ChatSession] = {}
 _api_key: dict[str, str | None] = {"key": None}
 
 
-def _parse(model: type[BaseModel], raw: Any) -> Any:
-    data = raw._asdict() if hasattr(raw, "_asdict") else raw
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
-                                   f"{first['msg']}") from err
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def agent_context(ls: MemlensServer) -> AgentContext:
     index = ls.require_index()
     folder = index.folders[0] if index.folders else None
     if folder is None or folder not in index.folder_states:
-        raise JsonRpcInvalidParams("open a workspace folder to chat")
+        raise InvalidParams("open a workspace folder to chat")
     state = index.folder_states[folder]
     home = index.settings.home
     skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]
@@ -119,12 +104,12 @@ def install_log_redaction() -> None:
 def register(server: MemlensServer) -> None:
     @server.feature(SEND)
     async def send(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SendParams = _parse(SendParams, params)
+        request = parse_params(SendParams, params)
         await ls.ready.wait()
         index = ls.require_index()
         if index.folders and not index.folder_states[index.folders[0]].load.trusted:
-            ls.protocol.notify(EVENT, ChatEvent(
-                session_id=request.session_id, kind="error", retryable=False,
+            ls.protocol.notify(EVENT, ErrorEvent(
+                session_id=request.session_id, retryable=False,
                 message="Chat is off in an untrusted workspace: its tools would read the "
                         "workspace. Trust the folder to chat.").payload())
             return SendResult(session_id=request.session_id, status="error").compact()
@@ -149,24 +134,25 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(CANCEL)
     def cancel(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = _parse(SessionParams, params)
+        request = parse_params(SessionParams, params)
         session = _sessions.get(request.session_id)
-        return {"cancelled": bool(session and session.cancel())}
+        return CancelResult(cancelled=bool(session and session.cancel())).wire()
 
     @server.feature(SESSIONS)
     def sessions(ls: MemlensServer, params: Any) -> dict[str, object]:
         folder = _transcripts(ls)
         found = list_sessions(folder) if folder else []
-        return {"sessions": [s.wire() for s in found]}
+        return SessionsResult(sessions=found).wire()
 
     @server.feature(HISTORY)
     def history(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = _parse(SessionParams, params)
+        request = parse_params(SessionParams, params)
         folder = _transcripts(ls)
         records = read_transcript(folder, request.session_id) if folder else []
-        messages = [{"role": r.kind, "text": str(r.data.get("text", ""))}
+        messages = [HistoryMessage(role="user" if r.kind == "user" else "model",
+                                   text=str(r.data.get("text", "")))
                     for r in records if r.kind in ("user", "model")]
-        return {"sessionId": request.session_id, "messages": messages}
+        return HistoryResult(session_id=request.session_id, messages=messages).wire()
 
     @server.feature(STATUS)
     def status(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -178,9 +164,9 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(SET_API_KEY)
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ApiKeyParams = _parse(ApiKeyParams, params)
+        request = parse_params(ApiKeyParams, params)
         _api_key["key"] = request.key.strip() or None
         register_secret(_api_key["key"])  # redacted everywhere from now on
         for session in _sessions.values():
             session.context.set_api_key(_api_key["key"])
-        return {"hasApiKey": bool(_api_key["key"])}
+        return ApiKeyResult(has_api_key=bool(_api_key["key"])).wire()

@@ -1,95 +1,55 @@
-"""Custom requests: memlens/show, memlens/list, memlens/refresh, memlens/jit."""
+"""Custom requests: memlens/show, memlens/list, memlens/refresh, memlens/jit,
+memlens/memoryTree (payloads: protocol/editor.py; failures: errors.py)."""
 
 from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
-from pygls.exceptions import JsonRpcInvalidParams
-
-from ..model import Wire
 from ..nodecompat import dirname
-from ..results import ContextSection, JitFile, ListedFile, ListResult
+from ..protocol.editor import (
+    Dialect,
+    JitResponse,
+    RefreshResponse,
+    ShowParams,
+    ShowResponse,
+    TreeAgent,
+    TreeFile,
+    TreeFolder,
+    TreeImport,
+    TreeResponse,
+    UriParams,
+)
+from ..protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from ..trust import memory_summary, restricted_notice
 from ..views import truncate
 from .convert import path_of
+from .errors import InvalidParams, parse_params
 from .server import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 
 
-class UriParams(Wire):
-    uri: str
-
-
-class ShowParams(Wire):
-    uri: str
-    # Whose view: Gemini CLI's, Claude Code's or an AGENTS.md agent's. Unset: the dialect of
-    # the file named by `uri` (a CLAUDE.md shows Claude Code's), else Gemini CLI's.
-    dialect: Literal["gemini", "claude", "agents"] | None = None
-
-
-class ShowResponse(Wire):
-    dialect: str = "gemini"
-    content: str
-    files: list[str]
-    file_count: int
-    mode: str
-    trusted: bool
-    prompt: str
-    session_memory: str
-    # Characters of the loaded files (imports expanded): what the Memory view's per-file
-    # figures add up to; `content` adds the source markers.
-    chars: int = 0
-    summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
-    notice: str | None = None  # Restricted Mode: why project memory is missing
-    # Where each file's text lies in `content`, so the client links its markers.
-    sections: list[ContextSection] = Field(default_factory=list)
-
-
-class RefreshResponse(Wire):
-    file_count: int
-
-
-class JitResponse(Wire):
-    uri: str
-    files: list[JitFile]
-    context: str
-
-
-def _params(model: type[BaseModel], raw: Any) -> Any:
-    data = raw if isinstance(raw, dict) else getattr(raw, "__dict__", raw)
-    if hasattr(raw, "_asdict"):
-        data = raw._asdict()
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "params"
-        raise JsonRpcInvalidParams(f"invalid params for {model.__name__}: {where}: "
-                                   f"{first['msg']}") from err
-
-
 def _folder_of(ls: MemlensServer, uri: str) -> str:
     path = path_of(uri)
     if path is None:
-        raise JsonRpcInvalidParams(f"not a file URI: {uri}")
+        raise InvalidParams(f"not a file URI: {uri}")
     index = ls.require_index()
     folder = index.folder_for(path)
     if folder is None:
-        raise JsonRpcInvalidParams(f"{path} is outside every workspace folder")
+        raise InvalidParams(f"{path} is outside every workspace folder")
     return folder
 
 
-def _dialect_of(ls: MemlensServer, uri: str) -> str:
+def _dialect_of(ls: MemlensServer, uri: str) -> Dialect:
     path = path_of(uri) or ""
     name = posixpath.basename(path)
     if name in ls.require_index().settings.context_file_names:
         return "gemini"
-    return {"CLAUDE.md": "claude", "CLAUDE.local.md": "claude", "AGENTS.md": "agents"}.get(
-        name, "gemini")
+    dialects: dict[str, Dialect] = {"CLAUDE.md": "claude", "CLAUDE.local.md": "claude",
+                                    "AGENTS.md": "agents"}
+    return dialects.get(name, "gemini")
 
 
 def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
@@ -123,7 +83,7 @@ def context_sections(content: str, files: list[str], dialect: str) -> list[Conte
 
 
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
-                        dialect: str) -> ShowResponse:
+                        dialect: Dialect) -> ShowResponse:
     """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
     path = path_of(uri) or workspace
     folder = path if os.path.isdir(path) else dirname(path)
@@ -156,7 +116,7 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(SHOW)
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ShowParams = _params(ShowParams, params)
+        request = parse_params(ShowParams, params)
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != "gemini":
@@ -178,7 +138,7 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request = _params(UriParams, params)
+        request = parse_params(UriParams, params)
         index = ls.require_index()
         state = index.folder_states[_folder_of(ls, request.uri)]
         files = [ListedFile(path=f.path, tier=f.tier,
@@ -198,10 +158,10 @@ def register(server: MemlensServer) -> None:
     @server.feature(JIT)
     def jit(ls: MemlensServer, params: Any) -> dict[str, object]:
         """What JIT loading adds for a file (a preview: nothing is marked loaded)."""
-        request = _params(UriParams, params)
+        request = parse_params(UriParams, params)
         path = path_of(request.uri)
         if path is None:
-            raise JsonRpcInvalidParams(f"not a file URI: {request.uri}")
+            raise InvalidParams(f"not a file URI: {request.uri}")
         session = ls.jit_session_for(path)
         if session is None:
             return JitResponse(uri=request.uri, files=[], context="").wire()
@@ -212,43 +172,6 @@ def register(server: MemlensServer) -> None:
 
 
 TREE = "memlens/memoryTree"
-
-
-class TreeImport(Wire):
-    text: str  # the token as written, e.g. "@./docs/style.md"
-    target: str
-    line: int  # 0-based, for the client to reveal
-    exists: bool
-
-
-class TreeFile(Wire):
-    path: str
-    tier: str
-    chars: int | None
-    errors: int
-    warnings: int
-    imports: list[TreeImport]
-    note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
-
-
-class TreeAgent(Wire):
-    """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
-
-    agent: Literal["claude", "agents"]
-    files: list[TreeFile]
-
-
-class TreeFolder(Wire):
-    folder: str
-    mode: str
-    trusted: bool
-    files: list[TreeFile]
-    other_agents: list[TreeAgent] = Field(default_factory=list)
-    notice: str | None = None  # Restricted Mode: why project memory is missing
-
-
-class TreeResponse(Wire):
-    folders: list[TreeFolder]
 
 
 def _tree_file(ls: MemlensServer, path: str, tier: str, chars: int | None,

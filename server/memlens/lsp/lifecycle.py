@@ -13,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..index import BUILD_PROGRESS, WorkspaceIndex
+from ..protocol.editor import ReadyEvent
 from .convert import path_of, set_encoding
 from .server import MemlensServer
 
@@ -110,9 +111,9 @@ def register(server: MemlensServer) -> None:
         # Ready: say so, and push the open files' diagnostics at once (before the round trip
         # that registers file watchers), so the first problems show as soon as the index is.
         ls.startup_marks["ready"] = _now_ms()
-        ls.protocol.notify(READY, {"memoryFiles": len(index.roots),
-                                   "indexSeconds": round(time.monotonic() - started, 3),
-                                   "marks": ls.startup_marks})
+        ls.protocol.notify(READY, ReadyEvent(
+            memory_files=len(index.roots), index_seconds=round(time.monotonic() - started, 3),
+            marks=ls.startup_marks).wire())
         ls.publish([p for uri in ls.workspace.text_documents if (p := path_of(uri))])
         await _watch_workspace_files(ls)
 

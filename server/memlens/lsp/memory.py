@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Any
 
-from ..agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
+from pydantic import ValidationError
+
 from ..agent.session import Approve
-from ..model import Wire
+from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
+from ..protocol.editor import AddMemoryParams, AddMemoryResult, AskUserParams, AskUserReply
 from ..writing import (
     create_patch,
     memory_description,
@@ -15,36 +17,16 @@ from ..writing import (
     proposed_memory,
     save_memory,
 )
-from .chat import _plain
-from .custom import _params
+from .errors import parse_params, plain
 from .server import MemlensServer
 
 ADD_MEMORY = "memlens/addMemory"
 
 
-class AddMemoryParams(Wire):
-    fact: str
-    scope: Literal["global", "project"] = "global"
-    preview: bool = False
-    # The proposal as the user edited it, written verbatim (as Gemini CLI does).
-    modified_content: str | None = None
-
-
-class AddMemoryResult(Wire):
-    managed: bool = False
-    path: str
-    description: str
-    success: bool
-    message: str
-    diff: str | None = None
-    proposed: str | None = None
-    needs_key: bool | None = None  # the editor offers Set Gemini API Key with the message
-
-
 def register(server: MemlensServer) -> None:
     @server.feature(ADD_MEMORY)
     async def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: AddMemoryParams = _params(AddMemoryParams, params)
+        request = parse_params(AddMemoryParams, params)
         index = ls.require_index()
         settings = index.settings
         workspace = index.folders[0] if index.folders else os.getcwd()
@@ -87,17 +69,24 @@ def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:
 
     async def approve(request: ApprovalRequest) -> ApprovalResponse:
         if request.tool == "ask_user":
-            reply = await ls.protocol.send_request_async(ASK_USER, {
-                "sessionId": request.session_id, "question": request.args.get("question"),
-                "options": request.args.get("options") or []})
-            data = _plain(reply)
-            answer = data.get("answer") if isinstance(data, dict) else None
-            return ApprovalResponse(outcome="approve" if answer else "deny",
-                                    answer=answer if isinstance(answer, str) else None)
+            question = AskUserParams(session_id=request.session_id,
+                                     question=str(request.args.get("question", "")),
+                                     options=request.args.get("options") or [])
+            answer = _answer(await ls.protocol.send_request_async(ASK_USER, question.wire()))
+            return ApprovalResponse(outcome="approve" if answer else "deny", answer=answer)
         reply = await ls.protocol.send_request_async(approve_method, request.wire())
-        return ApprovalResponse.model_validate(_plain(reply))
+        return ApprovalResponse.model_validate(plain(reply))
 
     return approve
+
+
+def _answer(reply: Any) -> str | None:
+    """The user's answer to an `ask_user` question; None when they gave none (or the client
+    sent something else)."""
+    try:
+        return AskUserReply.model_validate(plain(reply)).answer
+    except ValidationError:
+        return None
 
 
 async def _managed(ls: MemlensServer, request: AddMemoryParams, path: str,

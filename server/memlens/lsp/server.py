@@ -20,7 +20,7 @@ from ..memory_release import release_freed_memory
 from ..model import MemorySettings
 from ..settings import load_settings
 from .convert import path_of, to_lsp_diagnostic, uri_of
-from .protocol import MemlensProtocol
+from .rpc import MemlensProtocol
 
 if TYPE_CHECKING:
     from ..dialects.claude import ClaudeJitSession

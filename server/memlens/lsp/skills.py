@@ -8,26 +8,29 @@ import re
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import inbox as inbox_ops
-from ..model import Wire
+from ..protocol.skills import (
+    ExtractResult,
+    InboxActionResult,
+    InboxEntry,
+    InboxResult,
+    NameParams,
+    SkillItem,
+    SkillsResult,
+)
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from .custom import _params
+from .errors import InvalidParams, parse_params
 from .server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
 ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memlens/skills/extract"
 
 
-class NameParams(Wire):
-    name: str
-
-
 def _workspace(ls: MemlensServer) -> tuple[str, str, bool]:
     index = ls.require_index()
     if not index.folders:
-        raise JsonRpcInvalidParams("open a workspace folder first")
+        raise InvalidParams("open a workspace folder first")
     folder = index.folders[0]
     state = index.folder_states.get(folder)
     return index.settings.home, folder, bool(state and state.load.trusted)
@@ -43,42 +46,42 @@ def register(server: MemlensServer) -> None:
         for path, tier in all_skill_files(home, folder, trusted):
             skill = load_skill_file(path)
             problems = [d for d in index.skill_problems if d.path == path]
-            items.append({"name": skill.name if skill else posixpath.basename(
-                              posixpath.dirname(path)),
-                          "description": skill.description if skill else "",
-                          "location": path, "tier": tier,
-                          "offered": path in winners,
-                          "errors": sum(d.severity == "error" for d in problems),
-                          "warnings": sum(d.severity == "warning" for d in problems)})
-        return {"skills": items}
+            items.append(SkillItem(
+                name=skill.name if skill else posixpath.basename(posixpath.dirname(path)),
+                description=skill.description if skill else "", location=path, tier=tier,
+                offered=path in winners, errors=sum(d.severity == "error" for d in problems),
+                warnings=sum(d.severity == "warning" for d in problems)))
+        return SkillsResult(skills=items).wire()
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:
         home, folder, _ = _workspace(ls)
-        return {"skills": [{"name": i.name, "path": i.path, "description": i.description,
-                            "problems": [d.compact() for d in i.problems]}
-                           for i in inbox_ops.list_inbox(home, folder)]}
+        # Compact: a problem without a detail has no `detail` key.
+        return InboxResult(skills=[InboxEntry(name=i.name, path=i.path,
+                                              description=i.description, problems=i.problems)
+                                   for i in inbox_ops.list_inbox(home, folder)]).compact()
 
     @server.feature(ACCEPT)
     def accept(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = _params(NameParams, params)
+        request = parse_params(NameParams, params)
         home, folder, _ = _workspace(ls)
         try:
             target = inbox_ops.accept(home, folder, request.name)
         except inbox_ops.InboxError as err:
-            return {"ok": False, "message": str(err)}
+            return InboxActionResult(ok=False, message=str(err)).compact()
         ls.publish(ls.require_index().file_changed(target))
-        return {"ok": True, "message": f"Accepted {request.name}", "path": target}
+        return InboxActionResult(ok=True, message=f"Accepted {request.name}",
+                                 path=target).compact()
 
     @server.feature(REJECT)
     def reject(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = _params(NameParams, params)
+        request = parse_params(NameParams, params)
         home, folder, _ = _workspace(ls)
         try:
             inbox_ops.reject(home, folder, request.name)
         except inbox_ops.InboxError as err:
-            return {"ok": False, "message": str(err)}
-        return {"ok": True, "message": f"Rejected {request.name}"}
+            return InboxActionResult(ok=False, message=str(err)).compact()
+        return InboxActionResult(ok=True, message=f"Rejected {request.name}").compact()
 
     @server.feature(EXTRACT)
     async def extract(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -94,15 +97,16 @@ def register(server: MemlensServer) -> None:
             make_client(context.api_key, context.chat)
         except NoApiKey:
             # "no-key": the editor offers its Set Gemini API Key action with the message.
-            return {"status": "no-key", "created": [],
-                    "message": "Extracting skills needs a Gemini API key (or GEMINI_API_KEY "
-                               "in the environment)."}
+            return ExtractResult(status="no-key", created=[],
+                                 message="Extracting skills needs a Gemini API key (or "
+                                         "GEMINI_API_KEY in the environment).").compact()
         inbox_path = inbox_ops.inbox_dir(home, folder, claim=True)
         assert inbox_path is not None
         try:
-            return await extract_skills(context, chats_dir(home, folder), inbox_path)
+            result = await extract_skills(context, chats_dir(home, folder), inbox_path)
         except ExtractionBusy as err:
-            return {"status": "error", "created": [], "message": str(err)}
+            return ExtractResult(status="error", created=[], message=str(err)).compact()
+        return ExtractResult.model_validate(result).compact()
 
 
 def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Position

@@ -7,7 +7,8 @@ import posixpath
 
 from lsprotocol import types
 
-from ..results import ClaudeJitEntry, JitFile, JitLoadedEvent
+from ..protocol.editor import JitLoadedEvent
+from ..protocol.memory import ClaudeJitEntry, JitFile
 from .convert import path_of, uri_of
 from .server import MemlensServer
 
