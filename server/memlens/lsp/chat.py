@@ -36,7 +36,7 @@ from ..protocol.chat import (
     SessionsResult,
 )
 from ..skills import discover_skills
-from .errors import InvalidParams, parse_params
+from .errors import RequestFailed, parse_params
 from .server import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
@@ -52,7 +52,7 @@ def agent_context(ls: MemlensServer) -> AgentContext:
     index = ls.require_index()
     folder = index.folders[0] if index.folders else None
     if folder is None or folder not in index.folder_states:
-        raise InvalidParams("open a workspace folder to chat")
+        raise RequestFailed("open a workspace folder to chat")
     state = index.folder_states[folder]
     home = index.settings.home
     skills = [s for s, _ in discover_skills(home, folder, state.load.trusted)]

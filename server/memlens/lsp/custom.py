@@ -25,7 +25,7 @@ from ..protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from ..trust import memory_summary, restricted_notice
 from ..views import truncate
 from .convert import path_of
-from .errors import InvalidParams, parse_params
+from .errors import InvalidParams, RequestFailed, parse_params
 from .server import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
@@ -140,7 +140,9 @@ def register(server: MemlensServer) -> None:
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(UriParams, params)
         index = ls.require_index()
-        state = index.folder_states[_folder_of(ls, request.uri)]
+        state = index.folder_states.get(_folder_of(ls, request.uri))
+        if state is None:
+            raise RequestFailed("the workspace folder is not indexed yet: try again")
         files = [ListedFile(path=f.path, tier=f.tier,
                             chars=None if f.content is None else len(f.content))
                  for f in state.load.files]

@@ -1,18 +1,37 @@
-"""The params of a custom request (memlens/*), read into their protocol model: params that do
-not fit are InvalidParams (-32602) naming the first bad field."""
+"""How a custom request (memlens/*) fails: with a JSON-RPC error whose code says what kind of
+failure it is and whose message says why, in a sentence the editor can show as it is. Never a
+result shaped like an error, never an exception that pygls would answer as InternalError with
+a traceback.
+
+- InvalidParams (-32602): the params do not fit the request (a missing or mistyped field, a
+  uri that is not a file, a path outside every workspace folder).
+- RequestFailed (-32803, LSP's code for it): the request is well formed but cannot be done
+  now (no workspace folder is open, a skill extraction is already running).
+
+A request whose outcome the user reads (a memory that was not saved, a skill the inbox cannot
+accept, a chat turn that ended in an error) is not a failure of the request: its result model
+carries that outcome (protocol/).
+"""
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from lsprotocol import types
 from pydantic import BaseModel, ValidationError
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class InvalidParams(JsonRpcInvalidParams):
     """The params do not fit the request."""
+
+
+class RequestFailed(JsonRpcException):
+    """A well-formed request that cannot be done now."""
+
+    CODE = int(types.LSPErrorCodes.RequestFailed)
 
 
 def plain(value: Any) -> Any:

@@ -20,7 +20,7 @@ from ..protocol.skills import (
     SkillsResult,
 )
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from .errors import InvalidParams, parse_params
+from .errors import RequestFailed, parse_params
 from .server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
@@ -30,7 +30,7 @@ ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memle
 def _workspace(ls: MemlensServer) -> tuple[str, str, bool]:
     index = ls.require_index()
     if not index.folders:
-        raise InvalidParams("open a workspace folder first")
+        raise RequestFailed("open a workspace folder first")
     folder = index.folders[0]
     state = index.folder_states.get(folder)
     return index.settings.home, folder, bool(state and state.load.trusted)
@@ -101,11 +101,12 @@ def register(server: MemlensServer) -> None:
                                  message="Extracting skills needs a Gemini API key (or "
                                          "GEMINI_API_KEY in the environment).").compact()
         inbox_path = inbox_ops.inbox_dir(home, folder, claim=True)
-        assert inbox_path is not None
+        if inbox_path is None:
+            raise RequestFailed("this workspace has no skills inbox folder")
         try:
             result = await extract_skills(context, chats_dir(home, folder), inbox_path)
         except ExtractionBusy as err:
-            return ExtractResult(status="error", created=[], message=str(err)).compact()
+            raise RequestFailed(str(err)) from err
         return ExtractResult.model_validate(result).compact()
 
 
