@@ -14,6 +14,7 @@ from ..protocol.editor import (
     RefreshResponse,
     ShowParams,
     ShowResponse,
+    SourceLink,
     TreeAgent,
     TreeFile,
     TreeFolder,
@@ -82,6 +83,29 @@ def context_sections(content: str, files: list[str], dialect: str) -> list[Conte
     return sections
 
 
+def source_links(content: str, sections: list[ContextSection]) -> list[SourceLink]:
+    """Where each section's path is written on its first line (the editor links it there)."""
+    lines = content.split("\n")
+    links = []
+    for section in sections:
+        at = lines[section.start_line].find(section.path)
+        if at >= 0:
+            start = _utf16_length(lines[section.start_line][:at])
+            links.append(SourceLink(path=section.path, line=section.start_line, start=start,
+                                    end=start + _utf16_length(section.path)))
+    return links
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _with_links(response: ShowResponse) -> dict[str, object]:
+    """The response on the wire, with the links of its sections."""
+    response.links = source_links(response.content, response.sections)
+    return response.wire()
+
+
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         dialect: Dialect) -> ShowResponse:
     """What Claude Code or an AGENTS.md agent reads working on `uri` (a file or a folder)."""
@@ -120,21 +144,19 @@ def register(server: MemlensServer) -> None:
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != "gemini":
-            return _other_dialect_show(ls, request.uri, folder, dialect).wire()
+            return _with_links(_other_dialect_show(ls, request.uri, folder, dialect))
         index = ls.require_index()
         result = index.show(folder)
         state = index.folder_states.get(folder)
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
-        return ShowResponse(content=result.content, files=result.files,
-                            file_count=result.file_count, mode=result.mode,
-                            trusted=result.trusted, prompt=result.prompt,
-                            session_memory=result.session_memory, chars=chars,
-                            summary=memory_summary(result.file_count, chars),
-                            notice=None if result.trusted
-                            else restricted_notice(result.file_count),
-                            sections=context_sections(result.content, result.files,
-                                                      "gemini")).wire()
+        return _with_links(ShowResponse(
+            content=result.content, files=result.files, file_count=result.file_count,
+            mode=result.mode, trusted=result.trusted, prompt=result.prompt,
+            session_memory=result.session_memory, chars=chars,
+            summary=memory_summary(result.file_count, chars),
+            notice=None if result.trusted else restricted_notice(result.file_count),
+            sections=context_sections(result.content, result.files, "gemini")))
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -26,6 +26,17 @@ class ShowParams(Inbound):
     dialect: Dialect | None = None
 
 
+class SourceLink(Wire):
+    """Where a section's path is written on its first line, so the editor links it: `line`
+    (0-based) and the characters `start`..`end`, counted in UTF-16 code units as the editor
+    counts them."""
+
+    path: str
+    line: int
+    start: int
+    end: int
+
+
 class ShowResponse(Wire):
     """memlens/show: what the agent of `dialect` reads for the folder of the request's uri."""
 
@@ -42,8 +53,9 @@ class ShowResponse(Wire):
     chars: int = 0
     summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
     notice: str | None = None  # Restricted Mode: why project memory is missing
-    # Where each file's text lies in `content`, so the client links its markers.
+    # Where each file's text lies in `content`, and where its path is written.
     sections: list[ContextSection] = Field(default_factory=list)
+    links: list[SourceLink] = Field(default_factory=list)
 
 
 class RefreshResponse(Wire):
