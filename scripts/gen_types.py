@@ -5,10 +5,11 @@ the server's `memlens.protocol` package, from the JSON schemas pydantic makes of
     python scripts/gen_types.py           # regenerate the file
     python scripts/gen_types.py --check   # fail when the committed file is stale (CI)
 
-A model the server sends is typed as it is sent: a field with a default is always there, one
-that may be null may also be missing (the compact form leaves it out). A model the server
-receives (protocol.wire.Inbound) is typed as what the client may send: a field with a default
-is optional.
+A model the server sends is typed as it is sent: every field is there, except one whose
+default is None, which the compact form leaves out when unset (so a model with a nullable
+field that has no default is sent whole, with `wire()`). A model the server receives
+(protocol.wire.Inbound) is typed as what the client may send: a field with a default is
+optional.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def protocol_schema() -> dict[str, Any]:
         _drop_titles(definition)  # a titled field would become a named type of its own
         definition["title"] = title or name
         if name not in inbound:
-            _nullable_may_be_missing(definition)
+            _unset_may_be_missing(definition)
     # The root names every definition, so that each is declared (by its title) as it is.
     return {"title": "MemlensPayload", "description": "Any payload of the protocol.",
             "anyOf": [{"$ref": f"#/definitions/{name}"} for name in sorted(definitions)],
@@ -97,18 +98,18 @@ def _drop_titles(schema: Any) -> None:
                 _drop_titles(value)
 
 
-def _nullable_may_be_missing(definition: dict[str, Any]) -> None:
+def _unset_may_be_missing(definition: dict[str, Any]) -> None:
     required = definition.get("required")
     if not required:
         return
     properties = definition.get("properties", {})
     definition["required"] = [field for field in required
-                              if not _allows_null(properties.get(field, {}))]
+                              if not _unset_by_default(properties.get(field, {}))]
 
 
-def _allows_null(schema: dict[str, Any]) -> bool:
-    return schema.get("type") == "null" or any(
-        option.get("type") == "null" for option in schema.get("anyOf", []))
+def _unset_by_default(schema: dict[str, Any]) -> bool:
+    """A field whose default is None: the compact form leaves it out when it is unset."""
+    return "default" in schema and schema["default"] is None
 
 
 def typescript() -> str:

@@ -112,7 +112,7 @@ export interface AgentsListResult {
 export interface AgentsShowResult {
   cwd: string;
   dialect: "agents";
-  active?: string | null;
+  active: string | null;
   shadowed: string[];
   content: string;
 }
@@ -363,7 +363,7 @@ export interface ListResult {
 export interface ListedFile {
   path: string;
   tier: "global" | "userProjectMemory" | "extension" | "project" | "jit";
-  chars?: number | null;
+  chars: number | null;
 }
 export interface NameParams {
   name: string;
@@ -501,7 +501,7 @@ export interface TreeAgent {
 export interface TreeFile {
   path: string;
   tier: string;
-  chars?: number | null;
+  chars: number | null;
   errors: number;
   warnings: number;
   imports: TreeImport[];
