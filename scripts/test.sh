@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # README command 2: install everything, then lint, type-check and run every test suite:
-# Python (ruff, mypy --strict, pytest incl. the pytest-lsp suite), TypeScript (tsc --strict,
-# bundle, vsix), the grammars (vscode-tmgrammar-test) and the end-to-end suite in a real
-# VS Code (code-server + Chromium, installed and cached by scripts/vscode/install.sh), then the
-# packaged .vsix offline (scripts/vscode/run-offline-e2e.sh: unshare -n, system python3).
+# Python (ruff, mypy --strict, pytest incl. the pytest-lsp suite), TypeScript (the generated
+# protocol types are current, tsc --strict, bundle, vsix), the grammars
+# (vscode-tmgrammar-test) and the end-to-end suite in a real VS Code (code-server + Chromium,
+# installed and cached by scripts/vscode/install.sh), then the packaged .vsix offline
+# (scripts/vscode/run-offline-e2e.sh: unshare -n, system python3).
 # MEMLENS_SKIP_E2E=1 skips the real-VS-Code part (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,8 @@ if ! contracts="$(PYTHONPATH=server .venv/bin/lint-imports --no-cache 2>&1)"; th
   exit 1
 fi
 echo "$contracts" | grep "^Contracts:"
+echo "== the extension's protocol types match the server's models =="
+.venv/bin/python scripts/gen_types.py --check
 echo "== tsc --strict, esbuild bundle, vsix =="
 npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
 echo "== pytest =="

@@ -21,11 +21,11 @@ import pytest
 from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.records import chats_dir, list_sessions, read_transcript
 from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.skills import discover_skills
 
 from .conftest import build_tree

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.model import Diagnostic, JitEntry, ListResult, ShowResult
+from memlens.protocol.memory import Diagnostic, JitEntry, ListResult, ShowResult
 
 from .conftest import build_tree
 

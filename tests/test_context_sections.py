@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlens.lsp.custom import context_sections
+from memlens.lsp.custom import context_sections, source_links
 from memlens.render import concatenate_instructions
 
 
@@ -32,3 +32,17 @@ def test_claude_sections_run_to_the_next_one() -> None:
     sections = [(s.path, s.start_line, s.end_line)
                 for s in context_sections(text, ["/p/CLAUDE.md", "/p/AGENTS.md"], "claude")]
     assert sections == [("/p/CLAUDE.md", 0, 2), ("/p/AGENTS.md", 4, 6)]
+
+
+def test_links_give_the_path_s_characters_in_utf16_units() -> None:
+    path = "/a/\U0001f600/GEMINI.md"  # an emoji: two UTF-16 code units
+    text = concatenate_instructions([(path, "body")])
+    [link] = source_links(text, context_sections(text, [path], "gemini"))
+    start = len("--- Context from: ")
+    assert (link.path, link.line, link.start, link.end) == (path, 0, start, start + len(path) + 1)
+
+
+def test_claude_links_start_after_contents_of() -> None:
+    text = "Contents of /p/CLAUDE.md (project instructions, checked into the codebase):\n\nx"
+    [link] = source_links(text, context_sections(text, ["/p/CLAUDE.md"], "claude"))
+    assert text.split("\n")[0][link.start:link.end] == "/p/CLAUDE.md"

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from memlens.model import Diagnostic, MemorySettings
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic
 from memlens.views import check, check_file, show
 
 from .conftest import TreeSpec, build_tree

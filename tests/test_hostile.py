@@ -33,7 +33,8 @@ import pytest
 
 from memlens import views
 from memlens.discovery import MemoryEngine
-from memlens.model import Diagnostic, MemorySettings
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -13,10 +13,10 @@ import pytest
 
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, function_call, text

@@ -22,13 +22,13 @@ import pytest
 from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.memory_manager import manage_memory
 from memlens.agent.tools.base import ToolSet
 from memlens.discovery import MemoryEngine
 from memlens.jit import JitSession
 from memlens.model import MemorySettings
 from memlens.pathpolicy import PathPolicy, PathRefused, Refusal
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.skills import discover_skills
 
 from .conftest import build_tree

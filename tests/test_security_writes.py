@@ -26,10 +26,10 @@ import pytest
 from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
-from memlens.agent.events import ApprovalRequest, ApprovalResponse, ChatEvent
 from memlens.agent.records import chats_dir
 from memlens.discovery import MemoryEngine
 from memlens.model import MemorySettings
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, error, function_call, hang, text

@@ -1,7 +1,14 @@
-// Shapes of the chat's messages: the server's custom LSP messages (docs/chat-protocol.md, mirrors
-// of the pydantic models in memlens/agent) and the messages between the Chat webview and the
-// extension. Types, constants and small pure helpers only: the webview bundle imports this
+// The chat's messages: the server's custom LSP messages (docs/chat-protocol.md; their payload
+// types are generated from the server's models) and the messages between the Chat webview and
+// the extension. Types, constants and small pure helpers only: the webview bundle imports this
 // file too.
+import type {
+  ApprovalRequest,
+  ApprovalResponse,
+  ChatEvent,
+  HistoryMessage,
+  SendResult,
+} from "./generated/protocol";
 
 // ------------------------------------------------------------------ LSP methods
 export const CHAT_SEND = "memlens/chat/send";
@@ -15,91 +22,29 @@ export const CHAT_EVENT = "memlens/chat/event";
 /** Server → client request. */
 export const CHAT_APPROVE = "memlens/chat/approve";
 
-// ------------------------------------------------------------------ client → server
-export interface ChatSendParams {
-  sessionId: string;
-  text: string;
-}
+// ------------------------------------------------------------------ payloads
+// Generated from the server's pydantic models (scripts/gen_types.py): the server is the one
+// place they are written.
+export type {
+  ApiKeyParams,
+  ApiKeyResult,
+  ApprovalRequest,
+  ApprovalResponse,
+  CancelResult,
+  ChatEvent,
+  ChatStatus,
+  HistoryMessage,
+  HistoryResult,
+  MemoryFile,
+  SendParams,
+  SendResult,
+  SessionParams,
+  SessionSummary,
+  SessionsResult,
+} from "./generated/protocol";
 
-export type TurnStatus = "done" | "cancelled" | "error";
-
-export interface ChatSendResult {
-  sessionId: string;
-  status: TurnStatus;
-  message?: string | null;
-}
-
-export interface ChatCancelResult {
-  cancelled: boolean;
-}
-
-export interface ChatSessionSummary {
-  sessionId: string;
-  title: string;
-  /** ISO 8601 (a number is read as seconds or milliseconds since the epoch). */
-  updated: string | number;
-  messageCount: number;
-}
-
-export interface ChatSessionsResult {
-  sessions: ChatSessionSummary[];
-}
-
-export interface ChatHistoryMessage {
-  role: "user" | "model";
-  text: string;
-}
-
-export interface ChatHistoryResult {
-  sessionId: string;
-  messages: ChatHistoryMessage[];
-}
-
-export interface ChatStatusResult {
-  hasApiKey: boolean;
-  model: string;
-  approvalMode: string;
-  baseUrl?: string | null;
-}
-
-export interface SetApiKeyResult {
-  hasApiKey: boolean;
-}
-
-// ------------------------------------------------------------------ server → client
-export interface MemoryFile {
-  path: string;
-  chars: number;
-}
-
-export type DoneReason = "stop" | "cancelled" | "error" | "maxTurns";
-
-export type ChatEvent =
-  | { sessionId: string; kind: "text"; text: string }
-  | { sessionId: string; kind: "thought"; text: string }
-  | { sessionId: string; kind: "toolCall"; callId: string; tool: string; args: Record<string, unknown>; needsApproval: boolean }
-  | { sessionId: string; kind: "toolResult"; callId: string; tool: string; ok: boolean; summary: string; output?: string | null }
-  | { sessionId: string; kind: "memoryLoaded"; files: MemoryFile[] }
-  | { sessionId: string; kind: "error"; message: string; retryable: boolean }
-  | { sessionId: string; kind: "done"; reason: DoneReason };
-
-export type ChatEventKind = ChatEvent["kind"];
-
-export interface ApproveParams {
-  sessionId: string;
-  callId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  diff?: string | null;
-  title?: string | null;
-}
-
-export type ApprovalOutcome = "approve" | "approveAlways" | "deny";
-
-export interface ApproveResult {
-  outcome: ApprovalOutcome;
-  modifiedArgs?: Record<string, unknown>;
-}
+export type TurnStatus = SendResult["status"];
+export type ApprovalOutcome = ApprovalResponse["outcome"];
 
 // ------------------------------------------------------------------ extension ↔ webview
 /** What the panel needs to know about the server and the key. */
@@ -131,12 +76,12 @@ export function approvalModeLabel(mode: string | undefined): string | undefined 
 export type ToWebview =
   | { type: "status"; status: ChatViewStatus }
   /** Clear the transcript and show this session (its history from the server). */
-  | { type: "reset"; sessionId: string; messages: ChatHistoryMessage[] }
+  | { type: "reset"; sessionId: string; messages: HistoryMessage[] }
   /** The user's message was sent: a turn runs until "turnEnded". */
   | { type: "userMessage"; sessionId: string; text: string }
   | { type: "event"; event: ChatEvent }
   | { type: "turnEnded"; sessionId: string; status: TurnStatus; message?: string }
-  | { type: "approve"; requestId: number; request: ApproveParams }
+  | { type: "approve"; requestId: number; request: ApprovalRequest }
   | { type: "approvalResolved"; requestId: number; outcome: ApprovalOutcome; reason?: string }
   /** A problem on the extension's side (server not running, request failed). */
   | { type: "notice"; message: string };

@@ -8,9 +8,10 @@ import { LanguageClient, State, Trace } from "vscode-languageclient/node";
 import {
   APPROVAL_MODES,
   APPROVAL_OUTCOMES,
+  ApiKeyResult,
   ApprovalOutcome,
-  ApproveParams,
-  ApproveResult,
+  ApprovalRequest,
+  ApprovalResponse,
   CHAT_APPROVE,
   CHAT_CANCEL,
   CHAT_EVENT,
@@ -18,17 +19,16 @@ import {
   CHAT_SEND,
   CHAT_SESSIONS,
   CHAT_STATUS,
-  ChatCancelResult,
+  CancelResult,
   ChatEvent,
-  ChatHistoryResult,
-  ChatSendResult,
-  ChatSessionSummary,
-  ChatSessionsResult,
-  ChatStatusResult,
+  ChatStatus,
   ChatViewStatus,
   FromWebview,
+  HistoryResult,
   SET_API_KEY,
-  SetApiKeyResult,
+  SendResult,
+  SessionSummary,
+  SessionsResult,
   ToWebview,
   approvalModeLabel,
 } from "./chatProtocol";
@@ -41,7 +41,7 @@ const MAX_REPLAY = 20000;
 
 interface PendingApproval {
   sessionId: string;
-  resolve: (result: ApproveResult) => void;
+  resolve: (result: ApprovalResponse) => void;
 }
 
 /** "5 minutes ago" for a session's `updated` (ISO 8601, or seconds / milliseconds since the epoch). */
@@ -107,7 +107,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private historyLoaded = false;
   /** Messages for the current session, replayed to a webview that (re)loads. */
   private replay: ToWebview[] = [];
-  private sessions: ChatSessionSummary[] = [];
+  private sessions: SessionSummary[] = [];
   private status: ChatViewStatus | undefined;
   /** The session whose turn is running, if any. */
   private running: string | undefined;
@@ -152,7 +152,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.resolveApprovals(() => true, "the server restarted");
     this.clientDisposables = [
       languageClient.onNotification(CHAT_EVENT, (event: ChatEvent) => this.onEvent(event)),
-      languageClient.onRequest(CHAT_APPROVE, (params: ApproveParams, token: vscode.CancellationToken) =>
+      languageClient.onRequest(CHAT_APPROVE, (params: ApprovalRequest, token: vscode.CancellationToken) =>
         this.approve(params, token),
       ),
       languageClient.onDidChangeState((event) => {
@@ -191,7 +191,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       if (traced) {
         await languageClient.setTrace(Trace.Off);
       }
-      await languageClient.sendRequest<SetApiKeyResult>(SET_API_KEY, { key });
+      await languageClient.sendRequest<ApiKeyResult>(SET_API_KEY, { key });
     } catch (error) {
       // The error comes from the server and never carries the request's parameters.
       this.client.log.appendLine(`Chat: the server did not take the API key (${errorText(error)}).`);
@@ -217,9 +217,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async refreshStatus(): Promise<void> {
     const fromEnvironment = Boolean(process.env.GEMINI_API_KEY);
-    let server: ChatStatusResult | undefined;
+    let server: ChatStatus | undefined;
     try {
-      server = await this.client.request<ChatStatusResult>(CHAT_STATUS, {});
+      server = await this.client.request<ChatStatus>(CHAT_STATUS, {});
     } catch {
       server = undefined;
     }
@@ -241,7 +241,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async refreshSessions(): Promise<void> {
     try {
-      const result = await this.client.request<ChatSessionsResult>(CHAT_SESSIONS, {});
+      const result = await this.client.request<SessionsResult>(CHAT_SESSIONS, {});
       if (result) {
         this.sessions = result.sessions;
       }
@@ -264,10 +264,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Shows a session: its history from the server, then what happens in it. */
   private async loadSession(sessionId: string): Promise<void> {
     this.setSession(sessionId);
-    let messages: ChatHistoryResult["messages"] = [];
+    let messages: HistoryResult["messages"] = [];
     let loaded = false;
     try {
-      const result = await this.client.request<ChatHistoryResult>(CHAT_HISTORY, { sessionId });
+      const result = await this.client.request<HistoryResult>(CHAT_HISTORY, { sessionId });
       if (result) {
         messages = result.messages;
         loaded = true;
@@ -302,7 +302,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: "userMessage", sessionId, text: trimmed });
     let ended: ToWebview & { type: "turnEnded" };
     try {
-      const result = await this.client.request<ChatSendResult>(CHAT_SEND, { sessionId, text: trimmed, uri: activeFileUri() });
+      const result = await this.client.request<SendResult>(CHAT_SEND, { sessionId, text: trimmed, uri: activeFileUri() });
       ended = result
         ? { type: "turnEnded", sessionId, status: result.status, message: result.message ?? undefined }
         : {
@@ -337,7 +337,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.resolveApprovals((approval) => approval.sessionId === sessionId, "stopped");
     let stopped = false;
     try {
-      stopped = (await this.client.request<ChatCancelResult>(CHAT_CANCEL, { sessionId }))?.cancelled ?? false;
+      stopped = (await this.client.request<CancelResult>(CHAT_CANCEL, { sessionId }))?.cancelled ?? false;
     } catch (error) {
       this.client.log.appendLine(`Chat: cancel failed (${errorText(error)}).`);
     }
@@ -468,12 +468,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   // ---------------------------------------------------------------- approvals
 
   /** Answers `memlens/chat/approve`: the user decides in the panel (revealed if hidden). */
-  private async approve(params: ApproveParams, token: vscode.CancellationToken): Promise<ApproveResult> {
+  private async approve(params: ApprovalRequest, token: vscode.CancellationToken): Promise<ApprovalResponse> {
     if (token.isCancellationRequested) {
       return { outcome: "deny" };
     }
     const requestId = this.nextRequestId++;
-    const answer = new Promise<ApproveResult>((resolve) => {
+    const answer = new Promise<ApprovalResponse>((resolve) => {
       this.pending.set(requestId, { sessionId: params.sessionId, resolve });
     });
     const cancelled = token.onCancellationRequested(() => this.resolveApproval(requestId, "deny", "cancelled"));

@@ -15,6 +15,7 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
+import type { ReadyEvent } from "./protocol";
 import { chooseInterpreter, Interpreter, removeOldEnvironments, serverCommand } from "./python";
 
 /** Sent by the server once its first index is built (lsp/lifecycle.py). */
@@ -244,8 +245,8 @@ export class MemlensClient implements vscode.Disposable {
         this.setStatus(cannotStart ? "cannot start" : "stopped", vscode.LanguageStatusSeverity.Warning);
       }
     });
-    client.onNotification(READY, (info: { memoryFiles?: number; indexSeconds?: number }) => {
-      mark(this.log, "ready", info);
+    client.onNotification(READY, (info: ReadyEvent) => {
+      mark(this.log, "ready", { ...info });
       if (this.client === client) {
         this.setStatus("ready", vscode.LanguageStatusSeverity.Information);
       }

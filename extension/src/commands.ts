@@ -3,8 +3,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { registerAddMemory } from "./addMemory";
-import { Dialect, MergedContextProvider, referencesArguments, showContextDocument } from "./mergedContext";
-import { LIST, ListResponse, REFRESH } from "./protocol";
+import { MergedContextProvider, referencesArguments, showContextDocument } from "./mergedContext";
+import { Dialect, EXTRACT_SKILLS, ExtractResult, LIST, ListResult, REFRESH } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
 
@@ -90,7 +90,7 @@ export function registerCommands(
     if (!source) {
       return;
     }
-    const result = await client.request<ListResponse>(LIST, { uri: source.toString() });
+    const result = await client.request<ListResult>(LIST, { uri: source.toString() });
     if (!result) {
       return;
     }
@@ -129,10 +129,18 @@ export function registerCommands(
   });
 
   register("memlens.extractSkills", async () => {
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: "Extracting skills from past chats…" },
-      () => client.request<{ status: string; created: string[]; message: string }>("memlens/skills/extract", {}),
-    );
+    let result: ExtractResult | undefined;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Extracting skills from past chats…" },
+        () => client.request<ExtractResult>(EXTRACT_SKILLS, {}),
+      );
+    } catch (error) {
+      // The request could not be done (an extraction already running, no workspace folder):
+      // the server's message says why.
+      void vscode.window.showErrorMessage(`Extract Skills: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
     if (!result) {
       void vscode.window.showErrorMessage("The Memory Lens server is not running.", "Show Logs").then((pick) => {
         if (pick) {

@@ -7,7 +7,7 @@ import { registerCommands } from "./commands";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
-import { JIT_LOADED, JitLoaded } from "./protocol";
+import { JIT_LOADED, JitLoadedEvent } from "./protocol";
 import { registerSkillCommands, SkillsTreeProvider } from "./skillsTree";
 import { MemoryStatusBar } from "./statusBar";
 
@@ -48,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);
-    languageClient.onNotification(JIT_LOADED, (event: JitLoaded) => {
+    languageClient.onNotification(JIT_LOADED, (event: JitLoadedEvent) => {
       statusBar.flash(event);
       memoryTree.refresh();
       if (vscode.workspace.getConfiguration("memlens").get<boolean>("notifyJit", true)) {

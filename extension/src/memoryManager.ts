@@ -2,21 +2,11 @@
 // its questions to the user (a quick pick of its suggestions, or free text).
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
-
-interface ApprovalRequest {
-  tool: string;
-  title: string;
-  diff?: string;
-  args: Record<string, unknown>;
-}
-
-interface AskUserRequest {
-  question: string;
-  options?: string[];
-}
+import { ASK_USER, AskUserParams, AskUserReply, MEMORY_APPROVE } from "./protocol";
+import type { ApprovalRequest, ApprovalResponse } from "./chatProtocol";
 
 export function registerMemoryManagerHandlers(client: LanguageClient): void {
-  client.onRequest("memlens/memory/approve", async (request: ApprovalRequest) => {
+  client.onRequest(MEMORY_APPROVE, async (request: ApprovalRequest): Promise<ApprovalResponse> => {
     const choice = await vscode.window.showInformationMessage(
       `Memory manager: ${request.title}`,
       { modal: true, detail: request.diff ?? JSON.stringify(request.args, null, 2) },
@@ -29,7 +19,7 @@ export function registerMemoryManagerHandlers(client: LanguageClient): void {
     return choice === "Approve All" ? { outcome: "approveAlways" } : { outcome: "deny" };
   });
 
-  client.onRequest("memlens/askUser", async (request: AskUserRequest) => {
+  client.onRequest(ASK_USER, async (request: AskUserParams): Promise<AskUserReply> => {
     const options = request.options ?? [];
     if (options.length > 0) {
       const other = "Something else…";

@@ -1,17 +1,16 @@
 // "Show Merged Context": a read-only virtual document with exactly what `memlens show` prints
 // for a folder; the lines naming a source file (`--- Context from: <path> ---`, …) link to it.
-// The server says where each file's section lies (memlens/show `sections`): nothing here
-// parses the rendered text. Every context view opens in one editor group, replacing the
+// The server says where each file's path is written (memlens/show `links`): nothing here
+// reads the rendered text. Every context view opens in one editor group, replacing the
 // previous one in a preview tab, with the `memlens-context` language (plain text whose
 // source markers are coloured: syntaxes/memlens-context.tmLanguage.json), not markdown.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
-import { ContextSection, SHOW, ShowResponse } from "./protocol";
+import { Dialect, SHOW, ShowParams, ShowResponse, SourceLink } from "./protocol";
 
 export const SCHEME = "memlens-merged";
 export const LANGUAGE = "memlens-context";
 
-export type Dialect = "gemini" | "claude" | "agents";
 const TITLES: Record<Dialect, string> = {
   gemini: "/Merged Context.md",
   claude: "/Claude Code Context.md",
@@ -22,8 +21,8 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly open = new Set<string>();
-  /** The sections of each document's last content, from the server. */
-  private readonly sections = new Map<string, ContextSection[]>();
+  /** Where each document's last content names its source files, from the server. */
+  private readonly links = new Map<string, SourceLink[]>();
 
   constructor(private readonly client: MemlensClient) {}
 
@@ -34,17 +33,18 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     this.open.add(uri.toString());
-    this.sections.delete(uri.toString());
+    this.links.delete(uri.toString());
     // "Merged Context.md" lets the server pick the view of the file's own dialect.
     const dialect = (Object.keys(TITLES) as Dialect[]).find((d) => d !== "gemini" && TITLES[d] === uri.path);
-    const result = await this.client.request<ShowResponse>(SHOW, { uri: uri.query, ...(dialect ? { dialect } : {}) });
+    const params: ShowParams = { uri: uri.query, ...(dialect ? { dialect } : {}) };
+    const result = await this.client.request<ShowResponse>(SHOW, params);
     if (!result) {
       return "Memory Lens: the server is not running.";
     }
     if (!result.content) {
       return "Memory Lens: no memory files are loaded for this folder.";
     }
-    this.sections.set(uri.toString(), result.sections ?? []);
+    this.links.set(uri.toString(), result.links);
     return result.content + "\n";
   }
 
@@ -55,19 +55,12 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
   }
 
   provideDocumentLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
-    const links: vscode.DocumentLink[] = [];
-    for (const section of this.sections.get(document.uri.toString()) ?? []) {
-      if (section.startLine >= document.lineCount) {
-        continue;
-      }
-      const start = document.lineAt(section.startLine).text.indexOf(section.path);
-      if (start >= 0) {
-        const range = new vscode.Range(section.startLine, start, section.startLine, start + section.path.length);
-        const link = new vscode.DocumentLink(range, vscode.Uri.file(section.path));
-        links.push(link);
-      }
-    }
-    return links;
+    return (this.links.get(document.uri.toString()) ?? [])
+      .filter((link) => link.line < document.lineCount)
+      .map((link) => new vscode.DocumentLink(
+        new vscode.Range(link.line, link.start, link.line, link.end),
+        vscode.Uri.file(link.path),
+      ));
   }
 }
 

@@ -2,30 +2,24 @@
 // inbox of extracted skills waiting for the user (accept / reject / open).
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
+import {
+  INBOX,
+  INBOX_ACCEPT,
+  INBOX_REJECT,
+  InboxActionResult,
+  InboxEntry,
+  InboxResult,
+  SKILLS,
+  SkillItem,
+  SkillsResult,
+} from "./protocol";
 
-interface SkillItem {
-  name: string;
-  description: string;
-  location: string;
-  tier: string;
-  offered: boolean;
-  errors: number;
-  warnings: number;
-}
-
-interface InboxItem {
-  name: string;
-  path: string;
-  description: string;
-  problems: Array<{ message: string; severity: string }>;
-}
-
-type Node = { kind: "inbox" } | { kind: "skill"; skill: SkillItem } | { kind: "pending"; item: InboxItem };
+type Node = { kind: "inbox" } | { kind: "skill"; skill: SkillItem } | { kind: "pending"; item: InboxEntry };
 
 export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private inbox: InboxItem[] = [];
+  private inbox: InboxEntry[] = [];
 
   constructor(private readonly client: MemlensClient) {}
 
@@ -36,8 +30,8 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
       const [skills, inbox] = await Promise.all([
-        this.client.request<{ skills: SkillItem[] }>("memlens/skills", {}),
-        this.client.request<{ skills: InboxItem[] }>("memlens/inbox", {}),
+        this.client.request<SkillsResult>(SKILLS, {}),
+        this.client.request<InboxResult>(INBOX, {}),
       ]);
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
@@ -93,14 +87,14 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
 
 export function registerSkillCommands(context: vscode.ExtensionContext, client: MemlensClient, tree: SkillsTreeProvider): void {
   const nameOf = (arg: unknown): string | undefined =>
-    (arg as { item?: InboxItem } | undefined)?.item?.name;
+    (arg as { item?: InboxEntry } | undefined)?.item?.name;
   context.subscriptions.push(
     vscode.commands.registerCommand("memlens.acceptSkill", async (arg?: unknown) => {
       const name = nameOf(arg);
       if (!name) {
         return;
       }
-      const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/accept", { name });
+      const result = await client.request<InboxActionResult>(INBOX_ACCEPT, { name });
       if (result?.ok) {
         void vscode.window.showInformationMessage(`${result.message}; the agent is offered it from now on.`);
       } else {
@@ -117,7 +111,7 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
       if (sure !== "Reject") {
         return;
       }
-      const result = await client.request<{ ok: boolean; message: string }>("memlens/inbox/reject", { name });
+      const result = await client.request<InboxActionResult>(INBOX_REJECT, { name });
       if (!result?.ok) {
         void vscode.window.showErrorMessage(result?.message ?? "The Memory Lens server is not running.");
       }

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
-import { JitLoaded, SHOW, ShowResponse } from "./protocol";
+import { JitLoadedEvent, SHOW, ShowResponse } from "./protocol";
 
 export class MemoryStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("memlens.memory", vscode.StatusBarAlignment.Right, 100);
@@ -67,7 +67,7 @@ export class MemoryStatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  flash(event: JitLoaded): void {
+  flash(event: JitLoadedEvent): void {
     const short = (file: { path: string }) => path.basename(path.dirname(file.path)) + "/" + path.basename(file.path);
     const claude = event.claude ?? [];
     this.item.text = event.files.length > 0

@@ -7,11 +7,11 @@ import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
 import type {
   ApprovalOutcome,
-  ApproveParams,
+  ApprovalRequest,
   ChatEvent,
-  ChatHistoryMessage,
   ChatViewStatus,
   FromWebview,
+  HistoryMessage,
   MemoryFile,
   ToWebview,
   TurnStatus,
@@ -460,7 +460,7 @@ const OUTCOME_TEXT: Record<ApprovalOutcome, string> = {
   deny: "Denied",
 };
 
-function onApprove(requestId: number, request: ApproveParams): void {
+function onApprove(requestId: number, request: ApprovalRequest): void {
   let card = toolCards.get(`${request.sessionId}\u0000${request.callId}`);
   if (!card) {
     const target = currentTurn();
@@ -605,7 +605,7 @@ function onTurnEnded(turnStatus: TurnStatus, message: string | undefined): void 
   }
 }
 
-function loadHistory(history: ChatHistoryMessage[]): void {
+function loadHistory(history: HistoryMessage[]): void {
   clearTranscript();
   for (const message of history) {
     if (message.role === "user") {

@@ -15,9 +15,10 @@ from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .fsread import ReadKind, ReadResult
 from .ignore import IgnoreFilter
 from .imports import CHAIN_CAP, ImportEvent, Outcome
-from .model import Diagnostic, MemorySettings, Severity
+from .model import MemorySettings, Severity
 from .nodecompat import is_subpath, resolve
 from .projects import PROJECT_MEMORY_INDEX
+from .protocol.memory import Diagnostic
 from .textpos import LineIndex
 from .writing import MEMORY_SECTION_HEADER
 

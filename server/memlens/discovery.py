@@ -19,9 +19,10 @@ from .fsread import FileReader, ReadResult, file_identity, is_readable
 from .ignore import IgnoreFilter
 from .imports import ImportEvent, ImportProcessor, ImportToken, ProjectRootFinder, RealPaths
 from .jsonc import read_json_file
-from .model import HierarchicalMemory, MemorySettings, Mode, Tier
+from .model import MemorySettings, Mode, Tier
 from .nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve
 from .projects import PROJECT_MEMORY_INDEX, project_memory_dir
+from .protocol.memory import HierarchicalMemory
 from .render import concatenate_instructions
 from .trust import decide_trust
 

@@ -11,8 +11,8 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from .model import Diagnostic
 from .projects import project_temp_dir
+from .protocol.memory import Diagnostic
 from .skillcheck import check_duplicates, check_skill
 from .skills import all_skill_files, load_skill_file, skill_files
 

@@ -28,10 +28,10 @@ from .fsread import FileReader
 from .graph import ImportGraph
 from .imports import Outcome
 from .jit import JitResult, JitSession
-from .model import Diagnostic, MemorySettings, Tier
+from .model import MemorySettings, Tier
 from .nodecompat import is_subpath, resolve
+from .protocol.memory import Diagnostic, ShowResult
 from .render import append_jit_context, render_prompt_memory
-from .results import ShowResult
 from .views import broad_folder, flattened, truncate, workspace_files_named
 
 log = logging.getLogger("memlens.index")

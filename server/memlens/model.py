@@ -1,31 +1,17 @@
-"""Pydantic models for every payload that crosses a boundary (CLI JSON, LSP messages)."""
+"""The engine's vocabulary (severities, tiers, modes) and its settings model. Payloads that
+cross a boundary live in `protocol/`."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, PrivateAttr, field_validator
+
+from .protocol.wire import Wire
 
 Severity = Literal["error", "warning", "info"]
 Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
 Mode = Literal["jit", "classic"]
-
-
-class Wire(BaseModel):
-    """camelCase on the wire, snake_case in Python."""
-
-    # Schemas are built on first use: the server and CLI load many payload models they may
-    # never touch in a session (start-up time and resident memory).
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=False,
-                              defer_build=True)
-
-    def wire(self) -> dict[str, object]:
-        return self.model_dump(by_alias=True, mode="json")
-
-    def compact(self) -> dict[str, object]:
-        """The wire form without the fields that are unset (None)."""
-        return self.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
 def file_name_problem(name: str) -> str | None:
@@ -112,42 +98,3 @@ class MemorySettings(Wire):
     def include_origins(self) -> dict[str, str]:
         """Each include directory (as written) → where it came from, for the user."""
         return self._include_origins
-
-
-class Diagnostic(Wire):
-    path: str
-    line: int  # 1-based
-    col: int  # 1-based, in characters
-    end_line: int
-    end_col: int
-    severity: Severity
-    code: str
-    message: str  # short, for the Problems panel: e.g. "Import not found: ./docs/deploy.md"
-    # The rest: the resolved path, what Gemini CLI embeds instead (LSP relatedInformation, the
-    # CLI's indented second line, JSON).
-    detail: str | None = None
-
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        return (self.path, self.line, self.col, self.code, self.message)
-
-    def text(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.severity}[{self.code}] {self.message}"
-
-
-class HierarchicalMemory(Wire):
-    global_: str = Field(default="", alias="global")
-    extension: str = ""
-    project: str = ""
-    user_project_memory: str = ""
-
-
-_RESULTS = {"ShowResult", "ListedFile", "ListResult", "JitEntry", "JitFile"}
-
-
-def __getattr__(name: str) -> object:
-    # The output models live in results.py so a plain-text `memlens show` never builds them.
-    if name in _RESULTS:
-        from . import results
-
-        return getattr(results, name)
-    raise AttributeError(name)

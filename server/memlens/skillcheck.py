@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 
 from .frontmatter import FRONTMATTER
-from .model import Diagnostic, Severity
+from .model import Severity
+from .protocol.memory import Diagnostic
 from .skills import _fallback, parse_frontmatter
 from .textpos import LineIndex
 

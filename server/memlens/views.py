@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .ignore import IgnoreFilter
-from .model import Diagnostic, HierarchicalMemory, MemorySettings
+from .model import MemorySettings
+from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
-    from .results import JitEntry, ListResult, ShowResult
+    from .protocol.memory import JitEntry, ListResult, ShowResult
 from .render import flatten_memory, render_prompt_memory
 
 TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
@@ -130,7 +131,7 @@ def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
 
 
 def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
-    from .results import ShowResult
+    from .protocol.memory import ShowResult
 
     engine = MemoryEngine(settings)
     engine.collect_events = with_diagnostics
@@ -151,7 +152,7 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
 
 
 def list_files(cwd: str, settings: MemorySettings) -> ListResult:
-    from .results import ListedFile, ListResult
+    from .protocol.memory import ListedFile, ListResult
 
     load = MemoryEngine(settings).load(cwd)
     files = [ListedFile(path=f.path, tier=f.tier,
@@ -189,7 +190,7 @@ def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
 
 def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:
     """For each target in turn, what Gemini CLI's tools would append (shared loaded set)."""
-    from .results import JitEntry
+    from .protocol.memory import JitEntry
 
     engine = MemoryEngine(settings)
     if not settings.jit_context:

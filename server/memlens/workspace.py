@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from .index import FolderState, WorkspaceIndex
 from .jit import JitSession
-from .model import Diagnostic, MemorySettings
+from .model import MemorySettings
 from .nodecompat import is_subpath, resolve
+from .protocol.memory import Diagnostic
 from .settings import load_settings
 
 if TYPE_CHECKING:

@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from ..discovery import MemoryLoad
 from ..imports import ProjectRootFinder
 from ..jit import JitSession
-from ..model import HierarchicalMemory, MemorySettings
+from ..model import MemorySettings
 from ..nodecompat import is_subpath, resolve
 from ..pathpolicy import PathPolicy
+from ..protocol.memory import HierarchicalMemory
 from ..render import concatenate_instructions
 from ..skills import Skill, discover_skills
 from .config import ChatSettings

@@ -12,9 +12,9 @@ import time
 from typing import Any
 
 from ..pathpolicy import PathPolicy
+from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 from ..skills import load_skill_file, skill_files
 from .context import AgentContext
-from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .records import list_sessions
 from .session import Agent, run_agent
 from .tools.base import ToolRefused, ToolSet

@@ -10,32 +10,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import Field
-
-from ..model import Wire
 from ..projects import project_temp_dir
+from ..protocol.chat import ChatEvent, SessionRecord, SessionSummary, TextEvent, ThoughtEvent
 
 REDACTED = "[REDACTED]"
 _KEY_PATTERN = re.compile(r"AIza[0-9A-Za-z_\-]{35}")
 # The start of a Google-shaped key at the very end of a text (a stream may cut a key anywhere).
 _KEY_PREFIX_PATTERN = re.compile(r"(?:A|AI|AIz|AIza[0-9A-Za-z_\-]{0,34})\Z")
-
-
-class SessionRecord(Wire):
-    """One line of a transcript."""
-
-    ts: float = Field(default_factory=time.time)
-    session_id: str
-    kind: str  # user | model | toolCall | toolResult | memoryLoaded | error | done
-    data: dict[str, Any] = Field(default_factory=dict)
-
-
-class SessionSummary(Wire):
-    session_id: str
-    title: str
-    summary: str
-    updated: float
-    message_count: int
 
 
 # Where the process finds keys: google-genai reads both variables (GOOGLE_API_KEY first).
@@ -134,8 +115,6 @@ def redacting_emit(emit: Emit, redactor: Redactor) -> Emit:
     """`emit` for chat events with every key redacted, in every field. Streamed text is
     redacted across chunk boundaries: the end of a chunk that could begin a key waits for the
     next chunk (or for the next event of another kind, which first flushes it)."""
-    from .events import ChatEvent
-
     pending: dict[str, Any] = {"event": None, "text": ""}
 
     async def flush() -> None:
@@ -145,7 +124,7 @@ def redacting_emit(emit: Emit, redactor: Redactor) -> Emit:
             await emit(event.model_copy(update={"text": redactor.text(held)}))
 
     async def wrapped(event: ChatEvent) -> None:
-        if event.kind in ("text", "thought") and event.text:
+        if isinstance(event, TextEvent | ThoughtEvent) and event.text:
             if pending["event"] is not None and pending["event"].kind != event.kind:
                 await flush()
             buffer = redactor.text(pending["text"] + event.text)
@@ -156,7 +135,7 @@ def redacting_emit(emit: Emit, redactor: Redactor) -> Emit:
                 await emit(event.model_copy(update={"text": shown}))
             return
         await flush()
-        await emit(ChatEvent.model_validate(redactor.deep(event.model_dump())))
+        await emit(type(event).model_validate(redactor.deep(event.model_dump())))
 
     return wrapped
 

@@ -19,8 +19,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.chat import (
+    ApprovalRequest,
+    ApprovalResponse,
+    ChatEvent,
+    DoneEvent,
+    ErrorEvent,
+    MemoryFile,
+    MemoryLoadedEvent,
+    TextEvent,
+    ThoughtEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from .context import AgentContext
-from .events import ApprovalRequest, ApprovalResponse, ChatEvent
 from .gemini import NoApiKey, describe, make_client, stream_with_retries
 from .records import Transcript, redacting_emit
 from .tools.base import PlannedCall, ToolOutcome, ToolRefused, ToolSet, function_response
@@ -101,7 +113,7 @@ class AgentSession:
         try:
             return await task
         except asyncio.CancelledError:
-            await emit(ChatEvent(session_id=self.id, kind="done", reason="cancelled"))
+            await emit(DoneEvent(session_id=self.id, reason="cancelled"))
             self._record("done", {"reason": "cancelled"})
             return "cancelled"
         finally:
@@ -124,9 +136,9 @@ class AgentSession:
         try:
             client = make_client(self.context.api_key, self.context.chat)
         except NoApiKey as err:
-            await emit(ChatEvent(session_id=sid, kind="error", message=str(err),
+            await emit(ErrorEvent(session_id=sid, message=str(err),
                                  retryable=False))
-            await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+            await emit(DoneEvent(session_id=sid, reason="error"))
             return "error"
         # Building a tool set reads ignore files: off the loop.
         tools: ToolSet = await _off_loop(self.agent.tools, self.context)
@@ -142,7 +154,7 @@ class AgentSession:
         answer: list[str] = []  # text of each model round, joined by a blank line
 
         async def on_retry(error: BaseException, attempt: int, delay: float) -> None:
-            await emit(ChatEvent(session_id=sid, kind="error", retryable=True,
+            await emit(ErrorEvent(session_id=sid, retryable=True,
                                  message=f"{describe(error)} — retrying in {delay:.1f} s "
                                          f"(attempt {attempt + 1})"))
 
@@ -156,12 +168,11 @@ class AgentSession:
                                                        config, on_retry):
                     for part in _parts(chunk):
                         if part.thought and part.text:
-                            await emit(ChatEvent(session_id=sid, kind="thought",
-                                                 text=part.text))
+                            await emit(ThoughtEvent(session_id=sid, text=part.text))
                             continue
                         if part.text:
                             round_text.append(part.text)
-                            await emit(ChatEvent(session_id=sid, kind="text", text=part.text))
+                            await emit(TextEvent(session_id=sid, text=part.text))
                         if part.function_call is not None:
                             calls.append(part.function_call)
                         model_parts.append(part.model_dump(exclude_none=True, mode="json"))
@@ -170,18 +181,18 @@ class AgentSession:
             except Exception as error:
                 message = self.context.redactor.text(describe(error))
                 self._record("error", {"message": message})
-                await emit(ChatEvent(session_id=sid, kind="error", message=message,
+                await emit(ErrorEvent(session_id=sid, message=message,
                                      retryable=False))
-                await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+                await emit(DoneEvent(session_id=sid, reason="error"))
                 return "error"
             model_parts = [p for p in model_parts if not p.get("thought")]
             if not _valid_parts(model_parts):
                 # Gemini CLI drops an empty/invalid model turn with the user turn before it.
                 message = "The model returned no usable answer (empty or malformed response)."
                 self._record("error", {"message": message})
-                await emit(ChatEvent(session_id=sid, kind="error", message=message,
+                await emit(ErrorEvent(session_id=sid, message=message,
                                      retryable=True))
-                await emit(ChatEvent(session_id=sid, kind="done", reason="error"))
+                await emit(DoneEvent(session_id=sid, reason="error"))
                 return "error"
             if round_text:
                 answer.append("".join(round_text))
@@ -193,7 +204,7 @@ class AgentSession:
                 responses.append(await self._run_call(call, tools, emit, approve))
             pending.append({"role": "user", "parts": responses})
         else:
-            await emit(ChatEvent(session_id=sid, kind="done", reason="maxTurns"))
+            await emit(DoneEvent(session_id=sid, reason="maxTurns"))
             self.history.extend(pending)
             return "done"
         self.history.extend(pending)
@@ -203,7 +214,7 @@ class AgentSession:
         if self.transcript is not None:
             with contextlib.suppress(OSError):
                 self.transcript.update_index(self.title, self.title, len(self.messages))
-        await emit(ChatEvent(session_id=sid, kind="done", reason="stop"))
+        await emit(DoneEvent(session_id=sid, reason="stop"))
         return "done"
 
     async def _run_call(self, call: Any, tools: ToolSet, emit: Emit,
@@ -213,7 +224,7 @@ class AgentSession:
         args = dict(call.args) if isinstance(call.args, dict) else {}
         call_id = call.id or uuid.uuid4().hex[:12]
         needs = tools.needs_approval(name)
-        await emit(ChatEvent(session_id=sid, kind="toolCall", call_id=call_id, tool=name,
+        await emit(ToolCallEvent(session_id=sid, call_id=call_id, tool=name,
                              args=args, needs_approval=needs))
         self._record("toolCall", {"callId": call_id, "tool": name, "args": args})
         outcome: ToolOutcome | None = None
@@ -248,15 +259,15 @@ class AgentSession:
         ok = error is None and outcome is not None and outcome.ok
         output = (outcome.output if outcome is not None else error) or ""
         summary = (outcome.summary if outcome is not None else error) or ""
-        await emit(ChatEvent(session_id=sid, kind="toolResult", call_id=call_id, tool=name,
+        await emit(ToolResultEvent(session_id=sid, call_id=call_id, tool=name,
                              ok=ok, summary=summary.splitlines()[0][:200] if summary else "",
                              output=output[:4000]))
         self._record("toolResult", {"callId": call_id, "tool": name, "ok": ok,
                                     "output": output[:4000]})
         if outcome is not None and outcome.jit_files:
-            files = [{"path": f.path, "chars": len(f.content or "")}
-                     for f in outcome.jit_files]
-            await emit(ChatEvent(session_id=sid, kind="memoryLoaded", files=files))
+            files: list[MemoryFile] = [{"path": f.path, "chars": len(f.content or "")}
+                                       for f in outcome.jit_files]
+            await emit(MemoryLoadedEvent(session_id=sid, files=files))
             self._record("memoryLoaded", {"files": files})
         part: dict[str, Any] = {"function_response": {
             "name": name or "unknown", "response": function_response(outcome, error)}}

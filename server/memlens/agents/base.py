@@ -14,7 +14,8 @@ from typing import Protocol
 
 from ..fsread import FileReader
 from ..imports import ImportToken
-from ..model import Diagnostic, MemorySettings
+from ..model import MemorySettings
+from ..protocol.memory import Diagnostic
 
 
 @dataclass

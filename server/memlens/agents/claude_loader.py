@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from ..frontmatter import line_closed_frontmatter
 from ..fsread import FileReader, ReadKind, ReadResult
 from ..imports import ImportToken, find_references, repository_root
-from ..model import Diagnostic, Severity
+from ..model import Severity
 from ..nodecompat import dirname, is_subpath, resolve
+from ..protocol.memory import Diagnostic
 from ..textpos import LineIndex
 from .base import AgentJitSession, JitFile, JitLoad, WorkspaceCheck
 

@@ -20,7 +20,7 @@ from ..output import display_path, escape_controls
 
 if TYPE_CHECKING:
     from ..agents.base import MemoryAgent
-    from ..model import Diagnostic
+    from ..protocol.memory import Diagnostic
 
 EXIT_USAGE = 2
 
@@ -377,12 +377,13 @@ def cmd_jit(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
-    from .. import model, results
+    from ..model import MemorySettings
+    from ..protocol.memory import Diagnostic, JitEntry, ListResult, ShowResult
 
     models: dict[str, Any] = {
-        "ShowResult": results.ShowResult, "ListResult": results.ListResult,
-        "JitResult": list[results.JitEntry], "CheckResult": list[model.Diagnostic],
-        "Diagnostic": model.Diagnostic, "MemorySettings": model.MemorySettings,
+        "ShowResult": ShowResult, "ListResult": ListResult, "JitResult": list[JitEntry],
+        "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
+        "MemorySettings": MemorySettings,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")
@@ -446,6 +447,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_skills(args: argparse.Namespace) -> int:
     from .. import inbox
+    from ..protocol.skills import InboxEntry, SkillEntry
     from ..skills import discover_skills
     from ..trust import decide_trust
 
@@ -460,21 +462,21 @@ def cmd_skills(args: argparse.Namespace) -> int:
     trusted, _ = decide_trust(cwd, home, explicit=settings.trusted,
                               folder_trust_enabled=settings.folder_trust_enabled)
     if action == "list":
-        skills = [{**s.to_dict(), "tier": tier}
+        skills = [SkillEntry(**s.to_dict(), tier=tier)
                   for s, tier in discover_skills(home, cwd, trusted)]
         if args.json:
-            _print_json(skills)
+            _print_json([s.wire() for s in skills])
         else:
             for item in skills:
-                _print(f"{escape_controls(item['name'])} ({item['tier']}) — "
-                       f"{escape_controls(item['description'])}\n"
-                       f"  {display_path(item['location'])}\n")
+                _print(f"{escape_controls(item.name)} ({item.tier}) — "
+                       f"{escape_controls(item.description)}\n"
+                       f"  {display_path(item.location)}\n")
         return 0
     if action == "inbox":
         items = inbox.list_inbox(home, cwd)
         if args.json:
-            _print_json([{"name": i.name, "path": i.path, "description": i.description,
-                          "problems": [d.wire() for d in i.problems]} for i in items])
+            _print_json([InboxEntry(name=i.name, path=i.path, description=i.description,
+                                    problems=i.problems).wire() for i in items])
         else:
             for i in items:
                 status = f"{len(i.problems)} problem(s)" if i.problems else "ready to accept"

@@ -4,15 +4,16 @@ and questions to the user."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
+from pydantic import ValidationError
 
 from ..agent.config import ChatSettings
 from ..agent.context import AgentContext, assemble_context
-from ..agent.events import ApprovalRequest, ApprovalResponse
 from ..agent.session import Approve
-from .params import plain
+from ..protocol.chat import ApprovalRequest, ApprovalResponse
+from ..protocol.editor import AskUserParams, AskUserReply
+from .errors import RequestFailed, plain
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -30,7 +31,7 @@ def agent_context(ls: MemlensServer, folder: str | None) -> AgentContext:
     session and skills, its transcripts folder, and the editor's key."""
     state = ls.service.folder_state(folder) if folder is not None else None
     if folder is None or state is None:
-        raise JsonRpcInvalidParams("open a workspace folder to chat")
+        raise RequestFailed("open a workspace folder to chat")
     return assemble_context(ls.service.index_of_folder(folder).settings,
                             chat_settings(ls, folder), state.load, folder, for_chat=True,
                             jit=ls.service.jit_session_for(folder), api_key=ls.api_key)
@@ -41,14 +42,21 @@ def lsp_approver(ls: MemlensServer, approve_method: str) -> Approve:
 
     async def approve(request: ApprovalRequest) -> ApprovalResponse:
         if request.tool == "ask_user":
-            reply = await ls.protocol.send_request_async(ASK_USER, {
-                "sessionId": request.session_id, "question": request.args.get("question"),
-                "options": request.args.get("options") or []})
-            data = plain(reply)
-            answer = data.get("answer") if isinstance(data, dict) else None
-            return ApprovalResponse(outcome="approve" if answer else "deny",
-                                    answer=answer if isinstance(answer, str) else None)
+            question = AskUserParams(session_id=request.session_id,
+                                     question=str(request.args.get("question", "")),
+                                     options=request.args.get("options") or [])
+            answer = _answer(await ls.protocol.send_request_async(ASK_USER, question.wire()))
+            return ApprovalResponse(outcome="approve" if answer else "deny", answer=answer)
         reply = await ls.protocol.send_request_async(approve_method, request.wire())
         return ApprovalResponse.model_validate(plain(reply))
 
     return approve
+
+
+def _answer(reply: Any) -> str | None:
+    """The user's answer to an `ask_user` question; None when they gave none (or the client
+    sent something else)."""
+    try:
+        return AskUserReply.model_validate(plain(reply)).answer
+    except ValidationError:
+        return None

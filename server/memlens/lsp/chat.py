@@ -13,27 +13,33 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..agent.chat import ChatSession
-from ..agent.events import (
-    ApiKeyParams,
-    ChatEvent,
-    ChatStatus,
-    SendParams,
-    SendResult,
-    SessionParams,
-)
 from ..agent.gemini import uses_vertex
 from ..agent.records import (
     Redactor,
-    SessionRecord,
-    SessionSummary,
     existing_chats_dir,
     install_stream_redaction,
     list_sessions,
     read_transcript,
     register_secret,
 )
+from ..protocol.chat import (
+    ApiKeyParams,
+    ApiKeyResult,
+    CancelResult,
+    ChatEvent,
+    ChatStatus,
+    ErrorEvent,
+    HistoryMessage,
+    HistoryResult,
+    SendParams,
+    SendResult,
+    SessionParams,
+    SessionRecord,
+    SessionsResult,
+    SessionSummary,
+)
 from .agent_bridge import agent_context, chat_settings, lsp_approver
-from .params import parse_params
+from .errors import parse_params
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -103,14 +109,14 @@ def install_log_redaction(ls: MemlensServer) -> None:
 def register(server: MemlensServer) -> None:
     @server.feature(SEND)
     async def send(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SendParams = parse_params(SendParams, params)
+        request = parse_params(SendParams, params)
         await ls.ready.wait()
         session = ls.chat_sessions.get(request.session_id)
         # A session stays in the folder it started in (its startup load's folder).
         folder = session.context.startup.cwd if session else ls.folder_for_uri(request.uri)
         if folder is not None and not ls.service.trusted(folder):
-            ls.protocol.notify(EVENT, ChatEvent(
-                session_id=request.session_id, kind="error", retryable=False,
+            ls.protocol.notify(EVENT, ErrorEvent(
+                session_id=request.session_id, retryable=False,
                 message="Chat is off in an untrusted workspace: its tools would read the "
                         "workspace. Trust the folder to chat.").payload())
             return SendResult(session_id=request.session_id, status="error").compact()
@@ -130,21 +136,22 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(CANCEL)
     def cancel(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = parse_params(SessionParams, params)
+        request = parse_params(SessionParams, params)
         session = ls.chat_sessions.get(request.session_id)
-        return {"cancelled": bool(session and session.cancel())}
+        return CancelResult(cancelled=bool(session and session.cancel())).wire()
 
     @server.feature(SESSIONS)
     def sessions(ls: MemlensServer, params: Any) -> dict[str, object]:
-        return {"sessions": [s.wire() for s in _all_sessions(ls)]}
+        return SessionsResult(sessions=_all_sessions(ls)).wire()
 
     @server.feature(HISTORY)
     def history(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: SessionParams = parse_params(SessionParams, params)
+        request = parse_params(SessionParams, params)
         records = _transcript(ls, request.session_id)
-        messages = [{"role": r.kind, "text": str(r.data.get("text", ""))}
+        messages = [HistoryMessage(role="user" if r.kind == "user" else "model",
+                                   text=str(r.data.get("text", "")))
                     for r in records if r.kind in ("user", "model")]
-        return {"sessionId": request.session_id, "messages": messages}
+        return HistoryResult(session_id=request.session_id, messages=messages).wire()
 
     @server.feature(STATUS)
     def status(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -156,9 +163,9 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(SET_API_KEY)
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ApiKeyParams = parse_params(ApiKeyParams, params)
+        request = parse_params(ApiKeyParams, params)
         ls.api_key = request.key.strip() or None
         register_secret(ls.api_key)  # redacted everywhere from now on
         for session in ls.chat_sessions.values():
             session.context.set_api_key(ls.api_key)
-        return {"hasApiKey": bool(ls.api_key)}
+        return ApiKeyResult(has_api_key=bool(ls.api_key)).wire()

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..imports import ImportToken, find_imports
-from ..model import Diagnostic
+from ..protocol.memory import Diagnostic
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

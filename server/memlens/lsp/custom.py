@@ -1,22 +1,33 @@
-"""Custom requests: memlens/show, memlens/list, memlens/refresh, memlens/jit."""
+"""Custom requests: memlens/show, memlens/list, memlens/refresh, memlens/jit,
+memlens/memoryTree (payloads: protocol/editor.py; failures: errors.py)."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import Field
-from pygls.exceptions import JsonRpcInvalidParams
+from typing import TYPE_CHECKING, Any
 
 from ..agents import agent_by_id, other_agents, owner_of, primary
 from ..index import WorkspaceIndex
-from ..model import Wire
 from ..nodecompat import dirname
-from ..results import ContextSection, JitFile, ListedFile, ListResult
+from ..protocol.editor import (
+    Dialect,
+    JitResponse,
+    RefreshResponse,
+    ShowParams,
+    ShowResponse,
+    SourceLink,
+    TreeAgent,
+    TreeFile,
+    TreeFolder,
+    TreeImport,
+    TreeResponse,
+    UriParams,
+)
+from ..protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from ..trust import memory_summary, restricted_notice, rules_file_to_open
 from ..views import truncate
 from .convert import path_of
-from .params import parse_params
+from .errors import InvalidParams, RequestFailed, parse_params
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -24,59 +35,20 @@ if TYPE_CHECKING:
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 
 
-class UriParams(Wire):
-    uri: str
-
-
-class ShowParams(Wire):
-    uri: str
-    # Whose view: Gemini CLI's, Claude Code's or an AGENTS.md agent's. Unset: the dialect of
-    # the file named by `uri` (a CLAUDE.md shows Claude Code's), else Gemini CLI's.
-    dialect: Literal["gemini", "claude", "agents"] | None = None
-
-
-class ShowResponse(Wire):
-    dialect: str = "gemini"
-    content: str
-    files: list[str]
-    file_count: int
-    mode: str
-    trusted: bool
-    prompt: str
-    session_memory: str
-    # Characters of the loaded files (imports expanded): what the Memory view's per-file
-    # figures add up to; `content` adds the source markers.
-    chars: int = 0
-    summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
-    notice: str | None = None  # Restricted Mode: why project memory is missing
-    trust_rules: str | None = None  # as TreeFolder.trust_rules
-    # Where each file's text lies in `content`, so the client links its markers.
-    sections: list[ContextSection] = Field(default_factory=list)
-
-
-class RefreshResponse(Wire):
-    file_count: int
-
-
-class JitResponse(Wire):
-    uri: str
-    files: list[JitFile]
-    context: str
-
-
 def _folder_of(ls: MemlensServer, uri: str) -> str:
     path = path_of(uri)
     if path is None:
-        raise JsonRpcInvalidParams(f"not a file URI: {uri}")
+        raise InvalidParams(f"not a file URI: {uri}")
     folder = ls.service.folder_for(path)
     if folder is None:
-        raise JsonRpcInvalidParams(f"{path} is outside every workspace folder")
+        raise InvalidParams(f"{path} is outside every workspace folder")
     return folder
 
 
-def _dialect_of(ls: MemlensServer, uri: str) -> str:
+def _dialect_of(ls: MemlensServer, uri: str) -> Dialect:
     owner = owner_of(path_of(uri) or "", ls.service.settings_for(path_of(uri) or ""))
-    return (owner or primary()).id
+    dialect: Dialect = (owner or primary()).id  # type: ignore[assignment]  # an agent's id
+    return dialect
 
 
 def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
@@ -103,8 +75,31 @@ def context_sections(content: str, files: list[str], dialect: str) -> list[Conte
     return sections
 
 
+def source_links(content: str, sections: list[ContextSection]) -> list[SourceLink]:
+    """Where each section's path is written on its first line (the editor links it there)."""
+    lines = content.split("\n")
+    links = []
+    for section in sections:
+        at = lines[section.start_line].find(section.path)
+        if at >= 0:
+            start = _utf16_length(lines[section.start_line][:at])
+            links.append(SourceLink(path=section.path, line=section.start_line, start=start,
+                                    end=start + _utf16_length(section.path)))
+    return links
+
+
+def _utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _with_links(response: ShowResponse) -> dict[str, object]:
+    """The response on the wire, with the links of its sections."""
+    response.links = source_links(response.content, response.sections)
+    return response.wire()
+
+
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
-                        dialect: str) -> ShowResponse:
+                        dialect: Dialect) -> ShowResponse:
     """What another agent (Claude Code, an AGENTS.md agent) reads working on `uri` (a file or
     a folder)."""
     path = path_of(uri) or workspace
@@ -125,33 +120,34 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(SHOW)
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: ShowParams = parse_params(ShowParams, params)
+        request = parse_params(ShowParams, params)
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != primary().id:
-            return _other_dialect_show(ls, request.uri, folder, dialect).wire()
+            return _with_links(_other_dialect_show(ls, request.uri, folder, dialect))
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
         trust = state.load.trust_source if state and not result.trusted else None
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
-        return ShowResponse(content=result.content, files=result.files,
-                            file_count=result.file_count, mode=result.mode,
-                            trusted=result.trusted, prompt=result.prompt,
-                            session_memory=result.session_memory, chars=chars,
-                            summary=memory_summary(result.file_count, chars),
-                            notice=None if result.trusted
-                            else restricted_notice(result.file_count, trust, index.settings.home),
-                            trust_rules=rules_file_to_open(trust, index.settings.home),
-                            sections=context_sections(result.content, result.files,
-                                                      "gemini")).wire()
+        home = index.settings.home
+        return _with_links(ShowResponse(
+            content=result.content, files=result.files, file_count=result.file_count,
+            mode=result.mode, trusted=result.trusted, prompt=result.prompt,
+            session_memory=result.session_memory, chars=chars,
+            summary=memory_summary(result.file_count, chars),
+            notice=None if result.trusted else restricted_notice(result.file_count, trust, home),
+            trust_rules=rules_file_to_open(trust, home),
+            sections=context_sections(result.content, result.files, "gemini")))
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(UriParams, params)
         folder = _folder_of(ls, request.uri)
-        state = ls.service.index_of_folder(folder).folder_states[folder]
+        state = ls.service.index_of_folder(folder).folder_states.get(folder)
+        if state is None:
+            raise RequestFailed("the workspace folder is not indexed yet: try again")
         files = [ListedFile(path=f.path, tier=f.tier,
                             chars=None if f.content is None else len(f.content))
                  for f in state.load.files]
@@ -172,7 +168,7 @@ def register(server: MemlensServer) -> None:
         request = parse_params(UriParams, params)
         path = path_of(request.uri)
         if path is None:
-            raise JsonRpcInvalidParams(f"not a file URI: {request.uri}")
+            raise InvalidParams(f"not a file URI: {request.uri}")
         session = ls.service.jit_session_for(path)
         if session is None:
             return JitResponse(uri=request.uri, files=[], context="").wire()
@@ -183,46 +179,6 @@ def register(server: MemlensServer) -> None:
 
 
 TREE = "memlens/memoryTree"
-
-
-class TreeImport(Wire):
-    text: str  # the token as written, e.g. "@./docs/style.md"
-    target: str
-    line: int  # 0-based, for the client to reveal
-    exists: bool
-
-
-class TreeFile(Wire):
-    path: str
-    tier: str
-    chars: int | None
-    errors: int
-    warnings: int
-    imports: list[TreeImport]
-    note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
-
-
-class TreeAgent(Wire):
-    """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
-
-    agent: Literal["claude", "agents"]
-    files: list[TreeFile]
-
-
-class TreeFolder(Wire):
-    folder: str
-    mode: str
-    trusted: bool
-    files: list[TreeFile]
-    other_agents: list[TreeAgent] = Field(default_factory=list)
-    notice: str | None = None  # Restricted Mode: why project memory is missing
-    # The trusted folders file, when a DO_NOT_TRUST rule there is why (the client offers to
-    # open it rather than VS Code's trust editor).
-    trust_rules: str | None = None
-
-
-class TreeResponse(Wire):
-    folders: list[TreeFolder]
 
 
 def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,

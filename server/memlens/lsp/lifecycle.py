@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..index import BUILD_PROGRESS
+from ..protocol.editor import ReadyEvent
 from ..workspace import WorkspaceService
 from . import watcher
 from .convert import PositionConverter, path_of, uri_of
@@ -112,9 +113,9 @@ def register(server: MemlensServer) -> None:
         # Ready: say so, and push the open files' diagnostics at once (before the round trip
         # that registers file watchers), so the first problems show as soon as the index is.
         ls.startup_marks["ready"] = _now_ms()
-        ls.protocol.notify(READY, {"memoryFiles": memory_files,
-                                   "indexSeconds": round(time.monotonic() - started, 3),
-                                   "marks": ls.startup_marks})
+        ls.protocol.notify(READY, ReadyEvent(
+            memory_files=memory_files, index_seconds=round(time.monotonic() - started, 3),
+            marks=ls.startup_marks).wire())
         ls.publish(ls.open_paths())
         await _watch_workspace_files(ls)
 

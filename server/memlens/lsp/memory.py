@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ..agent.events import ChatEvent
-from ..model import Wire
+from ..protocol.chat import ChatEvent
+from ..protocol.editor import AddMemoryParams, AddMemoryResult
 from ..writing import (
     create_patch,
     memory_description,
@@ -15,7 +15,7 @@ from ..writing import (
     save_memory,
 )
 from .agent_bridge import agent_context, lsp_approver
-from .params import parse_params
+from .errors import parse_params
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -24,31 +24,10 @@ ADD_MEMORY = "memlens/addMemory"
 MEMORY_APPROVE = "memlens/memory/approve"
 
 
-class AddMemoryParams(Wire):
-    fact: str
-    scope: Literal["global", "project"] = "global"
-    preview: bool = False
-    # The proposal as the user edited it, written verbatim (as Gemini CLI does).
-    modified_content: str | None = None
-    # A file or folder: project memory is that workspace folder's (unset: the default folder).
-    uri: str | None = None
-
-
-class AddMemoryResult(Wire):
-    managed: bool = False
-    path: str
-    description: str
-    success: bool
-    message: str
-    diff: str | None = None
-    proposed: str | None = None
-    needs_key: bool | None = None  # the editor offers Set Gemini API Key with the message
-
-
 def register(server: MemlensServer) -> None:
     @server.feature(ADD_MEMORY)
     async def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: AddMemoryParams = parse_params(AddMemoryParams, params)
+        request = parse_params(AddMemoryParams, params)
         folder = ls.folder_for_uri(request.uri)
         settings = ls.service.index_of_folder(folder).settings
         workspace = folder or os.getcwd()

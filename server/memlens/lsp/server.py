@@ -22,7 +22,7 @@ from ..memory_release import release_freed_memory
 from ..model import MemorySettings, SettingsProblem
 from ..workspace import EditorSettings, WorkspaceService
 from .convert import PositionConverter, path_of, uri_of
-from .protocol import MemlensProtocol
+from .rpc import MemlensProtocol
 
 if TYPE_CHECKING:
     from ..agent.chat import ChatSession

@@ -9,24 +9,25 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
-
 from .. import inbox as inbox_ops
-from ..model import Wire
+from ..protocol.skills import (
+    ExtractResult,
+    InboxActionResult,
+    InboxEntry,
+    InboxResult,
+    NameParams,
+    SkillItem,
+    SkillsResult,
+)
 from ..skills import all_skill_files, discover_skills, load_skill_file
 from .agent_bridge import agent_context
-from .params import parse_params, plain
+from .errors import RequestFailed, parse_params, plain
 
 if TYPE_CHECKING:
     from .server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
 ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memlens/skills/extract"
-
-
-class NameParams(Wire):
-    name: str
-    uri: str | None = None
 
 
 def _uri(params: Any) -> str | None:
@@ -40,7 +41,7 @@ def _workspace(ls: MemlensServer, uri: str | None) -> tuple[str, str, bool]:
     """(HOME, folder, trusted) of the folder the request is about."""
     folder = ls.folder_for_uri(uri)
     if folder is None:
-        raise JsonRpcInvalidParams("open a workspace folder first")
+        raise RequestFailed("open a workspace folder first")
     home = ls.service.index_of_folder(folder).settings.home
     return home, folder, ls.service.trusted(folder)
 
@@ -55,42 +56,42 @@ def register(server: MemlensServer) -> None:
         for path, tier in all_skill_files(home, folder, trusted):
             skill = load_skill_file(path)
             problems = [d for d in index.skill_problems if d.path == path]
-            items.append({"name": skill.name if skill else posixpath.basename(
-                              posixpath.dirname(path)),
-                          "description": skill.description if skill else "",
-                          "location": path, "tier": tier,
-                          "offered": path in winners,
-                          "errors": sum(d.severity == "error" for d in problems),
-                          "warnings": sum(d.severity == "warning" for d in problems)})
-        return {"skills": items}
+            items.append(SkillItem(
+                name=skill.name if skill else posixpath.basename(posixpath.dirname(path)),
+                description=skill.description if skill else "", location=path, tier=tier,
+                offered=path in winners, errors=sum(d.severity == "error" for d in problems),
+                warnings=sum(d.severity == "warning" for d in problems)))
+        return SkillsResult(skills=items).wire()
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:
         home, folder, _ = _workspace(ls, _uri(params))
-        return {"skills": [{"name": i.name, "path": i.path, "description": i.description,
-                            "problems": [d.compact() for d in i.problems]}
-                           for i in inbox_ops.list_inbox(home, folder)]}
+        # Compact: a problem without a detail has no `detail` key.
+        return InboxResult(skills=[InboxEntry(name=i.name, path=i.path,
+                                              description=i.description, problems=i.problems)
+                                   for i in inbox_ops.list_inbox(home, folder)]).compact()
 
     @server.feature(ACCEPT)
     def accept(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = parse_params(NameParams, params)
+        request = parse_params(NameParams, params)
         home, folder, _ = _workspace(ls, request.uri)
         try:
             target = inbox_ops.accept(home, folder, request.name)
         except inbox_ops.InboxError as err:
-            return {"ok": False, "message": str(err)}
+            return InboxActionResult(ok=False, message=str(err)).compact()
         ls.publish(ls.service.file_changed(target))
-        return {"ok": True, "message": f"Accepted {request.name}", "path": target}
+        return InboxActionResult(ok=True, message=f"Accepted {request.name}",
+                                 path=target).compact()
 
     @server.feature(REJECT)
     def reject(ls: MemlensServer, params: Any) -> dict[str, object]:
-        request: NameParams = parse_params(NameParams, params)
+        request = parse_params(NameParams, params)
         home, folder, _ = _workspace(ls, request.uri)
         try:
             inbox_ops.reject(home, folder, request.name)
         except inbox_ops.InboxError as err:
-            return {"ok": False, "message": str(err)}
-        return {"ok": True, "message": f"Rejected {request.name}"}
+            return InboxActionResult(ok=False, message=str(err)).compact()
+        return InboxActionResult(ok=True, message=f"Rejected {request.name}").compact()
 
     @server.feature(EXTRACT)
     async def extract(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -105,12 +106,14 @@ def register(server: MemlensServer) -> None:
             make_client(context.api_key, context.chat)
         except NoApiKey:
             # "no-key": the editor offers its Set Gemini API Key action with the message.
-            return {"status": "no-key", "created": [],
-                    "message": "Extracting skills needs a Gemini API key (or GEMINI_API_KEY "
-                               "in the environment)."}
+            return ExtractResult(status="no-key", created=[],
+                                 message="Extracting skills needs a Gemini API key (or "
+                                         "GEMINI_API_KEY in the environment).").compact()
         inbox_path = inbox_ops.inbox_dir(home, folder, claim=True)
-        assert inbox_path is not None
+        if inbox_path is None:
+            raise RequestFailed("this workspace has no skills inbox folder")
         try:
-            return await extract_skills(context, chats_dir(home, folder), inbox_path)
+            result = await extract_skills(context, chats_dir(home, folder), inbox_path)
         except ExtractionBusy as err:
-            return {"status": "error", "created": [], "message": str(err)}
+            raise RequestFailed(str(err)) from err
+        return ExtractResult.model_validate(result).compact()

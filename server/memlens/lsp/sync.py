@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..agents import other_agents
-from ..results import ClaudeJitEntry, JitFile, JitLoadedEvent
+from ..protocol.editor import JitLoadedEvent
+from ..protocol.memory import ClaudeJitEntry, JitFile
 from .convert import path_of, uri_of
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..events import ApprovalRequest, ApprovalResponse
+from ...protocol.chat import ApprovalRequest, ApprovalResponse
 from .base import STRING, PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused
 
 if TYPE_CHECKING:

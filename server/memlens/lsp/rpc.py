@@ -37,7 +37,7 @@ from pygls.protocol.json_rpc import (
 
 from .positions import document_uri, line_problem, positions_of, shape_problem
 
-log = logging.getLogger("memlens.lsp.protocol")
+log = logging.getLogger("memlens.lsp.rpc")
 
 PARSE_ERROR = types.ErrorCodes.ParseError
 INVALID_REQUEST = types.ErrorCodes.InvalidRequest

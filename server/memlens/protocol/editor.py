@@ -1,0 +1,170 @@
+"""The language server's own requests and notifications for the editor's memory features:
+memlens/show, memlens/list (memory.ListResult), memlens/refresh, memlens/jit,
+memlens/memoryTree, memlens/addMemory and the requests it sends back, memlens/jitLoaded and
+memlens/ready."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .memory import ClaudeJitEntry, ContextSection, JitFile
+from .wire import Inbound, Wire
+
+Dialect = Literal["gemini", "claude", "agents"]
+
+
+class UriParams(Inbound):
+    uri: str
+
+
+class ShowParams(Inbound):
+    uri: str
+    # Whose view: Gemini CLI's, Claude Code's or an AGENTS.md agent's. Unset: the dialect of
+    # the file named by `uri` (a CLAUDE.md shows Claude Code's), else Gemini CLI's.
+    dialect: Dialect | None = None
+
+
+class SourceLink(Wire):
+    """Where a section's path is written on its first line, so the editor links it: `line`
+    (0-based) and the characters `start`..`end`, counted in UTF-16 code units as the editor
+    counts them."""
+
+    path: str
+    line: int
+    start: int
+    end: int
+
+
+class ShowResponse(Wire):
+    """memlens/show: what the agent of `dialect` reads for the folder of the request's uri."""
+
+    dialect: Dialect = "gemini"
+    content: str
+    files: list[str]
+    file_count: int
+    mode: str
+    trusted: bool
+    prompt: str
+    session_memory: str
+    # Characters of the loaded files (imports expanded): what the Memory view's per-file
+    # figures add up to; `content` adds the source markers.
+    chars: int = 0
+    summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
+    notice: str | None = None  # Restricted Mode: why project memory is missing
+    trust_rules: str | None = None  # as TreeFolder.trust_rules
+    # Where each file's text lies in `content`, and where its path is written.
+    sections: list[ContextSection] = Field(default_factory=list)
+    links: list[SourceLink] = Field(default_factory=list)
+
+
+class RefreshResponse(Wire):
+    file_count: int
+
+
+class JitResponse(Wire):
+    """memlens/jit: what JIT loading would add for a file (a preview)."""
+
+    uri: str
+    files: list[JitFile]
+    context: str
+
+
+class JitLoadedEvent(Wire):
+    """`memlens/jitLoaded`: what opening `uri` loads just in time (Gemini CLI's JIT files and
+    the appended context; `claude`: what Claude Code adds for that file, when it has memory
+    in the workspace)."""
+
+    uri: str
+    files: list[JitFile]
+    context: str
+    claude: list[ClaudeJitEntry] = Field(default_factory=list)
+
+
+class ReadyEvent(Wire):
+    """`memlens/ready`: the first index is built."""
+
+    memory_files: int
+    index_seconds: float
+    marks: dict[str, int]  # start-up milestones, in ms since the epoch
+
+
+# --- memlens/memoryTree -------------------------------------------------------------------
+
+class TreeImport(Wire):
+    text: str  # the token as written, e.g. "@./docs/style.md"
+    target: str
+    line: int  # 0-based, for the client to reveal
+    exists: bool
+
+
+class TreeFile(Wire):
+    path: str
+    tier: str
+    chars: int | None
+    errors: int
+    warnings: int
+    imports: list[TreeImport]
+    note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
+
+
+class TreeAgent(Wire):
+    """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
+
+    agent: Literal["claude", "agents"]
+    files: list[TreeFile]
+
+
+class TreeFolder(Wire):
+    folder: str
+    mode: str
+    trusted: bool
+    files: list[TreeFile]
+    other_agents: list[TreeAgent] = Field(default_factory=list)
+    notice: str | None = None  # Restricted Mode: why project memory is missing
+    # The trusted folders file, when a DO_NOT_TRUST rule there is why (the client offers to
+    # open it rather than VS Code's trust editor).
+    trust_rules: str | None = None
+
+
+class TreeResponse(Wire):
+    folders: list[TreeFolder]
+
+
+# --- memlens/addMemory, and what the memory manager asks the editor -----------------------
+
+class AddMemoryParams(Inbound):
+    fact: str
+    scope: Literal["global", "project"] = "global"
+    preview: bool = False
+    # The proposal as the user edited it, written verbatim (as Gemini CLI does).
+    modified_content: str | None = None
+    # A file or folder: project memory is that workspace folder's (unset: the default folder).
+    uri: str | None = None
+
+
+class AddMemoryResult(Wire):
+    """The outcome of a save (or of its preview): `success` false with the sentence to show
+    when the memory was not saved."""
+
+    managed: bool = False
+    path: str
+    description: str
+    success: bool
+    message: str
+    diff: str | None = None
+    proposed: str | None = None
+    needs_key: bool | None = None  # the editor offers Set Gemini API Key with the message
+
+
+class AskUserParams(Wire):
+    """`memlens/askUser` (server → client request): the memory manager's question."""
+
+    session_id: str
+    question: str
+    options: list[str]  # suggested answers (the user may write another)
+
+
+class AskUserReply(Inbound):
+    answer: str | None = None  # None: the user dismissed the question

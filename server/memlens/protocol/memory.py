@@ -1,0 +1,150 @@
+"""What the memory views show, in the CLI (--json) and in the editor: diagnostics, the merged
+context (`show`), the loaded files (`list`), what JIT loading adds (`jit`), and the other
+agents' views (`--dialect claude`, `--dialect agents`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ..model import Mode, Severity, Tier
+from .wire import Wire
+
+
+class Diagnostic(Wire):
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based, in characters
+    end_line: int
+    end_col: int
+    severity: Severity
+    code: str
+    message: str  # short, for the Problems panel: e.g. "Import not found: ./docs/deploy.md"
+    # The rest: the resolved path, what Gemini CLI embeds instead (LSP relatedInformation, the
+    # CLI's indented second line, JSON).
+    detail: str | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.col, self.code, self.message)
+
+    def text(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.severity}[{self.code}] {self.message}"
+
+
+class HierarchicalMemory(Wire):
+    global_: str = Field(default="", alias="global")
+    extension: str = ""
+    project: str = ""
+    user_project_memory: str = ""
+
+
+class ShowResult(Wire):
+    """`memlens show --json`."""
+
+    cwd: str
+    mode: Mode
+    trusted: bool
+    files: list[str]
+    file_count: int
+    content: str
+    hierarchical: HierarchicalMemory
+    prompt: str
+    session_memory: str
+    truncated: bool = False
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+
+class ContextSection(Wire):
+    """Where one file's text lies in a rendered context (0-based lines): `start_line` is the
+    line naming `path` (`--- Context from: <path> ---`, `Contents of <path> (…):`,
+    `--- <path> ---`), `end_line` the section's last line (its end marker, when it has one).
+    The editor links the path on `start_line` without parsing the text."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+
+class ListedFile(Wire):
+    path: str
+    tier: Tier
+    chars: int | None  # None: listed by Gemini CLI but not readable (e.g. a directory)
+
+
+class ListResult(Wire):
+    """`memlens list --json` and memlens/list."""
+
+    cwd: str
+    mode: Mode
+    files: list[ListedFile]
+    file_count: int
+
+
+class JitEntry(Wire):
+    """One target of `memlens jit --json`."""
+
+    target: str
+    files: list[str]
+    context: str
+
+
+class JitFile(Wire):
+    path: str
+    chars: int
+
+
+class ClaudeJitEntry(Wire):
+    """A file Claude Code adds while working on the opened file, and why."""
+
+    path: str
+    chars: int
+    reason: str
+
+
+# --- `memlens show|list --dialect agents|claude --json` ---------------------------------------
+
+class AgentsShowResult(Wire):
+    cwd: str
+    dialect: Literal["agents"] = "agents"
+    active: str | None  # the AGENTS.md in force (the nearest), if any
+    shadowed: list[str]
+    content: str
+
+
+class AgentsFile(Wire):
+    path: str
+    tier: Literal["active", "shadowed"]
+
+
+class AgentsListResult(Wire):
+    cwd: str
+    dialect: Literal["agents"] = "agents"
+    files: list[AgentsFile]
+
+
+class ConditionalRule(Wire):
+    """A Claude Code rule loaded only for files matching its `paths:` globs."""
+
+    path: str
+    paths: list[str]
+
+
+class ClaudeShowResult(Wire):
+    cwd: str
+    dialect: Literal["claude"] = "claude"
+    content: str
+    files: list[str]
+    conditional_rules: list[ConditionalRule]
+
+
+class ClaudeFileRow(Wire):
+    path: str
+    tier: str  # the file's kind, or "rule (paths: …)"
+    chars: int
+
+
+class ClaudeListResult(Wire):
+    cwd: str
+    dialect: Literal["claude"] = "claude"
+    files: list[ClaudeFileRow]
