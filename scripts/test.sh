@@ -5,6 +5,9 @@
 # (vscode-tmgrammar-test) and the end-to-end suite in a real VS Code (code-server + Chromium,
 # installed and cached by scripts/vscode/install.sh), then the packaged .vsix offline
 # (scripts/vscode/run-offline-e2e.sh: unshare -n, system python3).
+# Then the conformance suite: the real agents (Gemini CLI, Claude Code, Codex from the npm
+# registry, cached by scripts/agents/install.sh) run offline against a fake model and what
+# they send is compared with memlens (tests/conformance; MEMLENS_SKIP_CONFORMANCE=1 skips it).
 # MEMLENS_SKIP_E2E=1 skips the real-VS-Code part (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +30,13 @@ echo "== tsc --strict, esbuild bundle, vsix =="
 npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
 echo "== pytest =="
 .venv/bin/pytest -q -p no:cacheprovider "$@"
+if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
+  echo "== conformance with the real agents skipped (MEMLENS_SKIP_CONFORMANCE=1) =="
+else
+  echo "== conformance: the real agents (installed and cached by scripts/agents/install.sh) =="
+  bash scripts/agents/install.sh >/dev/null
+  .venv/bin/pytest -q -p no:cacheprovider -m conformance tests/conformance
+fi
 
 if [ "${MEMLENS_SKIP_E2E:-}" = 1 ]; then
   echo "== grammar and end-to-end suites skipped (MEMLENS_SKIP_E2E=1) =="

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Installs the reference agents (SPEC §14, agents-reference.md) from the npm registry into a
+# per-user cache keyed by version, as scripts/vscode/install.sh caches code-server, and prints
+# one line per agent: NAME@VERSION<TAB>path of its binary. Idempotent; silent apart from those
+# lines when everything is cached.
+#
+#   bash scripts/agents/install.sh                       # the pinned set below
+#   bash scripts/agents/install.sh gemini@0.61.0 codex@0.169.0
+#
+# NAME is gemini, claude or codex (or the npm package name). Cache layout:
+#   CACHE_ROOT/agents/<name>-<version>/node_modules/...   the npm install (--prefix)
+#   CACHE_ROOT/agents/<name>-<version>/.complete           stamp, written last
+# CACHE_ROOT = ${XDG_CACHE_HOME:-$HOME/.cache}/memlens. Installs of one version are serialised
+# with flock, so parallel test runs share one install.
+set -euo pipefail
+
+DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 codex@0.169.0)
+CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memlens/agents"
+mkdir -p "$CACHE_ROOT"
+
+package_of() {  # short name -> npm package
+  case "$1" in
+    gemini | @google/gemini-cli) echo "@google/gemini-cli" ;;
+    claude | @anthropic-ai/claude-code) echo "@anthropic-ai/claude-code" ;;
+    codex | @openai/codex) echo "@openai/codex" ;;
+    *) echo "memlens/agents: unknown agent '$1' (gemini, claude or codex)" >&2; return 1 ;;
+  esac
+}
+
+short_of() {  # npm package -> short name
+  case "$1" in
+    @google/gemini-cli) echo gemini ;;
+    @anthropic-ai/claude-code) echo claude ;;
+    @openai/codex) echo codex ;;
+  esac
+}
+
+binary_of() {  # folder, package -> the agent's entry point (the npm bin the package declares)
+  local folder="$1" package="$2"
+  echo "$folder/node_modules/.bin/$(short_of "$package")"
+}
+
+install_one() {
+  local spec="$1" name version package folder
+  name="${spec%@*}"
+  version="${spec##*@}"
+  if [ -z "$version" ] || [ "$version" = "$spec" ]; then
+    echo "memlens/agents: '$spec' needs a version (NAME@VERSION)" >&2
+    return 1
+  fi
+  package=$(package_of "$name")
+  name=$(short_of "$package")
+  folder="$CACHE_ROOT/$name-$version"
+  local stamp="$folder/.complete" want="$package@$version arch=$(uname -m)"
+  if ! { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; }; then
+    exec 9>"$CACHE_ROOT/.$name-$version.lock"
+    flock 9
+    if ! { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; }; then
+      local log="$CACHE_ROOT/install-$name-$version.log" started=$SECONDS
+      echo "memlens/agents: installing $package@$version into $folder ..." >&2
+      rm -rf "$folder"
+      mkdir -p "$folder"
+      # npm 11 gates install scripts behind allowScripts: approve the agent's own (Claude
+      # Code puts its native binary in place in its postinstall).
+      printf '{ "private": true, "allowScripts": { "%s": true } }\n' "$package" >"$folder/package.json"
+      if ! npm install --prefix "$folder" --no-audit --no-fund --no-update-notifier \
+          --loglevel=warn "$package@$version" >"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "memlens/agents: npm install $package@$version failed (log: $log)" >&2
+        return 1
+      fi
+      if [ "$name" = claude ]; then
+        # The postinstall may not have run (allowScripts, --ignore-scripts in a user's
+        # npmrc): redo it; it is idempotent.
+        (cd "$folder/node_modules/$package" && node install.cjs) >>"$log" 2>&1 || {
+          tail -n 20 "$log" >&2
+          echo "memlens/agents: Claude Code's install.cjs failed (log: $log)" >&2
+          return 1
+        }
+      fi
+      local bin got
+      bin=$(binary_of "$folder" "$package")
+      if ! got=$(timeout 60 "$bin" --version </dev/null 2>>"$log"); then
+        tail -n 20 "$log" >&2
+        echo "memlens/agents: $bin --version failed (log: $log)" >&2
+        return 1
+      fi
+      case "$got" in
+        *"$version"*) ;;
+        *) echo "memlens/agents: $bin --version says '$got', expected $version" >&2; return 1 ;;
+      esac
+      echo "$want" >"$stamp"
+      echo "memlens/agents: $package@$version installed in $((SECONDS - started)) s" >&2
+    fi
+    exec 9>&-
+  fi
+  printf '%s@%s\t%s\n' "$name" "$version" "$(binary_of "$folder" "$package")"
+}
+
+if [ "$#" = 0 ]; then set -- "${DEFAULT_AGENTS[@]}"; fi
+for spec in "$@"; do install_one "$spec"; done

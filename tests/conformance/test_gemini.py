@@ -1,0 +1,46 @@
+"""Gemini CLI against memlens (SPEC §3, §7, §14).
+
+0.43.0: what the real agent sent is compared with ``memlens show --json`` (``prompt``: the
+system instruction's memory part; ``sessionMemory``: the first user message's) and
+``memlens jit --json`` (what the read_file output gained). 0.61.0 has no memlens profile yet:
+its captures are goldens (test_goldens.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance.cases import Case, cases
+from tests.conformance.conftest import Runs
+
+
+def _payload(case: Case, runs: Runs, where: str) -> str:
+    outcome = runs.get(case)
+    texts = [p.text for p in outcome.capture.startup if p.where == where]
+    assert texts, f"no {where} payload captured: {outcome.capture.notes}"
+    return texts[0]
+
+
+@pytest.mark.parametrize("case", cases("gemini", "0.43.0", check="system"))
+def test_system_instruction_memory(case: Case, runs: Runs) -> None:
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    assert outcome.prediction["show"]["prompt"] == _payload(case, runs, "systemInstruction")
+
+
+@pytest.mark.parametrize("case", cases("gemini", "0.43.0", check="session"))
+def test_session_memory(case: Case, runs: Runs) -> None:
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    assert outcome.prediction["show"]["sessionMemory"] == _payload(case, runs, "session_context")
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in cases("gemini", "0.43.0", check="on-read") if c.values[0].scenario.read]
+)
+def test_after_read(case: Case, runs: Runs) -> None:
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    sent = "".join(p.text for p in outcome.capture.on_read)
+    assert not [n for n in outcome.capture.notes if "never answered" in n], outcome.capture.notes
+    assert outcome.prediction["jit"] == sent
