@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from ..agent.config import ChatSettings
-from ..agent.context import AgentContext, assemble_context
-from ..agent.session import Approve
 from ..protocol.chat import ApprovalRequest, ApprovalResponse
 from ..protocol.editor import AskUserParams, AskUserReply
 from .errors import RequestFailed, plain
 
 if TYPE_CHECKING:
+    from ..agent.context import AgentContext
+    from ..agent.session import Approve
     from .server import MemlensServer
 
 ASK_USER = "memlens/askUser"
@@ -29,6 +29,10 @@ def chat_settings(ls: MemlensServer, folder: str | None) -> ChatSettings:
 def agent_context(ls: MemlensServer, folder: str | None) -> AgentContext:
     """What an agent working in `folder` gets: that folder's settings, startup memory, JIT
     session and skills, its transcripts folder, and the editor's key."""
+    # The agents (tools, sessions) load on first use: a server that is never asked to chat
+    # does not pay for them at start-up.
+    from ..agent.context import assemble_context
+
     state = ls.service.folder_state(folder) if folder is not None else None
     if folder is None or state is None:
         raise RequestFailed("open a workspace folder to chat")

@@ -12,7 +12,6 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..agent.chat import ChatSession
 from ..agent.gemini import uses_vertex
 from ..agent.records import (
     Redactor,
@@ -121,6 +120,8 @@ def register(server: MemlensServer) -> None:
                         "workspace. Trust the folder to chat.").payload())
             return SendResult(session_id=request.session_id, status="error").compact()
         if session is None:
+            from ..agent.chat import ChatSession  # loaded on first use (start-up time)
+
             session = ChatSession(agent_context(ls, folder), request.session_id)
             ls.chat_sessions[request.session_id] = session
         else:
