@@ -104,9 +104,18 @@ export async function openWorkbench(page, url, { expect = [] } = {}) {
   try {
     await rows.first().waitFor({ state: 'visible', timeout: Math.min(TIMEOUT, 30_000) });
   } catch {
-    // Explorer not showing: open it from the activity bar and wait again.
-    await page.locator('.activitybar .action-item a[aria-label^="Explorer"]').first().click();
-    await rows.first().waitFor({ state: 'visible' });
+    // Explorer not showing (a new workspace may open with the side bar hidden): View: Show
+    // Explorer (Ctrl+Shift+E) shows it — unlike a click on the activity bar, which toggles it
+    // and can hide a side bar that was just appearing. Pressed again until the rows show.
+    for (let attempt = 0; ; attempt++) {
+      await page.keyboard.press('Control+Shift+E');
+      try {
+        await rows.first().waitFor({ state: 'visible', timeout: 10_000 });
+        break;
+      } catch (e) {
+        if (attempt >= 5) throw e;
+      }
+    }
   }
   for (const name of expect) await explorerRow(page, name).waitFor({ state: 'visible' });
 }
