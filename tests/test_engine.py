@@ -401,6 +401,21 @@ def test_gitignore_only_when_asked(root: Path) -> None:
     assert rel(root, git.paths) == ["w/GEMINI.md"]
 
 
+@pytest.mark.parametrize(("git_ignore", "found"), [(None, True), (True, True), (False, False)])
+def test_classic_git_folder_uses_no_budget(root: Path, git_ignore: bool | None,
+                                           found: bool) -> None:
+    # Gemini CLI 0.43 (class G2): its file service ignores `.git` in a git repository while
+    # respectGitIgnore is on (its default), so with 2 folders it reads w and w/found.
+    filtering = {} if git_ignore is None else {"fileFiltering": {"respectGitIgnore": git_ignore}}
+    make(root, {"w/.git/HEAD": "ref: refs/heads/main\n", "w/found/GEMINI.md": "found\n",
+                "home/.gemini/settings.json": json.dumps(
+                    {"experimental": {"jitContext": False},
+                     "context": {"discoveryMaxDirs": 2, **filtering}})})
+    settings = load_settings(str(root / "w"), home=str(root / "home"))
+    load = MemoryEngine(settings).load(str(root / "w"))
+    assert rel(root, load.paths) == (["w/found/GEMINI.md"] if found else [])
+
+
 # --- ordering ------------------------------------------------------------------------------
 
 @pytest.fixture

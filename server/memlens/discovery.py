@@ -250,6 +250,7 @@ class MemoryEngine:
     def downward_search(self, root: str, filename: str | tuple[str, ...],
                         ignore: IgnoreFilter | None, max_dirs: int | None, *,
                         include_special: bool = False,
+                        skip_dirs: frozenset[str] = frozenset(),
                         progress: Callable[[int], None] | None = None
                         ) -> tuple[list[str], SearchReport]:
         """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget.
@@ -280,7 +281,8 @@ class MemoryEngine:
                         name = entry.name
                         try:
                             if entry.is_dir(follow_symlinks=False):
-                                subdirs.append(name)
+                                if name not in skip_dirs:
+                                    subdirs.append(name)
                             elif name in names and (
                                     include_special or entry.is_file(follow_symlinks=False)):
                                 matched.append(name)
@@ -337,7 +339,8 @@ class MemoryEngine:
                     project_set[path] = None
                 root = self.project_root(resolve(directory))
                 above += [AboveRootRead(p, resolve(directory), root) for p in above_paths]
-                downward, report = self.downward_search(resolve(directory), name, ignore, budget)
+                downward, report = self.downward_search(resolve(directory), name, ignore, budget,
+                                                        skip_dirs=self.classic_skip_dirs(cwd))
                 searches.append(report)
                 for path in js_sorted(downward):
                     project_set[path] = None
@@ -353,6 +356,16 @@ class MemoryEngine:
         files = self._read_all([(p, tier_of[p]) for p in all_paths])
         return self._assemble("classic", cwd, trusted, source, all_paths, files, searches,
                               above, dirs)
+
+    def classic_skip_dirs(self, cwd: str) -> frozenset[str]:
+        """Folders the classic downward search never enters. Gemini CLI's file service (made
+        for the working folder) ignores every `.git` folder when that folder is inside a git
+        repository (a `.git` there or above) and git-ignore rules are on, which is their
+        default in its settings: so `.git` uses up none of `discoveryMaxDirs` (class G2).
+        Only a user who turns `respectGitIgnore` off explicitly sees `.git` counted."""
+        if not self.settings.skips_git_folders or not in_git_repository(cwd):
+            return frozenset()
+        return frozenset({".git"})
 
     def global_paths_for(self, name: str) -> list[str]:
         path = posixpath.join(self.global_dir, name)
@@ -440,6 +453,18 @@ class MemoryEngine:
         tiers["_workspace"] = [d for d in workspace if d]
         return MemoryLoad(mode, cwd, trusted, source, paths, files, tiers, memory, searches,
                           above, truncated=any(f.truncated for f in files))
+
+
+def in_git_repository(directory: str) -> bool:
+    """Gemini CLI's `isGitRepository`: a `.git` (folder or file) in `directory` or above."""
+    current = resolve(directory)
+    while True:
+        if os.path.exists(posixpath.join(current, ".git")):
+            return True
+        parent = dirname(current)
+        if parent == current:
+            return False
+        current = parent
 
 
 def _same_real(a: str, b: str) -> bool:

@@ -76,6 +76,8 @@ class MemorySettings(Wire):
     # not settings themselves, so not on the wire.
     _problems: list[SettingsProblem] = PrivateAttr(default_factory=list)
     _include_origins: dict[str, str] = PrivateAttr(default_factory=dict)
+    # Set by `load_settings` when no source said `respectGitIgnore` (see `skips_git_folders`).
+    _git_ignore_unset: bool = PrivateAttr(default=False)
 
     @field_validator("context_file_names")
     @classmethod
@@ -85,6 +87,13 @@ class MemorySettings(Wire):
             if problem is not None:
                 raise ValueError(f"context file name {name!r} {problem}")
         return names
+
+    @property
+    def skips_git_folders(self) -> bool:
+        """Whether Gemini CLI's file service ignores `.git` folders in its classic search: with
+        git-ignore rules on (`respect_git_ignore`), or when `load_settings` found nobody setting
+        `respectGitIgnore` (Gemini CLI's own settings default it to true)."""
+        return self.respect_git_ignore or self._git_ignore_unset
 
     @property
     def mode(self) -> Mode:
