@@ -145,11 +145,18 @@ class MemoryEngine:
     def global_dir(self) -> str:
         return posixpath.join(self.home, GEMINI_DIR)
 
+    def is_candidate(self, path: str) -> bool:
+        """A path Gemini CLI goes on to read as a context file: one it can access (0.43 then
+        fails to read a folder, EISDIR); 0.44+ skips a folder named like a context file."""
+        if not is_readable(path):
+            return False
+        return self.settings.gemini_profile == "0.43" or not os.path.isdir(path)
+
     def global_paths(self) -> list[str]:
         out = []
         for name in self.settings.context_file_names:
             path = posixpath.join(self.global_dir, name)
-            if is_readable(path):
+            if self.is_candidate(path):
                 out.append(path)
         return out
 
@@ -381,7 +388,7 @@ class MemoryEngine:
             if current == self.global_dir:
                 break
             here = [posixpath.join(current, n) for n in names]
-            here = [p for p in here if is_readable(p)]
+            here = [p for p in here if self.is_candidate(p)]
             if here:
                 found.insert(0, here)
             if current == ceiling or current == dirname(current):
@@ -431,6 +438,7 @@ class MemoryEngine:
         return self._assemble("jit", cwd, trusted, source, all_paths, files, [], [], roots)
 
     def load(self, cwd: str) -> MemoryLoad:
+        # The 0.44+ profile has no classic mode (its settings always say jit).
         return self.load_jit(cwd) if self.settings.jit_context else self.load_classic(cwd)
 
     # --- result --------------------------------------------------------------------------
