@@ -467,3 +467,34 @@ def test_demo_check_flags_the_missing_import(root: Path) -> None:
     assert isinstance(data, list)
     assert [(d["path"], d["line"], d["col"], d["endCol"], d["code"]) for d in data] == [
         (str(PROJECT / "examples" / "demo" / "GEMINI.md"), 9, 26, 43, "import-not-found")]
+
+
+# --- --agent NAME[@VERSION] (SPEC §7) -------------------------------------------------------
+
+def test_agent_gemini_044_profile(ws: Path) -> None:
+    (ws / "home" / ".gemini" / "settings.json").write_text(json.dumps(
+        {"experimental": {"jitContext": False}, "context": {"fileName": "AGENTS.md"}}))
+    (ws / "proj" / "AGENTS.md").write_text("agents\n")
+    old = memlens("show", "proj", "--json", cwd=ws, home=ws / "home").json()
+    assert isinstance(old, dict) and old["mode"] == "classic"
+    assert old["files"] == [str(ws / "proj" / "AGENTS.md")]
+    for spec in ("gemini@0.44", "gemini@0.61.0", "gemini@0.44+"):
+        new = memlens("show", "proj", "--json", "--agent", spec, cwd=ws, home=ws / "home").json()
+        assert isinstance(new, dict) and new["mode"] == "jit"
+        # context.fileName adds to GEMINI.md; no downward search (sub/GEMINI.md loads on read)
+        assert new["files"] == [str(global_file(ws)), str(ws / "proj" / "AGENTS.md"),
+                                str(ws / "proj" / "GEMINI.md")]
+    same = memlens("show", "proj", "--json", "--agent", "gemini@0.43", cwd=ws, home=ws / "home")
+    assert same.json() == old
+
+
+def test_agent_names_the_dialect(ws: Path) -> None:
+    args = ("show", "proj", "--json")
+    assert (memlens(*args, "--agent", "claude", cwd=ws, home=ws / "home").out
+            == memlens(*args, "--dialect", "claude", cwd=ws, home=ws / "home").out)
+
+
+@pytest.mark.parametrize("spec", ["gemini@", "gemini@latest", "nobody", "gemini@0"])
+def test_agent_bad_spec_is_a_usage_error(ws: Path, spec: str) -> None:
+    run = memlens("show", "proj", "--agent", spec, cwd=ws, home=ws / "home")
+    assert run.code == 2 and "Traceback" not in run.err and "--agent" in run.err

@@ -13,7 +13,7 @@ import pytest
 from memlens.discovery import MemoryEngine
 from memlens.graph import ImportGraph
 from memlens.jit import JitSession
-from memlens.model import MemorySettings
+from memlens.model import MemorySettings, gemini_profile_for
 from memlens.render import render_prompt_memory
 from memlens.settings import load_settings
 from memlens.trust import check_path_trust
@@ -401,6 +401,21 @@ def test_gitignore_only_when_asked(root: Path) -> None:
     assert rel(root, git.paths) == ["w/GEMINI.md"]
 
 
+@pytest.mark.parametrize(("git_ignore", "found"), [(None, True), (True, True), (False, False)])
+def test_classic_git_folder_uses_no_budget(root: Path, git_ignore: bool | None,
+                                           found: bool) -> None:
+    # Gemini CLI 0.43 (class G2): its file service ignores `.git` in a git repository while
+    # respectGitIgnore is on (its default), so with 2 folders it reads w and w/found.
+    filtering = {} if git_ignore is None else {"fileFiltering": {"respectGitIgnore": git_ignore}}
+    make(root, {"w/.git/HEAD": "ref: refs/heads/main\n", "w/found/GEMINI.md": "found\n",
+                "home/.gemini/settings.json": json.dumps(
+                    {"experimental": {"jitContext": False},
+                     "context": {"discoveryMaxDirs": 2, **filtering}})})
+    settings = load_settings(str(root / "w"), home=str(root / "home"))
+    load = MemoryEngine(settings).load(str(root / "w"))
+    assert rel(root, load.paths) == (["w/found/GEMINI.md"] if found else [])
+
+
 # --- ordering ------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -630,3 +645,54 @@ def test_a_jit_session_sees_a_file_that_became_a_symlink_out(root: Path) -> None
     (second,) = session.discover(str(root / "w" / "b" / "x.py")).files
     assert "SECRET" not in (second.content or "")
     assert "Import failed: ../shared.md - Path traversal attempt" in (second.content or "")
+
+
+# --- the gemini@0.44+ profile (Gemini CLI 0.44 and later, verified on 0.61.0) ----------------
+
+def test_profile_044_file_name_adds_to_gemini_md(root: Path) -> None:
+    make(root, {"w/.git": None, "w/GEMINI.md": "g", "w/AGENTS.md": "a",
+                "home/.gemini/settings.json": json.dumps(
+                    {"context": {"fileName": [" AGENTS.md ", "AGENTS.md"]}})})
+    old = load_settings(str(root / "w"), home=str(root / "home"))
+    assert old.context_file_names == [" AGENTS.md ", "AGENTS.md"]
+    new = load_settings(str(root / "w"), home=str(root / "home"),
+                        cli={"gemini_profile": "0.44+"})
+    # configured names first, trimmed, each once, then GEMINI.md (setGeminiMdFilename)
+    assert new.context_file_names == ["AGENTS.md", "GEMINI.md"]
+    load = MemoryEngine(new).load(str(root / "w"))
+    assert rel(root, load.paths) == ["w/AGENTS.md", "w/GEMINI.md"]
+
+
+def test_profile_044_is_jit_only(root: Path) -> None:
+    make(root, {"w/.git": None, "w/GEMINI.md": "g", "w/sub/GEMINI.md": "s",
+                "home/.gemini/settings.json": json.dumps(
+                    {"experimental": {"jitContext": False}, "context": {"discoveryMaxDirs": 1}})})
+    old = load_settings(str(root / "w"), home=str(root / "home"))
+    assert old.mode == "classic"
+    new = load_settings(str(root / "w"), home=str(root / "home"),
+                        cli={"gemini_profile": "0.44+", "jit_context": False})
+    assert (new.mode, new.jit_context) == ("jit", True)
+    load = MemoryEngine(new).load(str(root / "w"))
+    assert (load.mode, rel(root, load.paths)) == ("jit", ["w/GEMINI.md"])
+
+
+def test_profile_044_skips_a_folder_named_like_a_context_file(root: Path) -> None:
+    make(root, {"w/.git": None, "w/GEMINI.md/inner.txt": "not memory", "w/sub/GEMINI.md": "s"})
+    old = engine(root).load(str(root / "w" / "sub"))
+    assert rel(root, old.paths) == ["w/GEMINI.md", "w/sub/GEMINI.md"]
+    assert old.files[0].content is None  # 0.43 fails to read it (EISDIR)
+    new = engine(root, gemini_profile="0.44+").load(str(root / "w" / "sub"))
+    assert rel(root, new.paths) == ["w/sub/GEMINI.md"]
+
+
+@pytest.mark.parametrize(("version", "profile"), [
+    (None, "0.43"), ("0.43", "0.43"), ("0.43.0", "0.43"), ("0.40.1", "0.43"),
+    ("0.44", "0.44+"), ("0.44+", "0.44+"), ("0.61.0", "0.44+"), ("1.2", "0.44+")])
+def test_gemini_profile_for(version: str | None, profile: str) -> None:
+    assert gemini_profile_for(version) == profile
+
+
+def test_gemini_profile_for_refuses_what_is_no_version() -> None:
+    for bad in ("", "latest", "0", "0.x", "1.2.3.4"):
+        with pytest.raises(ValueError):
+            gemini_profile_for(bad)

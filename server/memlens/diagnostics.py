@@ -321,13 +321,14 @@ def add_discovery_diagnostics(sink: DiagnosticSink, load: MemoryLoad,
             continue
         missed: list[str] = []
         for pending in report.pending:
-            unreached, _ = engine.downward_search(pending, report.filename, ignore, None)
+            unreached, _ = engine.downward_search(pending, report.filename, ignore, None,
+                                                  skip_dirs=engine.classic_skip_dirs(load.cwd))
             missed += unreached
         for path in missed:
             sink.add_file(path, "warning", "search-budget-exhausted",
                           f"Not loaded: Gemini CLI's downward search from {report.root} stops "
-                          f"after {report.max_dirs} folders (context.discoveryMaxDirs; .git and "
-                          "node_modules count too) before reaching this file")
+                          f"after {report.max_dirs} folders (context.discoveryMaxDirs; "
+                          "node_modules and hidden folders count too) before reaching this file")
     truncated = [f for f in load.files if f.truncated]
     if truncated:
         sink.add_file(truncated[0].path, "warning", "context-truncated",

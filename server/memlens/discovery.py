@@ -145,11 +145,18 @@ class MemoryEngine:
     def global_dir(self) -> str:
         return posixpath.join(self.home, GEMINI_DIR)
 
+    def is_candidate(self, path: str) -> bool:
+        """A path Gemini CLI goes on to read as a context file: one it can access (0.43 then
+        fails to read a folder, EISDIR); 0.44+ skips a folder named like a context file."""
+        if not is_readable(path):
+            return False
+        return self.settings.gemini_profile == "0.43" or not os.path.isdir(path)
+
     def global_paths(self) -> list[str]:
         out = []
         for name in self.settings.context_file_names:
             path = posixpath.join(self.global_dir, name)
-            if is_readable(path):
+            if self.is_candidate(path):
                 out.append(path)
         return out
 
@@ -250,6 +257,7 @@ class MemoryEngine:
     def downward_search(self, root: str, filename: str | tuple[str, ...],
                         ignore: IgnoreFilter | None, max_dirs: int | None, *,
                         include_special: bool = False,
+                        skip_dirs: frozenset[str] = frozenset(),
                         progress: Callable[[int], None] | None = None
                         ) -> tuple[list[str], SearchReport]:
         """`bfsFileSearch`: breadth-first, Dirent types (no symlinks), a folder budget.
@@ -280,7 +288,8 @@ class MemoryEngine:
                         name = entry.name
                         try:
                             if entry.is_dir(follow_symlinks=False):
-                                subdirs.append(name)
+                                if name not in skip_dirs:
+                                    subdirs.append(name)
                             elif name in names and (
                                     include_special or entry.is_file(follow_symlinks=False)):
                                 matched.append(name)
@@ -337,7 +346,8 @@ class MemoryEngine:
                     project_set[path] = None
                 root = self.project_root(resolve(directory))
                 above += [AboveRootRead(p, resolve(directory), root) for p in above_paths]
-                downward, report = self.downward_search(resolve(directory), name, ignore, budget)
+                downward, report = self.downward_search(resolve(directory), name, ignore, budget,
+                                                        skip_dirs=self.classic_skip_dirs(cwd))
                 searches.append(report)
                 for path in js_sorted(downward):
                     project_set[path] = None
@@ -354,6 +364,16 @@ class MemoryEngine:
         return self._assemble("classic", cwd, trusted, source, all_paths, files, searches,
                               above, dirs)
 
+    def classic_skip_dirs(self, cwd: str) -> frozenset[str]:
+        """Folders the classic downward search never enters. Gemini CLI's file service (made
+        for the working folder) ignores every `.git` folder when that folder is inside a git
+        repository (a `.git` there or above) and git-ignore rules are on, which is their
+        default in its settings: so `.git` uses up none of `discoveryMaxDirs` (class G2).
+        Only a user who turns `respectGitIgnore` off explicitly sees `.git` counted."""
+        if not self.settings.skips_git_folders or not in_git_repository(cwd):
+            return frozenset()
+        return frozenset({".git"})
+
     def global_paths_for(self, name: str) -> list[str]:
         path = posixpath.join(self.global_dir, name)
         return [path] if is_readable(path) else []
@@ -368,7 +388,7 @@ class MemoryEngine:
             if current == self.global_dir:
                 break
             here = [posixpath.join(current, n) for n in names]
-            here = [p for p in here if is_readable(p)]
+            here = [p for p in here if self.is_candidate(p)]
             if here:
                 found.insert(0, here)
             if current == ceiling or current == dirname(current):
@@ -418,6 +438,7 @@ class MemoryEngine:
         return self._assemble("jit", cwd, trusted, source, all_paths, files, [], [], roots)
 
     def load(self, cwd: str) -> MemoryLoad:
+        # The 0.44+ profile has no classic mode (its settings always say jit).
         return self.load_jit(cwd) if self.settings.jit_context else self.load_classic(cwd)
 
     # --- result --------------------------------------------------------------------------
@@ -440,6 +461,18 @@ class MemoryEngine:
         tiers["_workspace"] = [d for d in workspace if d]
         return MemoryLoad(mode, cwd, trusted, source, paths, files, tiers, memory, searches,
                           above, truncated=any(f.truncated for f in files))
+
+
+def in_git_repository(directory: str) -> bool:
+    """Gemini CLI's `isGitRepository`: a `.git` (folder or file) in `directory` or above."""
+    current = resolve(directory)
+    while True:
+        if os.path.exists(posixpath.join(current, ".git")):
+            return True
+        parent = dirname(current)
+        if parent == current:
+            return False
+        current = parent
 
 
 def _same_real(a: str, b: str) -> bool:

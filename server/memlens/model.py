@@ -5,13 +5,30 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from .protocol.wire import Wire
 
 Severity = Literal["error", "warning", "info"]
 Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
 Mode = Literal["jit", "classic"]
+# Which Gemini CLI the engine reproduces (SPEC §4): 0.43 (classic and jit modes, context.fileName
+# replaces GEMINI.md) or 0.44 and later (verified on 0.61.0: jit only, context.fileName adds to
+# GEMINI.md, a folder named like a context file is skipped).
+GeminiProfile = Literal["0.43", "0.44+"]
+DEFAULT_CONTEXT_FILE = "GEMINI.md"
+
+
+def gemini_profile_for(version: str | None) -> GeminiProfile:
+    """The profile for a Gemini CLI version (`0.43`, `0.43.0`, `0.44+`, `0.61.0`, …); no
+    version: today's default, 0.43. Versions before 0.43 use the 0.43 profile. ValueError
+    when `version` is not a version."""
+    if version is None:
+        return "0.43"
+    parts = version.strip().removesuffix("+").split(".")
+    if len(parts) < 2 or len(parts) > 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a Gemini CLI version: {version!r} (e.g. 0.43, 0.44, 0.61.0)")
+    return "0.44+" if (int(parts[0]), int(parts[1])) >= (0, 44) else "0.43"
 
 
 def file_name_problem(name: str) -> str | None:
@@ -42,6 +59,7 @@ class SettingsProblem(Wire):
 
 class MemorySettings(Wire):
     home: str
+    gemini_profile: GeminiProfile = "0.43"
     context_file_names: list[str] = Field(default_factory=lambda: ["GEMINI.md"], min_length=1)
     jit_context: bool = True
     # Gemini CLI's `context.discoveryMaxDirs`; a negative value means no cap.
@@ -76,6 +94,8 @@ class MemorySettings(Wire):
     # not settings themselves, so not on the wire.
     _problems: list[SettingsProblem] = PrivateAttr(default_factory=list)
     _include_origins: dict[str, str] = PrivateAttr(default_factory=dict)
+    # Set by `load_settings` when no source said `respectGitIgnore` (see `skips_git_folders`).
+    _git_ignore_unset: bool = PrivateAttr(default=False)
 
     @field_validator("context_file_names")
     @classmethod
@@ -85,6 +105,24 @@ class MemorySettings(Wire):
             if problem is not None:
                 raise ValueError(f"context file name {name!r} {problem}")
         return names
+
+    @model_validator(mode="after")
+    def _profile_rules(self) -> MemorySettings:
+        """Gemini CLI 0.44+: JIT is the only mode (`experimental.jitContext` and the classic
+        search are gone), and `context.fileName` adds to GEMINI.md: the configured names first,
+        trimmed, each once, then GEMINI.md (`setGeminiMdFilename`). Idempotent."""
+        if self.gemini_profile == "0.44+":
+            self.jit_context = True
+            names = [n.strip() for n in self.context_file_names if n.strip()]
+            self.context_file_names = list(dict.fromkeys([*names, DEFAULT_CONTEXT_FILE]))
+        return self
+
+    @property
+    def skips_git_folders(self) -> bool:
+        """Whether Gemini CLI's file service ignores `.git` folders in its classic search: with
+        git-ignore rules on (`respect_git_ignore`), or when `load_settings` found nobody setting
+        `respectGitIgnore` (Gemini CLI's own settings default it to true)."""
+        return self.respect_git_ignore or self._git_ignore_unset
 
     @property
     def mode(self) -> Mode:

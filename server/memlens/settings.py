@@ -216,4 +216,5 @@ def load_settings(
     settings._problems = problems
     settings._include_origins = {d: origins[d] for d in settings.include_directories
                                  if d in origins}
+    settings._git_ignore_unset = "respect_git_ignore" not in merged
     return settings

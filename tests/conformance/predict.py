@@ -5,6 +5,7 @@ the conformance suite tests the shipped tool, not engine internals that are bein
   part), ``sessionMemory`` (the first user message's), ``content``/``files``/``fileCount``
   (what /memory show and the loader report); ``jit --json`` gives the string appended after a
   tool touches a path.
+* Gemini CLI 0.61 (the ``gemini@0.44+`` profile): the same, with ``--agent gemini@0.44``.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
   files it loads at start and on read (their framing is not predicted yet).
 """
@@ -40,15 +41,21 @@ def _common(capture: Capture, dialect: str | None) -> list[str]:
     return [*args, "--dialect", dialect] if dialect else args
 
 
-def gemini(capture: Capture) -> dict[str, Any]:
+def gemini(capture: Capture, *profile: str) -> dict[str, Any]:
     """{show: the show --json object, jit: the appended string or None without a read}."""
-    show = memlens("show", "--json", *_common(capture, None), capture.cwd, cwd=capture.cwd)
+    common = [*_common(capture, None), *profile]
+    show = memlens("show", "--json", *common, capture.cwd, cwd=capture.cwd)
     jit = None
     if capture.read_path:
-        answer = memlens("jit", "--json", *_common(capture, None), "--cwd", capture.cwd,
+        answer = memlens("jit", "--json", *common, "--cwd", capture.cwd,
                          capture.read_path, cwd=capture.cwd)
         jit = answer[0]["context"]
     return {"show": show, "jit": jit}
+
+
+def gemini_044(capture: Capture) -> dict[str, Any]:
+    """Gemini CLI 0.44 and later (verified on 0.61.0): the ``gemini@0.44+`` profile."""
+    return gemini(capture, "--agent", "gemini@0.44")
 
 
 def claude(capture: Capture) -> dict[str, Any]:
@@ -62,4 +69,5 @@ def claude(capture: Capture) -> dict[str, Any]:
     return {"startup": list(show["files"]), "on_read": on_read}
 
 
-PREDICTORS = {("gemini", "0.43.0"): gemini, ("claude", "2.1.330"): claude}
+PREDICTORS = {("gemini", "0.43.0"): gemini, ("gemini", "0.61.0"): gemini_044,
+              ("claude", "2.1.330"): claude}

@@ -1,9 +1,9 @@
 """Gemini CLI against memlens (SPEC §3, §7, §14).
 
-0.43.0: what the real agent sent is compared with ``memlens show --json`` (``prompt``: the
-system instruction's memory part; ``sessionMemory``: the first user message's) and
-``memlens jit --json`` (what the read_file output gained). 0.61.0 has no memlens profile yet:
-its captures are goldens (test_goldens.py).
+What the real agent sent is compared with ``memlens show --json`` (``prompt``: the system
+instruction's memory part; ``sessionMemory``: the first user message's) and ``memlens jit
+--json`` (what the read_file output gained): 0.43.0 with the default profile (``gemini@0.43``),
+0.61.0 with ``--agent gemini@0.44`` (the ``gemini@0.44+`` profile).
 """
 
 from __future__ import annotations
@@ -21,14 +21,16 @@ def _payload(case: Case, runs: Runs, where: str) -> str:
     return texts[0]
 
 
-@pytest.mark.parametrize("case", cases("gemini", "0.43.0", check="system"))
+@pytest.mark.parametrize("case", [*cases("gemini", "0.43.0", check="system"),
+                                  *cases("gemini", "0.61.0", check="system")])
 def test_system_instruction_memory(case: Case, runs: Runs) -> None:
     outcome = runs.get(case)
     assert outcome.prediction is not None
     assert outcome.prediction["show"]["prompt"] == _payload(case, runs, "systemInstruction")
 
 
-@pytest.mark.parametrize("case", cases("gemini", "0.43.0", check="session"))
+@pytest.mark.parametrize("case", [*cases("gemini", "0.43.0", check="session"),
+                                  *cases("gemini", "0.61.0", check="session")])
 def test_session_memory(case: Case, runs: Runs) -> None:
     outcome = runs.get(case)
     assert outcome.prediction is not None
@@ -36,7 +38,8 @@ def test_session_memory(case: Case, runs: Runs) -> None:
 
 
 @pytest.mark.parametrize(
-    "case", [c for c in cases("gemini", "0.43.0", check="on-read") if c.values[0].scenario.read]
+    "case", [c for v in ("0.43.0", "0.61.0") for c in cases("gemini", v, check="on-read")
+             if c.values[0].scenario.read]
 )
 def test_after_read(case: Case, runs: Runs) -> None:
     outcome = runs.get(case)

@@ -1,6 +1,10 @@
-"""Gemini CLI 0.43 as a `MemoryAgent`: a thin face on the engine that reproduces it
-(discovery, imports, render, jit, diagnostics). The workspace index renders, diagnoses and
-watches Gemini CLI's memory itself, so its workspace check and Memory view rows are empty."""
+"""Gemini CLI as a `MemoryAgent`: a thin face on the engine that reproduces it (discovery,
+imports, render, jit, diagnostics). Which version it reproduces is the settings' profile
+(`MemorySettings.gemini_profile`: "0.43", today's default, or "0.44+", verified on 0.61.0;
+`--agent gemini@VERSION`), consulted where the versions differ (`model.py`: JIT only and
+context.fileName adding to GEMINI.md; `discovery.py`: a folder named like a context file).
+The workspace index renders, diagnoses and watches Gemini CLI's memory itself, so its
+workspace check and Memory view rows are empty."""
 
 from __future__ import annotations
 

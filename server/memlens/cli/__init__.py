@@ -63,7 +63,38 @@ def _common_options() -> _Parser:
                        help="treat the workspace as untrusted")
     group.add_argument("--max-context-chars", type=int, metavar="N")
     group.add_argument("--dialect", choices=list(AGENT_IDS), default=AGENT_IDS[0])
+    group.add_argument("--agent", type=_agent_spec, metavar="NAME[@VERSION]",
+                       help=f"the agent whose view to show ({', '.join(AGENT_IDS)}), and its "
+                            "version: gemini@0.43 (default) or gemini@0.44 (0.44 and later)")
     return common
+
+
+def _agent_spec(value: str) -> tuple[str, str | None]:
+    """`--agent NAME[@VERSION]` (SPEC §7)."""
+    name, at, version = value.partition("@")
+    if name not in AGENT_IDS:
+        raise argparse.ArgumentTypeError(
+            f"unknown agent {name!r} (one of {', '.join(AGENT_IDS)})")
+    if at and not version:
+        raise argparse.ArgumentTypeError(f"no version after '@' in {value!r}")
+    if name == AGENT_IDS[0] and version:
+        from ..model import gemini_profile_for
+
+        try:
+            gemini_profile_for(version)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return name, version or None
+
+
+def _apply_agent(args: argparse.Namespace) -> None:
+    """`--agent` names the dialect (`--dialect` stays as an alias) and Gemini CLI's profile."""
+    spec = getattr(args, "agent", None)
+    args.gemini_version = None
+    if spec is not None:
+        args.dialect, version = spec
+        if args.dialect == AGENT_IDS[0]:
+            args.gemini_version = version
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,6 +180,11 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
         "trusted": False if args.untrusted else True if args.trusted else None,
         "max_context_chars": args.max_context_chars,
     }
+    version = getattr(args, "gemini_version", None)
+    if version is not None:
+        from ..model import gemini_profile_for
+
+        cli["gemini_profile"] = gemini_profile_for(version)
     settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli)
     home = settings.home
     if not os.path.isdir(home) and args.home is None and "GEMINI_CLI_HOME" in os.environ:
@@ -554,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _apply_agent(args)
         handler = HANDLERS.get(args.command, cmd_not_yet)
         return handler(args)
     except UsageError as err:
