@@ -6,7 +6,7 @@ the conformance suite tests the shipped tool, not engine internals that are bein
   (what /memory show and the loader report); ``jit --json`` gives the string appended after a
   tool touches a path.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
-  files it loads at start and on read (their framing is not predicted yet).
+  files it loads at start and on read.
 """
 
 from __future__ import annotations

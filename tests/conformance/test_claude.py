@@ -1,5 +1,5 @@
 """Claude Code 2.1.330 against memlens's claude dialect: which files it sends at start and
-after the scripted Read, in order (the payload framing is not predicted yet; it is kept as
+after the scripted Read, in order (the payload framing is kept as
 goldens, test_goldens.py)."""
 
 from __future__ import annotations
