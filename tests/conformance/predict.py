@@ -6,7 +6,7 @@ the conformance suite tests the shipped tool, not engine internals that are bein
   (what /memory show and the loader report); ``jit --json`` gives the string appended after a
   tool touches a path.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
-  files it loads at start and on read.
+  files it loads at start and on read, and the text it sends then.
 """
 
 from __future__ import annotations
@@ -52,14 +52,17 @@ def gemini(capture: Capture) -> dict[str, Any]:
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], on_read: [paths] or None without a read}."""
+    """{startup: [paths], payload: the start-up message, on_read: [paths] and context: what
+    is sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
-    on_read = None
+    on_read = context = None
     if capture.read_path:
         answer = memlens("jit", "--json", *_common(capture, "claude"), "--cwd", capture.cwd,
                          capture.read_path, cwd=capture.cwd)
         on_read = list(answer[0]["files"])
-    return {"startup": list(show["files"]), "on_read": on_read}
+        context = answer[0]["context"]
+    return {"startup": list(show["files"]), "payload": show["payload"], "on_read": on_read,
+            "context": context}
 
 
 PREDICTORS = {("gemini", "0.43.0"): gemini, ("claude", "2.1.330"): claude}

@@ -89,6 +89,39 @@ class ClaudeLoad:
                            for f in [*self.files, *(rules or [])] if f.content.strip())
 
 
+REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "
+                 "instructions. IMPORTANT: These instructions OVERRIDE any default behavior "
+                 "and you MUST follow them exactly as written.")
+# The label Claude Code gives each kind of file in its payload (an include takes the one of
+# the memory file that brought it in).
+PAYLOAD_LABELS = {
+    "managed": " (organization-managed policy instructions)",
+    "user": " (user's private global instructions for all projects)",
+    "userRule": " (user's private global instructions for all projects)",
+    "project": " (project instructions, checked into the codebase)",
+    "rule": " (project instructions, checked into the codebase)",
+    "local": " (user's private project instructions, not checked in)",
+    "auto": " (user's auto-memory, persists across conversations)",
+}
+
+
+def payload(files: list[ClaudeFile]) -> str:
+    """The start-up message Claude Code 2.1.330 sends: a `<system-reminder>` with a heading
+    and one `Contents of PATH (LABEL):` block per file ('' when no file is left)."""
+    by_path = {f.path: f for f in files}
+    blocks = []
+    for f in files:
+        kind = _top(f, by_path).kind
+        text = js_trim(sent_text(f.content))
+        if not text:
+            continue
+        blocks.append(f"Contents of {f.path}{PAYLOAD_LABELS.get(kind, '')}:\n\n{text}")
+    if not blocks:
+        return ""
+    return f"<system-reminder>\n{REMINDER_HEAD}\n\n" + "\n\n".join(blocks) + (
+        "\n</system-reminder>")
+
+
 def contents_line(path: str, kind: str) -> str:
     """The line that opens a file's text in Claude Code's context."""
     return f"Contents of {path}{DESCRIPTIONS[kind]}:"
@@ -146,7 +179,14 @@ def find_includes(text: str) -> list[ImportToken]:
     return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
 
 
-_FRONTMATTER = re.compile(r"^---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)")
+_FRONTMATTER = re.compile(r"^\ufeff?---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)")
+# JavaScript's String.prototype.trim: its whitespace and line terminators, U+FEFF included.
+_JS_SPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+             "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+
+
+def js_trim(text: str) -> str:
+    return text.strip(_JS_SPACE)
 _BLOCK_COMMENT = re.compile(r"^[ \t]{0,3}<!--[\s\S]*?-->[ \t]*(?:\r?\n|$)", re.MULTILINE)
 
 
@@ -158,7 +198,7 @@ def sent_text(content: str) -> str:
 
 def is_blank(content: str) -> bool:
     """Empty once trimmed: Claude Code sends no block for it (nor for what it includes)."""
-    return not sent_text(content).strip()
+    return not js_trim(sent_text(content))
 
 
 def _split_globs(value: object) -> list[str]:
@@ -299,10 +339,10 @@ def dedupe_against(found: list[ClaudeFile], loaded: list[ClaudeFile]) -> list[Cl
     a project file."""
     by_path = {f.path: f for f in loaded}
     paths = set(by_path)
-    texts = {sent_text(f.content).strip() for f in loaded if _is_project(f, by_path)}
+    texts = {js_trim(sent_text(f.content)) for f in loaded if _is_project(f, by_path)}
     kept: list[ClaudeFile] = []
     for f in found:
-        text = sent_text(f.content).strip()
+        text = js_trim(sent_text(f.content))
         if f.path in paths or (text and text in texts):
             continue
         paths.add(f.path)
@@ -617,6 +657,22 @@ NESTED_NAMES = CLAUDE_NAMES
 class ClaudeJitFile:
     file: ClaudeFile
     reason: str
+    hook: bool = False  # sent by the agents-md plugin's hook, not as a memory reminder
+
+
+def on_read_text(entries: list[ClaudeJitFile]) -> str:
+    """What Claude Code 2.1.330 adds after the Read: one `<system-reminder>` per memory file
+    beside the tool result (joined by a line break), then the agents-md plugin's nested
+    AGENTS.md as a system message."""
+    reminders = [f"<system-reminder>\nContents of {e.file.path}:\n\n"
+                 f"{sent_text(e.file.content)}\n</system-reminder>"
+                 for e in entries if not e.hook]
+    hooked = [f"Contents of {e.file.path}:\n\n{sent_text(e.file.content)}"
+              for e in entries if e.hook]
+    parts = ["\n".join(reminders)] if reminders else []
+    if hooked:
+        parts.append("tool.call hook additional context: " + "\n".join(hooked))
+    return "\n".join(parts)
 
 
 class ClaudeJitSession(AgentJitSession):
@@ -641,8 +697,9 @@ class ClaudeJitSession(AgentJitSession):
     def load_for(self, path: str) -> JitLoad:
         """`touch` in the shape every agent's JIT session has (Claude Code appends no text
         to the tool's output: the files join its context)."""
-        added = [JitFile(e.file.path, e.file.content, e.reason) for e in self.touch(path)]
-        return JitLoad(resolve(path), added, "")
+        entries = self.touch(path)
+        added = [JitFile(e.file.path, e.file.content, e.reason) for e in entries]
+        return JitLoad(resolve(path), added, on_read_text(entries))
 
     def _conditional(self, rules_dir: str, base: str, target: str, kind: str
                      ) -> list[ClaudeFile]:
@@ -730,5 +787,5 @@ class ClaudeJitSession(AgentJitSession):
             if entry.path in self.loaded or entry.path == path:
                 continue
             self.loaded.add(entry.path)
-            out.append(ClaudeJitFile(entry, "AGENTS.md (no CLAUDE.md here)"))
+            out.append(ClaudeJitFile(entry, "AGENTS.md (no CLAUDE.md here)", hook=True))
         return out
