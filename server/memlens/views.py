@@ -14,6 +14,7 @@ from .model import MemorySettings
 from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
+    from .agents.base import MemoryAgent
     from .protocol.memory import JitEntry, ListResult, ShowResult
 from .render import flatten_memory, render_prompt_memory
 
@@ -186,6 +187,25 @@ def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
     load = MemoryLoad(settings.mode, posixpath.dirname(path), True, None, [path], [loaded],
                       {}, HierarchicalMemory())
     return diagnose(load, engine)
+
+
+def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],
+              settings: MemorySettings) -> list[JitEntry]:
+    """For each target in turn, what `agent` adds after its tools read it (one session)."""
+    from .agents.base import WorkspaceCheck
+    from .fsread import FileReader
+    from .protocol.memory import JitEntry
+
+    session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
+    entries = []
+    for target in targets:
+        if session is None:
+            entries.append(JitEntry(target=target, files=[], context=""))
+            continue
+        load = session.load_for(posixpath.join(cwd, target))
+        entries.append(JitEntry(target=target, files=[f.path for f in load.files],
+                                context=load.context))
+    return entries
 
 
 def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:

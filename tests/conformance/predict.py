@@ -7,7 +7,7 @@ the conformance suite tests the shipped tool, not engine internals that are bein
   tool touches a path.
 * Gemini CLI 0.61 (the ``gemini@0.44+`` profile): the same, with ``--agent gemini@0.44``.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
-  files it loads at start and on read (their framing is not predicted yet).
+  files it loads at start and on read, and the text it sends then.
 """
 
 from __future__ import annotations
@@ -59,14 +59,17 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], on_read: [paths] or None without a read}."""
+    """{startup: [paths], payload: the start-up message, on_read: [paths] and context: what
+    is sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
-    on_read = None
+    on_read = context = None
     if capture.read_path:
         answer = memlens("jit", "--json", *_common(capture, "claude"), "--cwd", capture.cwd,
                          capture.read_path, cwd=capture.cwd)
         on_read = list(answer[0]["files"])
-    return {"startup": list(show["files"]), "on_read": on_read}
+        context = answer[0]["context"]
+    return {"startup": list(show["files"]), "payload": show["payload"], "on_read": on_read,
+            "context": context}
 
 
 PREDICTORS = {("gemini", "0.43.0"): gemini, ("gemini", "0.61.0"): gemini_044,

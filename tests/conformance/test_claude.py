@@ -1,6 +1,5 @@
 """Claude Code 2.1.330 against memlens's claude dialect: which files it sends at start and
-after the scripted Read, in order (the payload framing is not predicted yet; it is kept as
-goldens, test_goldens.py)."""
+after the scripted Read, in order, and the text it sends then, byte for byte."""
 
 from __future__ import annotations
 
@@ -27,3 +26,24 @@ def test_on_read_files(case: Case, runs: Runs) -> None:
     assert not [n for n in outcome.capture.notes if "never answered" in n], outcome.capture.notes
     sent = [b.path for b in outcome.capture.blocks if b.when == "on-read"]
     assert outcome.prediction["on_read"] == sent
+
+
+@pytest.mark.parametrize("case", cases("claude", check="startup-payload"))
+def test_startup_payload(case: Case, runs: Runs) -> None:
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    sent = "".join(p.text for p in outcome.capture.startup)
+    assert outcome.prediction["payload"] == sent
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in cases("claude", check="on-read-payload") if c.values[0].scenario.read]
+)
+def test_on_read_payload(case: Case, runs: Runs) -> None:
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    # Each message's texts as they follow one another, the messages a line apart.
+    messages: dict[str, str] = {}
+    for payload in outcome.capture.on_read:
+        messages[payload.where] = messages.get(payload.where, "") + payload.text
+    assert outcome.prediction["context"] == "\n".join(messages.values())

@@ -29,6 +29,7 @@ from .claude_loader import (
     claude_project_folders,
     contents_line,
     find_includes,
+    payload,
 )
 
 
@@ -97,7 +98,9 @@ class ClaudeAgent(MemoryAgent):
             files=[AgentFile(f.path, f.kind, f.content) for f in [*load.files, *rules]],
             text=text, diagnostics=load.diagnostics, headline=headline, listing=listing,
             details={"conditionalRules": [{"path": r.path, "paths": r.applies_to}
-                                          for r in load.conditional_rules]})
+                                          for r in load.conditional_rules],
+                     # What Claude Code 2.1.330 sends at start, byte for byte.
+                     "payload": payload(load.files)})
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:

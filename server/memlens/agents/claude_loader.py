@@ -6,16 +6,23 @@ folder `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/*.md` (rules without `pa
 with `paths:` apply only to matching files), `CLAUDE.local.md`; last the auto-memory index
 `~/.claude/projects/<sanitised git root>/memory/MEMORY.md`, of which only the first 200 lines
 or 25,000 bytes (whichever comes first) reach the model. `@path` includes (`@./rel`, `@~/x`,
-`@/abs`, `@rel`) are followed to depth 5 with cycle protection, text files only, not in code.
+`@/abs`, `@rel`) are followed four levels deep (a file is read once per load), text files only, not
+in code; a project file's include must lie inside the working folder (outside it Claude Code
+asks first, and nobody answers a non-interactive run), the user's may go anywhere. A file that
+is empty once its frontmatter and HTML comments are gone is not sent, nor what it includes.
+Without a non-empty CLAUDE.md in the working folder or above, AGENTS.md (and
+`.claude/AGENTS.md`) of those folders load in their place (Claude Code's agents-md plugin,
+default mode `claude-md-or-agents-md`).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import posixpath
 import re
 from dataclasses import dataclass, field
+
+import pathspec
 
 from ..frontmatter import line_closed_frontmatter
 from ..fsread import FileReader, ReadKind, ReadResult
@@ -26,17 +33,27 @@ from ..protocol.memory import Diagnostic
 from ..textpos import LineIndex
 from .base import AgentJitSession, JitFile, JitLoad, WorkspaceCheck
 
-MAX_INCLUDE_DEPTH = 5
+MAX_INCLUDE_DEPTH = 4  # levels of includes below a memory file
 MAX_FILE_CHARS = 40_000
 INDEX_MAX_LINES = 200
 INDEX_MAX_BYTES = 25_000
 TOPIC_TYPES = ("user", "feedback", "project", "reference")
+# What Claude Code 2.1.330 includes (compared lower-cased; no extension is fine too).
 TEXT_EXTENSIONS = {
-    ".md", ".txt", ".markdown", ".rst", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg",
-    ".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".c",
-    ".h", ".cpp", ".hpp", ".cs", ".swift", ".sh", ".bash", ".zsh", ".sql", ".html", ".css",
-    ".scss", ".xml", ".csv", ".env", ".mdx", "",
+    ".md", ".txt", ".text", ".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".html", ".htm",
+    ".css", ".scss", ".sass", ".less", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts",
+    ".cts", ".py", ".pyi", ".pyw", ".rb", ".erb", ".rake", ".go", ".rs", ".java", ".kt", ".kts",
+    ".scala", ".c", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hxx", ".cs", ".swift", ".sh",
+    ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".env", ".ini", ".cfg", ".conf",
+    ".config", ".properties", ".sql", ".graphql", ".gql", ".proto", ".vue", ".svelte",
+    ".astro", ".ejs", ".hbs", ".pug", ".jade", ".php", ".pl", ".pm", ".lua", ".r", ".dart",
+    ".ex", ".exs", ".erl", ".hrl", ".clj", ".cljs", ".cljc", ".edn", ".hs", ".lhs", ".elm",
+    ".ml", ".mli", ".f", ".f90", ".f95", ".for", ".cmake", ".make", ".makefile", ".gradle",
+    ".sbt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".lock", ".log", ".diff",
+    ".patch", "",
 }
+CLAUDE_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+AGENTS_NAMES = ("AGENTS.md", ".claude/AGENTS.md")
 DESCRIPTIONS = {
     "managed": " (managed instructions for all users)",
     "user": " (user's private global instructions for all projects)",
@@ -70,6 +87,39 @@ class ClaudeLoad:
         """What Claude Code puts in context, plus the `paths:`-scoped `rules` that apply."""
         return "\n\n".join(f"{contents_line(f.path, f.kind)}\n\n{f.content}"
                            for f in [*self.files, *(rules or [])] if f.content.strip())
+
+
+REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "
+                 "instructions. IMPORTANT: These instructions OVERRIDE any default behavior "
+                 "and you MUST follow them exactly as written.")
+# The label Claude Code gives each kind of file in its payload (an include takes the one of
+# the memory file that brought it in).
+PAYLOAD_LABELS = {
+    "managed": " (organization-managed policy instructions)",
+    "user": " (user's private global instructions for all projects)",
+    "userRule": " (user's private global instructions for all projects)",
+    "project": " (project instructions, checked into the codebase)",
+    "rule": " (project instructions, checked into the codebase)",
+    "local": " (user's private project instructions, not checked in)",
+    "auto": " (user's auto-memory, persists across conversations)",
+}
+
+
+def payload(files: list[ClaudeFile]) -> str:
+    """The start-up message Claude Code 2.1.330 sends: a `<system-reminder>` with a heading
+    and one `Contents of PATH (LABEL):` block per file ('' when no file is left)."""
+    by_path = {f.path: f for f in files}
+    blocks = []
+    for f in files:
+        kind = _top(f, by_path).kind
+        text = js_trim(sent_text(f.content))
+        if not text:
+            continue
+        blocks.append(f"Contents of {f.path}{PAYLOAD_LABELS.get(kind, '')}:\n\n{text}")
+    if not blocks:
+        return ""
+    return f"<system-reminder>\n{REMINDER_HEAD}\n\n" + "\n\n".join(blocks) + (
+        "\n</system-reminder>")
 
 
 def contents_line(path: str, kind: str) -> str:
@@ -129,12 +179,185 @@ def find_includes(text: str) -> list[ImportToken]:
     return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
 
 
+_FRONTMATTER = re.compile(r"^\ufeff?---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)")
+# JavaScript's String.prototype.trim: its whitespace and line terminators, U+FEFF included.
+_JS_SPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+             "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+
+
+def js_trim(text: str) -> str:
+    return text.strip(_JS_SPACE)
+_BLOCK_COMMENT = re.compile(r"^[ \t]{0,3}<!--[\s\S]*?-->[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def sent_text(content: str) -> str:
+    """The part of a memory file Claude Code keeps: without frontmatter and HTML comment
+    blocks (inline comments stay)."""
+    return _BLOCK_COMMENT.sub("", _FRONTMATTER.sub("", content, count=1))
+
+
+def is_blank(content: str) -> bool:
+    """Empty once trimmed: Claude Code sends no block for it (nor for what it includes)."""
+    return not js_trim(sent_text(content))
+
+
+def _split_globs(value: object) -> list[str]:
+    """A rule's `paths:` as Claude Code splits them: lists flattened, strings split at commas
+    outside braces, `{a,b}` expanded."""
+    if isinstance(value, list):
+        return [g for item in value for g in _split_globs(item)]
+    if not isinstance(value, str):
+        return []
+    parts, current, depth = [], "", 0
+    for char in value:
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += (char == "{") - (char == "}")
+        current += char
+    parts.append(current.strip())
+    out: list[str] = []
+    for part in filter(None, parts):
+        pending = [part]
+        while pending:
+            item = pending.pop()
+            match = re.match(r"^([^{]*)\{([^}]+)\}(.*)$", item)
+            if not match:
+                out.append(item)
+                continue
+            pending += [match[1] + alt.strip() + match[3]
+                        for alt in reversed(match[2].split(","))]
+    return out
+
+
+def rule_globs(content: str) -> list[str] | None:
+    """A rule's `paths:` globs (a trailing `/**` dropped), or None when it applies everywhere
+    (no `paths:`, or only `**`)."""
+    meta = line_closed_frontmatter(content)
+    if not meta or "paths" not in meta:
+        return None
+    globs = [g[:-3] if g.endswith("/**") else g for g in _split_globs(meta["paths"])]
+    globs = [g for g in globs if g]
+    if not globs or all(g == "**" for g in globs):
+        return None
+    return globs
+
+
+def globs_match(globs: list[str], base: str, target: str) -> bool:
+    """Claude Code matches `target`, relative to `base`, gitignore-style."""
+    rel = posixpath.relpath(resolve(target), base)
+    if rel == "." or rel.startswith("../") or rel == ".." or rel.startswith("/"):
+        return False
+    spec = pathspec.GitIgnoreSpec.from_lines(globs)
+    return spec.match_file(rel)
+
+
+def ancestors(cwd: str) -> list[str]:
+    """`cwd` and the folders above it, top first, without the filesystem root (Claude Code's
+    walk stops below it)."""
+    chain: list[str] = []
+    current = resolve(cwd)
+    while dirname(current) != current:
+        chain.insert(0, current)
+        current = dirname(current)
+    return chain
+
+
+def rule_files(rules_dir: str) -> list[str]:
+    """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed."""
+    found: list[str] = []
+    visited: set[str] = set()
+
+    def walk(folder: str) -> None:
+        real = os.path.realpath(folder)
+        if real in visited:
+            return
+        visited.add(real)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            path = posixpath.join(folder, entry.name)
+            try:
+                is_dir, is_file = entry.is_dir(), entry.is_file()
+            except OSError:
+                continue
+            if is_dir:
+                walk(path)
+            elif is_file and entry.name.endswith(".md"):
+                found.append(path)
+
+    walk(rules_dir)
+    return found
+
+
+def _owner_folder(path: str) -> str:
+    """The folder a memory file belongs to: the one holding its `.claude`, else its own."""
+    at = path.rfind("/.claude/")
+    at = at if at != -1 else path.rfind("/")
+    return "/" if at <= 0 else path[:at]
+
+
+def _top(entry: ClaudeFile, by_path: dict[str, ClaudeFile]) -> ClaudeFile:
+    """The memory file whose includes brought `entry` in (itself when it is one)."""
+    seen = {entry.path}
+    while entry.included_from is not None and entry.included_from in by_path:
+        parent = by_path[entry.included_from]
+        if parent.path in seen:
+            break
+        seen.add(parent.path)
+        entry = parent
+    return entry
+
+
+_PROJECT_KINDS = ("project", "rule", "local")
+
+
+def _is_project(entry: ClaudeFile, by_path: dict[str, ClaudeFile]) -> bool:
+    return _top(entry, by_path).kind in _PROJECT_KINDS
+
+
+def _insert_at(files: list[ClaudeFile], folder: str) -> int:
+    """Where the agents-md plugin puts a folder's AGENTS.md: before the first project file of
+    a folder below it, else after the last project file, else before the auto memory."""
+    by_path = {f.path: f for f in files}
+    for i, f in enumerate(files):
+        if _is_project(f, by_path) and _owner_folder(_top(f, by_path).path).startswith(
+                folder.rstrip("/") + "/"):
+            return i
+    last = [i for i, f in enumerate(files) if _is_project(f, by_path)]
+    if last:
+        return last[-1] + 1
+    auto = [i for i, f in enumerate(files) if f.kind == "auto"]
+    return auto[0] if auto else len(files)
+
+
+def dedupe_against(found: list[ClaudeFile], loaded: list[ClaudeFile]) -> list[ClaudeFile]:
+    """`found` without what `loaded` already has: the same path, or the same trimmed text as
+    a project file."""
+    by_path = {f.path: f for f in loaded}
+    paths = set(by_path)
+    texts = {js_trim(sent_text(f.content)) for f in loaded if _is_project(f, by_path)}
+    kept: list[ClaudeFile] = []
+    for f in found:
+        text = js_trim(sent_text(f.content))
+        if f.path in paths or (text and text in texts):
+            continue
+        paths.add(f.path)
+        kept.append(f)
+    return kept
+
+
 class ClaudeLoader:
     def __init__(self, home: str, *, reader: FileReader | None = None):
         self.home = resolve(home)
         self.reader = reader or FileReader()
         self.diagnostics: list[Diagnostic] = []
         self.include_targets: set[str] = set()  # every include tried, found or not
+        self.cwd = "/"
+        self.processed: set[str] = set()  # what this load has read (each file once)
 
     def _diag(self, path: str, text: str, start: int, end: int, severity: Severity, code: str,
               message: str) -> None:
@@ -149,16 +372,21 @@ class ClaudeLoader:
         return self.reader.read(path)
 
     def _includes(self, path: str, text: str, seen: set[str], depth: int,
-                  out: list[ClaudeFile]) -> None:
-        if depth >= MAX_INCLUDE_DEPTH:
-            for token in find_includes(text):
-                if not token.in_code:
-                    self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
-                               f"`@{token.path}` is not included: Claude Code follows "
-                               f"includes {MAX_INCLUDE_DEPTH} levels deep")
+                  out: list[ClaudeFile], external: bool) -> None:
+        tokens = [t for t in find_includes(sent_text(text)) if not t.in_code]
+        if not tokens:
             return
-        for token in find_includes(text):
-            if token.in_code:
+        # Positions for diagnostics: the same includes found in the file as written.
+        located = [t for t in find_includes(text) if not t.in_code]
+        if depth >= MAX_INCLUDE_DEPTH:
+            for token in located:
+                self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
+                           f"`@{token.path}` is not included: Claude Code follows "
+                           f"includes {MAX_INCLUDE_DEPTH} levels deep")
+            return
+        wanted = {t.path for t in tokens}
+        for token in located:
+            if token.path not in wanted:
                 continue
             raw = token.path
             if raw.startswith("~/"):
@@ -170,6 +398,8 @@ class ClaudeLoader:
                 self._diag(path, text, token.start, token.end, "warning", "import-cycle",
                            f"`@{raw}` closes an include cycle; Claude Code skips it")
                 continue
+            if target in self.processed:
+                continue  # already read in this load: sent once
             if posixpath.splitext(target)[1].lower() not in TEXT_EXTENSIONS:
                 self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
                            f"`@{raw}` is not a text file; Claude Code includes text files only")
@@ -186,14 +416,29 @@ class ClaudeLoader:
                 self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
                            f"`@{raw}` is binary; Claude Code includes text files only")
                 continue
-            root = repository_root(dirname(path)) or dirname(path)
-            if not (is_subpath(root, target) or is_subpath(self.home, target)):
-                self._diag(path, text, token.start, token.end, "info", "import-outside-root",
-                           f"`@{raw}` includes {target}, outside the repository and your home "
-                           "folder; Claude Code reads it")
+            if not external and not is_subpath(self.cwd, target):
+                # Said where the file is worked on; from a folder below, a file above keeps
+                # its includes out (that is its folder's business, not a problem of it).
+                if is_subpath(self.cwd, path):
+                    self._diag(path, text, token.start, token.end, "warning",
+                               "import-outside-root",
+                               f"`@{raw}` includes {target}, outside the working folder "
+                               f"{self.cwd}: Claude Code asks before loading it, and does "
+                               "not load it when nobody can answer (a non-interactive run)")
+                continue
+            if external:
+                root = repository_root(dirname(path)) or dirname(path)
+                if not (is_subpath(root, target) or is_subpath(self.home, target)):
+                    self._diag(path, text, token.start, token.end, "info",
+                               "import-outside-root",
+                               f"`@{raw}` includes {target}, outside the repository and your "
+                               "home folder; Claude Code reads it")
+            self.processed.add(target)
+            if is_blank(read.content):
+                continue
             self._too_large(target, read.content, read.size)
             out.append(ClaudeFile(target, "include", read.content, included_from=path))
-            self._includes(target, read.content, seen | {target}, depth + 1, out)
+            self._includes(target, read.content, seen | {target}, depth + 1, out, external)
 
     def _too_large(self, path: str, content: str, size: int) -> None:
         if len(content) > MAX_FILE_CHARS:
@@ -206,7 +451,10 @@ class ClaudeLoader:
                        "every session)")
 
     def add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
-        """Read a memory file (and what it includes) into `out`; None when it cannot be read."""
+        """Read a memory file (and what it includes) into `out`; None when it cannot be read,
+        was read already in this load, or is blank."""
+        if path in self.processed:
+            return None
         read = self._read(path)
         if read.content is None:
             if read.kind in (ReadKind.SPECIAL, ReadKind.DENIED, ReadKind.ERROR):
@@ -218,32 +466,33 @@ class ClaudeLoader:
                              "Not a regular file (a FIFO, socket or device): Memory Lens never "
                              "opens it, and Claude Code could block reading it")))
             return None
+        self.processed.add(path)
         content = read.content
+        if is_blank(content):
+            return None
         self._too_large(path, content, read.size)
         entry = ClaudeFile(path, kind, content)
         out.append(entry)
-        self._includes(path, content, {path}, 0, out)
+        self._includes(path, content, {path}, 0, out, kind in ("user", "userRule"))
         return entry
 
+    def begin(self, cwd: str) -> None:
+        """A new load from `cwd`: nothing read yet."""
+        self.cwd = resolve(cwd)
+        self.processed = set()
+
     def load(self, cwd: str) -> ClaudeLoad:
-        cwd = resolve(cwd)
+        self.begin(cwd)
+        cwd = self.cwd
         files: list[ClaudeFile] = []
         conditional: list[ClaudeFile] = []
         self.add("/etc/claude-code/CLAUDE.md", "managed", files)
         self.add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
-        # User rules apply to every project (their `paths:` are relative to the project);
-        # they load before the project's, which take precedence.
-        self._rules(posixpath.join(claude_home(self.home), "rules"),
-                    repository_root(cwd) or cwd, files, conditional, "userRule")
-        chain: list[str] = []
-        current = cwd
-        while True:
-            chain.insert(0, current)
-            parent = dirname(current)
-            if parent == current:
-                break
-            current = parent
-        for folder in chain:
+        # User rules apply to every project (their `paths:` are relative to the working
+        # folder); they load before the project's, which take precedence.
+        self._rules(posixpath.join(claude_home(self.home), "rules"), cwd, files, conditional,
+                    "userRule")
+        for folder in ancestors(cwd):
             if folder == self.home or folder == claude_home(self.home):
                 continue
             self.add(posixpath.join(folder, "CLAUDE.md"), "project", files)
@@ -256,28 +505,61 @@ class ClaudeLoader:
             kept, cut_line, _ = truncate_index(read.content)
             files.append(ClaudeFile(index, "auto", kept))
             self._check_index(index, read.content, cut_line)
+        if not self.is_claude_project(cwd, files):
+            files = self._agents_fallback(cwd, files)
         return ClaudeLoad(cwd, files, conditional, self.diagnostics)
+
+    def is_claude_project(self, cwd: str, files: list[ClaudeFile]) -> bool:
+        """A non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or above."""
+        if any(f.kind in ("project", "local") and f.included_from is None
+               and is_subpath(_owner_folder(f.path), cwd)
+               and any(f.path.endswith("/" + n) for n in CLAUDE_NAMES) for f in files):
+            return True
+        for folder in ancestors(cwd):
+            for name in CLAUDE_NAMES:
+                read = self._read(posixpath.join(folder, name))
+                if read.content is not None and not is_blank(read.content):
+                    return True
+        return False
+
+    def _agents_fallback(self, cwd: str, files: list[ClaudeFile]) -> list[ClaudeFile]:
+        """AGENTS.md of `cwd` and its ancestors (root first), each placed with its folder's
+        project files."""
+        found: list[ClaudeFile] = []
+        saved = self.processed
+        self.processed = {f.path for f in files if f.kind in ("managed", "user")}
+        for folder in ancestors(cwd):
+            for name in AGENTS_NAMES:
+                self.add(posixpath.join(folder, name), "project", found)
+        self.processed = saved | self.processed
+        added = dedupe_against(found, files)
+        out = list(files)
+        groups: dict[str, list[ClaudeFile]] = {}
+        tops = {f.path: f for f in added}
+        for f in added:
+            groups.setdefault(_owner_folder(_top(f, tops).path), []).append(f)
+        for folder, group in groups.items():
+            at = _insert_at(out, folder)
+            out[at:at] = group
+        return out
 
     def _rules(self, rules_dir: str, base: str, files: list[ClaudeFile],
                conditional: list[ClaudeFile], kind: str = "rule") -> None:
-        """`*.md` under a rules folder, subfolders included, in name order: a rule with
-        `paths:` frontmatter applies only to matching files (relative to `base`)."""
-        found: list[str] = []
-        for top, dirs, names in os.walk(rules_dir):
-            dirs.sort()
-            found += [posixpath.join(top, n) for n in sorted(names) if n.endswith(".md")]
-        for path in found:
+        """`*.md` under a rules folder, subfolders included where they come, in the order the
+        directory lists them (readdir: Claude Code does not sort): a rule with `paths:`
+        frontmatter applies only to matching files (relative to `base`)."""
+        for path in rule_files(rules_dir):
+            if path in self.processed:
+                continue
             read = self._read(path)
             if read.content is None:
                 continue
-            meta = line_closed_frontmatter(read.content)
-            globs = meta.get("paths") if meta else None
-            if isinstance(globs, str):
-                globs = [globs]
-            if isinstance(globs, list) and globs:
-                conditional.append(ClaudeFile(path, kind, read.content,
-                                              applies_to=[str(g) for g in globs],
-                                              rule_base=base))
+            globs = rule_globs(read.content)
+            if globs is not None:
+                self.processed.add(path)
+                if not is_blank(read.content):
+                    conditional.append(ClaudeFile(path, kind, read.content, applies_to=globs,
+                                                  rule_base=base))
             else:
                 self.add(path, kind, files)
 
@@ -287,9 +569,7 @@ class ClaudeLoader:
         matched = []
         for rule in load.conditional_rules:
             base = rule.rule_base or dirname(dirname(dirname(rule.path)))
-            rel = posixpath.relpath(resolve(target), base)
-            if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(rel, g.replace("**/", ""))
-                   for g in rule.applies_to):
+            if globs_match(rule.applies_to, base, target):
                 matched.append(rule)
         return matched
 
@@ -370,58 +650,142 @@ def check_claude_folders(home: str, folders: list[str],
                           watched=set(sources) | loader.include_targets)
 
 
-NESTED_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+NESTED_NAMES = CLAUDE_NAMES
 
 
 @dataclass
 class ClaudeJitFile:
     file: ClaudeFile
     reason: str
+    hook: bool = False  # sent by the agents-md plugin's hook, not as a memory reminder
+
+
+def on_read_text(entries: list[ClaudeJitFile]) -> str:
+    """What Claude Code 2.1.330 adds after the Read: one `<system-reminder>` per memory file
+    beside the tool result (joined by a line break), then the agents-md plugin's nested
+    AGENTS.md as a system message."""
+    reminders = [f"<system-reminder>\nContents of {e.file.path}:\n\n"
+                 f"{sent_text(e.file.content)}\n</system-reminder>"
+                 for e in entries if not e.hook]
+    hooked = [f"Contents of {e.file.path}:\n\n{sent_text(e.file.content)}"
+              for e in entries if e.hook]
+    parts = ["\n".join(reminders)] if reminders else []
+    if hooked:
+        parts.append("tool.call hook additional context: " + "\n".join(hooked))
+    return "\n".join(parts)
 
 
 class ClaudeJitSession(AgentJitSession):
-    """What Claude Code adds while it works on files below its working folder: a subfolder's
-    CLAUDE.md (with its includes) when it reads a file there, and a `.claude/rules` file whose
-    `paths:` globs match that file; each at most once per session."""
+    """What Claude Code adds after its Read tool reads a file, as 2.1.330 does it: the user's
+    `paths:` rules that match; for each folder between the working folder (excluded) and the
+    file, top first, its CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md (with their includes),
+    its `.claude/rules` and those of its rules whose `paths:` match; then the matching `paths:`
+    rules of the working folder and the folders above it. Without CLAUDE.md at start (the
+    agents-md plugin's fallback), the AGENTS.md files of the folders between follow. Nothing
+    already in context is sent again."""
 
     def __init__(self, home: str, root: str, reader: FileReader | None = None):
         self.root = resolve(root)
+        self.home = resolve(home)
+        self.reader = reader
         self.loader = ClaudeLoader(home, reader=reader)
         self.startup = self.loader.load(self.root)
+        self.in_context = list(self.startup.files)
         self.loaded = {f.path for f in self.startup.files}
+        self.agents_mode = not self.loader.is_claude_project(self.root, self.startup.files)
 
     def load_for(self, path: str) -> JitLoad:
         """`touch` in the shape every agent's JIT session has (Claude Code appends no text
         to the tool's output: the files join its context)."""
-        added = [JitFile(e.file.path, e.file.content, e.reason) for e in self.touch(path)]
-        return JitLoad(resolve(path), added, "")
+        entries = self.touch(path)
+        added = [JitFile(e.file.path, e.file.content, e.reason) for e in entries]
+        return JitLoad(resolve(path), added, on_read_text(entries))
+
+    def _conditional(self, rules_dir: str, base: str, target: str, kind: str
+                     ) -> list[ClaudeFile]:
+        """`rules_dir`'s `paths:` rules that match `target` (relative to `base`)."""
+        found: list[ClaudeFile] = []
+        self.loader._rules(rules_dir, base, [], found, kind)
+        return [r for r in found if globs_match(r.applies_to, base, target)]
 
     def touch(self, path: str) -> list[ClaudeJitFile]:
         path = resolve(path)
-        if not is_subpath(self.root, path) or path == self.root:
-            return []
+        if not is_subpath(self.root, path):
+            return []  # only a file in the working folder brings memory in
+        loader = self.loader
+        loader.begin(self.root)
+        found: list[tuple[ClaudeFile, str]] = []
+        user_rules = posixpath.join(claude_home(self.home), "rules")
+        for rule in self._conditional(user_rules, self.root, path, "userRule"):
+            found.append((rule, "paths: " + ", ".join(rule.applies_to)))
+        nested: list[str] = []
+        current = dirname(path)
+        while current != self.root and dirname(current) != current:
+            if is_subpath(self.root, current):
+                nested.insert(0, current)
+            current = dirname(current)
+        for folder in nested:
+            here = f"{posixpath.relpath(folder, self.root)}/ is read"
+            files: list[ClaudeFile] = []
+            for name in NESTED_NAMES:
+                loader.add(posixpath.join(folder, name),
+                           "local" if name == "CLAUDE.local.md" else "project", files)
+            rules_dir = posixpath.join(folder, ".claude", "rules")
+            # The unconditional rules and the `paths:` ones are two walks from the same
+            # start (what one reads does not hide a file from the other).
+            before = set(loader.processed)
+            loader._rules(rules_dir, folder, files, [])
+            found += [(f, "included" if f.kind == "include" else here) for f in files]
+            after, loader.processed = loader.processed, before
+            for rule in self._conditional(rules_dir, folder, path, "rule"):
+                found.append((rule, "paths: " + ", ".join(rule.applies_to)))
+            loader.processed |= after
+        for folder in ancestors(self.root):
+            rules_dir = posixpath.join(folder, ".claude", "rules")
+            for rule in self._conditional(rules_dir, folder, path, "rule"):
+                found.append((rule, "paths: " + ", ".join(rule.applies_to)))
         added: list[ClaudeJitFile] = []
+        for entry, reason in found:
+            if entry.path in self.loaded or entry.path == path:
+                continue
+            self.loaded.add(entry.path)
+            added.append(ClaudeJitFile(entry, reason))
+        self.loaded.add(path)
+        if self.agents_mode:
+            added += self._nested_agents(path)
+        return added
+
+    def _nested_agents(self, path: str) -> list[ClaudeJitFile]:
+        """The agents-md plugin: AGENTS.md of the folders strictly between the working folder
+        and the read file, where no CLAUDE.md is."""
+        if not path.startswith(self.root.rstrip("/") + "/"):
+            return []
         folders: list[str] = []
         current = dirname(path)
-        while current != self.root and is_subpath(self.root, current):
+        while current.startswith(self.root.rstrip("/") + "/"):
             folders.insert(0, current)
             current = dirname(current)
+        loader = ClaudeLoader(self.home, reader=self.reader)
+        loader.begin(self.root)
+        keep = {f.path for f in self.in_context if f.kind in ("managed", "user")}
+        agents: list[ClaudeFile] = []
+        claude: list[ClaudeFile] = []
         for folder in folders:
-            for name in NESTED_NAMES:
-                found: list[ClaudeFile] = []
-                candidate = posixpath.join(folder, name)
-                if candidate in self.loaded:
-                    continue
-                self.loader.add(candidate, "project" if name != "CLAUDE.local.md" else "local",
-                                 found)
-                for entry in found:
-                    if entry.path not in self.loaded:
-                        self.loaded.add(entry.path)
-                        reason = ("included" if entry.kind == "include"
-                                  else f"{posixpath.relpath(folder, self.root)}/ is read")
-                        added.append(ClaudeJitFile(entry, reason))
-        for rule in self.loader.rules_for(self.startup, path):
-            if rule.path not in self.loaded:
-                self.loaded.add(rule.path)
-                added.append(ClaudeJitFile(rule, "paths: " + ", ".join(rule.applies_to)))
-        return added
+            loader.processed = set(keep)
+            mine: list[ClaudeFile] = []
+            for name in CLAUDE_NAMES:
+                loader.add(posixpath.join(folder, name), "project", mine)
+            claude += mine
+            loader.processed = set(keep)
+            theirs: list[ClaudeFile] = []
+            for name in AGENTS_NAMES:
+                loader.add(posixpath.join(folder, name), "project", theirs)
+            if not mine:
+                agents += theirs
+        out: list[ClaudeJitFile] = []
+        for entry in dedupe_against(agents, [*self.in_context, *claude]):
+            if entry.path in self.loaded or entry.path == path:
+                continue
+            self.loaded.add(entry.path)
+            out.append(ClaudeJitFile(entry, "AGENTS.md (no CLAUDE.md here)", hook=True))
+        return out

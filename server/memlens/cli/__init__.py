@@ -394,13 +394,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_jit(args: argparse.Namespace) -> int:
-    from ..views import jit
+    from ..agents import agent_by_id
+    from ..views import agent_jit, jit
 
     cwd = _directory(args.cwd)
     settings = _settings(args, cwd)
-    if not settings.jit_context:
-        print("memlens: classic mode loads no memory just in time", file=sys.stderr)
-    entries = jit(cwd, args.targets, settings)
+    if args.dialect != AGENT_IDS[0]:
+        entries = agent_jit(agent_by_id(args.dialect), cwd, args.targets, settings)
+    else:
+        if not settings.jit_context:
+            print("memlens: classic mode loads no memory just in time", file=sys.stderr)
+        entries = jit(cwd, args.targets, settings)
     if args.json:
         _print_json([e.wire() for e in entries])
         return 0
