@@ -7,6 +7,8 @@ the conformance suite tests the shipped tool, not engine internals that are bein
   tool touches a path.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
   files it loads at start and on read (their framing is not predicted yet).
+* Codex: ``show --dialect codex --json`` gives the exact ``# AGENTS.md instructions`` message
+  (``content``) and the files in it.
 """
 
 from __future__ import annotations
@@ -62,4 +64,14 @@ def claude(capture: Capture) -> dict[str, Any]:
     return {"startup": list(show["files"]), "on_read": on_read}
 
 
-PREDICTORS = {("gemini", "0.43.0"): gemini, ("claude", "2.1.330"): claude}
+def codex(capture: Capture) -> dict[str, Any]:
+    """{text: the `# AGENTS.md instructions` message ('' when none), files: [paths]}."""
+    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd)
+    return {"text": show["content"], "files": list(show["files"])}
+
+
+PREDICTORS = {
+    ("gemini", "0.43.0"): gemini,
+    ("claude", "2.1.330"): claude,
+    ("codex", "0.169.0"): codex,
+}
