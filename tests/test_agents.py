@@ -75,13 +75,15 @@ def test_repository_root(root: Path) -> None:
 
 
 def test_registry() -> None:
-    assert AGENT_IDS == ("gemini", "claude", "agents") == tuple(a.id for a in all_agents())
+    assert AGENT_IDS == ("gemini", "claude", "agents", "codex") == tuple(
+        a.id for a in all_agents())
     assert len(REGISTRY) == len(all_agents())
-    assert primary().id == "gemini" and [a.id for a in other_agents()] == ["claude", "agents"]
+    assert primary().id == "gemini" and [a.id for a in other_agents()] == ["claude", "agents",
+                                                                   "codex"]
     assert agent_by_id("claude").label == "Claude Code"
     settings = MemorySettings(home="/h", context_file_names=["NOTES.md", "AGENTS.md"])
     assert workspace_file_names(settings) == ["NOTES.md", "AGENTS.md", "CLAUDE.md",
-                                              "CLAUDE.local.md"]
+                                              "CLAUDE.local.md", "AGENTS.override.md"]
     owners = {name: (owner.id if (owner := owner_of(f"/p/{name}", settings)) else None)
               for name in ("NOTES.md", "AGENTS.md", "CLAUDE.local.md", "README.md")}
     assert owners == {"NOTES.md": "gemini", "AGENTS.md": "gemini",
@@ -116,7 +118,10 @@ def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -
         assert memory.agent == agent.id and memory.files, agent.id
         paths = [f.path for f in memory.files]
         sections = context_sections(memory.text, paths, agent.id)
-        assert [s.path for s in sections] == paths, agent.id
+        # every file an agent marks in its text (Codex names none of the files it sends)
+        marked = [p for p in paths if agent.section_starts(p)]
+        assert marked == (paths if agent.id != "codex" else []), agent.id
+        assert [s.path for s in sections] == marked, agent.id
     claude = agent_by_id("claude").load(str(root / "repo"), settings,
                                         target=str(root / "repo" / "src" / "app.py"))
     assert [Path(f.path).name for f in claude.files] == ["CLAUDE.md", "AGENTS.md", "py.md"]

@@ -393,7 +393,7 @@ ERROR_CASES = [
     pytest.param([], "COMMAND", id="no-subcommand"),
     pytest.param(["show", "proj", "--home", "no-such-home"], "home", id="missing-home"),
     # The dialects have landed: an unknown one is still a usage error.
-    pytest.param(["show", "proj", "--dialect", "codex"], "invalid choice", id="dialect-bad"),
+    pytest.param(["show", "proj", "--dialect", "cursor"], "invalid choice", id="dialect-bad"),
     pytest.param(["show", "proj", "--mode", "eager"], "invalid choice", id="bad-mode"),
     pytest.param(["show", "proj", "--max-dirs", "many"], "invalid int", id="bad-int"),
     pytest.param(["check", "proj", "--format", "xml"], "invalid choice", id="bad-format"),

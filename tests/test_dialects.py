@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from memlens.agents.agentsmd import load_agents
 from memlens.agents.claude_loader import (
@@ -256,3 +257,53 @@ def test_hostile_claude_tree(root: Path) -> None:
     assert show.stdout.endswith(
         "\n[Memory Lens: preview truncated at 1,000 characters (memlens.maxContextChars); "
         "Claude Code would receive more]\n")
+
+
+def test_codex_message_override_budget_and_cut(root: Path, monkeypatch: Any) -> None:
+    from memlens.agents import agent_by_id
+    from memlens.model import MemorySettings
+
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    build_tree(root, {
+        "home/.codex/AGENTS.override.md": " \n", "home/.codex/AGENTS.md": "\u00a0global\n",
+        "home/.codex/config.toml": "project_doc_max_bytes = 8\n",
+        "repo/.git": None, "repo/AGENTS.override.md": "", "repo/AGENTS.md": "hidden\n",
+        "repo/a/AGENTS.md": "  \n", "repo/a/b/AGENTS.md": "1234567é8\n",
+        "repo/a/b/c/AGENTS.md": "below\n",
+    })
+    memory = agent_by_id("codex").load(str(root / "repo/a/b"),
+                                       MemorySettings(home=str(root / "home")))
+    # the blank override hides nothing in CODEX_HOME; in a folder an empty one hides AGENTS.md;
+    # a blank doc costs no budget; the cut splits "é" into U+FFFD
+    assert memory.text == (f"# AGENTS.md instructions for {root}/repo/a/b\n\n<INSTRUCTIONS>\n"
+                           "global\n\n--- project-doc ---\n\n1234567\ufffd\n</INSTRUCTIONS>")
+    assert [(Path(f.path).relative_to(root).as_posix(), f.label) for f in memory.files] == [
+        ("home/.codex/AGENTS.md", "global"), ("repo/a/b/AGENTS.md", "project")]
+    assert memory.details["shadowed"] == [f"{root}/repo/AGENTS.md"]
+    assert memory.details["skipped"] == [f"{root}/repo/AGENTS.override.md",
+                                         f"{root}/repo/a/AGENTS.md"]
+    assert [(d.code, d.line, d.col) for d in memory.diagnostics] == [
+        ("payload-budget-exceeded", 1, 8)]
+    alone = agent_by_id("codex").load(str(root / "repo"), MemorySettings(home=str(root / "home")))
+    assert alone.text == "# AGENTS.md instructions\n\n<INSTRUCTIONS>\nglobal\n</INSTRUCTIONS>"
+
+
+def test_cli_codex_dialect(root: Path) -> None:
+    build_tree(root, {"home/.codex/AGENTS.md": "Global\n", "repo/.git": None,
+                      "repo/AGENTS.md": "Root\n", "repo/sub/AGENTS.md": "Sub\n"})
+    env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
+
+    def memlens(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "memlens", *args, "--dialect", "codex",
+                               "--home", str(root / "home")], cwd=root / "repo" / "sub",
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    expected = (f"# AGENTS.md instructions for {root}/repo/sub\n\n<INSTRUCTIONS>\nGlobal\n\n"
+                "--- project-doc ---\n\nRoot\n\n\nSub\n\n</INSTRUCTIONS>")
+    assert memlens("show", ".").stdout == expected + "\n"
+    shown = json.loads(memlens("show", ".", "--json").stdout)
+    assert shown["content"] == expected and shown["dialect"] == "codex"
+    listed = json.loads(memlens("list", ".", "--json").stdout)["files"]
+    assert [(f["path"], f["tier"], f["chars"]) for f in listed] == [
+        (f"{root}/home/.codex/AGENTS.md", "global", 6), (f"{root}/repo/AGENTS.md", "project", 5),
+        (f"{root}/repo/sub/AGENTS.md", "project", 4)]

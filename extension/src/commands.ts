@@ -52,6 +52,7 @@ export function registerCommands(
       { label: "Gemini CLI", description: "GEMINI.md hierarchy, @imports, JIT", dialect: "gemini" },
       { label: "Claude Code", description: "CLAUDE.md tiers, includes, rules scoped by paths:", dialect: "claude" },
       { label: "AGENTS.md agents", description: "the nearest AGENTS.md", dialect: "agents" },
+      { label: "Codex", description: "global AGENTS.md, then the project's from the git root down (32 KiB)", dialect: "codex" },
     ];
     const pick = await vscode.window.showQuickPick(picks, {
       title: `What each agent reads for ${vscode.workspace.asRelativePath(source)}`,

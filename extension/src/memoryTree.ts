@@ -17,6 +17,19 @@ const TIER_LABELS: Record<string, string> = {
 const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   claude: "Claude Code",
   agents: "AGENTS.md agents",
+  codex: "Codex",
+};
+
+const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
+  claude: "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)",
+  agents: "The AGENTS.md files: the nearest one is in force",
+  codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
+};
+
+const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
+  claude: "hubot",
+  agents: "organization",
+  codex: "terminal",
 };
 
 type Node =
@@ -186,10 +199,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       case "agent": {
         const item = new vscode.TreeItem(AGENT_LABELS[node.agent.agent], vscode.TreeItemCollapsibleState.Collapsed);
         item.description = `${node.agent.files.length}`;
-        item.tooltip = node.agent.agent === "claude"
-          ? "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)"
-          : "The AGENTS.md files: the nearest one is in force";
-        item.iconPath = new vscode.ThemeIcon(node.agent.agent === "claude" ? "hubot" : "organization");
+        item.tooltip = AGENT_TOOLTIPS[node.agent.agent];
+        item.iconPath = new vscode.ThemeIcon(AGENT_ICONS[node.agent.agent]);
         item.contextValue = `memlens.agent.${node.agent.agent}`;
         return item;
       }

@@ -15,6 +15,7 @@ const TITLES: Record<Dialect, string> = {
   gemini: "/Merged Context.md",
   claude: "/Claude Code Context.md",
   agents: "/AGENTS.md Context.md",
+  codex: "/Codex Context.md",
 };
 
 export class MergedContextProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {

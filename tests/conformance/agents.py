@@ -53,7 +53,8 @@ _CLAUDE_STARTUP = "<system-reminder>\nCodebase and user instructions are shown b
 _CLAUDE_BLOCK_HEAD = re.compile(
     r"(?:^|\n|context: )Contents of (?P<path>/[^\n]*?)(?: \((?P<label>[^\n]*)\))?:\n\n"
 )
-_CODEX_HEAD = "# AGENTS.md instructions for "
+# "for CWD" only when project docs are sent; the global file alone comes without it.
+_CODEX_HEADS = ("# AGENTS.md instructions for ", "# AGENTS.md instructions\n")
 
 
 class Payload(BaseModel):
@@ -461,6 +462,6 @@ def _codex(requests: list[Request], notes: list[str]) -> tuple[list[Payload], li
         for i, item in enumerate(turns[0].body.get("input", []))
         if item.get("type") == "message" and item.get("role") == "user"
         for part in item.get("content", [])
-        if isinstance(part.get("text"), str) and part["text"].startswith(_CODEX_HEAD)
+        if isinstance(part.get("text"), str) and part["text"].startswith(_CODEX_HEADS)
     ]
     return startup, []

@@ -8,6 +8,8 @@ the conformance suite tests the shipped tool, not engine internals that are bein
 * Gemini CLI 0.61 (the ``gemini@0.44+`` profile): the same, with ``--agent gemini@0.44``.
 * Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
   files it loads at start and on read, and the text it sends then.
+* Codex: ``show --dialect codex --json`` gives the exact ``# AGENTS.md instructions`` message
+  (``content``) and the files in it.
 """
 
 from __future__ import annotations
@@ -72,5 +74,15 @@ def claude(capture: Capture) -> dict[str, Any]:
             "context": context}
 
 
-PREDICTORS = {("gemini", "0.43.0"): gemini, ("gemini", "0.61.0"): gemini_044,
-              ("claude", "2.1.330"): claude}
+def codex(capture: Capture) -> dict[str, Any]:
+    """{text: the `# AGENTS.md instructions` message ('' when none), files: [paths]}."""
+    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd)
+    return {"text": show["content"], "files": list(show["files"])}
+
+
+PREDICTORS = {
+    ("gemini", "0.43.0"): gemini,
+    ("gemini", "0.61.0"): gemini_044,
+    ("claude", "2.1.330"): claude,
+    ("codex", "0.169.0"): codex,
+}

@@ -194,6 +194,8 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
                    ("nested", "api/CLAUDE.md", "read when Claude Code works in api/", 0)],
         "agents": [("agents", "AGENTS.md", "in force here (nearest)", 0),
                    ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
+        "codex": [("project", "AGENTS.md", None, 0),
+                  ("nested", "api/AGENTS.md", "read when Codex starts in api/", 0)],
     }
 
 

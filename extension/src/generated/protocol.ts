@@ -78,7 +78,7 @@ export type ChatEvent =
   | MemoryLoadedEvent
   | ErrorEvent
   | DoneEvent;
-export type Dialect = "gemini" | "claude" | "agents";
+export type Dialect = "gemini" | "claude" | "agents" | "codex";
 
 export interface AddMemoryParams {
   fact: string;
@@ -422,13 +422,13 @@ export interface SessionsResult {
 }
 export interface ShowParams {
   uri: string;
-  dialect?: ("gemini" | "claude" | "agents") | null;
+  dialect?: ("gemini" | "claude" | "agents" | "codex") | null;
 }
 /**
  * memlens/show: what the agent of `dialect` reads for the folder of the request's uri.
  */
 export interface ShowResponse {
-  dialect: "gemini" | "claude" | "agents";
+  dialect: "gemini" | "claude" | "agents" | "codex";
   content: string;
   files: string[];
   fileCount: number;
@@ -499,7 +499,7 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents";
+  agent: "claude" | "agents" | "codex";
   files: TreeFile[];
 }
 export interface TreeFile {

@@ -24,6 +24,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("gemini", "gemini:GeminiAgent"),
     ("claude", "claude:ClaudeAgent"),
     ("agents", "agentsmd:AgentsMdAgent"),
+    ("codex", "codex:CodexAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 

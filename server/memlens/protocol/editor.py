@@ -12,7 +12,7 @@ from pydantic import Field
 from .memory import ClaudeJitEntry, ContextSection, JitFile
 from .wire import Inbound, Wire
 
-Dialect = Literal["gemini", "claude", "agents"]
+Dialect = Literal["gemini", "claude", "agents", "codex"]
 
 
 class UriParams(Inbound):
@@ -112,7 +112,7 @@ class TreeFile(Wire):
 class TreeAgent(Wire):
     """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
 
-    agent: Literal["claude", "agents"]
+    agent: Literal["claude", "agents", "codex"]
     files: list[TreeFile]
 
 
