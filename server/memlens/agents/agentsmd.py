@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..fsread import FileReader
-from ..imports import ImportToken, relative_import, repository_root
+from ..imports import repository_root
 from ..model import MemorySettings
 from ..nodecompat import dirname, resolve
 from .base import (
@@ -20,6 +20,7 @@ from .base import (
     AgentMemory,
     ListedFile,
     MemoryAgent,
+    WithoutReferences,
     WorkspaceCheck,
 )
 
@@ -63,7 +64,7 @@ def load_agents(cwd: str, reader: FileReader | None = None) -> AgentsLoad:
     return AgentsLoad(cwd, found[0][0], found[0][1], [p for p, _ in found[1:]])
 
 
-class AgentsMdAgent(MemoryAgent):
+class AgentsMdAgent(WithoutReferences, MemoryAgent):
     """Any agent that follows the AGENTS.md convention (Codex and others)."""
 
     id = "agents"
@@ -71,7 +72,6 @@ class AgentsMdAgent(MemoryAgent):
     receiver = "an AGENTS.md agent"
     nothing_loads = "no AGENTS.md applies here"
     list_label_width = 9
-    has_references = False
     expands_home = False
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
@@ -88,15 +88,6 @@ class AgentsMdAgent(MemoryAgent):
 
     def home_change_matters(self, path: str, home: str) -> bool:
         return True
-
-    def find_references(self, text: str) -> list[ImportToken]:
-        return []
-
-    def resolve_reference(self, source: str, written: str, home: str) -> str:
-        return resolve(dirname(source), written)
-
-    def rewrite_reference(self, written: str, from_dir: str, target: str, home: str) -> str:
-        return relative_import(from_dir, target)
 
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:

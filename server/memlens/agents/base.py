@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..fsread import FileReader
-from ..imports import ImportToken
+from ..imports import ImportToken, relative_import
 from ..model import MemorySettings
+from ..nodecompat import dirname, resolve
 from ..protocol.memory import Diagnostic
 
 
@@ -175,3 +176,19 @@ class MemoryAgent(Protocol):
     def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
         """`memlens show --json` after `cwd` and `dialect`, with `content` the preview."""
         ...
+
+
+class WithoutReferences:
+    """The reference rules of an agent whose files hold no `@path` references (AGENTS.md,
+    Codex): a path written in them is only ever renamed as a relative path."""
+
+    has_references = False
+
+    def find_references(self, text: str) -> list[ImportToken]:
+        return []
+
+    def resolve_reference(self, source: str, written: str, home: str) -> str:
+        return resolve(dirname(source), written)
+
+    def rewrite_reference(self, written: str, from_dir: str, target: str, home: str) -> str:
+        return relative_import(from_dir, target)

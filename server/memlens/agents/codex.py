@@ -28,9 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..fsread import FileReader, ReadKind
-from ..imports import ImportToken, relative_import
 from ..model import MemorySettings
-from ..nodecompat import dirname, resolve
+from ..nodecompat import dirname
 from ..protocol.memory import Diagnostic
 from .base import (
     AgentFile,
@@ -38,6 +37,7 @@ from .base import (
     AgentMemory,
     ListedFile,
     MemoryAgent,
+    WithoutReferences,
     WorkspaceCheck,
 )
 
@@ -250,13 +250,12 @@ def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]
                        detail=detail)]
 
 
-class CodexAgent(MemoryAgent):
+class CodexAgent(WithoutReferences, MemoryAgent):
     id = "codex"
     label = "Codex"
     receiver = "Codex"
     nothing_loads = "no AGENTS.md reaches Codex here"
     list_label_width = 9
-    has_references = False
     expands_home = False
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
@@ -276,15 +275,6 @@ class CodexAgent(MemoryAgent):
         folder = codex_home(home)
         return (not path.startswith(folder + "/")
                 or posixpath.basename(path) in (*FILE_NAMES, CONFIG_NAME))
-
-    def find_references(self, text: str) -> list[ImportToken]:
-        return []
-
-    def resolve_reference(self, source: str, written: str, home: str) -> str:
-        return resolve(dirname(source), written)
-
-    def rewrite_reference(self, written: str, from_dir: str, target: str, home: str) -> str:
-        return relative_import(from_dir, target)
 
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:
