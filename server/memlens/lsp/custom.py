@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..agents import agent_by_id, other_agents, owner_of, primary
 from ..index import WorkspaceIndex
-from ..nodecompat import dirname
 from ..protocol.editor import (
     Dialect,
     JitResponse,
@@ -100,13 +99,15 @@ def _with_links(response: ShowResponse) -> dict[str, object]:
 
 def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         dialect: Dialect) -> ShowResponse:
-    """What another agent (Claude Code, an AGENTS.md agent) reads working on `uri` (a file or
-    a folder)."""
+    """What another agent reads working on `uri`: started in that folder, or (a file) started in
+    the workspace folder and reading the file — as a user runs it (Claude Code then adds the
+    rules and subfolder files that reading brings; imports in files above where it started
+    are not expanded, so starting in the file's own folder would show less than it reads)."""
     path = path_of(uri) or workspace
     is_folder = os.path.isdir(path)
     index = ls.service.index_for(path)
     agent = agent_by_id(dialect)
-    memory = agent.load(path if is_folder else dirname(path), index.settings, index.reader,
+    memory = agent.load(path if is_folder else workspace, index.settings, index.reader,
                         target=None if is_folder else path)
     content, _ = truncate(memory.text, index.settings.max_context_chars, agent.receiver)
     files = [f.path for f in memory.files]
