@@ -71,22 +71,20 @@ class Workspace:
 
     def read_target(self, tool: str, raw: Any, what: str) -> tuple[str, str]:
         """(path, real path) of a regular file inside the roots that `tool` may read."""
-        path = self.path(raw, what)
-        try:
-            real = self.policy.check_read(path)
-        except PathRefused as refused:
-            raise ToolRefused(str(refused)) from None
-        self.allow_file(tool, path, real, False)
-        return path, real
+        return self._target(tool, raw, what, write=False)
 
     def write_target(self, tool: str, raw: Any, what: str) -> tuple[str, str]:
         """(path, real path) that a write by `tool` may land on."""
+        return self._target(tool, raw, what, write=True)
+
+    def _target(self, tool: str, raw: Any, what: str, *, write: bool) -> tuple[str, str]:
         path = self.path(raw, what)
+        check = self.policy.check_write if write else self.policy.check_read
         try:
-            real = self.policy.check_write(path)
+            real = check(path)
         except PathRefused as refused:
             raise ToolRefused(str(refused)) from None
-        self.allow_file(tool, path, real, True)
+        self.allow_file(tool, path, real, write)
         return path, real
 
     def directory(self, raw: Any, what: str = "path") -> str:
