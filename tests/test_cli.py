@@ -482,16 +482,64 @@ def test_agent_gemini_044_profile(ws: Path) -> None:
         new = memlens("show", "proj", "--json", "--agent", spec, cwd=ws, home=ws / "home").json()
         assert isinstance(new, dict) and new["mode"] == "jit"
         # context.fileName adds to GEMINI.md; no downward search (sub/GEMINI.md loads on read)
-        assert new["files"] == [str(global_file(ws)), str(ws / "proj" / "AGENTS.md"),
-                                str(ws / "proj" / "GEMINI.md")]
-    same = memlens("show", "proj", "--json", "--agent", "gemini@0.43", cwd=ws, home=ws / "home")
-    assert same.json() == old
+        assert [(f["path"], f["when"]) for f in new["files"]] == [
+            (str(global_file(ws)), "startup"), (str(ws / "proj" / "AGENTS.md"), "startup"),
+            (str(ws / "proj" / "GEMINI.md"), "startup"),
+            (str(ws / "proj" / "sub" / "GEMINI.md"), "on-read")]
+        assert new["profile"] == "gemini@0.44+" and new["fileCount"] == 3
+    same = memlens("show", "proj", "--json", "--agent", "gemini@0.43", cwd=ws,
+                   home=ws / "home").json()
+    assert same["profile"] == "gemini@0.43" and same["mode"] == "classic"
+    assert [f["path"] for f in same["files"]] == old["files"]
+    assert same["content"] == old["content"]
+    assert same["payloads"] == [old["prompt"]]  # classic: all in the system instruction
 
 
 def test_agent_names_the_dialect(ws: Path) -> None:
     args = ("show", "proj", "--json")
-    assert (memlens(*args, "--agent", "claude", cwd=ws, home=ws / "home").out
-            == memlens(*args, "--dialect", "claude", cwd=ws, home=ws / "home").out)
+    agent = memlens(*args, "--agent", "claude", cwd=ws, home=ws / "home").json()
+    dialect = memlens(*args, "--dialect", "claude", cwd=ws, home=ws / "home").json()
+    assert agent["content"] == dialect["content"] and agent["agent"] == "claude"
+    assert [f["path"] for f in agent["files"] if f["when"] == "startup"] == dialect["files"]
+    assert agent["payloads"] == ([dialect["payload"]] if dialect["payload"] else [])
+
+
+def test_agent_jit_payloads(ws: Path) -> None:
+    """`jit --agent A --json` (SPEC §7): each target's files and the exact strings sent."""
+    home = ws / "home"
+    gemini = memlens("jit", "--json", "--agent", "gemini@0.44", "--cwd", "proj",
+                     "sub/code.py", "sub/deeper/more.py", cwd=ws, home=home).json()
+    assert [e["files"] for e in gemini] == [[str(ws / "proj" / "sub" / "GEMINI.md")], []]
+    assert gemini[0]["payloads"] == [gemini[0]["context"]] and "Sub rules" in gemini[0]["context"]
+    assert gemini[1]["payloads"] == [] and gemini[1]["context"] == ""
+    (ws / "proj" / "sub" / "CLAUDE.md").write_text("claude sub\n")
+    claude = memlens("jit", "--json", "--agent", "claude", "--cwd", "proj", "sub/code.py",
+                     cwd=ws, home=home).json()
+    assert claude[0]["files"] == [str(ws / "proj" / "sub" / "CLAUDE.md")]
+    # After a Read, each file's text is sent untrimmed (checked against Claude Code 2.1.330).
+    assert claude[0]["payloads"] == [
+        f"<system-reminder>\nContents of {ws / 'proj' / 'sub' / 'CLAUDE.md'}:\n\nclaude sub\n"
+        "\n</system-reminder>"]
+    codex = memlens("jit", "--json", "--agent", "codex", "--cwd", "proj", "sub/code.py",
+                    cwd=ws, home=home).json()
+    assert codex == [{"target": "sub/code.py", "files": [], "payloads": [], "context": ""}]
+
+
+def test_agent_show_codex_and_convention(ws: Path) -> None:
+    (ws / "proj" / "AGENTS.md").write_text("be kind\n")
+    (ws / "proj" / "sub" / "AGENTS.md").write_text("sub agents\n")
+    codex = memlens("show", "proj", "--json", "--agent", "codex", cwd=ws,
+                    home=ws / "home").json()
+    assert codex["profile"] == "codex@0.169" and codex["verified"] is True
+    assert codex["payloads"] == [f"# AGENTS.md instructions for {ws / 'proj'}\n\n"
+                                 "<INSTRUCTIONS>\nbe kind\n\n</INSTRUCTIONS>"]
+    # Codex reads nothing later: the subfolder's file is not in its session at all.
+    assert [(f["path"], f["when"]) for f in codex["files"]] == [
+        (str(ws / "proj" / "AGENTS.md"), "startup")]
+    convention = memlens("show", "proj", "--json", "--agent", "agents", cwd=ws,
+                         home=ws / "home").json()
+    assert convention["verified"] is False and convention["version"] is None
+    assert convention["payloads"] == []
 
 
 @pytest.mark.parametrize("spec", ["gemini@", "gemini@latest", "nobody", "gemini@0"])

@@ -15,7 +15,14 @@ from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
     from .agents.base import MemoryAgent
-    from .protocol.memory import JitEntry, ListResult, ShowResult
+    from .protocol.memory import (
+        AgentJitEntry,
+        AgentProfileInfo,
+        AgentShowResult,
+        JitEntry,
+        ListResult,
+        ShowResult,
+    )
 from .render import flatten_memory, render_prompt_memory
 
 TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
@@ -224,4 +231,53 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry
         result = session.discover(posixpath.join(startup.cwd, target))
         entries.append(JitEntry(target=target, files=[f.path for f in result.files],
                                 context=result.appendix))
+    return entries
+
+
+def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
+               profile: AgentProfileInfo) -> AgentShowResult:
+    """`memlens show --agent`: what `agent` reads working in `cwd` — at start and later, on
+    read — and the exact strings it sends at start (SPEC §7)."""
+    from .fsread import FileReader
+    from .protocol.memory import AgentFileRow, AgentShowResult
+
+    reader = FileReader()
+    memory = agent.load(cwd, settings, reader)
+    engine = MemoryEngine(settings, reader)
+    names = list(agent.file_names(settings))
+    found = workspace_files_named(engine, [memory.cwd], names)
+    check = agent.check_workspace(settings, [memory.cwd], [p for n in names for p in found[n]],
+                                  reader)
+    later = agent.on_read_files(memory, settings, reader, check)
+    rows = [AgentFileRow(path=f.path, label=f.label, when="startup", note=f.note,
+                         chars=None if f.content is None else len(f.content))
+            for f in memory.files]
+    rows += [AgentFileRow(path=f.path, label=f.label, when="on-read", note=f.note,
+                          chars=None if f.content is None else len(f.content)) for f in later]
+    content, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
+    facts = {k: v for k, v in agent.show_json(memory, content).items()
+             if k not in AgentShowResult.model_fields and k != "fileCount"}
+    return AgentShowResult.model_validate({
+        **profile.model_dump(), **facts, "cwd": memory.cwd, "mode": memory.mode, "files": rows,
+        "file_count": len(memory.files), "content": content, "payloads": memory.payloads,
+        "diagnostics": memory.diagnostics})
+
+
+def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
+                       settings: MemorySettings) -> list[AgentJitEntry]:
+    """`memlens jit --agent`: for each target in turn (one session), the files `agent` adds
+    and the exact strings it sends then."""
+    from .agents.base import WorkspaceCheck
+    from .fsread import FileReader
+    from .protocol.memory import AgentJitEntry
+
+    session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
+    entries = []
+    for target in targets:
+        if session is None:
+            entries.append(AgentJitEntry(target=target, files=[], payloads=[], context=""))
+            continue
+        load = session.load_for(posixpath.join(cwd, target))
+        entries.append(AgentJitEntry(target=target, files=[f.path for f in load.files],
+                                     payloads=load.payloads, context=load.context))
     return entries

@@ -1,15 +1,14 @@
 """What memlens predicts today, asked through its command line only (`python -m memlens`):
 the conformance suite tests the shipped tool, not engine internals that are being reshaped.
 
-* Gemini CLI 0.43 (SPEC §7): ``show --json`` gives ``prompt`` (the system instruction's memory
-  part), ``sessionMemory`` (the first user message's), ``content``/``files``/``fileCount``
-  (what /memory show and the loader report); ``jit --json`` gives the string appended after a
-  tool touches a path.
-* Gemini CLI 0.61 (the ``gemini@0.44+`` profile): the same, with ``--agent gemini@0.44``.
-* Claude Code: ``show --dialect claude --json`` and ``jit --dialect claude --json`` give the
-  files it loads at start and on read, and the text it sends then.
-* Codex: ``show --dialect codex --json`` gives the exact ``# AGENTS.md instructions`` message
-  (``content``) and the files in it.
+Every agent through ``show --agent A --json`` and ``jit --agent A --json`` (SPEC §7): the files
+it reads (``when``: startup, on-read) and ``payloads``, the exact strings it sends at start and
+after a tool touches a path.
+* Gemini CLI 0.43 (``--agent gemini@0.43``) and 0.61 (``gemini@0.44``): besides, ``prompt``
+  (the system instruction's memory part) and ``sessionMemory`` (the first user message's).
+* Claude Code (``claude``): the files at start and on read, the start-up ``<system-reminder>``
+  and the messages after the read.
+* Codex (``codex``): the ``# AGENTS.md instructions`` message.
 """
 
 from __future__ import annotations
@@ -38,46 +37,50 @@ def memlens(*args: str, cwd: str) -> Any:
     return json.loads(done.stdout)
 
 
-def _common(capture: Capture, dialect: str | None) -> list[str]:
-    args = ["--home", capture.home, "--trusted"]
-    return [*args, "--dialect", dialect] if dialect else args
+def _common(capture: Capture, agent: str) -> list[str]:
+    return ["--home", capture.home, "--trusted", "--agent", agent]
 
 
-def gemini(capture: Capture, *profile: str) -> dict[str, Any]:
-    """{show: the show --json object, jit: the appended string or None without a read}."""
-    common = [*_common(capture, None), *profile]
-    show = memlens("show", "--json", *common, capture.cwd, cwd=capture.cwd)
-    jit = None
-    if capture.read_path:
-        answer = memlens("jit", "--json", *common, "--cwd", capture.cwd,
-                         capture.read_path, cwd=capture.cwd)
-        jit = answer[0]["context"]
-    return {"show": show, "jit": jit}
+def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
+    """`jit --agent A --json`'s entry for the scripted read (None without a read)."""
+    if not capture.read_path:
+        return None
+    answer = memlens("jit", "--json", *_common(capture, agent), "--cwd", capture.cwd,
+                     capture.read_path, cwd=capture.cwd)
+    entry: dict[str, Any] = answer[0]
+    return entry
+
+
+def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
+    """{show: the `show --agent --json` object (`prompt`, `sessionMemory`, `payloads`), jit:
+    the appended string and jit_payloads (None without a read)}."""
+    show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd)
+    jit = _jit(capture, profile)
+    return {"show": show, "payloads": show["payloads"],
+            "jit": None if jit is None else jit["context"],
+            "jit_payloads": None if jit is None else jit["payloads"]}
 
 
 def gemini_044(capture: Capture) -> dict[str, Any]:
     """Gemini CLI 0.44 and later (verified on 0.61.0): the ``gemini@0.44+`` profile."""
-    return gemini(capture, "--agent", "gemini@0.44")
+    return gemini(capture, "gemini@0.44")
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], payload: the start-up message, on_read: [paths] and context: what
-    is sent after the read (None without a read)}."""
+    """{startup: [paths], payloads: the start-up message, on_read: [paths] and
+    jit_payloads: the messages sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
-    on_read = context = None
-    if capture.read_path:
-        answer = memlens("jit", "--json", *_common(capture, "claude"), "--cwd", capture.cwd,
-                         capture.read_path, cwd=capture.cwd)
-        on_read = list(answer[0]["files"])
-        context = answer[0]["context"]
-    return {"startup": list(show["files"]), "payload": show["payload"], "on_read": on_read,
-            "context": context}
+    jit = _jit(capture, "claude")
+    return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
+            "payloads": show["payloads"],
+            "on_read": None if jit is None else list(jit["files"]),
+            "jit_payloads": None if jit is None else jit["payloads"]}
 
 
 def codex(capture: Capture) -> dict[str, Any]:
-    """{text: the `# AGENTS.md instructions` message ('' when none), files: [paths]}."""
+    """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]}."""
     show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd)
-    return {"text": show["content"], "files": list(show["files"])}
+    return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
 
 
 PREDICTORS = {

@@ -33,7 +33,7 @@ def test_startup_payload(case: Case, runs: Runs) -> None:
     outcome = runs.get(case)
     assert outcome.prediction is not None
     sent = "".join(p.text for p in outcome.capture.startup)
-    assert outcome.prediction["payload"] == sent
+    assert outcome.prediction["payloads"] == ([sent] if sent else [])
 
 
 @pytest.mark.parametrize(
@@ -46,4 +46,4 @@ def test_on_read_payload(case: Case, runs: Runs) -> None:
     messages: dict[str, str] = {}
     for payload in outcome.capture.on_read:
         messages[payload.where] = messages.get(payload.where, "") + payload.text
-    assert outcome.prediction["context"] == "\n".join(messages.values())
+    assert outcome.prediction["jit_payloads"] == list(messages.values())

@@ -1,6 +1,6 @@
 """Codex CLI 0.169.0 against memlens's codex dialect (SPEC §4): the `# AGENTS.md instructions
-for CWD` user message it sends at start, byte for byte (``memlens show --dialect codex
---json``'s ``content``; '' when Codex sends no such message). Codex loads nothing later."""
+for CWD` user message it sends at start, byte for byte (``memlens show --agent codex
+--json``'s ``payloads``; [] when Codex sends no such message). Codex loads nothing later."""
 
 from __future__ import annotations
 
@@ -17,5 +17,5 @@ def test_instructions_message(case: Case, runs: Runs) -> None:
     assert outcome.capture.requests, outcome.capture.notes
     sent = [p.text for p in outcome.capture.startup]
     assert len(sent) <= 1, sent
-    assert outcome.prediction["text"] == (sent[0] if sent else "")
+    assert outcome.prediction["payloads"] == sent
     assert outcome.capture.on_read == []

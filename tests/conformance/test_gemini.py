@@ -47,3 +47,17 @@ def test_after_read(case: Case, runs: Runs) -> None:
     sent = "".join(p.text for p in outcome.capture.on_read)
     assert not [n for n in outcome.capture.notes if "never answered" in n], outcome.capture.notes
     assert outcome.prediction["jit"] == sent
+
+
+@pytest.mark.parametrize("case", [*cases("gemini", "0.43.0", check="session"),
+                                  *cases("gemini", "0.61.0", check="session")])
+def test_payloads(case: Case, runs: Runs) -> None:
+    """`payloads` (SPEC §7): the memory parts of the system instruction and of the first user
+    message, in that order, the empty ones left out; after the read, the appended string."""
+    outcome = runs.get(case)
+    assert outcome.prediction is not None
+    sent = [_payload(case, runs, "systemInstruction"), _payload(case, runs, "session_context")]
+    assert outcome.prediction["payloads"] == [text for text in sent if text]
+    if case.scenario.read:
+        appended = "".join(p.text for p in outcome.capture.on_read)
+        assert outcome.prediction["jit_payloads"] == ([appended] if appended else [])

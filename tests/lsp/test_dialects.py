@@ -191,7 +191,7 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
         "claude": [("project", "CLAUDE.md", None, 1),  # its @./gone.md
                    ("include", "AGENTS.md", None, 0), ("include", "home/shared.md", None, 0),
                    ("rule", ".claude/rules/py.md", "applies to **/*.py", 0),
-                   ("nested", "api/CLAUDE.md", "read when Claude Code works in api/", 0)],
+                   ("nested", "api/CLAUDE.md", "when a tool reads a file in api/", 0)],
         "agents": [("agents", "AGENTS.md", "in force here (nearest)", 0),
                    ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
         "codex": [("project", "AGENTS.md", None, 0),

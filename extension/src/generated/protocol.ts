@@ -7,6 +7,10 @@
 export type MemlensPayload =
   | AddMemoryParams
   | AddMemoryResult
+  | AgentFileRow
+  | AgentJitEntry
+  | AgentProfileInfo
+  | AgentShowResult
   | AgentsFile
   | AgentsListResult
   | AgentsShowResult
@@ -100,6 +104,68 @@ export interface AddMemoryResult {
   diff?: string | null;
   proposed?: string | null;
   needsKey?: boolean | null;
+}
+/**
+ * A file the agent reads working in the folder: at start, or later when a tool touches a
+ * path (`on-read`).
+ */
+export interface AgentFileRow {
+  path: string;
+  label: string;
+  chars: number | null;
+  when: "startup" | "on-read";
+  note?: string | null;
+}
+/**
+ * One target of `memlens jit --agent A --json`.
+ */
+export interface AgentJitEntry {
+  target: string;
+  files: string[];
+  payloads: string[];
+  context: string;
+}
+/**
+ * Which agent, which profile serves it and whether that profile was verified on it.
+ */
+export interface AgentProfileInfo {
+  agent: string;
+  profile: string;
+  version: string | null;
+  installed?: string | null;
+  verified: boolean;
+  note?: string | null;
+}
+/**
+ * `memlens show --agent A --json`: the agent's own `show --json` facts (extra keys), with
+ * `files` as rows and `payloads`, the exact strings it puts in its first request.
+ */
+export interface AgentShowResult {
+  agent: string;
+  profile: string;
+  version: string | null;
+  installed?: string | null;
+  verified: boolean;
+  note?: string | null;
+  cwd: string;
+  mode: string;
+  files: AgentFileRow[];
+  fileCount: number;
+  content: string;
+  payloads: string[];
+  diagnostics: Diagnostic[];
+  [k: string]: unknown | undefined;
+}
+export interface Diagnostic {
+  path: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  severity: "error" | "warning" | "info";
+  code: string;
+  message: string;
+  detail?: string | null;
 }
 export interface AgentsFile {
   path: string;
@@ -266,17 +332,6 @@ export interface ContextSection {
   path: string;
   startLine: number;
   endLine: number;
-}
-export interface Diagnostic {
-  path: string;
-  line: number;
-  col: number;
-  endLine: number;
-  endCol: number;
-  severity: "error" | "warning" | "info";
-  code: string;
-  message: string;
-  detail?: string | null;
 }
 /**
  * One extraction run. "no-key": no Gemini API key (the editor offers to set one).

@@ -126,6 +126,10 @@ class AgentsMdAgent(WithoutReferences, MemoryAgent):
             rows.append(AgentFile(path, "agents", reader.read(path).content, note))
         return rows
 
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        return []  # the convention names no later loading
+
     def section_starts(self, path: str) -> list[str]:
         return [heading(path)]
 

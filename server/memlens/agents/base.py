@@ -27,6 +27,7 @@ class AgentFile:
     label: str  # its place in the load: a tier, a kind ("include", "rule"), "active"
     content: str | None  # None: listed but not readable
     note: str | None = None  # why it applies, e.g. "applies to **/*.py"
+    when: str = "startup"  # "startup", or "on-read": it loads when a tool touches a path
 
 
 @dataclass
@@ -54,6 +55,9 @@ class AgentMemory:
     # The agent's own facts for `memlens show --json` (rules scoped by `paths:`, the AGENTS.md
     # files shadowed), as JSON values.
     details: dict[str, object] = field(default_factory=dict)
+    # The exact strings the agent puts in its first request (SPEC §7 `payloads`), each of
+    # which appears verbatim in what it sends; [] when it sends no memory.
+    payloads: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -72,6 +76,8 @@ class JitLoad:
     target: str
     files: list[JitFile]
     context: str  # what the agent appends to the tool's output ('' when nothing is appended)
+    # The exact strings it adds to its next request (each verbatim in it); [] when nothing.
+    payloads: list[str] = field(default_factory=list)
 
 
 class AgentJitSession(Protocol):
@@ -162,6 +168,12 @@ class MemoryAgent(Protocol):
                    ) -> list[AgentFile]:
         """Its files the Memory view lists for a workspace folder (`folder_for`: the
         workspace folder holding a path)."""
+        ...
+
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        """The files it loads later in the session `memory` starts, when a tool touches a path
+        (`when` "on-read"), given its workspace check for `memory.cwd`."""
         ...
 
     # --- the strings it sends ---------------------------------------------------------------

@@ -100,7 +100,8 @@ class ClaudeAgent(MemoryAgent):
             details={"conditionalRules": [{"path": r.path, "paths": r.applies_to}
                                           for r in load.conditional_rules],
                      # What Claude Code 2.1.330 sends at start, byte for byte.
-                     "payload": payload(load.files)})
+                     "payload": payload(load.files)},
+            payloads=[sent] if (sent := payload(load.files)) else [])
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
@@ -123,8 +124,8 @@ class ClaudeAgent(MemoryAgent):
         CLAUDE.md files it reads when it works there."""
         load = ClaudeLoader(settings.home, reader=reader).load(folder)
         rows = [AgentFile(f.path, f.kind, f.content) for f in load.files]
-        rows += [AgentFile(r.path, r.kind, r.content, "applies to " + ", ".join(r.applies_to))
-                 for r in load.conditional_rules]
+        rows += [AgentFile(r.path, r.kind, r.content, "applies to " + ", ".join(r.applies_to),
+                           when="on-read") for r in load.conditional_rules]
         listed = {f.path for f in rows}
         for sub in check.folders:
             for name in NESTED_NAMES:
@@ -132,9 +133,19 @@ class ClaudeAgent(MemoryAgent):
                 read = reader.read(path)
                 if path not in listed and read.content is not None:
                     rows.append(AgentFile(path, "nested", read.content,
-                                          f"read when {self.label} works in "
-                                          f"{posixpath.relpath(sub, folder)}/"))
+                                          f"when a tool reads a file in "
+                                          f"{posixpath.relpath(sub, folder)}/",
+                                          when="on-read"))
         return rows
+
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        """Rules scoped by `paths:` (when a tool reads a file they match) and the memory files
+        of the subfolders below the working folder (when it reads a file below them)."""
+        below = memory.cwd.rstrip("/") + "/"
+        return [r for r in self.view_files(memory.cwd, settings, reader, check,
+                                           lambda p: memory.cwd)
+                if r.when == "on-read" and (r.label != "nested" or r.path.startswith(below))]
 
     def section_starts(self, path: str) -> list[str]:
         return [contents_line(path, kind) for kind in DESCRIPTIONS]

@@ -660,10 +660,10 @@ class ClaudeJitFile:
     hook: bool = False  # sent by the agents-md plugin's hook, not as a memory reminder
 
 
-def on_read_text(entries: list[ClaudeJitFile]) -> str:
-    """What Claude Code 2.1.330 adds after the Read: one `<system-reminder>` per memory file
-    beside the tool result (joined by a line break), then the agents-md plugin's nested
-    AGENTS.md as a system message."""
+def on_read_payloads(entries: list[ClaudeJitFile]) -> list[str]:
+    """What Claude Code 2.1.330 adds after the Read, message by message: one
+    `<system-reminder>` per memory file beside the tool result (joined by a line break), then
+    the agents-md plugin's nested AGENTS.md as a system message."""
     reminders = [f"<system-reminder>\nContents of {e.file.path}:\n\n"
                  f"{sent_text(e.file.content)}\n</system-reminder>"
                  for e in entries if not e.hook]
@@ -672,7 +672,12 @@ def on_read_text(entries: list[ClaudeJitFile]) -> str:
     parts = ["\n".join(reminders)] if reminders else []
     if hooked:
         parts.append("tool.call hook additional context: " + "\n".join(hooked))
-    return "\n".join(parts)
+    return parts
+
+
+def on_read_text(entries: list[ClaudeJitFile]) -> str:
+    """The messages added after the Read, a line apart."""
+    return "\n".join(on_read_payloads(entries))
 
 
 class ClaudeJitSession(AgentJitSession):
@@ -699,7 +704,8 @@ class ClaudeJitSession(AgentJitSession):
         to the tool's output: the files join its context)."""
         entries = self.touch(path)
         added = [JitFile(e.file.path, e.file.content, e.reason) for e in entries]
-        return JitLoad(resolve(path), added, on_read_text(entries))
+        return JitLoad(resolve(path), added, on_read_text(entries),
+                       on_read_payloads(entries))
 
     def _conditional(self, rules_dir: str, base: str, target: str, kind: str
                      ) -> list[ClaudeFile]:

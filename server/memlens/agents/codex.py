@@ -294,7 +294,8 @@ class CodexAgent(WithoutReferences, MemoryAgent):
             agent=self.id, cwd=load.cwd, mode="codex", files=files, text=text,
             diagnostics=_budget_diagnostics(load, reader), headline=headline, listing=listing,
             details={"budget": load.budget, "lost": load.lost, "shadowed": load.shadowed,
-                     "skipped": load.skipped, "failed": load.failed})
+                     "skipped": load.skipped, "failed": load.failed},
+            payloads=[text] if text else [])
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
@@ -321,6 +322,10 @@ class CodexAgent(WithoutReferences, MemoryAgent):
                                       f"read when {self.label} starts in "
                                       f"{posixpath.relpath(dirname(path), folder)}/"))
         return rows
+
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        return []  # Codex reads nothing later
 
     def section_starts(self, path: str) -> list[str]:
         return []  # Codex does not name the files it sends

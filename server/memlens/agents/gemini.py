@@ -18,7 +18,13 @@ from ..imports import ImportToken, find_imports, relative_import
 from ..jit import JitSession
 from ..model import MemorySettings
 from ..nodecompat import dirname, resolve
-from ..render import append_jit_context, context_end, context_start, flatten_memory
+from ..render import (
+    append_jit_context,
+    context_end,
+    context_start,
+    flatten_memory,
+    render_prompt_memory,
+)
 from ..trust import memory_summary
 from .base import (
     AgentFile,
@@ -42,7 +48,8 @@ class GeminiJitSession(AgentJitSession):
         result = self.session.discover(path)
         files = [JitFile(f.path, f.content or "", "between the path and its project root")
                  for f in result.files]
-        return JitLoad(result.target, files, result.appendix)
+        return JitLoad(result.target, files, result.appendix,
+                       [result.appendix] if result.appendix else [])
 
 
 class GeminiAgent(MemoryAgent):
@@ -94,6 +101,10 @@ class GeminiAgent(MemoryAgent):
             text = append_jit_context(text, jit.context)
             files += [AgentFile(f.path, "jit", f.content) for f in jit.files]
         chars = sum(len(f.content or "") for f in files)
+        # The memory part of the system instruction, then of the first user message.
+        system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
+                                               m.extension, m.project,
+                                               settings.context_file_names)
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode=load.mode, files=files, text=text,
             diagnostics=diagnose(load, engine),
@@ -101,7 +112,8 @@ class GeminiAgent(MemoryAgent):
                      f"{memory_summary(len(files), chars)}",
             listing=[ListedFile(f.path, f.tier, None if f.content is None else len(f.content))
                      for f in load.files],
-            details={"trusted": load.trusted})
+            details={"trusted": load.trusted, "prompt": system, "sessionMemory": session},
+            payloads=[p for p in (system, session) if p])
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
@@ -118,6 +130,23 @@ class GeminiAgent(MemoryAgent):
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]
                    ) -> list[AgentFile]:
         return []  # the Memory view lists Gemini CLI's files itself, tier by tier
+
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        """In jit mode, in a trusted folder: the context files below the working folder it did
+        not load at start (JIT loading reads each when a tool touches a path in its folder).
+        Classic mode reads nothing later."""
+        if not settings.jit_context or not memory.details.get("trusted"):
+            return []
+        loaded = {f.path for f in memory.files}
+        rows = []
+        for path in check.found:
+            if path in loaded or not path.startswith(memory.cwd.rstrip("/") + "/"):
+                continue
+            folder = posixpath.relpath(dirname(path), memory.cwd)
+            rows.append(AgentFile(path, "jit", reader.read(path).content,
+                                  f"when a tool touches a path in {folder}/", when="on-read"))
+        return rows
 
     def section_starts(self, path: str) -> list[str]:
         return [context_start(path)]

@@ -97,6 +97,15 @@ def _apply_agent(args: argparse.Namespace) -> None:
             args.gemini_version = version
 
 
+def _profile_info(args: argparse.Namespace, settings: Any) -> Any:
+    from ..protocol.memory import AgentProfileInfo
+
+    versions = {"gemini": settings.gemini_profile, "claude": "2.1", "codex": "0.169"}
+    version = versions.get(args.dialect)
+    return AgentProfileInfo(agent=args.dialect, verified=version is not None, version=version,
+                            profile=f"{args.dialect}@{version}" if version else args.dialect)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options()
     parser = _Parser(prog="memlens", description="See what your coding agent's memory is.")
@@ -261,11 +270,24 @@ def _other_dialect(args: argparse.Namespace, cwd: str, settings: Any, what: str)
     return 0
 
 
+def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> int:
+    """`show --agent A --json` (SPEC §7): the agent's files at start and on read, and the
+    exact strings it sends."""
+    from ..agents import agent_by_id
+    from ..views import agent_show
+
+    _print_json(agent_show(agent_by_id(args.dialect), cwd, settings,
+                           _profile_info(args, settings)).wire())
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from ..views import show
 
     cwd = _directory(args.path)
     settings = _settings(args, cwd)
+    if args.json and getattr(args, "agent", None) is not None:
+        return _agent_show(args, cwd, settings)
     if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "show")
     result = show(cwd, settings, with_diagnostics=args.json)
@@ -399,6 +421,12 @@ def cmd_jit(args: argparse.Namespace) -> int:
 
     cwd = _directory(args.cwd)
     settings = _settings(args, cwd)
+    if args.json and getattr(args, "agent", None) is not None:
+        from ..views import agent_jit_payloads
+
+        _print_json([e.wire() for e in agent_jit_payloads(agent_by_id(args.dialect), cwd,
+                                                          args.targets, settings)])
+        return 0
     if args.dialect != AGENT_IDS[0]:
         entries = agent_jit(agent_by_id(args.dialect), cwd, args.targets, settings)
     else:
@@ -418,10 +446,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
     from ..model import MemorySettings
-    from ..protocol.memory import Diagnostic, JitEntry, ListResult, ShowResult
+    from ..protocol.memory import (
+        AgentJitEntry,
+        AgentShowResult,
+        Diagnostic,
+        JitEntry,
+        ListResult,
+        ShowResult,
+    )
 
     models: dict[str, Any] = {
         "ShowResult": ShowResult, "ListResult": ListResult, "JitResult": list[JitEntry],
+        "AgentShowResult": AgentShowResult, "AgentJitResult": list[AgentJitEntry],
         "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
         "MemorySettings": MemorySettings,
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..model import Mode, Severity, Tier
 from .wire import Wire
@@ -148,3 +148,51 @@ class ClaudeListResult(Wire):
     cwd: str
     dialect: Literal["claude"] = "claude"
     files: list[ClaudeFileRow]
+
+
+# --- `memlens show|jit --agent NAME[@VERSION] --json` (SPEC §4, §7) ---------------------------
+
+class AgentFileRow(Wire):
+    """A file the agent reads working in the folder: at start, or later when a tool touches a
+    path (`on-read`)."""
+
+    path: str
+    label: str  # its place in the agent's load: a tier or a kind ("global", "rule", "jit")
+    chars: int | None  # None: listed but not readable
+    when: Literal["startup", "on-read"]
+    note: str | None = None  # why or when it applies ("when a tool reads a file in api/")
+
+
+class AgentProfileInfo(Wire):
+    """Which agent, which profile serves it and whether that profile was verified on it."""
+
+    agent: str  # "gemini", "claude", "codex", "agents"
+    profile: str  # "gemini@0.44+", "claude@2.1", "codex@0.169", "agents"
+    version: str | None  # the profile's version ("0.44+"); None for the agents convention
+    installed: str | None = None  # the version found on PATH, when it was
+    verified: bool  # False: a convention, or a version no profile was verified on
+    note: str | None = None  # why it is not verified
+
+
+class AgentShowResult(AgentProfileInfo):
+    """`memlens show --agent A --json`: the agent's own `show --json` facts (extra keys), with
+    `files` as rows and `payloads`, the exact strings it puts in its first request."""
+
+    model_config = ConfigDict(extra="allow")
+
+    cwd: str
+    mode: str
+    files: list[AgentFileRow]
+    file_count: int  # the files read at start
+    content: str
+    payloads: list[str]
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+
+
+class AgentJitEntry(Wire):
+    """One target of `memlens jit --agent A --json`."""
+
+    target: str
+    files: list[str]
+    payloads: list[str]  # the exact strings it adds after a tool touches `target`
+    context: str  # what is appended to the tool's output ('' when nothing)
