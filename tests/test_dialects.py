@@ -12,8 +12,10 @@ from typing import Any
 
 from memlens.agents.agentsmd import load_agents
 from memlens.agents.claude_loader import (
+    REMINDER_HEAD,
     ClaudeLoader,
     auto_memory_index,
+    payload,
     sanitize_path,
     truncate_index,
 )
@@ -45,9 +47,9 @@ def test_load_order_and_rendering(root: Path) -> None:
                      ("repo/.claude/CLAUDE.md", "project"),
                      ("repo/.claude/rules/always.md", "rule"),
                      ("repo/src/CLAUDE.md", "project"), ("repo/src/CLAUDE.local.md", "local")]
-    rendered = load.render()
-    assert rendered.startswith(f"Contents of {root}/home/.claude/CLAUDE.md (user's private "
-                               "global instructions for all projects):\n\nUser rules")
+    rendered = payload(load.files)
+    assert f"Contents of {root}/home/.claude/CLAUDE.md (user's private " \
+           "global instructions for all projects):\n\nUser rules" in rendered
     assert f"Contents of {root}/repo/src/CLAUDE.local.md (user's private project " \
            "instructions, not checked in):\n\nPrivate src notes" in rendered
     assert "not-included" not in "".join(f.path for f in load.files)
@@ -172,10 +174,12 @@ def test_cli_dialects(root: Path) -> None:
                               env=env, capture_output=True, text=True, timeout=60)
 
     claude = memlens("show", ".", "--dialect", "claude")
+    # What Claude Code 2.1.330 sends at start: one reminder, each file trimmed.
     assert claude.stdout == (
+        f"<system-reminder>\n{REMINDER_HEAD}\n\n"
         f"Contents of {root}/home/.claude/CLAUDE.md (user's private global instructions for all "
-        f"projects):\n\nMine\n\n\nContents of {root}/repo/CLAUDE.md (project instructions, "
-        "checked into the codebase):\n\nClaude root\n\n")
+        f"projects):\n\nMine\n\nContents of {root}/repo/CLAUDE.md (project instructions, "
+        "checked into the codebase):\n\nClaude root\n</system-reminder>\n")
     agents = json.loads(memlens("show", ".", "--dialect", "agents", "--json").stdout)
     assert agents["active"] == f"{root}/repo/AGENTS.md"
     gemini = memlens("show", ".")
@@ -225,9 +229,8 @@ def test_user_rules_and_rule_subfolders(root: Path) -> None:
     # User rules first (project rules take precedence by coming later).
     assert kinds == [("home/.claude/rules/tone.md", "userRule"),
                      ("repo/.claude/rules/general.md", "rule")]
-    assert load.render().startswith(
-        f"Contents of {root}/home/.claude/rules/tone.md (user's private rule for all "
-        "projects):\n\nBe brief.")
+    assert (f"Contents of {root}/home/.claude/rules/tone.md (user's private global "
+            "instructions for all projects):\n\nBe brief.") in payload(load.files)
     # Scoped rules match relative to the project, wherever the rule file lives.
     matched = [Path(r.path).name for r in loader.rules_for(load, f"{root}/repo/app/main.py")]
     assert matched == ["py.md"]

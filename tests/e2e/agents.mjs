@@ -2,7 +2,7 @@
 // AGENTS.md side by side: pick "Claude Code" with services/api/app.py active and a read-only
 // "Claude Code Context.md" opens with what Claude Code reads there: the project CLAUDE.md, the
 // AGENTS.md it includes, and the .claude/rules file whose `paths:` match app.py; its
-// `Contents of <path> (…):` lines are links. Screenshot: artifacts/e2e/agents.png.
+// `Contents of <path>…:` lines (what Claude Code sends, byte for byte) are links. Screenshot: artifacts/e2e/agents.png.
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, quickOpen, waitForServer,
@@ -15,8 +15,9 @@ await runScenario('agents', async ({ page, step }) => {
   const workspace = sourceWorkspace();
   const expected = [
     `Contents of ${path.join(workspace, 'CLAUDE.md')} (project instructions, checked into the codebase):`,
-    `Contents of ${path.join(workspace, 'AGENTS.md')} (included):`,
-    `Contents of ${path.join(workspace, '.claude/rules/python.md')} (project rule, checked into the codebase):`,
+    // An include takes its parent's label; a rule that applies to app.py comes after the Read.
+    `Contents of ${path.join(workspace, 'AGENTS.md')} (project instructions, checked into the codebase):`,
+    `Contents of ${path.join(workspace, '.claude/rules/python.md')}:`,
   ];
 
   step('open the workbench and services/api/app.py');

@@ -44,7 +44,9 @@ async def test_claude_diagnostics_and_hover(client: LanguageClient, workspace: P
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     value = hover.contents.value
     assert value.startswith(f"**Claude Code memory for `{workspace}`**")
-    assert f"Contents of {workspace}/AGENTS.md (included):" in value
+    # An include takes the label of the file that brought it in, as Claude Code sends it.
+    assert (f"Contents of {workspace}/AGENTS.md (project instructions, checked into the "
+            "codebase):") in value
     assert "Shared note." in value
 
 
@@ -149,9 +151,9 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
     # For a Python file, Claude Code adds the rule whose paths: match it.
     for_app = await show(app, "claude")
     assert for_app["files"][-1] == str(rules / "py.md")
+    # ... sent after the Read as Claude Code sends it: frontmatter gone, the text untrimmed.
     assert for_app["content"].endswith(
-        f"Contents of {rules}/py.md (project rule, checked into the codebase):\n\n"
-        "---\npaths: \"**/*.py\"\n---\nType hints.\n")
+        f"<system-reminder>\nContents of {rules}/py.md:\n\nType hints.\n\n</system-reminder>")
     agents = await show(app, "agents")
     assert (agents["dialect"], agents["files"]) == ("agents", [str(workspace / "AGENTS.md")])
     assert agents["content"] == f"--- {workspace}/AGENTS.md ---\nAgents: run make test."
@@ -161,7 +163,7 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
     assert [s["path"] for s in for_app["sections"]] == for_app["files"]
     for section, following in zip(for_app["sections"], [*for_app["sections"][1:], None],
                                   strict=True):
-        assert lines[section["startLine"]].startswith(f"Contents of {section['path']} (")
+        assert lines[section["startLine"]].startswith(f"Contents of {section['path']}")
         assert section["endLine"] < (following["startLine"] if following else len(lines))
         assert lines[section["endLine"]].strip()
     gemini = await show(app)

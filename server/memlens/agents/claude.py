@@ -20,14 +20,13 @@ from .base import (
 )
 from .claude_loader import (
     CLAUDE_FILE_NAMES,
-    DESCRIPTIONS,
     NESTED_NAMES,
+    PAYLOAD_LABELS,
     ClaudeJitSession,
     ClaudeLoader,
     check_claude_folders,
     claude_home,
     claude_project_folders,
-    contents_line,
     find_includes,
     payload,
 )
@@ -83,8 +82,15 @@ class ClaudeAgent(MemoryAgent):
         """With `target`, the rules whose `paths:` match it load too."""
         loader = ClaudeLoader(settings.home, reader=reader)
         load = loader.load(folder)
-        rules = loader.rules_for(load, target) if target is not None else []
-        text = load.render(rules)
+        # The text is what Claude Code sends: its start-up reminder, then (with a target) the
+        # reminders it adds after a Read of the target.
+        sent = payload(load.files)
+        text, later = sent, []
+        if target is not None:
+            read = ClaudeJitSession(settings.home, folder, reader).load_for(target)
+            text = "\n".join(p for p in [sent, *read.payloads] if p)
+            later = [AgentFile(f.path, "on read", f.content, f.reason, when="on-read")
+                     for f in read.files]
         scoped = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
                          for r in load.conditional_rules)
         headline = (f"**{self.label} memory for `{folder}`** — {len(load.files)} file(s), "
@@ -95,13 +101,13 @@ class ClaudeAgent(MemoryAgent):
                                len(r.content)) for r in load.conditional_rules]
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="claude",
-            files=[AgentFile(f.path, f.kind, f.content) for f in [*load.files, *rules]],
+            files=[*(AgentFile(f.path, f.kind, f.content) for f in load.files), *later],
             text=text, diagnostics=load.diagnostics, headline=headline, listing=listing,
             details={"conditionalRules": [{"path": r.path, "paths": r.applies_to}
                                           for r in load.conditional_rules],
                      # What Claude Code 2.1.330 sends at start, byte for byte.
-                     "payload": payload(load.files)},
-            payloads=[sent] if (sent := payload(load.files)) else [])
+                     "payload": sent},
+            payloads=[sent] if sent else [])
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
@@ -148,7 +154,8 @@ class ClaudeAgent(MemoryAgent):
                 if r.when == "on-read" and (r.label != "nested" or r.path.startswith(below))]
 
     def section_starts(self, path: str) -> list[str]:
-        return [contents_line(path, kind) for kind in DESCRIPTIONS]
+        return [f"Contents of {path}{label}:"
+                for label in (*dict.fromkeys(PAYLOAD_LABELS.values()), "")]
 
     def section_end(self, path: str) -> str | None:
         return None

@@ -54,18 +54,6 @@ TEXT_EXTENSIONS = {
 }
 CLAUDE_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 AGENTS_NAMES = ("AGENTS.md", ".claude/AGENTS.md")
-DESCRIPTIONS = {
-    "managed": " (managed instructions for all users)",
-    "user": " (user's private global instructions for all projects)",
-    "project": " (project instructions, checked into the codebase)",
-    "rule": " (project rule, checked into the codebase)",
-    "userRule": " (user's private rule for all projects)",
-    "local": " (user's private project instructions, not checked in)",
-    "auto": " (user's auto-memory, persists across conversations)",
-    "include": " (included)",
-}
-
-
 @dataclass
 class ClaudeFile:
     path: str
@@ -82,11 +70,6 @@ class ClaudeLoad:
     files: list[ClaudeFile]
     conditional_rules: list[ClaudeFile]
     diagnostics: list[Diagnostic]
-
-    def render(self, rules: list[ClaudeFile] | None = None) -> str:
-        """What Claude Code puts in context, plus the `paths:`-scoped `rules` that apply."""
-        return "\n\n".join(f"{contents_line(f.path, f.kind)}\n\n{f.content}"
-                           for f in [*self.files, *(rules or [])] if f.content.strip())
 
 
 REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "
@@ -120,11 +103,6 @@ def payload(files: list[ClaudeFile]) -> str:
         return ""
     return f"<system-reminder>\n{REMINDER_HEAD}\n\n" + "\n\n".join(blocks) + (
         "\n</system-reminder>")
-
-
-def contents_line(path: str, kind: str) -> str:
-    """The line that opens a file's text in Claude Code's context."""
-    return f"Contents of {path}{DESCRIPTIONS[kind]}:"
 
 
 def sanitize_path(path: str) -> str:
