@@ -189,6 +189,18 @@ def test_claude_local_md_hides_its_folders_agents_md_only(root: Path, home: Path
     assert str(root / "lib/AGENTS.md") not in claude_reads(home, root, "lib/l.py")
 
 
+def test_claude_a_claude_md_between_hides_nothing_read_from_above(root: Path,
+                                                                   home: Path) -> None:
+    # Started in the workspace folder (no CLAUDE.md), Claude Code reads g/f/AGENTS.md when it
+    # reads a file there, although g/ has a CLAUDE.md (started in g/ it would not): not
+    # "never read", so not reported.
+    got = ignored("claude", settings_for(home), root, {
+        "AGENTS.md": "root\n", "g/CLAUDE.md": "g\n", "g/f/AGENTS.md": "f\n", "g/f/x.py": ""})
+    assert got == []
+    assert str(root / "g/f/AGENTS.md") in claude_reads(home, root, "g/f/x.py")
+    assert str(root / "g/f/AGENTS.md") not in claude_reads(home, root / "g", "f/x.py")
+
+
 def test_claude_a_blank_claude_md_hides_nothing(root: Path, home: Path) -> None:
     got = ignored("claude", settings_for(home), root, {
         "CLAUDE.md": "---\ntitle: x\n---\n<!-- nothing yet -->\n", "AGENTS.md": "agents\n"})

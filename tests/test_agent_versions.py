@@ -14,6 +14,7 @@ from memlens.agent_versions import (
     AgentProfile,
     InstalledAgent,
     VersionCache,
+    ask_version,
     chosen_agents,
     detect_installed,
     package_version,
@@ -198,6 +199,10 @@ def test_the_real_installs(tmp_path: Path) -> None:
     found = detect_installed(everything, cache=cache_in(tmp_path))
     assert {a: i.version for a, i in found.items()} == {
         "gemini": "0.61.0", "claude": "2.1.330", "codex": "0.169.0"}
+    # Their own `--version` agrees (the fallback when no package.json owns the program).
+    for folder, agent in (("claude-2.1.330", "claude"), ("codex-0.169.0", "codex")):
+        exe = str(REAL / folder / "node_modules" / ".bin" / agent)
+        assert ask_version(exe) == (REAL_INSTALLS[folder][1], False)
     profiles = chosen_agents([], found)
     assert [(p.name, p.verified) for p in profiles] == [
         ("gemini@0.44+", True), ("claude@2.1", True), ("codex@0.169", True)]

@@ -65,8 +65,9 @@ def ignored_context_files(settings: MemorySettings, roots: list[str],
     its downward search asks the file service about every folder and file, as `discovery.py`
     reproduces. The upward walk does not ask, so a workspace folder's own files always load.
     JIT loading (0.43's default, and 0.44+, where it is the only mode) asks nothing: an
-    ignored folder's context file still loads when `list_directory` or a write touches that
-    folder (only `read_file` refuses ignored files), so in JIT mode nothing is reported.
+    ignored folder's context file still loads when `list_directory` lists that folder
+    (`read_file` refuses ignored files, `list_directory` only filters the entries it shows;
+    checked in the 0.43.0 and 0.61.0 bundles), so in JIT mode nothing is reported.
     Untrusted folders are skipped (their own notice says why nothing loads). The ignored
     folders are walked here (the workspace walk honours the ignore files, so it never sees
     these files), at most `memlens.maxIndexedFolders` folders per workspace folder."""
@@ -106,8 +107,8 @@ def ignored_context_files(settings: MemorySettings, roots: list[str],
                                "its search (classic mode) skips ignored files")
                 out.append(ignores_file(path, message, (
                     f"Working in {root}, Gemini CLI's downward search for "
-                    f"{', '.join(settings.context_file_names)} never reaches it (JIT mode "
-                    "would load it when a tool lists or writes in its folder)")))
+                    f"{', '.join(settings.context_file_names)} never reaches it (in JIT "
+                    "mode it would load when a tool lists its folder)")))
                 break
     return out
 
