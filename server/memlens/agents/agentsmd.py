@@ -14,6 +14,7 @@ from ..fsread import FileReader
 from ..imports import repository_root
 from ..model import MemorySettings
 from ..nodecompat import dirname, resolve
+from ..protocol.memory import Diagnostic
 from .base import (
     AgentFile,
     AgentJitSession,
@@ -110,6 +111,10 @@ class AgentsMdAgent(WithoutReferences, MemoryAgent):
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
         return None
+
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        return []  # every AGENTS.md is the nearest one for its own subtree
 
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]

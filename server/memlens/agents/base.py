@@ -163,6 +163,19 @@ class MemoryAgent(Protocol):
         """A JIT session for work in `folder` (None: it loads nothing just in time here)."""
         ...
 
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        """Memory files this agent will not read in the workspace folders `roots`, and why:
+        one `agent-ignores-file` warning at line 1, column 1 of each (`ignores_file`).
+
+        `found`: every memory file the workspace walk found, whatever agent's name it has
+        (`agents.workspace_file_names`); each agent picks the names that concern it (Claude
+        Code reports AGENTS.md files) and may look further where the walk does not (ignored
+        folders, rules folders, its home folder). Only what the agent never reads, from any
+        folder it may start in, is reported; files that load later (on read) are not
+        ignored, and an untrusted folder's files have their own notice."""
+        ...
+
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]
                    ) -> list[AgentFile]:
@@ -188,6 +201,15 @@ class MemoryAgent(Protocol):
     def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
         """`memlens show --json` after `cwd` and `dialect`, with `content` the preview."""
         ...
+
+
+IGNORES_FILE = "agent-ignores-file"
+
+
+def ignores_file(path: str, message: str, detail: str | None = None) -> Diagnostic:
+    """An `agent-ignores-file` warning at line 1, column 1 of `path`."""
+    return Diagnostic(path=path, line=1, col=1, end_line=1, end_col=1, severity="warning",
+                      code=IGNORES_FILE, message=message, detail=detail)
 
 
 class WithoutReferences:

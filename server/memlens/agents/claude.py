@@ -10,6 +10,7 @@ from ..fsread import FileReader
 from ..imports import ImportToken, relative_import
 from ..model import MemorySettings
 from ..nodecompat import dirname, is_subpath, resolve
+from ..protocol.memory import Diagnostic
 from .base import (
     AgentFile,
     AgentJitSession,
@@ -17,19 +18,86 @@ from .base import (
     ListedFile,
     MemoryAgent,
     WorkspaceCheck,
+    ignores_file,
 )
 from .claude_loader import (
+    AGENTS_NAMES,
     CLAUDE_FILE_NAMES,
+    CLAUDE_NAMES,
     NESTED_NAMES,
     PAYLOAD_LABELS,
     ClaudeJitSession,
     ClaudeLoader,
+    _owner_folder,
+    ancestors,
     check_claude_folders,
     claude_home,
     claude_project_folders,
     find_includes,
+    is_blank,
     payload,
+    skipped_rule_files,
 )
+
+# Claude Code's default `instructionFiles` (the only one `claude_loader` reproduces).
+_AGENTS_RULE = ("it reads AGENTS.md only where no CLAUDE.md is in force (its default "
+                "instructionFiles, claude-md-or-agents-md)")
+
+
+def ignored_agents_files(home: str, roots: list[str], found: list[str],
+                         reader: FileReader) -> list[Diagnostic]:
+    """AGENTS.md (and .claude/AGENTS.md) files Claude Code never reads because a CLAUDE.md is
+    in force, as `claude_loader` reproduces its default `instructionFiles` rule: a non-blank
+    CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in the file's own folder hides it wherever
+    Claude Code starts; one in a workspace folder or above hides every AGENTS.md Claude Code
+    started there could read (the folder's, those above it, and those it reads later below
+    it). Blank AGENTS.md files are not reported (nothing would be sent anyway)."""
+    loader = ClaudeLoader(home, reader=reader)
+    folders = [resolve(r) for r in roots]
+    candidates = [p for p in found if posixpath.basename(p) == "AGENTS.md"]
+    candidates += [posixpath.join(folder, name) for root in folders
+                   for folder in ancestors(root) for name in AGENTS_NAMES]
+    out: list[Diagnostic] = []
+    for path in dict.fromkeys(candidates):
+        read = reader.read(path)
+        if read.content is None or is_blank(read.content):
+            continue
+        folder = _owner_folder(path)
+        here = next((n for n in CLAUDE_NAMES
+                     if (c := reader.read(posixpath.join(folder, n)).content) is not None
+                     and not is_blank(c)), None)
+        if here is not None:
+            out.append(ignores_file(path, f"Claude Code does not read this AGENTS.md: {here} "
+                                          f"is in the same folder, and {_AGENTS_RULE}"))
+            continue
+        starts = [r for r in folders if is_subpath(r, folder) or is_subpath(folder, r)]
+        blockers = [loader.claude_file_above(r) for r in starts]
+        if starts and all(blockers):
+            out.append(ignores_file(
+                path, f"Claude Code does not read this AGENTS.md: {blockers[0]} is in force "
+                      f"where it starts, and {_AGENTS_RULE}",
+                f"Started in {starts[0]}, Claude Code loads {blockers[0]}; an AGENTS.md is read "
+                "only in a project with no CLAUDE.md, CLAUDE.local.md or .claude/CLAUDE.md in "
+                "the working folder or above"))
+    return out
+
+
+def ignored_rule_files(home: str, roots: list[str], found: list[str]) -> list[Diagnostic]:
+    """Files in a `.claude/rules` folder that are not `*.md` (Claude Code reads only those):
+    the user's rules, the rules of each workspace folder and the folders above it, and of
+    each folder holding a memory file the walk found (the walk looks for memory files by
+    name, so a rules folder elsewhere is not seen)."""
+    rules_dirs = [posixpath.join(claude_home(resolve(home)), "rules")]
+    owners = [resolve(r) for r in roots]
+    owners = [folder for root in owners for folder in ancestors(root)]
+    owners += claude_project_folders(found)
+    rules_dirs += [posixpath.join(folder, ".claude", "rules") for folder in owners]
+    out: list[Diagnostic] = []
+    for rules_dir in dict.fromkeys(rules_dirs):
+        for path in skipped_rule_files(rules_dir):
+            out.append(ignores_file(path, "Claude Code does not read this file: it loads only "
+                                          f"the .md files of {rules_dir}"))
+    return out
 
 
 class ClaudeAgent(MemoryAgent):
@@ -122,6 +190,13 @@ class ClaudeAgent(MemoryAgent):
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
         return ClaudeJitSession(settings.home, folder, reader)
+
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        """AGENTS.md files a CLAUDE.md hides (`ignored_agents_files`) and non-`.md` files in
+        its rules folders (`ignored_rule_files`)."""
+        return [*ignored_agents_files(settings.home, roots, found, reader),
+                *ignored_rule_files(settings.home, roots, found)]
 
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]

@@ -244,7 +244,21 @@ def ancestors(cwd: str) -> list[str]:
 
 def rule_files(rules_dir: str) -> list[str]:
     """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed."""
+    return _walk_rules(rules_dir)[0]
+
+
+def skipped_rule_files(rules_dir: str) -> list[str]:
+    """The other files under `rules_dir`, which Claude Code does not read as rules (hidden
+    files such as `.gitkeep` and names ending `.md` in another case are left out: the first
+    are no rules, the second unverified)."""
+    return [p for p in _walk_rules(rules_dir)[1]
+            if not posixpath.basename(p).startswith(".") and not p.lower().endswith(".md")]
+
+
+def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
+    """(the `*.md` files, every other file) under `rules_dir`, in readdir order."""
     found: list[str] = []
+    others: list[str] = []
     visited: set[str] = set()
 
     def walk(folder: str) -> None:
@@ -266,9 +280,11 @@ def rule_files(rules_dir: str) -> list[str]:
                 walk(path)
             elif is_file and entry.name.endswith(".md"):
                 found.append(path)
+            elif is_file:
+                others.append(path)
 
     walk(rules_dir)
-    return found
+    return found, others
 
 
 def _owner_folder(path: str) -> str:
@@ -486,6 +502,17 @@ class ClaudeLoader:
         if not self.is_claude_project(cwd, files):
             files = self._agents_fallback(cwd, files)
         return ClaudeLoad(cwd, files, conditional, self.diagnostics)
+
+    def claude_file_above(self, cwd: str) -> str | None:
+        """The nearest non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or
+        above (what makes it a Claude Code project: `is_claude_project`)."""
+        for folder in reversed(ancestors(cwd)):
+            for name in CLAUDE_NAMES:
+                path = posixpath.join(folder, name)
+                read = self._read(path)
+                if read.content is not None and not is_blank(read.content):
+                    return path
+        return None
 
     def is_claude_project(self, cwd: str, files: list[ClaudeFile]) -> bool:
         """A non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or above."""

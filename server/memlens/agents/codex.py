@@ -39,6 +39,7 @@ from .base import (
     MemoryAgent,
     WithoutReferences,
     WorkspaceCheck,
+    ignores_file,
 )
 
 OVERRIDE_NAME = "AGENTS.override.md"
@@ -250,6 +251,70 @@ def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]
                        detail=detail)]
 
 
+def _blank(reader: FileReader, path: str) -> bool | None:
+    """Whether the file is whitespace only as Codex reads it (its bytes, bad UTF-8 as U+FFFD,
+    Rust's trim); None when it cannot be read."""
+    try:
+        data = _raw_bytes(reader, path)
+    except OSError:
+        return None
+    return None if data is None else not rust_trim(data.decode("utf-8", "replace"))
+
+
+def ignored_docs(home: str, found: list[str], reader: FileReader) -> list[Diagnostic]:
+    """AGENTS files Codex never sends, as `load_codex` reads them (`agent-ignores-file`).
+
+    The global folder ($CODEX_HOME): a blank file is passed over; a non-blank
+    AGENTS.override.md hides AGENTS.md. Project docs, in each folder holding a found
+    AGENTS.override.md or AGENTS.md (wherever Codex starts, it reads one file per folder):
+    the first of AGENTS.override.md, AGENTS.md and the configured fallback names that is a
+    file hides the others, even when it is blank; a blank one is sent as nothing; and with
+    `project_doc_max_bytes = 0` no project doc is read at all. Not reported: a doc Codex
+    cannot read (its source says every project doc is then dropped; no scenario checks it)."""
+    folder = codex_home(home)
+    config = read_config(folder)
+    out: list[Diagnostic] = []
+    override, default = (posixpath.join(folder, n) for n in FILE_NAMES)
+    override_blank = _blank(reader, override)
+    default_blank = _blank(reader, default)
+    if override_blank is True:
+        out.append(ignores_file(override, "Codex does not send this file: it is blank, so "
+                                          "Codex reads AGENTS.md beside it instead"))
+    if override_blank is False and default_blank is not None:
+        out.append(ignores_file(default, "Codex does not read this file: AGENTS.override.md "
+                                         "beside it is read instead"))
+    elif default_blank is True:
+        out.append(ignores_file(default, "Codex does not send this file: it is blank"))
+    config_path = posixpath.join(folder, CONFIG_NAME)
+    names = config.candidate_names()
+    folders = [dirname(p) for p in found if posixpath.basename(p) in FILE_NAMES]
+    for directory in dict.fromkeys(folders):
+        if directory == folder:
+            continue
+        present = [n for n in names if _found(posixpath.join(directory, n))]
+        if not present:
+            continue
+        if config.max_bytes == 0:
+            out += [ignores_file(posixpath.join(directory, n),
+                                 "Codex does not read project docs: project_doc_max_bytes is "
+                                 f"0 in {config_path}") for n in present]
+            continue
+        hit, *hidden = present
+        hit_path = posixpath.join(directory, hit)
+        hit_blank = _blank(reader, hit_path)
+        if hit_blank:
+            out.append(ignores_file(hit_path, "Codex does not send this file: it is blank"
+                                    + (" (and still hides " + ", ".join(hidden) + ")"
+                                       if hidden else "")))
+        for name in hidden:
+            out.append(ignores_file(
+                posixpath.join(directory, name),
+                f"Codex does not read this file: it reads one file per folder, and {hit} "
+                f"comes first{' (even blank)' if hit_blank else ''}",
+                "Codex's order: " + ", ".join(names)))
+    return out
+
+
 class CodexAgent(WithoutReferences, MemoryAgent):
     id = "codex"
     label = "Codex"
@@ -308,6 +373,12 @@ class CodexAgent(WithoutReferences, MemoryAgent):
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
         return None  # Codex reads nothing later
+
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        """Hidden, blank and budget-less docs (`ignored_docs`): per folder, so `roots` is
+        not needed (Codex may start in any folder)."""
+        return ignored_docs(settings.home, found, reader)
 
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]

@@ -14,10 +14,12 @@ from collections.abc import Callable, Sequence
 
 from ..discovery import GEMINI_DIR, MemoryEngine
 from ..fsread import FileReader
+from ..ignore import IgnoreFilter
 from ..imports import ImportToken, find_imports, relative_import
 from ..jit import JitSession
 from ..model import MemorySettings
-from ..nodecompat import dirname, resolve
+from ..nodecompat import dirname, is_subpath, resolve
+from ..protocol.memory import Diagnostic
 from ..render import (
     append_jit_context,
     context_end,
@@ -35,6 +37,7 @@ from .base import (
     ListedFile,
     MemoryAgent,
     WorkspaceCheck,
+    ignores_file,
 )
 
 
@@ -50,6 +53,71 @@ class GeminiJitSession(AgentJitSession):
                  for f in result.files]
         return JitLoad(result.target, files, result.appendix,
                        [result.appendix] if result.appendix else [])
+
+
+def _ignored_by(path: str, gemini: IgnoreFilter, git: IgnoreFilter) -> str | None:
+    if gemini.ignored(path):
+        return ".geminiignore"
+    if git.ignored(path):
+        return "git's ignore rules (.gitignore)"
+    return None
+
+
+def ignored_context_files(settings: MemorySettings, roots: list[str],
+                          reader: FileReader | None = None) -> list[Diagnostic]:
+    """Context files Gemini CLI's classic search never reaches because an ignore file skips
+    them or a folder above them (`agent-ignores-file`).
+
+    Only classic mode (the 0.43 profile with `jitContext` off) filters memory by ignore files:
+    its downward search asks the file service about every folder and file, as `discovery.py`
+    reproduces. The upward walk does not ask, so a workspace folder's own files always load.
+    JIT loading (0.43's default, and 0.44+, where it is the only mode) asks nothing: an
+    ignored folder's context file still loads when `list_directory` lists that folder
+    (`read_file` refuses ignored files, `list_directory` only filters the entries it shows;
+    checked in the 0.43.0 and 0.61.0 bundles), so in JIT mode nothing is reported.
+    Untrusted folders are skipped (their own notice says why nothing loads). The ignored
+    folders are walked here (the workspace walk honours the ignore files, so it never sees
+    these files), at most `memlens.maxIndexedFolders` folders per workspace folder."""
+    if settings.jit_context:
+        return []
+    engine = MemoryEngine(settings, reader)
+    folders = [resolve(r) for r in roots]
+    out: list[Diagnostic] = []
+    for root in dict.fromkeys(folders):
+        if not engine.trust_for(root)[0]:
+            continue
+        gemini = IgnoreFilter(root, respect_git_ignore=False,
+                              respect_gemini_ignore=settings.respect_gemini_ignore)
+        git = IgnoreFilter(root, respect_git_ignore=settings.respect_git_ignore,
+                           respect_gemini_ignore=False)
+        if not (gemini.active or git.active):
+            continue
+        deeper = [r for r in folders if r != root and is_subpath(root, r)]
+        paths, _ = engine.downward_search(root, tuple(settings.context_file_names), None,
+                                          settings.max_indexed_folders,
+                                          skip_dirs=engine.classic_skip_dirs(root))
+        for path in paths:
+            if dirname(path) == root or any(is_subpath(r, path) for r in deeper):
+                continue  # read by the upward walk / checked from the deeper folder
+            parts = path[len(root.rstrip("/")) + 1:].split("/")
+            for depth in range(1, len(parts) + 1):
+                sub = posixpath.join(root, *parts[:depth])
+                source = _ignored_by(sub, gemini, git)
+                if source is None:
+                    continue
+                if depth < len(parts):
+                    message = (f"Gemini CLI does not read this file: {source} ignores "
+                               f"{'/'.join(parts[:depth])}/, and its search (classic mode) "
+                               "skips ignored folders")
+                else:
+                    message = (f"Gemini CLI does not read this file: {source} ignores it, and "
+                               "its search (classic mode) skips ignored files")
+                out.append(ignores_file(path, message, (
+                    f"Working in {root}, Gemini CLI's downward search for "
+                    f"{', '.join(settings.context_file_names)} never reaches it (in JIT "
+                    "mode it would load when a tool lists its folder)")))
+                break
+    return out
 
 
 class GeminiAgent(MemoryAgent):
@@ -125,6 +193,12 @@ class GeminiAgent(MemoryAgent):
             return None
         engine = MemoryEngine(settings, reader)
         return GeminiJitSession(JitSession.after_startup(engine, engine.load(folder)))
+
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        """Classic mode's ignored folders and files (`ignored_context_files`); `found` is not
+        needed (the workspace walk skips what is ignored)."""
+        return ignored_context_files(settings, roots, reader)
 
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]

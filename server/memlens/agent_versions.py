@@ -1,0 +1,421 @@
+"""Which coding agents are installed, in which version, and which profile serves each (SPEC §4).
+
+Contract (pure engine: no LSP, no terminal; the CLI and the server wire it in):
+
+- `detect_installed(path_env)` → `{agent: InstalledAgent}` for `gemini`, `claude`, `codex`
+  found on `path_env` (a PATH string; None: this process's PATH). Never raises: a broken
+  executable, a timeout or output without a version leaves that agent out.
+  The version comes from the npm `package.json` that owns the executable's real path (the
+  nearest one up whose `name` is the agent's package: no process is started), else from
+  `<exe> --version` (no shell, stdin closed, the environment kept, a timeout, the first
+  `X.Y.Z` in its output). `--version` answers are cached by (real path, mtime_ns, size): in
+  memory for the process and on disk (`$XDG_CACHE_HOME/memlens/agent-versions.json`, else
+  `~/.cache/...`), so an unchanged executable is asked once, ever; an upgrade changes the key
+  and is re-checked. A failed answer (non-zero exit, no version) is cached too, a timeout only
+  in memory (a slow machine should not hide an agent for good). The disk cache is written
+  atomically (temp file + `os.replace`); a corrupt or unwritable one is ignored.
+  Relative PATH entries are skipped: a workspace could plant a `gemini` there, and asking it
+  its version would run it.
+- `profile_for(agent, version)` → `AgentProfile`: which profile serves a detected version, a
+  pinned one (`0.43`, `0.44`, `0.44+`, `0.61.0`, `2.1`) or None (the newest profile, verified).
+  A profile is *verified* for the versions it was checked on: from the start of its range (or,
+  for an agent's oldest profile, from the version it was checked on: older releases were never
+  compared) up to the next profile, and for the newest profile up to the version it was
+  checked on. Anything else (newer, or older) is served by the nearest profile, with
+  `verified=False` and a `note` saying so; a pinned `X.Y` counts as verified when any release
+  of that line is. Bad version text: `ValueError` with a one-line message.
+- `parse_agent_spec("NAME[@VERSION]")` → `(name, version | None)`; `chosen_agents(pins,
+  installed)` → the profiles to show, the chosen agent first (see there).
+- `version_diagnostic(profile, path)` → the `agent-version-unverified` info diagnostic at line
+  1 of `path`, or None when the profile is verified.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .protocol.memory import Diagnostic
+
+Version = tuple[int, int, int]
+
+# The agents whose version is detected: the command on PATH, its npm package, its name.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "gemini": ("@google/gemini-cli", "Gemini CLI"),
+    "claude": ("@anthropic-ai/claude-code", "Claude Code"),
+    "codex": ("@openai/codex", "Codex"),
+}
+CONVENTION = "agents"  # the AGENTS.md convention: no program, no version, never verified
+AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
+                                CONVENTION: "AGENTS.md"}
+VERSION_TIMEOUT = 10.0  # seconds `<exe> --version` may take
+CACHE_FORMAT = 1
+_VERSION_IN_OUTPUT = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+_PINNED = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(\+?)$")
+_OUTPUT_LIMIT = 65536  # bytes of `--version` output looked at
+
+
+@dataclass(frozen=True)
+class _Profile:
+    agent: str
+    profile: str  # as pinned: `gemini@0.44+`
+    serves_from: Version | None  # None: every version before the next profile
+    verified_on: str
+
+
+# Oldest first, per agent.
+PROFILES: tuple[_Profile, ...] = (
+    _Profile("gemini", "0.43", None, "0.43.0"),
+    _Profile("gemini", "0.44+", (0, 44, 0), "0.61.0"),
+    _Profile("claude", "2.1", None, "2.1.330"),
+    _Profile("codex", "0.169", None, "0.169.0"),
+)
+
+
+@dataclass(frozen=True)
+class InstalledAgent:
+    """An agent found on PATH."""
+
+    agent: str  # "gemini", "claude", "codex"
+    version: str  # "0.61.0"
+    executable: str  # the path PATH gave (see its real path for the program itself)
+    source: str = "package.json"  # how the version was learnt: "package.json" or "--version"
+
+
+@dataclass(frozen=True)
+class AgentProfile:
+    """The profile that serves an agent's version, and whether that version was verified."""
+
+    agent: str  # "gemini", "claude", "codex", "agents"
+    profile: str  # "0.43", "0.44+", "2.1", "0.169"; "" for the AGENTS.md convention
+    verified_on: str | None  # the version the profile was checked against (None: convention)
+    installed: str | None  # the version this is for: detected or pinned (None: not known)
+    verified: bool
+    note: str | None = None  # why it is not verified (None when it is)
+
+    @property
+    def name(self) -> str:
+        """`gemini@0.44+`, `claude@2.1`, `agents`: what `--agent` takes."""
+        return f"{self.agent}@{self.profile}" if self.profile else self.agent
+
+    @property
+    def label(self) -> str:
+        """For a status item: `Gemini CLI 0.61.0 (gemini@0.44+)`, `Claude Code (claude@2.1)`."""
+        who = AGENT_LABELS.get(self.agent, self.agent)
+        version = f" {self.installed}" if self.installed else ""
+        if self.agent == CONVENTION:
+            return "AGENTS.md (convention)"
+        return f"{who}{version} ({self.name}{'' if self.verified else ', unverified'})"
+
+
+# --- versions ------------------------------------------------------------------------------
+def _version(text: str) -> Version:
+    major, minor, patch = (int(p) for p in text.split("."))
+    return major, minor, patch
+
+
+def _show(version: Version) -> str:
+    return ".".join(map(str, version))
+
+
+def _profiles(agent: str) -> list[_Profile]:
+    if agent not in COMMANDS:
+        known = ", ".join([*COMMANDS, CONVENTION])
+        raise ValueError(f"unknown agent {agent!r} (one of {known})")
+    return [p for p in PROFILES if p.agent == agent]
+
+
+def _serving(profiles: list[_Profile], version: Version) -> int:
+    """The index of the profile whose range holds `version` (the oldest for older ones)."""
+    index = 0
+    for i, profile in enumerate(profiles):
+        if profile.serves_from is None or version >= profile.serves_from:
+            index = i
+    return index
+
+
+def _verified_range(profiles: list[_Profile], index: int) -> tuple[Version, Version, bool]:
+    """(low, high, high is inclusive) of the versions profile `index` is verified for."""
+    profile = profiles[index]
+    low = profile.serves_from if index > 0 and profile.serves_from else _version(
+        profile.verified_on)
+    if index + 1 < len(profiles) and profiles[index + 1].serves_from is not None:
+        return low, profiles[index + 1].serves_from or low, False
+    return low, _version(profile.verified_on), True
+
+
+def _within(version: Version, low: Version, high: Version, inclusive: bool) -> bool:
+    return low <= version and (version <= high if inclusive else version < high)
+
+
+def profile_for(agent: str, version: str | None) -> AgentProfile:
+    """The profile for `agent` at `version` (detected `0.62.1`, pinned `0.43`/`0.44+`/`2.1`,
+    or None: the newest profile). ValueError for an unknown agent or bad version text."""
+    if agent == CONVENTION:
+        if version is not None:
+            raise ValueError(f"the AGENTS.md convention has no versions (got {version!r})")
+        return AgentProfile(CONVENTION, "", None, None, verified=False,
+                            note="the agents.md convention (nearest AGENTS.md wins), not a "
+                                 "verified agent")
+    profiles = _profiles(agent)
+    label = AGENT_LABELS[agent]
+    if version is None:
+        newest = profiles[-1]
+        return AgentProfile(agent, newest.profile, newest.verified_on, None, verified=True)
+    text = version.strip()
+    for profile in profiles:  # the profile named outright: `gemini@0.44+`, `claude@2.1`
+        if text == profile.profile:
+            return AgentProfile(agent, profile.profile, profile.verified_on, None,
+                                verified=True)
+    match = _PINNED.match(text)
+    if match is None:
+        raise ValueError(f"not a {label} version: {version!r} (e.g. "
+                         f"{', '.join(p.profile for p in profiles)} or "
+                         f"{profiles[-1].verified_on})")
+    major, minor, patch, _plus = match.groups()
+    whole_line = patch is None  # `0.44`: every 0.44.x release
+    first: Version = (int(major), int(minor), int(patch or 0))
+    last: Version = (int(major), int(minor), 2**63) if whole_line else first
+    shown = text.removesuffix("+")
+    index = _serving(profiles, first)
+    profile = profiles[index]
+    low, high, inclusive = _verified_range(profiles, index)
+    verified = (_within(first, low, high, inclusive) or _within(last, low, high, inclusive)
+                or (first < low and last > high))
+    note = None
+    if not verified:
+        name = f"{agent}@{profile.profile}"
+        if first > high or (first == high and not inclusive):
+            note = (f"{label} {shown} is newer than the newest verified version "
+                    f"({_show(high) if inclusive else profile.verified_on}): shown with the "
+                    f"{name} profile")
+        elif index == 0:
+            note = (f"{label} {shown} is older than the oldest verified version "
+                    f"({profile.verified_on}): shown with the {name} profile")
+        else:  # below a range's verified start: cannot happen with today's table
+            note = (f"{label} {shown} was not verified: shown with the {name} profile "
+                    f"(verified on {profile.verified_on})")
+    return AgentProfile(agent, profile.profile, profile.verified_on, shown, verified, note)
+
+
+def parse_agent_spec(spec: str) -> tuple[str, str | None]:
+    """`NAME[@VERSION]` → (name, version or None); ValueError with a one-line message."""
+    name, at, version = spec.strip().partition("@")
+    name = name.strip()
+    if at and not version.strip():
+        raise ValueError(f"no version after '@' in {spec!r}")
+    profile_for(name, version.strip() or None)  # validates both
+    return name, version.strip() or None
+
+
+def chosen_agents(pins: Sequence[str], installed: Mapping[str, InstalledAgent]
+                  ) -> list[AgentProfile]:
+    """The agents to show, the chosen one first.
+
+    With pins (`memlens.agents`, e.g. ["claude", "gemini@0.43"], or the CLI's `--agent`): those,
+    in order; a pin without a version takes the detected version of that agent, else its newest
+    profile. Without pins: the detected Gemini CLI, else `gemini@0.44+` (SPEC §7's default), then
+    every other detected agent (Claude Code, Codex). The same profile for the same version is
+    listed once. ValueError (one line) for a bad pin."""
+    out: list[AgentProfile] = []
+    if pins:
+        for pin in pins:
+            name, version = parse_agent_spec(pin)
+            if version is None and name in installed:
+                version = installed[name].version
+            out.append(profile_for(name, version))
+    else:
+        gemini = installed.get("gemini")
+        out.append(profile_for("gemini", gemini.version if gemini else None))
+        out += [profile_for(agent, installed[agent].version) for agent in COMMANDS
+                if agent != "gemini" and agent in installed]
+    unique: dict[tuple[str, str, str | None], AgentProfile] = {}
+    for profile in out:
+        unique.setdefault((profile.agent, profile.profile, profile.installed), profile)
+    return list(unique.values())
+
+
+def version_diagnostic(profile: AgentProfile, path: str) -> Diagnostic | None:
+    """`agent-version-unverified` (info) at line 1 of `path`, or None: verified, or the
+    AGENTS.md convention (which has no version to verify)."""
+    if profile.verified or profile.agent == CONVENTION or profile.note is None:
+        return None
+    return Diagnostic(
+        path=path, line=1, col=1, end_line=1, end_col=1, severity="info",
+        code="agent-version-unverified", message=profile.note,
+        detail=(f"Memory Lens reproduces {AGENT_LABELS[profile.agent]} as verified on "
+                f"{profile.verified_on}; what this version sends may differ. Pin a version "
+                f"with memlens.agents or --agent {profile.name} to choose the profile."))
+
+
+# --- detection -----------------------------------------------------------------------------
+def default_cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "memlens", "agent-versions.json")
+
+
+@dataclass
+class VersionCache:
+    """`--version` answers by (agent, real path, mtime_ns, size): in memory, and in a JSON file
+    (`path`; None: memory only). Entries map a real path to `[mtime_ns, size, version or
+    null]`."""
+
+    path: str | None
+    _entries: dict[str, dict[str, list[object]]] | None = field(default=None, init=False)
+    _timeouts: set[tuple[str, str, int, int]] = field(default_factory=set, init=False)
+
+    def _load(self) -> dict[str, dict[str, list[object]]]:
+        if self._entries is None:
+            self._entries = {}
+            if self.path is not None:
+                try:
+                    with open(self.path, encoding="utf-8") as handle:
+                        data = json.load(handle)
+                except (OSError, ValueError):
+                    data = None
+                if (isinstance(data, dict) and data.get("format") == CACHE_FORMAT
+                        and isinstance(data.get("agents"), dict)):
+                    self._entries = {a: e for a, e in data["agents"].items()
+                                     if isinstance(e, dict)}
+        return self._entries
+
+    def get(self, agent: str, real: str, stamp: tuple[int, int]) -> tuple[bool, str | None]:
+        """(known, version): known False when it must be asked."""
+        if (agent, real, *stamp) in self._timeouts:
+            return True, None
+        entry = self._load().get(agent, {}).get(real)
+        if (isinstance(entry, list) and len(entry) == 3 and entry[0] == stamp[0]
+                and entry[1] == stamp[1] and (entry[2] is None or isinstance(entry[2], str))):
+            return True, entry[2] if isinstance(entry[2], str) else None
+        return False, None
+
+    def put(self, agent: str, real: str, stamp: tuple[int, int], version: str | None) -> None:
+        self._load().setdefault(agent, {})[real] = [stamp[0], stamp[1], version]
+        self._save()
+
+    def timed_out(self, agent: str, real: str, stamp: tuple[int, int]) -> None:
+        self._timeouts.add((agent, real, *stamp))
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        folder = os.path.dirname(self.path) or "."
+        temp = None
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder,
+                                             prefix=".agent-versions.", suffix=".tmp",
+                                             delete=False) as handle:
+                temp = handle.name
+                json.dump({"format": CACHE_FORMAT, "agents": self._entries}, handle)
+            os.replace(temp, self.path)
+            temp = None
+        except (OSError, TypeError, ValueError):
+            pass  # an unwritable cache only costs a `--version` next time
+        finally:
+            if temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+
+
+@functools.cache
+def process_cache() -> VersionCache:
+    """The process's cache (memory + `default_cache_path()`), made on first use."""
+    return VersionCache(default_cache_path())
+
+
+def package_version(executable: str, package: str) -> str | None:
+    """The version in the nearest `package.json` above the executable's real path whose
+    `name` is `package` (an npm install), or None."""
+    try:
+        folder = os.path.dirname(os.path.realpath(executable))
+    except (OSError, ValueError):
+        return None
+    while True:
+        manifest = os.path.join(folder, "package.json")
+        try:
+            with open(manifest, encoding="utf-8") as handle:
+                data = json.loads(handle.read(1_000_000))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and data.get("name") == package:
+            found = _VERSION_IN_OUTPUT.search(str(data.get("version", "")))
+            return found.group(0) if found else None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def ask_version(executable: str, timeout: float = VERSION_TIMEOUT) -> tuple[str | None, bool]:
+    """(the first `X.Y.Z` `<exe> --version` prints, timed out). No shell, stdin closed, the
+    environment kept; on timeout its whole process group is killed. Never raises."""
+    try:
+        proc = subprocess.Popen([executable, "--version"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None, False
+    with proc:
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
+                proc.communicate(timeout=1)
+            return None, True
+        except (OSError, ValueError):
+            return None, False
+    if proc.returncode != 0:
+        return None, False
+    found = _VERSION_IN_OUTPUT.search(output[:_OUTPUT_LIMIT].decode("utf-8", "replace"))
+    return (found.group(0) if found else None), False
+
+
+def _absolute_path(path_env: str) -> str:
+    return os.pathsep.join(p for p in path_env.split(os.pathsep) if os.path.isabs(p))
+
+
+def detect_installed(path_env: str | None = None, *, cache: VersionCache | None = None,
+                     timeout: float = VERSION_TIMEOUT) -> dict[str, InstalledAgent]:
+    """The agents on `path_env` (None: this process's PATH) and their versions (see the module
+    docstring). `cache`: None uses the process's (memory and disk)."""
+    search = _absolute_path(os.environ.get("PATH", "") if path_env is None else path_env)
+    if not search:
+        return {}
+    cache = process_cache() if cache is None else cache
+    found: dict[str, InstalledAgent] = {}
+    for agent, (package, _label) in COMMANDS.items():
+        try:
+            executable = shutil.which(agent, path=search)
+            if executable is None:
+                continue
+            version = package_version(executable, package)
+            if version is not None:
+                found[agent] = InstalledAgent(agent, version, executable)
+                continue
+            real = os.path.realpath(executable)
+            info = os.stat(real)
+        except (OSError, ValueError):
+            continue
+        stamp = (info.st_mtime_ns, info.st_size)
+        known, version = cache.get(agent, real, stamp)
+        if not known:
+            version, timed_out = ask_version(executable, timeout)
+            if timed_out:
+                cache.timed_out(agent, real, stamp)
+            else:
+                cache.put(agent, real, stamp, version)
+        if version is not None:
+            found[agent] = InstalledAgent(agent, version, executable, "--version")
+    return found
