@@ -10,6 +10,12 @@ import pytest
 
 TreeSpec = dict[str, str | None]
 
+# The suites below were written for Gemini CLI 0.43's model (SPEC §3: classic mode, a
+# context.fileName that replaces GEMINI.md): they pin that profile, as a user pins a version.
+# Without a pin the default follows the Gemini CLI on PATH, else gemini@0.44+
+# (tests/test_agent_choice.py clears the pin to test exactly that).
+os.environ.setdefault("MEMLENS_AGENTS", "gemini@0.43")
+
 
 def build_tree(root: Path, tree: TreeSpec) -> None:
     """Keys are paths under root; None makes a folder, a string a file with that text."""

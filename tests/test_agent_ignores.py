@@ -321,3 +321,13 @@ def test_every_agent_answers(root: Path, home: Path) -> None:
         got = ignored(agent.id, settings_for(home), root)
         assert [d.path for d in got] == ([str(root / "AGENTS.md")] if agent.id == "claude"
                                          else [])
+
+
+def test_claude_reads_an_agents_md_its_claude_md_includes(root: Path) -> None:
+    """`@./AGENTS.md` in CLAUDE.md: the AGENTS.md is read (as an include), so not ignored."""
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Root @./AGENTS.md\n",
+                      "repo/AGENTS.md": "Agents\n", "repo/sub/AGENTS.md": "Sub agents\n"})
+    found = [str(root / "repo/AGENTS.md"), str(root / "repo/sub/AGENTS.md")]
+    ignored = agent_by_id("claude").ignored_files(
+        MemorySettings(home=str(root / "home")), [str(root / "repo")], found, FileReader())
+    assert [d.path for d in ignored] == [str(root / "repo/sub/AGENTS.md")]

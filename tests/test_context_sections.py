@@ -27,8 +27,9 @@ def test_truncated_text_ends_at_its_last_line() -> None:
 
 
 def test_claude_sections_run_to_the_next_one() -> None:
-    text = ("Contents of /p/CLAUDE.md (project instructions, checked into the codebase):\n\n"
-            "rules\n\nContents of /p/AGENTS.md (included):\n\nagents")
+    label = "(project instructions, checked into the codebase)"
+    text = (f"Contents of /p/CLAUDE.md {label}:\n\nrules\n\n"
+            f"Contents of /p/AGENTS.md {label}:\n\nagents")
     sections = [(s.path, s.start_line, s.end_line)
                 for s in context_sections(text, ["/p/CLAUDE.md", "/p/AGENTS.md"], "claude")]
     assert sections == [("/p/CLAUDE.md", 0, 2), ("/p/AGENTS.md", 4, 6)]

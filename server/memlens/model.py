@@ -3,11 +3,14 @@ cross a boundary live in `protocol/`."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from .protocol.wire import Wire
+
+if TYPE_CHECKING:
+    from .agent_versions import AgentProfile
 
 Severity = Literal["error", "warning", "info"]
 Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
@@ -47,7 +50,7 @@ def file_name_problem(name: str) -> str | None:
 class SettingsProblem(Wire):
     """A setting that was dropped (or is doubtful), and where it came from."""
 
-    origin: Literal["user", "workspace", "editor", "cli"]
+    origin: Literal["user", "workspace", "editor", "cli", "env"]
     source: str | None = None  # the settings.json it came from (user and workspace origins)
     setting: str  # as the user wrote it: `context.fileName`, `--include`, `contextFileNames`
     value: str
@@ -60,6 +63,9 @@ class SettingsProblem(Wire):
 class MemorySettings(Wire):
     home: str
     gemini_profile: GeminiProfile = "0.43"
+    # The agents the user runs, as `NAME[@VERSION]` pins (`memlens.agents`, MEMLENS_AGENTS,
+    # `--agent`), the chosen one first; empty: the detected ones (`load_settings`).
+    agents: list[str] = Field(default_factory=list)
     context_file_names: list[str] = Field(default_factory=lambda: ["GEMINI.md"], min_length=1)
     jit_context: bool = True
     # Gemini CLI's `context.discoveryMaxDirs`; a negative value means no cap.
@@ -96,6 +102,9 @@ class MemorySettings(Wire):
     _include_origins: dict[str, str] = PrivateAttr(default_factory=dict)
     # Set by `load_settings` when no source said `respectGitIgnore` (see `skips_git_folders`).
     _git_ignore_unset: bool = PrivateAttr(default=False)
+    # The profiles serving the agents shown, the chosen one first (`load_settings` decides,
+    # from the pins and the agents detected on PATH); empty when nobody decided.
+    _chosen_agents: list[AgentProfile] = PrivateAttr(default_factory=list)
 
     @field_validator("context_file_names")
     @classmethod
@@ -123,6 +132,11 @@ class MemorySettings(Wire):
         git-ignore rules on (`respect_git_ignore`), or when `load_settings` found nobody setting
         `respectGitIgnore` (Gemini CLI's own settings default it to true)."""
         return self.respect_git_ignore or self._git_ignore_unset
+
+    @property
+    def chosen_agents(self) -> list[AgentProfile]:
+        """The agents shown, the chosen one first (SPEC §4)."""
+        return self._chosen_agents
 
     @property
     def mode(self) -> Mode:

@@ -10,14 +10,24 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
+from .agent_versions import (
+    AgentProfile,
+    InstalledAgent,
+    chosen_agents,
+    parse_agent_spec,
+    profile_for,
+)
 from .jsonc import read_json_file
 from .model import MemorySettings, SettingsProblem, Severity, file_name_problem
 from .nodecompat import is_subpath, resolve
 from .trust import decide_trust
 
-Origin = Literal["user", "workspace", "editor", "cli"]
+Origin = Literal["user", "workspace", "editor", "cli", "env"]
+AGENTS_ENV = "MEMLENS_AGENTS"
+_AGENTS_KEYS = {"editor": "memlens.agents", "env": AGENTS_ENV}
 
 
 def resolve_home(explicit: str | None = None) -> str:
@@ -109,6 +119,47 @@ class _Layer:
         return kept
 
 
+def _agent_pins(merged: dict[str, Any], problems: list[SettingsProblem]
+                ) -> tuple[Origin, list[str]]:
+    """The `NAME[@VERSION]` pins and where they came from: `memlens.agents` (or `--agent`,
+    checked by the command line already), else the MEMLENS_AGENTS environment variable
+    (comma-separated). Bad pins are dropped and reported."""
+    origin: Origin
+    if isinstance(merged.get("agents"), list) and merged["agents"]:
+        origin, raw = "editor", [p for p in merged["agents"] if isinstance(p, str)]
+    else:
+        origin, raw = "env", os.environ.get(AGENTS_ENV, "").split(",")
+    pins = []
+    for pin in (p.strip() for p in raw):
+        if not pin:
+            continue
+        try:
+            parse_agent_spec(pin)
+        except ValueError as err:
+            _Layer(origin, None, problems).report(_AGENTS_KEYS[origin], pin,
+                                                   "settings-invalid-agent", "error", "agent",
+                                                   str(err))
+            continue
+        pins.append(pin)
+    return origin, pins
+
+
+def _choose_agents(merged: dict[str, Any], installed: Mapping[str, InstalledAgent],
+                   problems: list[SettingsProblem]) -> list[AgentProfile]:
+    """The agents shown, the chosen first, and (unless the command line fixed it) Gemini CLI's
+    profile: the pinned Gemini CLI's, else the detected one's, else the newest (0.44+)."""
+    _, pins = _agent_pins(merged, problems)
+    merged["agents"] = pins
+    chosen = chosen_agents(pins, installed)
+    if "gemini_profile" not in merged:
+        gemini = next((p for p in chosen if p.agent == "gemini"), None)
+        if gemini is None:
+            detected = installed.get("gemini")
+            gemini = profile_for("gemini", detected.version if detected else None)
+        merged["gemini_profile"] = gemini.profile
+    return chosen
+
+
 def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[str, Any]:
     """Map one Gemini CLI settings.json onto our setting names."""
     layer = layer or _Layer("user", None, [])
@@ -154,12 +205,15 @@ def load_settings(
     home: str | None = None,
     editor: dict[str, Any] | None = None,
     cli: dict[str, Any] | None = None,
+    installed: Mapping[str, InstalledAgent] | None = None,
 ) -> MemorySettings:
     """Merge every source into one MemorySettings for the workspace folder `cwd`.
 
     `editor` holds VS Code's `memlens.*` values (camelCase or snake_case keys). Settings that
     name paths are checked whatever their source: a context file name must be a plain file
     name, an include directory must exist. What is dropped is kept in `settings.problems`.
+    `installed`: the agents found on PATH (`agent_versions.detect_installed`), which decide
+    the agents shown and Gemini CLI's profile when nothing pins them (SPEC §4).
     """
     editor_home = (editor or {}).get("home")
     home_dir = resolve_home(home or (editor_home if isinstance(editor_home, str) else None))
@@ -212,7 +266,9 @@ def load_settings(
             overrides["include_directories"] = _Layer(origin, None, problems).include_directories(
                 cwd, home_dir, [d for d in dirs if isinstance(d, str)], origins)
     merged.update(overrides)
+    chosen = _choose_agents(merged, installed or {}, problems)
     settings = MemorySettings.model_validate(merged)
+    settings._chosen_agents = chosen
     settings._problems = problems
     settings._include_origins = {d: origins[d] for d in settings.include_directories
                                  if d in origins}

@@ -51,16 +51,20 @@ def ignored_agents_files(home: str, roots: list[str], found: list[str],
     CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in the file's own folder hides it wherever
     Claude Code starts; one in a workspace folder or above hides every AGENTS.md Claude Code
     started there could read (the folder's, those above it, and those it reads later below
-    it). Blank AGENTS.md files are not reported (nothing would be sent anyway)."""
+    it). Blank AGENTS.md files are not reported (nothing would be sent anyway), nor one a
+    CLAUDE.md includes."""
     loader = ClaudeLoader(home, reader=reader)
     folders = [resolve(r) for r in roots]
+    # What it reads anyway, as a CLAUDE.md's include (`@./AGENTS.md`) or otherwise.
+    read_anyway = set(check_claude_folders(
+        home, list(dict.fromkeys([*folders, *claude_project_folders(found)])), reader).sources)
     candidates = [p for p in found if posixpath.basename(p) == "AGENTS.md"]
     candidates += [posixpath.join(folder, name) for root in folders
                    for folder in ancestors(root) for name in AGENTS_NAMES]
     out: list[Diagnostic] = []
     for path in dict.fromkeys(candidates):
         read = reader.read(path)
-        if read.content is None or is_blank(read.content):
+        if read.content is None or is_blank(read.content) or path in read_anyway:
             continue
         folder = _owner_folder(path)
         here = next((n for n in CLAUDE_NAMES

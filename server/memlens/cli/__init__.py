@@ -62,48 +62,61 @@ def _common_options() -> _Parser:
     trust.add_argument("--untrusted", action="store_true",
                        help="treat the workspace as untrusted")
     group.add_argument("--max-context-chars", type=int, metavar="N")
-    group.add_argument("--dialect", choices=list(AGENT_IDS), default=AGENT_IDS[0])
+    group.add_argument("--dialect", choices=list(AGENT_IDS), default=None,
+                       help="an alias of --agent NAME")
     group.add_argument("--agent", type=_agent_spec, metavar="NAME[@VERSION]",
-                       help=f"the agent whose view to show ({', '.join(AGENT_IDS)}), and its "
-                            "version: gemini@0.43 (default) or gemini@0.44 (0.44 and later)")
+                       help=f"the agent whose view to show ({', '.join(AGENT_IDS)}) and its "
+                            "version or profile (gemini@0.43, gemini@0.44+, gemini@0.61.0, "
+                            "claude@2.1, codex@0.169); default: the Gemini CLI on PATH, else "
+                            "gemini@0.44+ (MEMLENS_AGENTS pins another)")
     return common
 
 
 def _agent_spec(value: str) -> tuple[str, str | None]:
     """`--agent NAME[@VERSION]` (SPEC §7)."""
-    name, at, version = value.partition("@")
-    if name not in AGENT_IDS:
-        raise argparse.ArgumentTypeError(
-            f"unknown agent {name!r} (one of {', '.join(AGENT_IDS)})")
-    if at and not version:
-        raise argparse.ArgumentTypeError(f"no version after '@' in {value!r}")
-    if name == AGENT_IDS[0] and version:
-        from ..model import gemini_profile_for
+    from ..agent_versions import parse_agent_spec
 
-        try:
-            gemini_profile_for(version)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-    return name, version or None
+    try:
+        return parse_agent_spec(value)
+    except (ValueError, KeyError) as err:
+        raise argparse.ArgumentTypeError(str(err).strip("'\"")) from None
 
 
 def _apply_agent(args: argparse.Namespace) -> None:
-    """`--agent` names the dialect (`--dialect` stays as an alias) and Gemini CLI's profile."""
+    """Whose view: `--agent` (`--dialect` stays as an alias), else the first agent pinned by
+    MEMLENS_AGENTS, else Gemini CLI (the chosen agent when nothing is pinned, SPEC §4)."""
     spec = getattr(args, "agent", None)
-    args.gemini_version = None
+    if not hasattr(args, "dialect"):
+        return
+    from ..settings import AGENTS_ENV
+
+    pins = [p.strip() for p in os.environ.get(AGENTS_ENV, "").split(",") if p.strip()]
+    args.agent_pin = None
     if spec is not None:
         args.dialect, version = spec
-        if args.dialect == AGENT_IDS[0]:
-            args.gemini_version = version
+        args.agent_pin = f"{args.dialect}@{version}" if version else args.dialect
+    elif args.dialect is not None:
+        args.agent_pin = args.dialect
+    else:
+        first = pins[0].partition("@")[0] if pins else AGENT_IDS[0]
+        args.dialect = first if first in AGENT_IDS else AGENT_IDS[0]
+    if args.agent_pin == args.dialect:
+        # A name without a version takes the version MEMLENS_AGENTS pins for that agent.
+        args.agent_pin = next((p for p in pins if p.partition("@")[0] == args.dialect),
+                              args.dialect)
 
 
 def _profile_info(args: argparse.Namespace, settings: Any) -> Any:
+    """Which profile serves the agent shown, and whether it was verified on that version."""
+    from ..agent_versions import profile_for
     from ..protocol.memory import AgentProfileInfo
 
-    versions = {"gemini": settings.gemini_profile, "claude": "2.1", "codex": "0.169"}
-    version = versions.get(args.dialect)
-    return AgentProfileInfo(agent=args.dialect, verified=version is not None, version=version,
-                            profile=f"{args.dialect}@{version}" if version else args.dialect)
+    profile = next((p for p in settings.chosen_agents if p.agent == args.dialect), None)
+    if profile is None:
+        profile = profile_for(args.dialect, None)
+    return AgentProfileInfo(agent=profile.agent, profile=profile.name,
+                            version=profile.profile or None, installed=profile.installed,
+                            verified=profile.verified, note=profile.note)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,6 +183,7 @@ def _directory(path: str) -> str:
 
 
 def _settings(args: argparse.Namespace, cwd: str) -> Any:
+    from ..agent_versions import detect_installed
     from ..model import MemorySettings
     from ..settings import load_settings
 
@@ -189,18 +203,21 @@ def _settings(args: argparse.Namespace, cwd: str) -> Any:
         "trusted": False if args.untrusted else True if args.trusted else None,
         "max_context_chars": args.max_context_chars,
     }
-    version = getattr(args, "gemini_version", None)
-    if version is not None:
-        from ..model import gemini_profile_for
-
-        cli["gemini_profile"] = gemini_profile_for(version)
-    settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli)
+    pin = getattr(args, "agent_pin", None)
+    if pin is not None:
+        cli["agents"] = [pin]
+    settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli,
+                                             installed=detect_installed())
     home = settings.home
     if not os.path.isdir(home) and args.home is None and "GEMINI_CLI_HOME" in os.environ:
         raise UsageError(f"home folder not found: {home}")
     for problem in settings.problems:
         if problem.origin == "cli":
             raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    shown = next((p for p in settings.chosen_agents
+                  if p.agent == getattr(args, "dialect", None)), None)
+    if shown is not None and shown.installed and not shown.verified and shown.note:
+        print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
     if getattr(args, "dialect", AGENT_IDS[0]) == AGENT_IDS[0]:
         _settings_notes(settings, cwd)
     return settings
@@ -353,6 +370,29 @@ def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diag
                                  FileReader()).diagnostics
 
 
+def _profile_diagnostics(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
+    """What the chosen profile adds for `root`: the memory files `agent` will not read
+    (`agent-ignores-file`), and `agent-version-unverified` on the first file it reads here."""
+    from ..agent_versions import version_diagnostic
+    from ..agents import workspace_file_names
+    from ..discovery import MemoryEngine
+    from ..fsread import FileReader
+    from ..views import workspace_files_named
+
+    reader = FileReader()
+    names = workspace_file_names(settings)
+    found = workspace_files_named(MemoryEngine(settings, reader), [root], names)
+    diagnostics = agent.ignored_files(settings, [root], [p for n in names for p in found[n]],
+                                      reader)
+    profile = next((p for p in settings.chosen_agents if p.agent == agent.id), None)
+    if profile is not None and not profile.verified:
+        files = [f.path for f in agent.load(root, settings, reader).files]
+        inside = [p for p in files if p.startswith(root.rstrip("/") + "/")]
+        if files and (unverified := version_diagnostic(profile, (inside or files)[0])):
+            diagnostics.append(unverified)
+    return diagnostics
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -386,12 +426,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
-        if other and not agent.has_references:
-            continue  # its files hold nothing to check (AGENTS.md)
-        if other and os.path.isdir(real):
-            diagnostics += _check_agent_tree(agent, real, _check_settings(args, real))
-        elif os.path.isdir(real):
-            diagnostics += check(real, _check_settings(args, real))
+        if os.path.isdir(real):
+            settings = _check_settings(args, real)
+            diagnostics += _profile_diagnostics(agent, real, settings)
+            if not other:
+                diagnostics += check(real, settings)
+            elif agent.has_references:  # AGENTS.md files hold nothing more to check
+                diagnostics += _check_agent_tree(agent, real, settings)
+        elif other and not agent.has_references:
+            continue
         else:
             diagnostics += check_file(real, _check_settings(args, os.path.dirname(real)))
     unique = {(d.path, d.line, d.col, d.code): d for d in diagnostics}
