@@ -3,8 +3,12 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { registerAddMemory } from "./addMemory";
-import { MergedContextProvider, referencesArguments, showContextDocument } from "./mergedContext";
-import { Dialect, EXTRACT_SKILLS, ExtractResult, LIST, ListResult, REFRESH } from "./protocol";
+import {
+  MergedContextProvider, referencesArguments, showContextDocument, showContextDocumentsSideBySide,
+} from "./mergedContext";
+import {
+  AGENTS, AgentChoice, AgentsResponse, Dialect, EXTRACT_SKILLS, ExtractResult, LIST, ListResult, REFRESH,
+} from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
 
@@ -48,20 +52,42 @@ export function registerCommands(
       void vscode.window.showWarningMessage("Open a folder first.");
       return;
     }
-    const picks: Array<vscode.QuickPickItem & { dialect: Dialect }> = [
-      { label: "Gemini CLI", description: "GEMINI.md hierarchy, @imports, JIT", dialect: "gemini" },
-      { label: "Claude Code", description: "CLAUDE.md tiers, includes, rules scoped by paths:", dialect: "claude" },
-      { label: "AGENTS.md agents", description: "the nearest AGENTS.md", dialect: "agents" },
-      { label: "Codex", description: "global AGENTS.md, then the project's from the git root down (32 KiB)", dialect: "codex" },
-    ];
+    // The server says which agents are in use (pinned by memlens.agents, else found on PATH)
+    // and which profile serves each; the chosen ones can open side by side.
+    const answer = await client.request<AgentsResponse>(AGENTS, { uri: source.toString() }).catch(() => undefined);
+    const agents = answer?.agents ?? [];
+    const chosen = agents.filter((agent) => agent.chosen);
+    type Pick = vscode.QuickPickItem & { dialects?: Dialect[] };
+    const describe = (agent: AgentChoice): string =>
+      agent.agent === "agents" ? "a convention, not a verified agent"
+        : `${agent.profile}${agent.verified ? "" : " · unverified"}${agent.chosen ? "" : " · not detected"}`;
+    const picks: Pick[] = [];
+    if (chosen.length > 1) {
+      picks.push({
+        label: "$(split-horizontal) Side by side",
+        description: chosen.map((agent) => agent.label).join(" · "),
+        dialects: chosen.map((agent) => agent.agent),
+      });
+    }
+    for (const [i, agent] of agents.entries()) {
+      if (i === chosen.length && chosen.length > 0) {
+        picks.push({ label: "Other agents", kind: vscode.QuickPickItemKind.Separator });
+      }
+      picks.push({ label: agent.label, description: describe(agent), detail: agent.note ?? undefined, dialects: [agent.agent] });
+    }
     const pick = await vscode.window.showQuickPick(picks, {
       title: `What each agent reads for ${vscode.workspace.asRelativePath(source)}`,
-      placeHolder: "Choose an agent",
+      placeHolder: "Choose an agent, or all of yours side by side",
     });
-    if (!pick) {
+    if (!pick?.dialects) {
       return;
     }
-    await showContextDocument(MergedContextProvider.uriFor(source, pick.dialect));
+    const uris = pick.dialects.map((dialect) => MergedContextProvider.uriFor(source, dialect));
+    if (uris.length === 1) {
+      await showContextDocument(uris[0]);
+    } else {
+      await showContextDocumentsSideBySide(uris);
+    }
   });
 
   // The "imported by N" code lens: the server sends JSON (a URI string, a position, LSP

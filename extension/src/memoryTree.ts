@@ -186,7 +186,9 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       }
       case "folder": {
         const item = new vscode.TreeItem(path.basename(node.folder.folder), vscode.TreeItemCollapsibleState.Expanded);
-        item.description = `${node.folder.mode} mode${node.folder.trusted ? "" : ", untrusted"}`;
+        const agent = node.folder.agentLabel ? ` · ${node.folder.agentLabel}` : "";
+        item.description = `${node.folder.mode} mode${node.folder.trusted ? "" : ", untrusted"}${agent}`;
+        item.tooltip = node.folder.agentNote ?? undefined;
         item.iconPath = new vscode.ThemeIcon("root-folder");
         return item;
       }

@@ -11,8 +11,10 @@ import { Dialect, SHOW, ShowParams, ShowResponse, SourceLink } from "./protocol"
 export const SCHEME = "memlens-merged";
 export const LANGUAGE = "memlens-context";
 
+/** The view of the file's own agent, else the chosen agent's (the server decides). */
+const MERGED_TITLE = "/Merged Context.md";
 const TITLES: Record<Dialect, string> = {
-  gemini: "/Merged Context.md",
+  gemini: "/Gemini CLI Context.md",
   claude: "/Claude Code Context.md",
   agents: "/AGENTS.md Context.md",
   codex: "/Codex Context.md",
@@ -29,14 +31,14 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
 
   /** The virtual document for the folder holding `source`. */
   static uriFor(source: vscode.Uri, dialect?: Dialect): vscode.Uri {
-    return vscode.Uri.from({ scheme: SCHEME, path: TITLES[dialect ?? "gemini"], query: source.toString() });
+    return vscode.Uri.from({ scheme: SCHEME, path: dialect ? TITLES[dialect] : MERGED_TITLE, query: source.toString() });
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     this.open.add(uri.toString());
     this.links.delete(uri.toString());
-    // "Merged Context.md" lets the server pick the view of the file's own dialect.
-    const dialect = (Object.keys(TITLES) as Dialect[]).find((d) => d !== "gemini" && TITLES[d] === uri.path);
+    // "Merged Context.md" lets the server pick: the file's own agent, else the chosen one.
+    const dialect = (Object.keys(TITLES) as Dialect[]).find((d) => TITLES[d] === uri.path);
     const params: ShowParams = { uri: uri.query, ...(dialect ? { dialect } : {}) };
     const result = await this.client.request<ShowResponse>(SHOW, params);
     if (!result) {
@@ -101,6 +103,24 @@ export async function showContextDocument(uri: vscode.Uri): Promise<vscode.TextE
     await vscode.window.tabGroups.close(stale, true);
   }
   return editor;
+}
+
+/**
+ * Shows several context documents side by side (one agent each): the first beside the active
+ * editor, each next one beside the previous. The other context tabs are closed first.
+ */
+export async function showContextDocumentsSideBySide(uris: vscode.Uri[]): Promise<void> {
+  const stale = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isContextTab);
+  if (stale.length > 0) {
+    await vscode.window.tabGroups.close(stale, true);
+  }
+  for (const uri of uris) {
+    let document = await vscode.workspace.openTextDocument(uri);
+    if (document.languageId !== LANGUAGE) {
+      document = await vscode.languages.setTextDocumentLanguage(document, LANGUAGE);
+    }
+    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+  }
 }
 
 interface JsonPosition {

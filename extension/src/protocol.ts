@@ -2,6 +2,9 @@
 // types generated from the server's pydantic models (generated/protocol.ts, written by
 // scripts/gen_types.py; never edited by hand).
 export type {
+  AgentChoice,
+  AgentsParams,
+  AgentsResponse,
   AddMemoryParams,
   AddMemoryResult,
   AskUserParams,
@@ -31,6 +34,8 @@ export type {
 } from "./generated/protocol";
 
 export const SHOW = "memlens/show";
+/** The agents to offer: the chosen ones (pinned, else detected) first. */
+export const AGENTS = "memlens/agents";
 export const LIST = "memlens/list";
 export const REFRESH = "memlens/refresh";
 export const TREE = "memlens/memoryTree";

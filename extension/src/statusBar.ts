@@ -55,12 +55,17 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.command = action;
       this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     } else {
-      this.item.text = `$(book) ${summary}`;
+      // Whose view (SPEC §4): the agent and version shown, and why it is not verified.
+      const agent = result.agentLabel ? ` · ${result.agentLabel}${result.agentNote ? " (unverified)" : ""}` : "";
+      this.item.text = `${result.agentNote ? "$(warning)" : "$(book)"} ${summary}${agent}`;
       this.item.tooltip =
-        `${summary}: what the agent reads at start-up in this workspace (${result.mode} mode), ` +
+        `${summary}: what ${result.agentLabel || "the agent"} reads at start-up here` +
+        `${result.agentProfile ? ` (profile ${result.agentProfile}, ${result.mode} mode)` : ` (${result.mode} mode)`}, ` +
         `each file with its imports, as the Memory view counts them. The merged context adds ` +
         `source markers (${result.content.length.toLocaleString("en-US")} chars in all); files ` +
-        "loaded just in time are not counted here.\nClick to show the merged context.";
+        "loaded later, on read, are not counted here." +
+        (result.agentNote ? `\n\n${result.agentNote}. Pin a version with the memlens.agents setting.` : "") +
+        "\nClick to show the merged context.";
       this.item.command = "memlens.showMergedContext";
       this.item.backgroundColor = undefined;
     }

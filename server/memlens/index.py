@@ -73,6 +73,11 @@ class WorkspaceIndex:
         self.refused: dict[str, str] = {}
         self.index_stops: list[SearchReport] = []
         self.walk_problems: list[Diagnostic] = []
+        # What the chosen agents' profiles add (SPEC §4, §11): the memory files each will not
+        # read (`agent-ignores-file`) and `agent-version-unverified`; `found` is every agent's
+        # memory file the walk found, which those checks look at.
+        self.profile_problems: list[Diagnostic] = []
+        self.found: list[str] = []
         # Diagnostics by file, built on the first query after a change (a workspace pull asks
         # for every file: scanning every diagnostic per file was quadratic).
         self._by_path: dict[str, list[Diagnostic]] | None = None
@@ -146,7 +151,36 @@ class WorkspaceIndex:
         for agent in other_agents():
             self._check_agent(agent, [p for n in agent.file_names(self.settings)
                                       for p in by_name[n]])
+        self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
+        self._check_profiles()
         self.generation += 1
+
+    def _check_profiles(self) -> None:
+        """What the chosen agents' profiles say about the workspace (see `profile_problems`)."""
+        from .views import profile_diagnostics
+
+        folders = [s.folder for s in self.folder_states.values()
+                   if s.load.trusted and s.folder not in self.refused]
+        self.profile_problems = profile_diagnostics(self.settings, folders, self.found,
+                                                    self.reader)
+
+    def _recheck_profiles(self, path: str) -> set[str]:
+        """After a change to `path`: the profiles' problems again, when `path` can change them
+        (a memory file of any agent, an ignore file, a Claude Code rules folder's file)."""
+        from .agents import workspace_file_names
+
+        name = posixpath.basename(path)
+        if not (name in workspace_file_names(self.settings)
+                or name in (".gitignore", ".geminiignore") or "/.claude/rules/" in path):
+            return set()
+        exists = self.reader.read(path).content is not None
+        if exists and path not in self.found and any(is_subpath(f, path) for f in self.folders):
+            self.found.append(path)
+        elif not exists and path in self.found:
+            self.found.remove(path)
+        before = {d.path for d in self.profile_problems}
+        self._check_profiles()
+        return before | {d.path for d in self.profile_problems}
 
     def _check_skills(self) -> None:
         from .inbox import skill_diagnostics
@@ -216,6 +250,7 @@ class WorkspaceIndex:
         self._by_path = None
         self.reader.forget(path)
         agents_touched, claimed = self._recheck_agents(path)
+        agents_touched |= self._recheck_profiles(path)
         if claimed:
             return agents_touched
         if posixpath.basename(path) == "SKILL.md":
@@ -296,7 +331,8 @@ class WorkspaceIndex:
             sources = [*self.root_diagnostics.values(),
                        *(s.diagnostics for s in self.folder_states.values()),
                        self.skill_problems,
-                       *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems]
+                       *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems,
+                       self.profile_problems]
             for group in sources:
                 for d in group:
                     found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
@@ -311,6 +347,7 @@ class WorkspaceIndex:
         paths |= {d.path for d in self.skill_problems}
         paths |= {d.path for c in self.agent_checks.values() for d in c.diagnostics}
         paths |= {d.path for d in self.walk_problems}
+        paths |= {d.path for d in self.profile_problems}
         return paths | set(self.roots)
 
     def all_diagnostics(self) -> dict[str, list[Diagnostic]]:

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
+from .fsread import FileReader
 from .ignore import IgnoreFilter
 from .model import MemorySettings
+from .nodecompat import is_subpath
 from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
@@ -200,7 +202,6 @@ def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],
               settings: MemorySettings) -> list[JitEntry]:
     """For each target in turn, what `agent` adds after its tools read it (one session)."""
     from .agents.base import WorkspaceCheck
-    from .fsread import FileReader
     from .protocol.memory import JitEntry
 
     session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
@@ -238,7 +239,6 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
                profile: AgentProfileInfo) -> AgentShowResult:
     """`memlens show --agent`: what `agent` reads working in `cwd` — at start and later, on
     read — and the exact strings it sends at start (SPEC §7)."""
-    from .fsread import FileReader
     from .protocol.memory import AgentFileRow, AgentShowResult
 
     reader = FileReader()
@@ -268,7 +268,6 @@ def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
     """`memlens jit --agent`: for each target in turn (one session), the files `agent` adds
     and the exact strings it sends then."""
     from .agents.base import WorkspaceCheck
-    from .fsread import FileReader
     from .protocol.memory import AgentJitEntry
 
     session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
@@ -281,3 +280,28 @@ def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
         entries.append(AgentJitEntry(target=target, files=[f.path for f in load.files],
                                      payloads=load.payloads, context=load.context))
     return entries
+
+
+def profile_diagnostics(settings: MemorySettings, roots: list[str], found: list[str],
+                        reader: FileReader, only: str | None = None) -> list[Diagnostic]:
+    """What the chosen agents' profiles say about the workspace folders `roots` (SPEC §4, §11):
+    the memory files each will not read (`agent-ignores-file`; `found`: every agent's memory
+    file the walk found), and `agent-version-unverified` on the first file an unverified one
+    reads in the first root (outside HOME when it can). `only`: that agent alone."""
+    from .agent_versions import profile_for, version_diagnostic
+    from .agents import AGENT_IDS, agent_by_id
+
+    profiles = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
+    if only is not None:
+        profiles = [p for p in profiles if p.agent == only] or [profile_for(only, None)]
+    problems: list[Diagnostic] = []
+    for profile in profiles:
+        agent = agent_by_id(profile.agent)
+        problems += agent.ignored_files(settings, roots, found, reader)
+        if not profile.verified and roots:
+            files = [f.path for f in agent.load(roots[0], settings, reader).files]
+            inside = [p for p in files if is_subpath(roots[0], p)
+                      and not is_subpath(settings.home, p)]
+            if files and (note := version_diagnostic(profile, (inside or files)[0])):
+                problems.append(note)
+    return problems

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .agent_versions import InstalledAgent, detect_installed
 from .index import FolderState, WorkspaceIndex
 from .jit import JitSession
 from .model import MemorySettings
@@ -66,6 +67,10 @@ class WorkspaceService:
         self.jit_sessions: dict[str, JitSession] = {}
         # The other agents' JIT sessions, by (agent id, workspace folder).
         self.agent_jit_sessions: dict[tuple[str, str], AgentJitSession] = {}
+        # The agents found on PATH (SPEC §4), detected once: at the first build, re-checked
+        # when the server restarts. `detect` is replaced in tests.
+        self.installed: dict[str, InstalledAgent] | None = None
+        self.detect: Callable[[], dict[str, InstalledAgent]] = detect_installed
         # Called after every build with the settings in force (the language server frees
         # memory and reports dropped settings).
         self.after_build: Callable[[list[MemorySettings]], None] | None = None
@@ -88,9 +93,13 @@ class WorkspaceService:
 
     def _wanted_settings(self) -> dict[str, MemorySettings]:
         """Each folder's settings, resolved afresh from every source."""
+        if self.installed is None:
+            self.installed = self.detect()
         if not self.folders:
-            return {NO_FOLDER: load_settings(NO_FOLDER_CWD, editor=self.editor.window)}
-        return {folder: load_settings(folder, editor=self.editor.for_folder(folder))
+            return {NO_FOLDER: load_settings(NO_FOLDER_CWD, editor=self.editor.window,
+                                             installed=self.installed)}
+        return {folder: load_settings(folder, editor=self.editor.for_folder(folder),
+                                      installed=self.installed)
                 for folder in self.folders}
 
     # --- indexes ----------------------------------------------------------------------------

@@ -7,12 +7,15 @@
 export type MemlensPayload =
   | AddMemoryParams
   | AddMemoryResult
+  | AgentChoice
   | AgentFileRow
   | AgentJitEntry
   | AgentProfileInfo
   | AgentShowResult
   | AgentsFile
   | AgentsListResult
+  | AgentsParams
+  | AgentsResponse
   | AgentsShowResult
   | ApiKeyParams
   | ApiKeyResult
@@ -106,6 +109,18 @@ export interface AddMemoryResult {
   needsKey?: boolean | null;
 }
 /**
+ * An agent the editor can show (`memlens/agents`).
+ */
+export interface AgentChoice {
+  agent: "gemini" | "claude" | "agents" | "codex";
+  label: string;
+  profile: string;
+  installed: string | null;
+  verified: boolean;
+  note?: string | null;
+  chosen: boolean;
+}
+/**
  * A file the agent reads working in the folder: at start, or later when a tool touches a
  * path (`on-read`).
  */
@@ -175,6 +190,15 @@ export interface AgentsListResult {
   cwd: string;
   dialect: "agents";
   files: AgentsFile[];
+}
+export interface AgentsParams {
+  uri?: string | null;
+}
+/**
+ * `memlens/agents` {uri?}: the chosen agents first, then every other one.
+ */
+export interface AgentsResponse {
+  agents: AgentChoice[];
 }
 export interface AgentsShowResult {
   cwd: string;
@@ -497,6 +521,9 @@ export interface ShowResponse {
   trustRules?: string | null;
   sections: ContextSection[];
   links: SourceLink[];
+  agentLabel: string;
+  agentProfile: string;
+  agentNote?: string | null;
 }
 /**
  * Where a section's path is written on its first line, so the editor links it: `line`
@@ -578,6 +605,8 @@ export interface TreeFolder {
   trusted: boolean;
   files: TreeFile[];
   otherAgents: TreeAgent[];
+  agentLabel: string;
+  agentNote?: string | null;
   notice?: string | null;
   trustRules?: string | null;
 }

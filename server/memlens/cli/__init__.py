@@ -371,26 +371,18 @@ def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diag
 
 
 def _profile_diagnostics(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
-    """What the chosen profile adds for `root`: the memory files `agent` will not read
-    (`agent-ignores-file`), and `agent-version-unverified` on the first file it reads here."""
-    from ..agent_versions import version_diagnostic
+    """What the chosen profile of `agent` says about `root` (`agent-ignores-file`,
+    `agent-version-unverified`)."""
     from ..agents import workspace_file_names
     from ..discovery import MemoryEngine
     from ..fsread import FileReader
-    from ..views import workspace_files_named
+    from ..views import profile_diagnostics, workspace_files_named
 
     reader = FileReader()
     names = workspace_file_names(settings)
     found = workspace_files_named(MemoryEngine(settings, reader), [root], names)
-    diagnostics = agent.ignored_files(settings, [root], [p for n in names for p in found[n]],
-                                      reader)
-    profile = next((p for p in settings.chosen_agents if p.agent == agent.id), None)
-    if profile is not None and not profile.verified:
-        files = [f.path for f in agent.load(root, settings, reader).files]
-        inside = [p for p in files if p.startswith(root.rstrip("/") + "/")]
-        if files and (unverified := version_diagnostic(profile, (inside or files)[0])):
-            diagnostics.append(unverified)
-    return diagnostics
+    return profile_diagnostics(settings, [root], [p for n in names for p in found[n]], reader,
+                               only=agent.id)
 
 
 def _positive(text: str) -> int:

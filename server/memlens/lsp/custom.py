@@ -6,9 +6,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..agents import agent_by_id, other_agents, owner_of, primary
+from ..agent_versions import AGENT_LABELS, AgentProfile, profile_for
+from ..agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
 from ..index import WorkspaceIndex
+from ..model import MemorySettings
 from ..protocol.editor import (
+    AgentChoice,
+    AgentsParams,
+    AgentsResponse,
     Dialect,
     JitResponse,
     RefreshResponse,
@@ -32,6 +37,7 @@ if TYPE_CHECKING:
     from .server import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
+AGENTS = "memlens/agents"
 
 
 def _folder_of(ls: MemlensServer, uri: str) -> str:
@@ -45,9 +51,33 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
 
 
 def _dialect_of(ls: MemlensServer, uri: str) -> Dialect:
-    owner = owner_of(path_of(uri) or "", ls.service.settings_for(path_of(uri) or ""))
-    dialect: Dialect = (owner or primary()).id  # type: ignore[assignment]  # an agent's id
+    """The agent of the memory file `uri` names (a CLAUDE.md shows Claude Code's view), else
+    the chosen agent (SPEC §4)."""
+    settings = ls.service.settings_for(path_of(uri) or "")
+    owner = owner_of(path_of(uri) or "", settings)
+    chosen = settings.chosen_agents[0].agent if settings.chosen_agents else primary().id
+    dialect: Dialect = owner.id if owner else chosen  # type: ignore[assignment]  # an agent id
     return dialect
+
+
+def _profile_of(settings: MemorySettings, agent: str) -> AgentProfile:
+    """The profile serving `agent`: the chosen one, else its newest."""
+    return next((p for p in settings.chosen_agents if p.agent == agent), None) or profile_for(
+        agent, None)
+
+
+def _short_label(profile: AgentProfile) -> str:
+    """"Gemini CLI 0.61.0" (detected or pinned version), "Claude Code", "AGENTS.md"."""
+    name = AGENT_LABELS.get(profile.agent, profile.agent)
+    return f"{name} {profile.installed}" if profile.installed else name
+
+
+def _with_agent(response: ShowResponse, settings: MemorySettings) -> ShowResponse:
+    profile = _profile_of(settings, response.dialect)
+    response.agent_label = _short_label(profile)
+    response.agent_profile = profile.name
+    response.agent_note = None if profile.verified or profile.agent == "agents" else profile.note
+    return response
 
 
 def context_sections(content: str, files: list[str], dialect: str) -> list[ContextSection]:
@@ -125,7 +155,8 @@ def register(server: MemlensServer) -> None:
         folder = _folder_of(ls, request.uri)
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != primary().id:
-            return _with_links(_other_dialect_show(ls, request.uri, folder, dialect))
+            other = _other_dialect_show(ls, request.uri, folder, dialect)
+            return _with_links(_with_agent(other, ls.service.settings_for(folder)))
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
@@ -133,14 +164,31 @@ def register(server: MemlensServer) -> None:
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
         home = index.settings.home
-        return _with_links(ShowResponse(
+        return _with_links(_with_agent(ShowResponse(
             content=result.content, files=result.files, file_count=result.file_count,
             mode=result.mode, trusted=result.trusted, prompt=result.prompt,
             session_memory=result.session_memory, chars=chars,
             summary=memory_summary(result.file_count, chars),
             notice=None if result.trusted else restricted_notice(result.file_count, trust, home),
             trust_rules=rules_file_to_open(trust, home),
-            sections=context_sections(result.content, result.files, "gemini")))
+            sections=context_sections(result.content, result.files, "gemini")),
+            index.settings))
+
+    @server.feature(AGENTS)
+    def agents(ls: MemlensServer, params: Any) -> dict[str, object]:
+        """The agents to offer: the chosen ones (pinned, else detected) first."""
+        request = parse_params(AgentsParams, params or {})
+        path = path_of(request.uri) if request.uri else None
+        settings = (ls.service.settings_for(path) if path
+                    else ls.service.index_of_folder(ls.service.default_folder).settings)
+        chosen = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
+        rest = [profile_for(a, None) for a in AGENT_IDS if a not in {p.agent for p in chosen}]
+        return AgentsResponse(agents=[
+            AgentChoice.model_validate({
+                "agent": p.agent, "label": _short_label(p), "profile": p.name,
+                "installed": p.installed, "verified": p.verified, "note": p.note,
+                "chosen": i < len(chosen)})
+            for i, p in enumerate([*chosen, *rest])]).wire()
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -241,8 +289,12 @@ def register_tree(server: MemlensServer) -> None:
             home = index.settings.home
             notice = (None if state.load.trusted
                       else restricted_notice(state.load.file_count, trust, home))
+            # The folder's own rows are Gemini CLI's: named with the version they show.
+            gemini = _profile_of(index.settings, primary().id)
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
                                       trusted=state.load.trusted, files=files,
                                       other_agents=_other_agents(ls, folder), notice=notice,
-                                      trust_rules=rules_file_to_open(trust, home)))
+                                      trust_rules=rules_file_to_open(trust, home),
+                                      agent_label=f"{_short_label(gemini)} ({gemini.name})",
+                                      agent_note=None if gemini.verified else gemini.note))
         return TreeResponse(folders=folders).wire()

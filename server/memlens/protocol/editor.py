@@ -57,6 +57,11 @@ class ShowResponse(Wire):
     # Where each file's text lies in `content`, and where its path is written.
     sections: list[ContextSection] = Field(default_factory=list)
     links: list[SourceLink] = Field(default_factory=list)
+    # Whose view this is (SPEC §4): "Gemini CLI 0.61.0", the profile serving it, and why it is
+    # not verified when it is not (`agent-version-unverified`).
+    agent_label: str = ""
+    agent_profile: str = ""
+    agent_note: str | None = None
 
 
 class RefreshResponse(Wire):
@@ -122,10 +127,34 @@ class TreeFolder(Wire):
     trusted: bool
     files: list[TreeFile]
     other_agents: list[TreeAgent] = Field(default_factory=list)
+    agent_label: str = ""  # the chosen agent, as ShowResponse.agent_label
+    agent_note: str | None = None
     notice: str | None = None  # Restricted Mode: why project memory is missing
     # The trusted folders file, when a DO_NOT_TRUST rule there is why (the client offers to
     # open it rather than VS Code's trust editor).
     trust_rules: str | None = None
+
+
+class AgentChoice(Wire):
+    """An agent the editor can show (`memlens/agents`)."""
+
+    agent: Dialect
+    label: str  # "Gemini CLI 0.61.0", "Claude Code", "AGENTS.md (convention)"
+    profile: str  # "gemini@0.44+"
+    installed: str | None  # the version found on PATH (or pinned)
+    verified: bool
+    note: str | None = None
+    chosen: bool  # detected or pinned (shown side by side); the first is the chosen agent
+
+
+class AgentsParams(Inbound):
+    uri: str | None = None  # a file or folder: the agents of its workspace folder
+
+
+class AgentsResponse(Wire):
+    """`memlens/agents` {uri?}: the chosen agents first, then every other one."""
+
+    agents: list[AgentChoice]
 
 
 class TreeResponse(Wire):
