@@ -69,6 +69,7 @@ export function memlensSettings(): Record<string, unknown> {
     "maxIndexedFolders",
     "allowBroadWorkspace",
     "memoryManager",
+    "agents",
   ];
   // VS Code's trust is the window's, one answer for every folder: the server's per-folder
   // `folderTrust` option has nothing to carry here.

@@ -1,6 +1,6 @@
 // The editor follows the agents you use (SPEC §4). The demo with `memlens.agents` set to
-// ["gemini@0.43", "claude", "codex"]: the status item names the chosen agent ("… · Gemini CLI
-// 0.43"), "Show What Each Agent Reads…" offers "Side by side" first, and picking it opens the
+// ["gemini@0.43", "claude", "codex"]: the status item names the chosen agent ("… · Gemini
+// CLI"; a pinned profile has no installed version to show), "Show What Each Agent Reads…" offers "Side by side" first, and picking it opens the
 // three agents' views of services/api/app.py in three columns beside the file — Gemini CLI's
 // merged context, Claude Code's reminders, Codex's AGENTS.md message. Screenshots:
 // agents-side-by-side-{light,dark}.png.
@@ -21,10 +21,10 @@ await runScenario('agents-side-by-side', async ({ page, step, cleanup }) => {
   await quickOpen(page, 'services/api/app.py');
   await waitForServer(page);
 
-  step('the status item names the chosen agent: Gemini CLI 0.43');
+  step('the status item names the chosen agent: Gemini CLI');
   await waitInPage(page, 'the status item with the agent', ([sel]) => {
     const el = document.querySelector(sel);
-    return el && /memory files? · [\d,]+ chars · Gemini CLI 0\.43/.test(el.textContent);
+    return el && /memory files? · [\d,]+ chars · Gemini CLI$/.test(el.textContent.trim());
   }, [MEMORY_STATUS]);
 
   step('run "Memory Lens: Show What Each Agent Reads…": "Side by side" comes first, naming the three agents');
@@ -33,7 +33,7 @@ await runScenario('agents-side-by-side', async ({ page, step, cleanup }) => {
   const rows = page.locator('.quick-input-widget .monaco-list-row');
   await rows.first().waitFor({ state: 'visible' });
   const first = (await rows.first().innerText()).replace(/\s+/g, ' ');
-  if (!/Side by side/.test(first) || !/Gemini CLI 0\.43 · Claude Code · Codex/.test(first)) {
+  if (!/Side by side/.test(first) || !/Gemini CLI · Claude Code · Codex/.test(first)) {
     throw new Error(`first item: ${first}`);
   }
   await rows.first().click();
@@ -42,8 +42,9 @@ await runScenario('agents-side-by-side', async ({ page, step, cleanup }) => {
   const tabs = ['Gemini CLI Context.md', 'Claude Code Context.md', 'Codex Context.md'];
   await waitInPage(page, 'three editor groups with the three context tabs', (names) => {
     const groups = [...document.querySelectorAll('.editor-group-container')];
-    const titles = groups.map((g) => [...g.querySelectorAll('.tab .label-name')].map((t) => t.textContent.trim()));
-    return groups.length >= 4 && names.every((n) => titles.some((t) => t.includes(n)));
+    const titles = groups.map((g) => [...g.querySelectorAll('.tabs-container .tab')].map((t) => t.getAttribute('data-resource-name')));
+    // One column each: every name in a group of its own.
+    return groups.length >= 4 && names.every((n) => titles.some((t) => t.length === 1 && t[0] === n));
   }, tabs);
   await waitInPage(page, 'the texts of the three agents', () => {
     const text = [...document.querySelectorAll('.editor-group-container .view-lines')]
