@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .effective import EffectiveState
 from .index import FolderState, WorkspaceIndex
 from .jit import JitSession
 from .model import MemorySettings
@@ -69,6 +70,8 @@ class WorkspaceService:
         # Called after every build with the settings in force (the language server frees
         # memory and reports dropped settings).
         self.after_build: Callable[[list[MemorySettings]], None] | None = None
+        # What each agent sends at start per folder, as last saved (lsp/context_diff.py).
+        self.effective = EffectiveState()
 
     # --- folders ----------------------------------------------------------------------------
     @property
