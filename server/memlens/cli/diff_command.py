@@ -312,10 +312,11 @@ def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[s
                             for f in folders_of_interest([side_root], files)}
             sides.append((side, side_root, settings))
         relative = sorted(all_folders - {"."})
-        for _side, side_root, settings in sides:
+        for side, side_root, settings in sides:
             folders = [side_root, *(posixpath.join(side_root, f) for f in relative)]
             context = effective_context(agents, folders, functools.partial(_same, settings))
-            contexts.append(map_context(context, side_root, root))
+            # The tree's top is the repository's (files above the folder compared count too).
+            contexts.append(map_context(context, side.top, top))
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 
