@@ -155,3 +155,20 @@ async def test_the_diff_of_an_unchanged_pair_is_invalid_params(client: LanguageC
         await client.protocol.send_request_async(
             "memlens/contextDiff", {"agent": "codex", "folder": str(repo)})
     assert "no change" in str(caught.value)
+
+
+@pytest.mark.asyncio
+async def test_a_change_the_file_watcher_reports_counts_too(client: LanguageClient,
+                                                            repo: Path) -> None:
+    gemini = repo / "GEMINI.md"
+    await open_doc(client, gemini)  # the baseline is taken here
+    await _round_trip(client, gemini)
+    style = repo / "docs" / "style.md"  # not open: another tool rewrites it
+    style.write_text("Style v3\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(style), type=types.FileChangeType.Changed)]))
+    event = await _next_change(client)
+    assert event.trigger_name == "style.md"
+    assert [(c.agent, c.relative_folder) for c in event.changes] == [
+        ("gemini", "."), ("gemini", "api"), ("gemini", "web"), ("claude", ".")]
+    assert all("+Style v3\n" in c.diff for c in event.changes)
