@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { registerChatView } from "./chatView";
 import { MemlensClient, RESTART_SETTINGS } from "./client";
 import { registerCommands } from "./commands";
+import { registerContextDiff } from "./contextDiff";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
@@ -45,6 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   registerSkillCommands(context, client, skillsTree);
   registerChatView(context, client);
+  registerContextDiff(context, client);
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .agent_versions import InstalledAgent, detect_installed
+from .effective import EffectiveState
 from .index import FolderState, WorkspaceIndex
 from .jit import JitSession
 from .model import MemorySettings
@@ -74,6 +75,8 @@ class WorkspaceService:
         # Called after every build with the settings in force (the language server frees
         # memory and reports dropped settings).
         self.after_build: Callable[[list[MemorySettings]], None] | None = None
+        # What each agent sends at start per folder, as last saved (lsp/context_diff.py).
+        self.effective = EffectiveState()
 
     # --- folders ----------------------------------------------------------------------------
     @property

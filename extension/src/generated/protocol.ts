@@ -31,9 +31,14 @@ export type MemlensPayload =
   | ClaudeListResult
   | ClaudeShowResult
   | ConditionalRule
+  | ContextChangeEntry
+  | ContextChangedEvent
+  | ContextDiffParams
+  | ContextDiffResult
   | ContextSection
   | Diagnostic
   | Dialect
+  | DiffResult
   | DoneEvent
   | ErrorEvent
   | ExtractResult
@@ -347,6 +352,50 @@ export interface ConditionalRule {
   paths: string[];
 }
 /**
+ * What changed for one agent working in one folder.
+ */
+export interface ContextChangeEntry {
+  agent: string;
+  agentLabel: string;
+  profile: string;
+  folder: string;
+  relativeFolder: string;
+  diff: string;
+  added: number;
+  removed: number;
+}
+/**
+ * memlens/contextChanged: a save (or a change on disk) changed what some agent sends at
+ * start in some folders.
+ */
+export interface ContextChangedEvent {
+  trigger: string;
+  triggerName: string;
+  summary: string;
+  changes: ContextChangeEntry[];
+}
+/**
+ * memlens/contextDiff: the last change for one (agent, folder).
+ */
+export interface ContextDiffParams {
+  agent: string;
+  folder: string;
+}
+/**
+ * memlens/contextDiff: the texts the agent sent at start before and after the last change
+ * that touched this (agent, folder).
+ */
+export interface ContextDiffResult {
+  agent: string;
+  agentLabel: string;
+  folder: string;
+  relativeFolder: string;
+  triggerName: string;
+  title: string;
+  before: string;
+  after: string;
+}
+/**
  * Where one file's text lies in a rendered context (0-based lines): `start_line` is the
  * line naming `path` (`--- Context from: <path> ---`, `Contents of <path> (…):`,
  * `--- <path> ---`), `end_line` the section's last line (its end marker, when it has one).
@@ -356,6 +405,22 @@ export interface ContextSection {
   path: string;
   startLine: number;
   endLine: number;
+}
+/**
+ * `memlens diff --json`: what each agent sends at start, per folder, compared between
+ * `base` and `head` (a git revision, or "working tree").
+ */
+export interface DiffResult {
+  repository: string;
+  root: string;
+  base: string;
+  head: string;
+  baseCommit: string;
+  headCommit: string | null;
+  agents: string[];
+  folders: string[];
+  changes: ContextChangeEntry[];
+  changed: boolean;
 }
 /**
  * One extraction run. "no-key": no Gemini API key (the editor offers to set one).

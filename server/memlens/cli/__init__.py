@@ -171,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--scale", type=float, default=1.0,
                        help="fraction of the full synthetic monorepo to generate")
     bench.add_argument("--json", action="store_true")
+    from .diff_command import add_parser as add_diff_parser
+
+    add_diff_parser(commands)
     return parser
 
 
@@ -481,6 +484,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
     from ..model import MemorySettings
+    from ..protocol.context_diff import DiffResult
     from ..protocol.memory import (
         AgentJitEntry,
         AgentShowResult,
@@ -494,7 +498,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
         "ShowResult": ShowResult, "ListResult": ListResult, "JitResult": list[JitEntry],
         "AgentShowResult": AgentShowResult, "AgentJitResult": list[AgentJitEntry],
         "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
-        "MemorySettings": MemorySettings,
+        "MemorySettings": MemorySettings, "DiffResult": DiffResult,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")
@@ -645,9 +649,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return server.start_io()
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff_command import run_diff
+
+    return run_diff(args)
+
+
 HANDLERS = {"show": cmd_show, "list": cmd_list, "check": cmd_check, "jit": cmd_jit,
             "schema": cmd_schema, "bench": cmd_bench, "serve": cmd_serve, "chat": cmd_chat,
             "add": cmd_add, "skills": cmd_skills}
+HANDLERS["diff"] = cmd_diff
 
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",

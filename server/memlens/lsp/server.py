@@ -12,6 +12,7 @@ import posixpath
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
@@ -65,6 +66,9 @@ class MemlensServer(LanguageServer):
         self.watcher_stop: threading.Event | None = None  # set: the file watcher stops
         self.chat_sessions: dict[str, ChatSession] = {}
         self.api_key: str | None = None  # the one the editor sent (memlens/setApiKey)
+        # Features that follow documents besides sync.py: (event, path), event one of "open",
+        # "change" (before the buffer counts), "save", "disk" (the file watcher).
+        self.document_listeners: list[Callable[[str, str], None]] = []
 
     # --- folders and settings ----------------------------------------------------------
     def _new_service(self, folders: list[str]) -> WorkspaceService:
@@ -126,6 +130,13 @@ class MemlensServer(LanguageServer):
         return self.service.folder_or_default(path)
 
     # --- documents -----------------------------------------------------------------------
+    def document_event(self, event: str, path: str) -> None:
+        for listener in self.document_listeners:
+            try:
+                listener(event, path)
+            except Exception as error:  # a listener's failure must not stop document sync
+                self.report_server_error(error, listener)
+
     def text_of(self, path: str) -> str | None:
         if path in self.service.buffers:
             return self.service.buffers[path]
@@ -174,6 +185,7 @@ class MemlensServer(LanguageServer):
             if path in service.buffers:
                 continue  # the editor's buffer wins over the disk
             touched |= service.file_changed(path)
+            self.document_event("disk", path)
         if any(service.is_memory_file(p) for p in paths):
             service.forget_sessions()
         self.publish(touched)
@@ -214,6 +226,7 @@ def create_server() -> MemlensServer:
         actions,
         chat,
         completion,
+        context_diff,
         custom,
         diagnostics,
         hover,
@@ -229,7 +242,7 @@ def create_server() -> MemlensServer:
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat, memory, skills):
+                   actions, lens, rename, custom, chat, memory, skills, context_diff):
         module.register(server)
     return server
 

@@ -1,0 +1,163 @@
+"""Effective-context diff in the editor (issue 14): memlens/contextChanged after a save that
+changes what some agent sends at start in some folder, and memlens/contextDiff, the texts
+before and after for one (agent, folder).
+
+The baseline (what each agent sends at start in each folder of interest, from the files as
+saved on disk) is taken when the first memory file (or a file one imports) is opened or
+edited; each save of such a file (or a change the file watcher reports) recomputes it, and the
+differences are what the notification lists. Folders of interest: every workspace folder and
+every folder holding a memory file the index knows (any agent's names). Agents: the pins
+(`memlens.agents` in the editor's settings, else $MEMLENS_AGENTS), else Gemini CLI at the
+detected version (else gemini@0.44+), Claude Code and Codex.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import TYPE_CHECKING, Any
+
+from ..agent_versions import chosen_agents, detect_installed
+from ..agents import home_folders
+from ..effective import (
+    ChosenAgent,
+    ContextChange,
+    chosen,
+    effective_context,
+    folders_of_interest,
+    summary,
+)
+from ..fsread import FileReader
+from ..model import MemorySettings
+from ..nodecompat import is_subpath
+from ..protocol.context_diff import (
+    ContextChangedEvent,
+    ContextChangeEntry,
+    ContextDiffParams,
+    ContextDiffResult,
+)
+from .convert import uri_of
+from .errors import InvalidParams, parse_params
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
+
+CONTEXT_CHANGED = "memlens/contextChanged"
+CONTEXT_DIFF = "memlens/contextDiff"
+DEFAULT_AGENTS = ("claude", "codex")  # shown in the editor besides Gemini CLI
+
+
+def _pins(ls: MemlensServer) -> list[str]:
+    value = ls.editor.window.get("agents")
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and value:
+        return list(value)
+    env = os.environ.get("MEMLENS_AGENTS", "")
+    return [p.strip() for p in env.split(",") if p.strip()]
+
+
+def editor_agents(ls: MemlensServer) -> list[ChosenAgent]:
+    """The agents whose context the editor compares (see the module docstring)."""
+    state = ls.service.effective
+    if state.agents is None:
+        pins = _pins(ls)
+        try:
+            installed = detect_installed() if not pins or any("@" not in p for p in pins) \
+                else {}
+            profiles = chosen_agents(pins, installed)
+            if not pins:
+                profiles += chosen_agents(list(DEFAULT_AGENTS), installed)
+        except ValueError:
+            profiles = chosen_agents([], {})
+        state.agents = chosen((p.agent, p.name, p.installed or p.profile or None)
+                              for p in profiles)
+    return state.agents
+
+
+def _folders(ls: MemlensServer) -> tuple[list[str], dict[str, MemorySettings]]:
+    """The folders of interest, and the settings of the workspace folder serving each."""
+    service = ls.service
+    settings_of: dict[str, MemorySettings] = {}
+    for root in service.folders:
+        index = service.index_of_folder(root)
+        known = [*index.roots, *(p for c in index.agent_checks.values() for p in c.found)]
+        homes = home_folders(index.settings.home)  # the user's memory is not a folder to work in
+        known = [p for p in known if not any(is_subpath(h, p) for h in homes)]
+        for folder in folders_of_interest([root], known):
+            if service.folder_for(folder) == root:  # a nested workspace folder serves its own
+                settings_of.setdefault(folder, index.settings)
+    return list(settings_of), settings_of
+
+
+def current(ls: MemlensServer) -> dict[tuple[str, str], str]:
+    """What each agent sends at start in each folder of interest, from the files on disk."""
+    folders, settings_of = _folders(ls)
+    return effective_context(editor_agents(ls), folders, settings_of.__getitem__,
+                             reader=FileReader)
+
+
+def concerns(ls: MemlensServer, path: str) -> bool:
+    """A change to `path` may change some agent's context: a memory file or a file the index
+    or an agent check follows."""
+    service = ls.service
+    if service.tracks(path):
+        return True
+    return any(path in check.watched or path in check.sources
+               for index in service.indexes() for check in index.agent_checks.values())
+
+
+def _relative(folder: str, ls: MemlensServer) -> str:
+    root = ls.service.folder_for(folder) or folder
+    return posixpath.relpath(folder, root)
+
+
+def _shown(folder: str, ls: MemlensServer) -> str:
+    """`api/`, or the workspace folder's own name for its root (`demo/`)."""
+    relative = _relative(folder, ls)
+    return (posixpath.basename(folder) if relative == "." else relative) + "/"
+
+
+def _entry(ls: MemlensServer, change: ContextChange) -> ContextChangeEntry:
+    profile = next((a.name for a in editor_agents(ls) if a.id == change.agent), change.agent)
+    return ContextChangeEntry(agent=change.agent, agent_label=change.agent_label,
+                              profile=profile, folder=change.folder,
+                              relative_folder=_relative(change.folder, ls), diff=change.diff,
+                              added=change.added, removed=change.removed)
+
+
+def on_document(ls: MemlensServer, event: str, path: str) -> None:
+    state = ls.service.effective
+    if not ls.service.folders or not concerns(ls, path):
+        return
+    if event in ("open", "change"):
+        if state.baseline is None:
+            state.advance(current(ls), path)
+        return
+    changes = state.advance(current(ls), path)
+    if not changes:
+        return
+    name = posixpath.basename(path)
+    message = ContextChangedEvent(trigger=uri_of(path), trigger_name=name,
+                                  summary=summary(changes, name),
+                                  changes=[_entry(ls, c) for c in changes])
+    ls.protocol.notify(CONTEXT_CHANGED, message.wire())
+
+
+def register(server: MemlensServer) -> None:
+    server.document_listeners.append(lambda event, path: on_document(server, event, path))
+
+    @server.feature(CONTEXT_DIFF)
+    def context_diff(ls: MemlensServer, params: Any) -> dict[str, object]:
+        request = parse_params(ContextDiffParams, params)
+        folder = os.path.realpath(request.folder)
+        last = (ls.service.effective.last or {}).get((request.agent, folder))
+        if last is None:
+            raise InvalidParams(f"no change to what {request.agent!r} reads in {folder} "
+                                "since the server started")
+        change = last.change
+        trigger = posixpath.basename(last.trigger)
+        shown = _shown(folder, ls)
+        return ContextDiffResult(
+            agent=change.agent, agent_label=change.agent_label, folder=folder,
+            relative_folder=_relative(folder, ls), trigger_name=trigger,
+            title=f"{trigger} → what {change.agent_label} reads in {shown} (before ↔ after)",
+            before=change.before, after=change.after).wire()

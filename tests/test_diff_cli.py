@@ -1,0 +1,222 @@
+"""`memlens diff [BASE [HEAD]]` on a generated git repository (issue 14): the real command
+line as a subprocess, a throw-away HOME and TMPDIR, and the git CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memlens.protocol.context_diff import DiffResult
+
+from .conftest import build_tree
+from .test_cli import Run, memlens
+
+AGENTS = ("--agent", "gemini@0.44+", "--agent", "claude", "--agent", "codex")
+
+FIRST = {
+    "GEMINI.md": "# Gemini rules\n@./docs/style.md\n",
+    "CLAUDE.md": "# Claude rules\n@docs/style.md\n",
+    "AGENTS.md": "# Codex rules\nRun the tests.\n",
+    "docs/style.md": "Style v1\n",
+    "api/GEMINI.md": "# API rules\n",
+    "api/CLAUDE.md": "# API Claude\n",
+    "web/AGENTS.md": "# Web agents\n",
+    "web/index.ts": "export {};\n",
+    ".gitignore": "CLAUDE.local.md\n",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           "-c", "init.defaultBranch=main", *args], cwd=repo, env=env,
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def repo(root: Path) -> Path:
+    """root/home (HOME, trusting root) and root/repo: two commits, the second changing only
+    docs/style.md, which GEMINI.md and CLAUDE.md import."""
+    build_tree(root, {
+        "home/.gemini/GEMINI.md": "Global: be brief.\n",
+        "home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
+        "tmp": None,
+    })
+    repo = root / "repo"
+    build_tree(repo, FIRST)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    (repo / "docs" / "style.md").write_text("Style v2\n")
+    git(repo, "commit", "-qam", "second: the imported style changes")
+    return repo
+
+
+def run(repo: Path, *args: str, cwd: Path | None = None) -> Run:
+    home = repo.parent / "home"
+    return memlens("diff", *args, cwd=cwd or repo, home=home,
+                   env={"TMPDIR": str(repo.parent / "tmp"), "PYTHONWARNINGS": "error"})
+
+
+def changed_pairs(result: DiffResult) -> list[tuple[str, str]]:
+    return [(c.agent, c.relative_folder) for c in result.changes]
+
+
+def as_result(out: Run) -> DiffResult:
+    return DiffResult.model_validate(out.json())
+
+
+def test_two_commits_name_exactly_the_agents_and_folders_that_change(repo: Path) -> None:
+    out = run(repo, "HEAD~1", "HEAD", *AGENTS, "--json")
+    assert out.code == 1, out.err
+    result = as_result(out)
+    # GEMINI.md imports the style: Gemini CLI reads it working anywhere below the root.
+    # CLAUDE.md imports it: Claude Code expands it working in the root. Codex reads
+    # AGENTS.md files only: nothing changes for it.
+    assert changed_pairs(result) == [("gemini", "."), ("gemini", "api"), ("gemini", "web"),
+                                     ("claude", ".")]
+    assert result.agents == ["gemini@0.44+", "claude@2.1", "codex@0.169"]
+    assert result.folders == [".", "api", "web"]
+    assert (result.base, result.head) == ("HEAD~1", "HEAD")
+    assert result.base_commit == git(repo, "rev-parse", "HEAD~1").strip()
+    assert result.head_commit == git(repo, "rev-parse", "HEAD").strip()
+    assert result.changed
+    for change in result.changes:
+        assert (change.added, change.removed) == (1, 1)
+        assert "-Style v1\n+Style v2\n" in change.diff
+        # The temporary trees are written as the real repository: only content changes.
+        assert "memlens-diff-" not in change.diff
+    claude = result.changes[3]
+    assert f"Contents of {repo}/docs/style.md (project instructions" in claude.diff
+    assert claude.diff.startswith("--- HEAD~1:./\n+++ HEAD:./\n@@ ")
+
+
+def test_text_output_and_summary(repo: Path) -> None:
+    out = run(repo, "HEAD~1", "HEAD", "--agent", "claude")
+    assert out.code == 1
+    lines = out.out.splitlines()
+    assert lines[0] == ("memlens diff claude@2.1 ./: what Claude Code sends at start working "
+                        "in ./ (HEAD~1 → HEAD)")
+    assert lines[1:3] == ["--- HEAD~1:./", "+++ HEAD:./"]
+    assert "-Style v1" in lines and "+Style v2" in lines
+    assert out.err == "memlens: HEAD~1 → HEAD changes what Claude Code reads in 1 folder\n"
+
+
+def test_head_against_the_working_tree(repo: Path) -> None:
+    clean = run(repo, *AGENTS)
+    assert (clean.code, clean.out) == (0, "")
+    assert clean.err.startswith("memlens: no change in what gemini@0.44+, claude@2.1, "
+                                "codex@0.169 send(s) at start in 3 folder(s) between HEAD and "
+                                "working tree")
+    # An uncommitted edit of the root AGENTS.md, and a new (untracked) CLAUDE.md in web/.
+    (repo / "AGENTS.md").write_text("# Codex rules\nRun the tests twice.\n")
+    (repo / "web" / "CLAUDE.md").write_text("# Web Claude\n")
+    out = run(repo, *AGENTS, "--json")
+    assert out.code == 1, out.err
+    result = as_result(out)
+    assert (result.base, result.head, result.head_commit) == ("HEAD", "working tree", None)
+    # Codex reads the AGENTS.md chain from the repository root down: every folder changes.
+    assert changed_pairs(result) == [("claude", "web"), ("codex", "."), ("codex", "api"),
+                                     ("codex", "web")]
+    web = result.changes[0]
+    assert "+# Web Claude" in web.diff
+    assert web.diff.startswith("--- HEAD:web/\n+++ working tree:web/")
+    # One revision: that revision against the working tree (both changes, and the style).
+    since = as_result(run(repo, "HEAD~1", *AGENTS, "--json"))
+    assert changed_pairs(since) == [("gemini", "."), ("gemini", "api"), ("gemini", "web"),
+                                    ("claude", "."), ("claude", "web"), ("codex", "."),
+                                    ("codex", "api"), ("codex", "web")]
+
+
+def test_files_git_ignores_are_the_same_on_both_sides(repo: Path) -> None:
+    (repo / "CLAUDE.local.md").write_text("My own notes.\n")
+    assert run(repo, "--agent", "claude").code == 0
+    out = run(repo, "HEAD~1", "HEAD", "--agent", "claude", "--json")
+    result = as_result(out)
+    assert changed_pairs(result) == [("claude", ".")]
+    # It is read on both sides (a line of context), and is no change.
+    assert f" Contents of {repo}/CLAUDE.local.md (user's private" in result.changes[0].diff
+
+
+def test_github_annotations(repo: Path) -> None:
+    out = run(repo, "HEAD~1", "HEAD", "--agent", "gemini@0.44+", "--agent", "claude",
+              "--format", "github")
+    assert out.code == 1
+    lines = out.out.splitlines()
+    assert len(lines) == 4  # one workflow command per change: newlines are escaped
+    heads = [line.split("::", 2)[1] for line in lines]
+    assert heads == [
+        "notice file=GEMINI.md,title=Gemini CLI context changed in ./",
+        "notice file=api/GEMINI.md,title=Gemini CLI context changed in api/",
+        "notice file=web/AGENTS.md,title=Gemini CLI context changed in web/",
+        "notice file=CLAUDE.md,title=Claude Code context changed in ./"]
+    message = lines[3].split("::", 2)[2]
+    assert message.startswith("What Claude Code (claude@2.1) sends at start working in ./ "
+                              "changes between HEAD~1 and HEAD: +1 −1 line(s)%0A--- HEAD~1:./"
+                              "%0A+++ HEAD:./%0A@@ ")
+    assert "%0A-Style v1%0A+Style v2%0A" in message
+
+
+def test_json_matches_the_published_schema(repo: Path) -> None:
+    schema = memlens("schema", "DiffResult", cwd=repo, home=repo.parent / "home").json()
+    assert isinstance(schema, dict)
+    model = schema["DiffResult"]
+    data = run(repo, "HEAD~1", "HEAD", *AGENTS, "--json").json()
+    assert isinstance(data, dict)
+    assert set(model["required"]) <= set(data) <= set(model["properties"])
+    entry = model["$defs"]["ContextChangeEntry"]
+    for change in data["changes"]:
+        assert set(entry["required"]) <= set(change) <= set(entry["properties"])
+    DiffResult.model_validate(data)
+
+
+def test_nothing_is_left_behind(repo: Path) -> None:
+    worktrees = git(repo, "worktree", "list", "--porcelain")
+    (repo / "GEMINI.md").write_text("# Gemini rules, edited\n@./docs/style.md\n")
+    (repo / "CLAUDE.local.md").write_text("Ignored notes.\n")
+    status = git(repo, "status", "--porcelain", "--ignored")
+    assert run(repo, "HEAD~1", *AGENTS).code == 1
+    assert run(repo, "HEAD~1", "HEAD", *AGENTS).code == 1
+    assert git(repo, "status", "--porcelain", "--ignored") == status
+    assert git(repo, "worktree", "list", "--porcelain") == worktrees
+    assert not (repo / ".git" / "worktrees").exists()
+    assert list((repo.parent / "tmp").iterdir()) == []
+
+
+def test_usage_errors_are_one_line_and_exit_2(repo: Path, root: Path) -> None:
+    unknown = run(repo, "no-such-rev", *AGENTS)
+    assert unknown.code == 2
+    assert unknown.err == (f"memlens: error: unknown revision 'no-such-rev' (not a commit in "
+                           f"{repo})\n")
+    assert run(repo, "HEAD", "nope", *AGENTS).code == 2
+    assert run(repo, "--upload-pack=x", *AGENTS).code == 2
+    outside = root / "plain"
+    outside.mkdir()
+    plain = run(repo, *AGENTS, cwd=outside)
+    assert plain.code == 2
+    assert plain.err == f"memlens: error: not a git repository (or not its work tree): {outside}\n"
+    bad_agent = run(repo, "--agent", "nobody")
+    assert bad_agent.code == 2 and bad_agent.err.count("\n") == 1
+    assert "Traceback" not in unknown.err + plain.err + bad_agent.err
+    assert list((root / "tmp").iterdir()) == []
+
+
+def test_agents_from_the_environment(repo: Path) -> None:
+    home = repo.parent / "home"
+    out = memlens("diff", "HEAD~1", "HEAD", "--json", cwd=repo, home=home,
+                  env={"TMPDIR": str(repo.parent / "tmp"), "MEMLENS_AGENTS": "claude@2.1"})
+    assert changed_pairs(as_result(out)) == [("claude", ".")]
+
+
+def test_a_subfolder_compares_that_folder(repo: Path) -> None:
+    out = run(repo, "HEAD~1", "HEAD", *AGENTS, "--json", cwd=repo / "api")
+    result = as_result(out)
+    assert result.root == str(repo / "api") and result.repository == str(repo)
+    assert result.folders == ["."]
+    # Working in api/, Claude Code sends the root CLAUDE.md's import line as written.
+    assert changed_pairs(result) == [("gemini", ".")]
+    assert f"{repo}/GEMINI.md" in result.changes[0].diff
