@@ -267,7 +267,10 @@ async function clickEverything(scenario) {
     'memlens.showMergedContext': async () => activeTab(page, 'Merged Context.md').waitFor({ state: 'visible' }),
     'memlens.showAgentContext': async () => {
       await commandInput(page, 'the agent pick');
-      const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'AGENTS.md agents' }).first();
+      // The AGENTS.md convention (for agents without a profile of their own).
+      const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, {
+        has: page.locator('.label-name', { hasText: /^\s*AGENTS\.md\s*$/ }),
+      }).first();
       await row.click();
       await activeTab(page, 'AGENTS.md Context.md').waitFor({ state: 'visible' });
     },

@@ -61,7 +61,9 @@ await runScenario('multi-root', async ({ page, step, cleanup }) => {
     'b/GEMINI.md': '# B rules\n\n@./missing-b.md\n',
   });
   const workspaceFile = path.join(root, 'multi.code-workspace');
-  const settings = { 'memlens.home': home };
+  // Gemini CLI 0.43's rule (context.fileName replaces GEMINI.md) makes a's GEMINI.md unread:
+  // the per-folder settings this test is about show best there, so it pins that profile.
+  const settings = { 'memlens.home': home, 'memlens.agents': ['gemini@0.43'] };
   const writeWorkspace = (extra = {}) => writeFileSync(workspaceFile, `${JSON.stringify(
     { folders: [{ path: 'a' }, { path: 'b' }], settings: { ...settings, ...extra } }, null, 2)}\n`);
   writeWorkspace();

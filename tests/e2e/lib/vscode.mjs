@@ -466,7 +466,15 @@ export async function hoverLineUntil(page, line, contains, { x = 40 } = {}) {
 export async function waitForCodeLens(page, text) {
   const lens = page.locator('.editor-group-container.active .monaco-editor .codelens-decoration', { hasText: text }).first();
   await lens.waitFor({ state: 'visible' });
-  return (await lens.innerText()).replace(/\u00a0/g, ' ');
+  // The lens is read in the page in one go: a refresh (after a settings change) re-renders
+  // the decorations, and a node found a moment before may be gone by the time it is read.
+  const source = text instanceof RegExp ? [text.source, text.flags] : [String(text).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), ''];
+  return waitInPage(page, `a code lens matching ${text}`, ([pattern, flags]) => {
+    const re = new RegExp(pattern, flags);
+    const found = [...document.querySelectorAll('.editor-group-container.active .monaco-editor .codelens-decoration')]
+      .map((el) => el.innerText.replace(/\u00a0/g, ' ')).find((t) => re.test(t));
+    return found || null;
+  }, source);
 }
 
 // ------------------------------------------------------------------------------------------
