@@ -66,6 +66,8 @@ HIDDEN = [
     ("U+034F COMBINING GRAPHEME JOINER", "a\u034fb", [("invisible", "warning", 1)]),
     ("U+FE0F at the start of a line", "\ufe0fabc", [("invisible", "warning", 1)]),
     ("U+E0100 after a Latin letter", "a\U000E0100b", [("invisible", "warning", 1)]),
+    ("U+FE0F after a Latin letter", "a\ufe0fb", [("invisible", "warning", 1)]),
+    ("U+FE00 after a Latin letter", "a\ufe00b", [("invisible", "warning", 1)]),
     ("variation selectors spelling text", f"😀{selectors(b'hi there')} ok",
      [("selectors", "error", 8)]),
     ("variation selectors spelling nothing", "x\ufe00\ufe00\ufe00y",
@@ -122,6 +124,8 @@ LEGITIMATE = [
     ("heart on fire", "❤\ufe0f\u200d🔥"),
     ("keycap", "1\ufe0f\u20e3"),
     ("text presentation", "↔\ufe0e"),
+    ("math variant", "≩\ufe00"),
+    ("CJK compatibility variant", "漢\ufe00"),
     ("Scotland flag tag sequence", "🏴\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074"
                                    "\U000E007F"),
     ("Persian ZWNJ", "می\u200cخواهم"),

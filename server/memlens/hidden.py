@@ -30,9 +30,10 @@ The classes, each with its rule (README "Hidden content" says the same to users)
     Myanmar, Khmer (Persian "می‌خواهم", Hindi "क्‍ष");
   - ZWSP (U+200B) between letters of a script written without spaces (Thai, Lao, Khmer,
     Myanmar), where it marks word breaks;
-  - one variation selector after a character it can vary: U+FE0E/U+FE0F after an emoji or any
-    letter, digit, symbol or punctuation (keycaps, ↔︎); U+FE00–U+FE0D after a letter, digit,
-    symbol or punctuation; U+E0100–U+E01EF after a CJK ideograph;
+  - one variation selector after a character it can vary: U+FE0E/U+FE0F after an emoji, a
+    keycap base (# * 0–9), a symbol or punctuation (❤️, 1️⃣, ↔︎); U+FE00–U+FE0D after a symbol
+    or a letter of a script with standardized variation sequences (CJK, Myanmar, …: not
+    Latin, Greek or Cyrillic); U+E0100–U+E01EF after a CJK ideograph;
   - U+180B–U+180F between Mongolian letters, U+115F/U+1160 before/after Hangul jamo, U+034F
     (combining grapheme joiner) after a letter or mark and before a mark, U+2800 next to
     another braille pattern;
@@ -110,11 +111,6 @@ def _is_emoji(cp: int) -> bool:
 
 def _category(cp: int) -> str:
     return unicodedata.category(chr(cp))
-
-
-def _visible_base(cp: int) -> bool:
-    """A letter, mark, digit, symbol or punctuation: something a selector can vary."""
-    return _category(cp)[0] in "LMNSP"
 
 
 def _is_ignorable(cp: int) -> bool:
@@ -245,7 +241,11 @@ def _legit(text: str, i: int) -> bool:
             return False
         if cp >= 0xE0100:
             return unicodedata.name(chr(prev), "").startswith("CJK")
-        return _visible_base(prev) or _is_emoji(prev)
+        if cp >= 0xFE0E:  # text / emoji presentation: emoji, keycap bases, symbols
+            return _is_emoji(prev) or chr(prev) in "#*0123456789" or _category(prev)[0] in "SP"
+        # Standardized variation sequences: math and other symbols, CJK compatibility
+        # ideographs, Myanmar, Phags-pa, Manichaean, hieroglyphs (no Latin, Greek, Cyrillic).
+        return _category(prev)[0] == "S" or (_category(prev)[0] in "LM" and prev >= 0x1000)
     if 0x180B <= cp <= 0x180F:
         return prev is not None and 0x1820 <= prev <= 0x18AF
     if cp in (0x115F, 0x1160):
