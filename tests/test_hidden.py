@@ -356,3 +356,17 @@ def test_sarif_paths_outside_the_root_are_absolute_uris(root: Path) -> None:
     assert second["locations"][0]["physicalLocation"]["artifactLocation"] == {
         "uri": "file:///elsewhere/GEMINI.md"}
     assert second["message"]["text"] == "m — d"
+
+
+def test_sarif_has_a_rule_for_every_diagnostic_code_the_engine_emits() -> None:
+    import re
+
+    from memlens.sarif import RULES
+
+    engine = PROJECT / "server" / "memlens"
+    literal = re.compile(r'(?:code=|"(?:error|warning|info)",\s*|IGNORES_FILE = |HIDDEN_\w+ = )'
+                         r'"([a-z]+(?:-[a-z0-9]+)+)"')
+    codes = {code for path in [*engine.glob("*.py"), *engine.glob("agents/*.py")]
+             for code in literal.findall(path.read_text())}
+    assert len(codes) > 30
+    assert codes <= set(RULES), codes - set(RULES)

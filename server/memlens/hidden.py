@@ -158,7 +158,8 @@ class HiddenRun:
             spelled = (f' that spell{"s" if n == 1 else ""} "{self.decoded}"' if self.decoded
                        else "")
             return (f"{n} invisible Unicode tag character{_s(n)}{spelled} (ASCII smuggling): "
-                    "the agent reads them, the editor and rendered Markdown show nothing")
+                    f"the agent reads {'them' if n > 1 else 'it'}, the editor and rendered "
+                    "Markdown show nothing")
         if self.kind == "bidi":
             if self.severity == "error":
                 return (f"{n} bidirectional control character{_s(n)} ({names}) (Trojan "
