@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memlens.hidden import (
     escape_hidden,
@@ -370,3 +372,26 @@ def test_sarif_has_a_rule_for_every_diagnostic_code_the_engine_emits() -> None:
              for code in literal.findall(path.read_text())}
     assert len(codes) > 30
     assert codes <= set(RULES), codes - set(RULES)
+
+
+_CANDIDATES = st.sampled_from([
+    "a", " ", "\n", "👨", "👩", "🏴", "ی", "क", "्", "ส", "⠓", "漢", "≩", "1", "<!--", "-->", "`",
+    "\u200b", "\u200c", "\u200d", "\u2060", "\ufe0f", "\ufe00", "\ufeff", "\u202e", "\u2066",
+    "\u200f", "\u2800", "\u3164", "\u00ad", "\u034f", "\U000E0041", "\U000E007F",
+    "\U000E0067", "\U000E0100", "\U0001F3FD", "\u115f", "\u1160", "ᄀ", "\u17b4", "ក", "\u180b",
+    "ᠠ", "\u0600", "\u061c", "\u2061"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_CANDIDATES, max_size=40).map("".join))
+def test_runs_are_ordered_disjoint_and_only_hidden(text: str) -> None:
+    runs = find_hidden(text)
+    end = 0
+    for run in runs:
+        assert end <= run.start < run.end <= len(text)
+        assert text[run.start:run.end] == run.chars and run.severity in ("error", "warning")
+        assert not any(c in run.chars for c in "a \n👨👩🏴یکस⠓漢≩1<>-`")
+        end = run.end
+    # A preview leaves nothing hidden: what the escapes replaced cannot hide again.
+    assert find_hidden(escape_hidden(text)) == []
+    find_comments(text)

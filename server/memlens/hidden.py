@@ -122,8 +122,13 @@ def _is_virama(cp: int | None) -> bool:
     return any(word in name for word in ("VIRAMA", "AL-LAKUNA", "COENG", "ASAT"))
 
 
+def _drawn_letter(cp: int | None) -> bool:
+    """A letter or mark that is not itself ignorable (a variation selector is a mark)."""
+    return cp is not None and _category(cp)[0] in "LM" and not _is_ignorable(cp)
+
+
 def _shaping_letter(cp: int | None) -> bool:
-    return cp is not None and _category(cp)[0] in "LM" and _in(cp, _JOINER_SCRIPTS)
+    return _drawn_letter(cp) and _in(cp or 0, _JOINER_SCRIPTS)
 
 
 @dataclass(frozen=True)
@@ -232,13 +237,13 @@ def _legit(text: str, i: int) -> bool:
     if cp in (_ZWNJ, _ZWJ):
         # Between letters of a shaping script, or after a virama (a Malayalam chillu ends a
         # word with virama + ZWJ).
-        return _shaping_letter(prev) and ((nxt is not None and _category(nxt)[0] in "LM")
-                                          or _is_virama(prev))
+        return _shaping_letter(prev) and (_drawn_letter(nxt) or _is_virama(prev))
     if cp == _ZWSP:
-        return (prev is not None and nxt is not None and _in(prev, _NO_SPACE_SCRIPTS)
-                and _in(nxt, _NO_SPACE_SCRIPTS) and _category(prev)[0] in "LM")
+        return (_drawn_letter(prev) and _drawn_letter(nxt) and _in(prev or 0, _NO_SPACE_SCRIPTS)
+                and _in(nxt or 0, _NO_SPACE_SCRIPTS))
     if _is_selector(cp):
-        if prev is None or _is_selector(prev) or (nxt is not None and _is_selector(nxt)):
+        if (prev is None or _is_ignorable(prev) or prev == _BRAILLE_BLANK
+                or (nxt is not None and _is_selector(nxt))):
             return False
         if cp >= 0xE0100:
             return unicodedata.name(chr(prev), "").startswith("CJK")
@@ -248,13 +253,11 @@ def _legit(text: str, i: int) -> bool:
         # ideographs, Myanmar, Phags-pa, Manichaean, hieroglyphs (no Latin, Greek, Cyrillic).
         return _category(prev)[0] == "S" or (_category(prev)[0] in "LM" and prev >= 0x1000)
     if 0x180B <= cp <= 0x180F:
-        return prev is not None and 0x1820 <= prev <= 0x18AF
+        return _drawn_letter(prev) and 0x1820 <= (prev or 0) <= 0x18AF
     if cp in (0x115F, 0x1160):
-        return (nxt is not None and 0x1100 <= nxt <= 0x11FF) or (
-            prev is not None and 0x1100 <= prev <= 0x11FF)
+        return any(_drawn_letter(c) and 0x1100 <= (c or 0) <= 0x11FF for c in (prev, nxt))
     if cp == _CGJ:
-        return (prev is not None and _category(prev)[0] in "LM" and nxt is not None
-                and _category(nxt)[0] == "M")
+        return _drawn_letter(prev) and _drawn_letter(nxt) and _category(nxt or 0)[0] == "M"
     if cp == _BRAILLE_BLANK:
         return any(c is not None and 0x2801 <= c <= 0x28FF for c in (prev, nxt))
     return False
