@@ -8,7 +8,8 @@ The classes, each with its rule (README "Hidden content" says the same to users)
   spell ASCII ("ASCII smuggling"): the message shows the decoded text. Not hidden: an emoji
   tag sequence (U+1F3F4 then tag letters/digits ending in U+E007F: the flags of Scotland,
   Wales, England). Error.
-- `bidi` — bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069):
+- `bidi` — bidirectional embeddings, overrides and isolates (Unicode bidi classes LRE, RLE,
+  LRO, RLO, PDF, LRI, RLI, FSI, PDI: U+202A–U+202E, U+2066–U+2069):
   they make the editor show the text in another order than the agent reads it ("Trojan
   Source"). Error. The marks U+200E, U+200F and U+061C (LRM, RLM, ALM) are `bidi` too but a
   warning: they only move neutral characters next to them, and right-to-left writers use them.
@@ -69,7 +70,9 @@ HiddenKind = Literal["tag", "bidi", "selectors", "invisible"]
 HIDDEN_TEXT = "hidden-text"
 HIDDEN_COMMENT = "hidden-comment"
 
-_BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+# The explicit bidirectional formatting characters, by their Unicode bidi class (U+202A–U+202E,
+# U+2066–U+2069).
+_BIDI_CONTROL_CLASSES = frozenset(("LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"))
 _BIDI_MARKS = frozenset((0x200E, 0x200F, 0x061C))
 _ZWSP, _ZWNJ, _ZWJ, _BOM, _CGJ, _BRAILLE_BLANK = 0x200B, 0x200C, 0x200D, 0xFEFF, 0x034F, 0x2800
 _BLACK_FLAG = 0x1F3F4
@@ -99,6 +102,10 @@ _SKIN_TONES = range(0x1F3FB, 0x1F400)
 
 def _in(cp: int, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def _is_bidi_control(cp: int) -> bool:
+    return unicodedata.bidirectional(chr(cp)) in _BIDI_CONTROL_CLASSES
 
 
 def _is_selector(cp: int) -> bool:
@@ -150,7 +157,7 @@ class HiddenRun:
         if self.kind == "tag":
             return "error"
         if self.kind == "bidi":
-            return "error" if any(ord(c) in _BIDI_CONTROLS for c in self.chars) else "warning"
+            return "error" if any(_is_bidi_control(ord(c)) for c in self.chars) else "warning"
         if self.kind == "selectors":
             return "error" if self.decoded else "warning"
         return "warning"
@@ -266,7 +273,7 @@ def _legit(text: str, i: int) -> bool:
 def _kind(cp: int) -> HiddenKind:
     if 0xE0000 <= cp <= 0xE007F:
         return "tag"
-    if cp in _BIDI_CONTROLS or cp in _BIDI_MARKS:
+    if _is_bidi_control(cp) or cp in _BIDI_MARKS:
         return "bidi"
     return "invisible"
 
