@@ -329,7 +329,7 @@ KNOWN_CODES = {
     "import-not-found", "import-outside-root", "import-url", "import-cycle", "import-too-deep",
     "import-unreadable", "import-in-prose", "import-diamond", "search-budget-exhausted",
     "read-above-root", "file-too-large", "context-truncated", "memory-duplicate-entry",
-    "file-unreadable",
+    "file-unreadable", "hidden-text", "hidden-comment",
 }
 
 

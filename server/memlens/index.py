@@ -26,6 +26,7 @@ from .diagnostics import (
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .fsread import FileReader
 from .graph import ImportGraph
+from .hidden import file_diagnostics, readers_of
 from .imports import Outcome
 from .jit import JitResult, JitSession
 from .model import MemorySettings, Tier
@@ -78,6 +79,10 @@ class WorkspaceIndex:
         # memory file the walk found, which those checks look at.
         self.profile_problems: list[Diagnostic] = []
         self.found: list[str] = []
+        # hidden-text / hidden-comment by file, for every file some agent reads (hidden.py),
+        # and the cache behind it: (path, text, reading agents) → its diagnostics.
+        self.hidden_problems: dict[str, list[Diagnostic]] = {}
+        self._hidden_cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
         # Diagnostics by file, built on the first query after a change (a workspace pull asks
         # for every file: scanning every diagnostic per file was quadratic).
         self._by_path: dict[str, list[Diagnostic]] | None = None
@@ -153,6 +158,8 @@ class WorkspaceIndex:
                                       for p in by_name[n]])
         self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
         self._check_profiles()
+        self._hidden_cache.clear()
+        self._check_hidden()
         self.generation += 1
 
     def _check_profiles(self) -> None:
@@ -181,6 +188,31 @@ class WorkspaceIndex:
         before = {d.path for d in self.profile_problems}
         self._check_profiles()
         return before | {d.path for d in self.profile_problems}
+
+    def _check_hidden(self) -> set[str]:
+        """Re-check every file some agent reads for hidden content; the files whose
+        diagnostics changed."""
+        files = [*self.roots.values(),
+                 *(f for s in self.folder_states.values() for f in s.load.files)]
+        readers = readers_of(files, [(a, self.agent_check(a)) for a in other_agents()])
+        found: dict[str, list[Diagnostic]] = {}
+        cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
+        for path, agents in readers.items():
+            text = self.reader.read(path).content
+            if not text:
+                continue
+            key = (path, text, tuple(a.id for a in agents))
+            diagnostics = self._hidden_cache.get(key)
+            if diagnostics is None:
+                diagnostics = file_diagnostics(path, text, agents)
+            cache[key] = diagnostics
+            if diagnostics:
+                found[path] = diagnostics
+        self._hidden_cache = cache
+        changed = {p for p in found.keys() | self.hidden_problems.keys()
+                   if found.get(p) != self.hidden_problems.get(p)}
+        self.hidden_problems = found
+        return changed
 
     def _check_skills(self) -> None:
         from .inbox import skill_diagnostics
@@ -252,7 +284,7 @@ class WorkspaceIndex:
         agents_touched, claimed = self._recheck_agents(path)
         agents_touched |= self._recheck_profiles(path)
         if claimed:
-            return agents_touched
+            return agents_touched | self._check_hidden()
         if posixpath.basename(path) == "SKILL.md":
             before_skills = {d.path for d in self.skill_problems}
             self._check_skills()
@@ -278,7 +310,7 @@ class WorkspaceIndex:
             self._reload_folders_using(affected | {path})
         self.generation += 1
         return (before | self._files_of_roots(self._affected_roots(path)) | {path}
-                | agents_touched)
+                | agents_touched | self._check_hidden())
 
     def _recheck_agents(self, path: str) -> tuple[set[str], bool]:
         """Re-check each other agent whose memory `path` belongs to or may change: (the files
@@ -332,7 +364,7 @@ class WorkspaceIndex:
                        *(s.diagnostics for s in self.folder_states.values()),
                        self.skill_problems,
                        *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems,
-                       self.profile_problems]
+                       self.profile_problems, *self.hidden_problems.values()]
             for group in sources:
                 for d in group:
                     found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
@@ -348,6 +380,7 @@ class WorkspaceIndex:
         paths |= {d.path for c in self.agent_checks.values() for d in c.diagnostics}
         paths |= {d.path for d in self.walk_problems}
         paths |= {d.path for d in self.profile_problems}
+        paths |= set(self.hidden_problems)
         return paths | set(self.roots)
 
     def all_diagnostics(self) -> dict[str, list[Diagnostic]]:

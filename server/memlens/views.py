@@ -16,7 +16,8 @@ from .nodecompat import is_subpath
 from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
-    from .agents.base import MemoryAgent
+    from .agents.base import MemoryAgent, WorkspaceCheck
+    from .fsread import FileReader
     from .protocol.memory import (
         AgentJitEntry,
         AgentProfileInfo,
@@ -182,6 +183,7 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     from .inbox import skill_diagnostics
 
     found = diagnose(load, engine, extra, unreadable, stops)
+    found += hidden_check(engine, load, extra)
     found += broad_include_directories(load, settings)
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
     return sorted(found, key=Diagnostic.sort_key)
@@ -190,12 +192,48 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
 def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
     """Diagnostics for one memory file, rendered as a root (as jit loading reads it)."""
     from .diagnostics import diagnose
+    from .hidden import readers_diagnostics, readers_of
 
     engine = MemoryEngine(settings)
     loaded = engine.load_file(path, "project")
     load = MemoryLoad(settings.mode, posixpath.dirname(path), True, None, [path], [loaded],
                       {}, HierarchicalMemory())
-    return diagnose(load, engine)
+    return [*diagnose(load, engine),
+            *readers_diagnostics(readers_of([loaded], []), _text_of(engine))]
+
+
+def _text_of(engine: MemoryEngine) -> Callable[[str], str | None]:
+    return lambda path: engine.reader.read(path).content
+
+
+def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile]
+                 ) -> list[Diagnostic]:
+    """`hidden-text` and `hidden-comment` on every file an agent reads for the workspace at
+    `load.cwd`: Gemini CLI's startup and subfolder files with their imports, and (in a
+    trusted folder) every other agent's memory checked there."""
+    from .agents import other_agents
+    from .hidden import readers_diagnostics, readers_of
+
+    checks = []
+    if load.trusted:
+        roots = walked_roots(load, engine.settings)
+        others = other_agents()
+        found = workspace_files_named(engine, roots, list(dict.fromkeys(
+            n for a in others for n in a.file_names(engine.settings))))
+        for agent in others:
+            names = agent.file_names(engine.settings)
+            checks.append((agent, agent.check_workspace(
+                engine.settings, roots, [p for n in names for p in found[n]], engine.reader)))
+    return readers_diagnostics(readers_of([*load.files, *extra], checks), _text_of(engine))
+
+
+def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileReader
+                       ) -> list[Diagnostic]:
+    """`hidden-text` and `hidden-comment` on the files one agent's workspace check reads."""
+    from .hidden import readers_diagnostics, readers_of
+
+    return readers_diagnostics(readers_of([], [(agent, check)]),
+                               lambda path: reader.read(path).content)
 
 
 def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],

@@ -2,8 +2,9 @@
 // docs/a.md, which imports docs/b.md, which imports docs/a.md again (a cycle), and an import
 // `@../../outside.md` of a file that exists but lies outside the project root (a traversal).
 // With GEMINI.md open, the Problems panel must list, each once and with source memlens:
-// import-not-found (docs/deploy.md, already in the demo), import-outside-root and import-cycle;
-// the status bar must count exactly those problems (no duplicates). Then docs/deploy.md is
+// import-not-found (docs/deploy.md, already in the demo), import-outside-root and import-cycle,
+// and the demo's hidden content in docs/onboarding.md (hidden-text, hidden-comment); the status
+// bar must count exactly those problems (no duplicates). Then docs/deploy.md is
 // written on disk and import-not-found must go away.
 // Screenshots: artifacts/e2e/diagnostics.png, diagnostics-short-{light,dark}.png.
 import { appendFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -22,6 +23,10 @@ const EXPECTED = [
   { code: 'import-outside-root', severity: 'error', file: 'GEMINI.md', text: '../../outside.md', exact: 'Import outside the project root: ../../outside.md',
     related: 'resolves to' },
   { code: 'import-cycle', severity: 'warning', file: 'docs/b.md', text: 'a.md → b.md → a.md' },
+  // The demo's docs/onboarding.md (imported by GEMINI.md): a sentence in tag characters and an
+  // HTML comment (tests/e2e/hidden-text.mjs fixes the first).
+  { code: 'hidden-text', severity: 'error', file: 'docs/onboarding.md', text: 'ASCII smuggling' },
+  { code: 'hidden-comment', severity: 'info', file: 'docs/onboarding.md', text: 'Gemini CLI receives this HTML comment' },
 ];
 
 await runScenario('diagnostics', async ({ page, step, cleanup }) => {
@@ -67,7 +72,7 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
     };
   });
   const codes = JSON.stringify(EXPECTED.map((e) => e.code));
-  const rows = await waitInPage(page, 'the three memlens problems',
+  const rows = await waitInPage(page, 'the five memlens problems',
     `(() => { const rows = (${readRows})(); return ${codes}.every((c) => rows.some((r) => r.code === c)) ? rows : null; })()`,
     null, { describe: `(${readRows})()` });
 
@@ -94,10 +99,10 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
   }
   if (byCode.size !== EXPECTED.length) throw new Error(`unexpected problems: ${[...byCode.keys()].join(', ')}`);
 
-  step('the status bar counts 2 errors and 1 warning (each problem once)');
-  await waitInPage(page, 'the status bar to say "Errors: 2, Warnings: 1"', () => {
+  step('the status bar counts 3 errors, 1 warning and 1 info (each problem once)');
+  await waitInPage(page, 'the status bar to say "Errors: 3, Warnings: 1, Infos: 1"', () => {
     const item = document.querySelector('[id="status.problems"]');
-    return item && item.getAttribute('aria-label') === 'Errors: 2, Warnings: 1';
+    return item && item.getAttribute('aria-label') === 'Errors: 3, Warnings: 1, Infos: 1';
   }, null, {
     timeout: Math.min(TIMEOUT, 30_000),
     describe: () => document.querySelector('[id="status.problems"]')?.getAttribute('aria-label'),
@@ -111,15 +116,15 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
   // missing docs/deploy.md clears import-not-found (and nothing else).
   step('write docs/deploy.md on disk; wait for import-not-found to go');
   writeFileSync(path.join(workspace, 'docs/deploy.md'), '## Deploy\n\nShip it.\n');
-  await waitInPage(page, 'the status bar to say "Errors: 1, Warnings: 1"', () => {
+  await waitInPage(page, 'the status bar to say "Errors: 2, Warnings: 1, Infos: 1"', () => {
     const item = document.querySelector('[id="status.problems"]');
-    return item && item.getAttribute('aria-label') === 'Errors: 1, Warnings: 1';
+    return item && item.getAttribute('aria-label') === 'Errors: 2, Warnings: 1, Infos: 1';
   }, null, {
     timeout: Math.min(TIMEOUT, 60_000),
     describe: () => document.querySelector('[id="status.problems"]')?.getAttribute('aria-label'),
   });
   // The panel refreshes a little after the status bar.
-  await waitInPage(page, 'the Problems panel to list only import-cycle and import-outside-root',
-    `(() => (${readRows})().filter((r) => r.code).map((r) => r.code).sort().join(', ') === 'import-cycle, import-outside-root')()`,
+  await waitInPage(page, 'the Problems panel to list only the hidden content, import-cycle and import-outside-root',
+    `(() => (${readRows})().filter((r) => r.code).map((r) => r.code).sort().join(', ') === 'hidden-comment, hidden-text, import-cycle, import-outside-root')()`,
     null, { timeout: Math.min(TIMEOUT, 30_000), describe: `(${readRows})()` });
 });

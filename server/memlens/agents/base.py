@@ -190,6 +190,11 @@ class MemoryAgent(Protocol):
         ...
 
     # --- the strings it sends ---------------------------------------------------------------
+    def sends_comment(self, text: str, start: int, end: int) -> bool:
+        """The HTML comment `text[start:end]` of one of its files reaches its context (Gemini
+        CLI and Codex send comments verbatim; Claude Code strips comment blocks)."""
+        return True
+
     def section_starts(self, path: str) -> list[str]:
         """The lines that open `path`'s text in its rendered context."""
         ...

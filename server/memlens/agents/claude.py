@@ -37,6 +37,7 @@ from .claude_loader import (
     is_blank,
     payload,
     skipped_rule_files,
+    strips_comment,
 )
 
 # Claude Code's default `instructionFiles` (the only one `claude_loader` reproduces).
@@ -115,6 +116,9 @@ class ClaudeAgent(MemoryAgent):
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return CLAUDE_FILE_NAMES
+
+    def sends_comment(self, text: str, start: int, end: int) -> bool:
+        return not strips_comment(text, start, end)
 
     def owns(self, path: str, settings: MemorySettings) -> bool:
         return posixpath.basename(path) in CLAUDE_FILE_NAMES

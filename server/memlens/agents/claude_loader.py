@@ -174,6 +174,13 @@ def sent_text(content: str) -> str:
     return _BLOCK_COMMENT.sub("", _FRONTMATTER.sub("", content, count=1))
 
 
+def strips_comment(content: str, start: int, end: int) -> bool:
+    """The HTML comment `content[start:end]` lies in a comment block Claude Code strips (one
+    starting a line; an inline comment stays in what it sends)."""
+    block = _BLOCK_COMMENT.match(content, content.rfind("\n", 0, start) + 1)
+    return block is not None and end <= block.end()
+
+
 def is_blank(content: str) -> bool:
     """Empty once trimmed: Claude Code sends no block for it (nor for what it includes)."""
     return not js_trim(sent_text(content))

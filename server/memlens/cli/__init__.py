@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", parents=[common], help="every diagnostic")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    check.add_argument("--format", choices=["text", "json", "github"], default="text")
+    check.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
     check.add_argument("--max-indexed-folders", type=_positive, metavar="N",
                        help="folders the walk for subfolder memory reads at most "
                             "(memlens.maxIndexedFolders, default 50,000)")
@@ -365,12 +365,14 @@ def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diag
     subfolder its files put it to work in (Claude Code: each folder holding a CLAUDE.md)."""
     from ..discovery import MemoryEngine
     from ..fsread import FileReader
-    from ..views import workspace_files_named
+    from ..views import agent_hidden_check, workspace_files_named
 
     names = list(agent.file_names(settings))
     found = workspace_files_named(MemoryEngine(settings), [root], names)
-    return agent.check_workspace(settings, [root], [p for n in names for p in found[n]],
-                                 FileReader()).diagnostics
+    reader = FileReader()
+    check = agent.check_workspace(settings, [root], [p for n in names for p in found[n]],
+                                  reader)
+    return [*check.diagnostics, *agent_hidden_check(agent, check, reader)]
 
 
 def _profile_diagnostics(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
@@ -426,7 +428,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             diagnostics += _profile_diagnostics(agent, real, settings)
             if not other:
                 diagnostics += check(real, settings)
-            elif agent.has_references:  # AGENTS.md files hold nothing more to check
+            else:  # its references, and hidden content even in files without any (AGENTS.md)
                 diagnostics += _check_agent_tree(agent, real, settings)
         elif other and not agent.has_references:
             continue
@@ -436,6 +438,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     ordered = sorted(unique.values(), key=lambda d: d.sort_key())
     if args.format == "json":
         _print_json([d.wire() for d in ordered])
+    elif args.format == "sarif":
+        from ..sarif import sarif_log
+
+        _print_json(sarif_log(ordered, [os.path.realpath(p) for p in args.paths]))
     elif args.format == "github":
         for d in ordered:
             level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]

@@ -1,5 +1,6 @@
 """Code actions: create a missing import target, make an absolute import relative, remove an
-import that closes a cycle, keep a prose `@mention` literal."""
+import that closes a cycle, keep a prose `@mention` literal, remove hidden characters
+(`hidden_actions.py`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from lsprotocol import types
 from ..imports import ImportToken, find_imports, relative_import
 from ..nodecompat import dirname, resolve
 from .convert import path_of, uri_of
+from .hidden_actions import hidden_text_actions
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -38,7 +40,7 @@ def register(server: MemlensServer) -> None:
         text = ls.text_of(path) if path else None
         if path is None or text is None:
             return []
-        actions: list[types.CodeAction] = []
+        actions = hidden_text_actions(ls, uri, text, params.context.diagnostics)
         for diagnostic in params.context.diagnostics:
             if diagnostic.code == "memory-duplicate-entry":
                 line = diagnostic.range.start.line

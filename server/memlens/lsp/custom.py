@@ -32,6 +32,7 @@ from ..trust import memory_summary, restricted_notice, rules_file_to_open
 from ..views import truncate
 from .convert import path_of
 from .errors import InvalidParams, RequestFailed, parse_params
+from .previews import visible_sections
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -121,8 +122,11 @@ def _utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def _with_links(response: ShowResponse) -> dict[str, object]:
-    """The response on the wire, with the links of its sections."""
+def _with_links(ls: MemlensServer, uri: str, response: ShowResponse) -> dict[str, object]:
+    """The response on the wire, shown as editor previews show text (previews.py), with the
+    links of its sections."""
+    response.content, response.sections = visible_sections(
+        ls, path_of(uri) or "", response.content, response.sections)
     response.links = source_links(response.content, response.sections)
     return response.wire()
 
@@ -156,7 +160,8 @@ def register(server: MemlensServer) -> None:
         dialect = request.dialect or _dialect_of(ls, request.uri)
         if dialect != primary().id:
             other = _other_dialect_show(ls, request.uri, folder, dialect)
-            return _with_links(_with_agent(other, ls.service.settings_for(folder)))
+            return _with_links(ls, request.uri,
+                               _with_agent(other, ls.service.settings_for(folder)))
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
@@ -164,7 +169,7 @@ def register(server: MemlensServer) -> None:
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
         home = index.settings.home
-        return _with_links(_with_agent(ShowResponse(
+        return _with_links(ls, request.uri, _with_agent(ShowResponse(
             content=result.content, files=result.files, file_count=result.file_count,
             mode=result.mode, trusted=result.trusted, prompt=result.prompt,
             session_memory=result.session_memory, chars=chars,

@@ -20,6 +20,7 @@ from ..skills import all_skill_files, discover_skills, load_skill_file
 from ..trust import memory_summary, restricted_notice, rules_file_to_open
 from .convert import path_of, uri_of
 from .merged import memory_for, trust_source
+from .previews import visible
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -59,7 +60,7 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
     processor = ImportProcessor(index.reader, index.engine().root_finder,
                                 max_chars=IMPORT_PREVIEW_CHARS * 4)
     wrapped = processor.process(f"@{token.path}", dirname(path), source_file=path)
-    body, cut = clip(wrapped.content, IMPORT_PREVIEW_CHARS)
+    body, cut = clip(visible(ls, path, wrapped.content, base_file=path), IMPORT_PREVIEW_CHARS)
     header = f"**`@{token.path}`** → `{target}`"
     note = "\n\n*(preview truncated)*" if cut else ""
     value = f"{header}\n\nAs Gemini CLI includes it:\n\n{fenced(body)}{note}"
@@ -77,7 +78,7 @@ def open_link(path: str) -> str:
 def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     merged, count, chars, jit_count, trusted = memory_for(ls, path)
     folder = dirname(path)
-    body, cut = clip(merged, MERGED_PREVIEW_CHARS)
+    body, cut = clip(visible(ls, path, merged), MERGED_PREVIEW_CHARS)
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
     lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
     if not trusted:
@@ -99,7 +100,7 @@ def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hov
     this folder."""
     index = ls.service.index_for(path)
     memory = agent.load(dirname(path), index.settings, index.reader)
-    body, cut = clip(memory.text, MERGED_PREVIEW_CHARS)
+    body, cut = clip(visible(ls, path, memory.text), MERGED_PREVIEW_CHARS)
     value = (f"{memory.headline}\n\n"
              f"{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}")
     if cut:
