@@ -105,7 +105,8 @@ def test_settings_defaults_without_files(root: Path) -> None:
     assert s.memory_boundary_markers == [".git"]
     assert s.import_format == "tree"
     assert s.include_directories == []
-    assert (s.respect_git_ignore, s.respect_gemini_ignore) == (False, True)
+    # Gemini CLI's settings defaults
+    assert (s.respect_git_ignore, s.respect_gemini_ignore) == (True, True)
 
 
 def test_settings_user_then_workspace(configured: Path) -> None:
@@ -202,11 +203,15 @@ def test_trust_parent_applies_to_the_folder_above(root: Path) -> None:
 
 def test_trust_parent_loses_to_a_longer_rule(root: Path) -> None:
     make(root, {})
+    # Gemini CLI's isPathTrusted: the longest *key* wins (TRUST_PARENT's key is its child's
+    # path, so it ties with a sibling), the first of equal length.
     write_trust(root, {str(root / "p" / "q"): "TRUST_PARENT",
-                       str(root / "p" / "x"): "DO_NOT_TRUST"})
+                       str(root / "p" / "x"): "DO_NOT_TRUST",
+                       str(root / "p" / "yy"): "DO_NOT_TRUST"})
     home = str(root / "home")
     assert check_path_trust(str(root / "p" / "y"), home).trusted is True
-    assert check_path_trust(str(root / "p" / "x" / "deep"), home).trusted is False
+    assert check_path_trust(str(root / "p" / "x" / "deep"), home).trusted is True
+    assert check_path_trust(str(root / "p" / "yy" / "deep"), home).trusted is False
 
 
 def test_trust_file_with_comments(root: Path) -> None:
@@ -367,11 +372,11 @@ def test_geminiignore_trailing_slash_filters_files_but_enters_the_folder(root: P
     load = engine(root, jit_context=False).load(str(root / "w"))
     assert rel(root, load.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
     # behaviour.md §3: shouldIgnoreFile(dir) is asked as for a file, so `secret/` does not
-    # match the folder itself: w, w/.git, w/secret and w/z are read (w/secret/deep matches
-    # through its parent).
-    assert load.searches[0].scanned == 4
-    # ... and entering it costs budget: with 3 folders w/z is never reached.
-    tight = engine(root, jit_context=False, discovery_max_dirs=3).load(str(root / "w"))
+    # match the folder itself: w, w/secret and w/z are read (w/.git is git-ignored, Gemini
+    # CLI's default; w/secret/deep matches through its parent).
+    assert load.searches[0].scanned == 3
+    # ... and entering it costs budget: with 2 folders w/z is never reached.
+    tight = engine(root, jit_context=False, discovery_max_dirs=2).load(str(root / "w"))
     assert rel(root, tight.paths) == ["w/GEMINI.md"]
 
 
@@ -379,8 +384,8 @@ def test_geminiignore_without_slash_prunes_the_folder(root: Path) -> None:
     ignore_tree(root, "secret")
     load = engine(root, jit_context=False).load(str(root / "w"))
     assert rel(root, load.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
-    assert load.searches[0].scanned == 3
-    tight = engine(root, jit_context=False, discovery_max_dirs=3).load(str(root / "w"))
+    assert load.searches[0].scanned == 2  # w and w/z (w/.git is git-ignored by default)
+    tight = engine(root, jit_context=False, discovery_max_dirs=2).load(str(root / "w"))
     assert rel(root, tight.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
 
 
@@ -392,13 +397,14 @@ def test_geminiignore_can_be_turned_off(root: Path) -> None:
                                      "w/secret/deep/GEMINI.md", "w/z/GEMINI.md"]
 
 
-def test_gitignore_only_when_asked(root: Path) -> None:
+def test_gitignore_by_default_unless_turned_off(root: Path) -> None:
+    # Gemini CLI's settings default respectGitIgnore to true (class G3, fixed).
     make(root, {"w/.git": None, "w/.gitignore": "build\n", "w/GEMINI.md": "w",
                 "w/build/GEMINI.md": "b"})
     plain = engine(root, jit_context=False).load(str(root / "w"))
-    assert rel(root, plain.paths) == ["w/GEMINI.md", "w/build/GEMINI.md"]
-    git = engine(root, jit_context=False, respect_git_ignore=True).load(str(root / "w"))
-    assert rel(root, git.paths) == ["w/GEMINI.md"]
+    assert rel(root, plain.paths) == ["w/GEMINI.md"]
+    off = engine(root, jit_context=False, respect_git_ignore=False).load(str(root / "w"))
+    assert rel(root, off.paths) == ["w/GEMINI.md", "w/build/GEMINI.md"]
 
 
 @pytest.mark.parametrize(("git_ignore", "found"), [(None, True), (True, True), (False, False)])
@@ -654,7 +660,7 @@ def test_profile_044_file_name_adds_to_gemini_md(root: Path) -> None:
                 "home/.gemini/settings.json": json.dumps(
                     {"context": {"fileName": [" AGENTS.md ", "AGENTS.md"]}})})
     old = load_settings(str(root / "w"), home=str(root / "home"))
-    assert old.context_file_names == [" AGENTS.md ", "AGENTS.md"]
+    assert old.context_file_names == ["AGENTS.md", "AGENTS.md"]  # trimmed, as 0.43 does
     new = load_settings(str(root / "w"), home=str(root / "home"),
                         cli={"gemini_profile": "0.44+"})
     # configured names first, trimmed, each once, then GEMINI.md (setGeminiMdFilename)

@@ -8,6 +8,7 @@ without a trailing slash.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,17 @@ from .fsread import FileReader
 
 if TYPE_CHECKING:
     import pathspec
+
+
+def _in_git_repository(directory: str) -> bool:
+    current = posixpath.normpath(directory)
+    while True:
+        if os.path.exists(posixpath.join(current, ".git")):
+            return True
+        parent = posixpath.dirname(current)
+        if parent == current:
+            return False
+        current = parent
 
 
 def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
@@ -37,7 +49,9 @@ class IgnoreFilter:
 
     def __init__(self, root: str, *, respect_git_ignore: bool, respect_gemini_ignore: bool):
         self.root = root
-        self.respect_git_ignore = respect_git_ignore
+        # Git's rules (and `.git` itself) apply only inside a git repository, a `.git` in the
+        # root or above, as Gemini CLI's file service decides.
+        self.respect_git_ignore = respect_git_ignore and _in_git_repository(root)
         self.gemini = (_load_spec(posixpath.join(root, ".geminiignore"))
                        if respect_gemini_ignore else None)
         self._git_specs: dict[str, pathspec.GitIgnoreSpec | None] = {}

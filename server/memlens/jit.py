@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, dedupe_by_identity
 from .fsread import file_identity
 from .imports import RealPaths
-from .nodecompat import dirname, is_subpath, resolve
+from .nodecompat import dirname, is_subpath, resolve, to_absolute
 from .render import append_jit_context, concatenate_instructions
 
 
@@ -89,6 +89,8 @@ class JitSession:
         # (a file may have become a symbolic link since).
         self.engine.real_paths = RealPaths()
         ceiling = self.engine.project_root(root) or root
+        # toAbsolutePath: a backslash in the target's path is read as a separator.
+        target = to_absolute(target)
         start = target if os.path.isdir(target) else dirname(target)
         candidates = dedupe_by_identity(self.engine.upward_to_ceiling(start, ceiling))
         fresh = []
