@@ -425,7 +425,11 @@ def adversarial(seed: int, index: int) -> Scenario:
     if rng.random() < 0.1:
         tree["../outside.md"] = "outside the workspace\n"  # placed in <ROOT> by the builder
     roll = rng.random()
-    cwd = "." if roll < 0.55 else ".." if roll < 0.65 else rng.choice(folders)
+    cwd = ("." if roll < 0.55 else ".." if roll < 0.64 else "../home" if roll < 0.67
+           else rng.choice(folders))
+    markers = settings.get("context", {}).get("memoryBoundaryMarkers")  # type: ignore[union-attr]
+    if isinstance(markers, list) and "package.json" in markers:
+        tree[f"{rng.choice(['', *folders])}/package.json".lstrip("/")] = "{}\n"
     if rng.random() < 0.15:
         where = "." if cwd == ".." else cwd
         tree[f"{where}/.gemini/settings.json"] = json.dumps(_fuzz_settings(rng, folders))
@@ -442,6 +446,17 @@ def adversarial(seed: int, index: int) -> Scenario:
     folder_trust = rng.random() < 0.3
     if folder_trust and rng.random() < 0.85:
         home[".gemini/trustedFolders.json"] = _fuzz_trust(rng, cwd, folders)
+    if folder_trust and rng.random() < 0.2:
+        security = {"folderTrust": {"enabled": _odd(rng, False, "false", True, 0)}}
+        where = rng.choice(("home", "workspace"))
+        if where == "home":
+            merged = json.loads(str(home.get(".gemini/settings.json", "{}")).split("\n", 1)[-1]
+                                if str(home.get(".gemini/settings.json", "")).startswith("//")
+                                else str(home.get(".gemini/settings.json", "{}")))
+            home[".gemini/settings.json"] = json.dumps({**merged, "security": security})
+        else:
+            place = "." if cwd == ".." else cwd
+            tree[f"{place}/.gemini/settings.json"] = json.dumps({"security": security})
     read = None
     if rng.random() < 0.85:
         folder = rng.choice(folders)
