@@ -702,3 +702,84 @@ def test_gemini_profile_for_refuses_what_is_no_version() -> None:
     for bad in ("", "latest", "0", "0.x", "1.2.3.4"):
         with pytest.raises(ValueError):
             gemini_profile_for(bad)
+
+
+# --- settings and paths as Gemini CLI 0.43 reads them (found by the loader fuzzer) -----------
+
+
+def _user_settings(root: Path, data: Any) -> MemorySettings:
+    settings_file = root / "home" / ".gemini" / "settings.json"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps(data))
+    return load_settings(str(root / "w"), home=str(root / "home"))
+
+
+@pytest.mark.parametrize(("value", "mode"), [
+    (False, "classic"), ("false", "classic"), ("FALSE", "classic"), (0, "classic"),
+    ("", "classic"), (None, "jit"), ("yes", "jit"), ([], "jit"), (1, "jit"),
+])
+def test_jit_context_as_gemini_cli_reads_it(root: Path, value: Any, mode: str) -> None:
+    make(root, {"w": None})
+    assert _user_settings(root, {"experimental": {"jitContext": value}}).mode == mode
+
+
+def test_a_file_the_schema_rejects_is_used_as_written(root: Path) -> None:
+    # "false" is coerced only when the whole file validates; a bad discoveryMaxDirs makes it
+    # a warning, and the string is then truthy.
+    make(root, {"w": None})
+    bad = _user_settings(root, {"experimental": {"jitContext": "false"},
+                                "context": {"discoveryMaxDirs": "many"}})
+    assert bad.mode == "jit"
+    assert bad.discovery_max_dirs == 0
+
+
+@pytest.mark.parametrize(("value", "budget"), [
+    (3, 3), (2.5, 3), ("4", 4), (-1, 0), (0, 0), (True, 1), (1e309, -1),
+])
+def test_discovery_max_dirs_as_gemini_cli_counts_it(root: Path, value: Any, budget: int) -> None:
+    make(root, {"w": None})
+    assert _user_settings(root, {"context": {"discoveryMaxDirs": value}}).discovery_max_dirs \
+        == budget
+
+
+def test_settings_values_expand_environment_variables(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make(root, {"w": None, "home/inc": None})
+    monkeypatch.setenv("MEMLENS_TEST_NAME", "AGENTS.md")
+    monkeypatch.delenv("MEMLENS_UNSET", raising=False)
+    s = _user_settings(root, {"context": {
+        "fileName": ["$MEMLENS_TEST_NAME", "${MEMLENS_UNSET:-CONTEXT.md}", " $MEMLENS_UNSET "],
+        "includeDirectories": ["~/inc"]}})
+    assert s.context_file_names == ["AGENTS.md", "CONTEXT.md", "$MEMLENS_UNSET"]
+    assert s.include_directories == [str(root / "home" / "inc")]
+
+
+def test_a_missing_include_directory_is_an_error(root: Path) -> None:
+    make(root, {"w": None})
+    s = _user_settings(root, {"context": {"includeDirectories": ["gone"]}})
+    assert s.include_directories == []
+    [problem] = s.problems
+    assert problem.severity == "error"
+    assert f"Directory does not exist: {root / 'w' / 'gone'}" in problem.message
+
+
+def test_an_empty_file_name_in_the_workspace_means_gemini_md(root: Path) -> None:
+    make(root, {"w/.gemini/settings.json": json.dumps({"context": {"fileName": []}})})
+    s = _user_settings(root, {"context": {"fileName": "AGENTS.md"}})
+    assert s.context_file_names == ["GEMINI.md"]
+
+
+def test_a_backslash_in_a_folder_name_is_a_separator(root: Path) -> None:
+    make(root, {"w/.git": None, "w/a\\b/GEMINI.md": "x\n", "w/GEMINI.md": "w\n"})
+    load = engine(root, jit_context=False).load(str(root / "w"))
+    assert rel(root, load.paths) == ["w/GEMINI.md", "w/a/b/GEMINI.md"]
+    assert load.file_count == 1
+
+
+def test_the_global_file_in_the_search_renders_twice(root: Path) -> None:
+    make(root, {"home/.gemini/GEMINI.md": "global\n", "w/GEMINI.md": "w\n"})
+    load = engine(root, jit_context=False, trusted=True).load(str(root))
+    glob = block(root / "home" / ".gemini" / "GEMINI.md", "global")
+    assert load.memory.global_ == glob
+    assert load.memory.project.startswith(glob)
+    assert load.paths.count(str(root / "home" / ".gemini" / "GEMINI.md")) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
 from .fsread import FileReader
@@ -35,7 +36,9 @@ def _load_spec(path: str) -> pathspec.GitIgnoreSpec | None:
     read = FileReader(max_bytes=4_000_000).read(path)
     if read.content is None:
         return None
-    lines = read.content.splitlines()
+    # Lines as Gemini CLI splits them; patterns match case-insensitively (the `ignore`
+    # package's default), so both sides are lower-cased.
+    lines = [line.lower() for line in re.split(r"\r\n|\n|\r", read.content)]
     import pathspec  # only when an ignore file exists (it costs start-up time)
 
     try:
@@ -71,7 +74,7 @@ class IgnoreFilter:
         prefix = self.root.rstrip("/") + "/"
         if not path.startswith(prefix):
             return False
-        rel = path[len(prefix):]
+        rel = path[len(prefix):].lower()
         if self.gemini is not None and self.gemini.match_file(rel):
             return True
         if not self.respect_git_ignore:

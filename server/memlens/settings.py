@@ -281,8 +281,8 @@ def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[st
     present, budget = _lookup(data, "context.discoveryMaxDirs")
     if present:
         out["discovery_max_dirs"] = max_dirs_budget(budget)
-    import_format = _get(data, "context.importFormat")
-    if js_truthy(import_format):
+    present, import_format = _lookup(data, "context.importFormat")
+    if present:  # `|| "tree"`, then only "flat" is flat: a later file's "" means tree
         out["import_format"] = "flat" if import_format == "flat" else "tree"
     markers = _get(data, "context.memoryBoundaryMarkers")
     if isinstance(markers, list):

@@ -163,8 +163,10 @@ def _memlens(args: list[str], tree: Tree) -> Any:
            if k not in ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_HOME",
                         "GEMINI_CLI_TRUSTED_FOLDERS_PATH")}
     env["HOME"] = str(tree.home)  # settings values may say $HOME, as Gemini CLI's do
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p)
+    # MEMLENS_FUZZ_SERVER: another engine's source (an older commit's server/, to minimise
+    # the trees it got wrong into regression cases).
+    server = os.environ.get("MEMLENS_FUZZ_SERVER") or str(REPO / "server")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (server, env.get("PYTHONPATH", "")) if p)
     done = subprocess.run([sys.executable, "-m", "memlens", *args], cwd=str(tree.cwd), env=env,
                           capture_output=True, text=True, timeout=120, check=False)
     if done.returncode not in (0, 1) or not done.stdout.strip():
@@ -334,7 +336,7 @@ def keep(scenario: Scenario, found: list[str], path: Path = REGRESSIONS) -> Scen
         "id": f"regression-{scenario.id.removeprefix('fuzz-')}",
         "agents": ["gemini-loader"], "generated": False,
         "about": f"minimised by the loader fuzzer from {scenario.id}: differed in "
-                 f"{', '.join(found)}",
+                 f"{_kind(found).replace(',', ', ')}",
     })
     existing = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
     if any(item.get("id") == kept.id for item in existing or []):
