@@ -74,7 +74,8 @@ class IgnoreFilter:
         prefix = self.root.rstrip("/") + "/"
         if not path.startswith(prefix):
             return False
-        rel = path[len(prefix):].lower()
+        # relative as Gemini CLI makes it: backslashes become slashes, and case is ignored
+        rel = path[len(prefix):].replace("\\", "/").lower()
         if self.gemini is not None and self.gemini.match_file(rel):
             return True
         if not self.respect_git_ignore:

@@ -367,9 +367,10 @@ def run(seed: int, cases: int, start: int = 0, jobs: int = 2, minimise_found: bo
             trees = [Tree(s, base) for s in fuzz_gemini(seed, count, first)]
             for tree in trees:
                 tree.build()
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
+            with ThreadPoolExecutor(max_workers=jobs + 1) as pool:
+                loading = pool.submit(run_loader, trees)  # the loader runs beside memlens
                 predictions = list(pool.map(predict, trees))
-            answers = run_loader(trees)
+                answers = loading.result()
             for tree, answer, predicted in zip(trees, answers, predictions, strict=True):
                 diff = differences(tree.scenario, answer, predicted)
                 if not diff:

@@ -316,7 +316,8 @@ def _fuzz_finish(rng: random.Random, lines: list[str]) -> str:
 def _fuzz_ignore(rng: random.Random, folders: list[str]) -> str:
     patterns = []
     for _ in range(rng.randint(1, 4)):
-        name = rng.choice(folders).split("/")[rng.choice((0, -1))]
+        # (no backslash: the ignore package reads one in a pattern as a regex escape, G4)
+        name = rng.choice(folders).split("/")[rng.choice((0, -1))].replace("\\", "")
         patterns.append(rng.choice((
             name, f"{name}/", f"/{name}", f"**/{name}", f"!{name}", f"!{name}/", "*.md",
             "!GEMINI.md", "GEMINI.md", "notes*.md", f"{name}/*", "# comment", "", f"{name}   ",
