@@ -174,15 +174,69 @@ def _memlens(args: list[str], tree: Tree) -> Any:
     return json.loads(done.stdout)
 
 
-def predict(tree: Tree) -> dict[str, Any]:
+class Worker:
+    """One long-lived ``python -m tests.conformance.fuzz --worker`` running memlens's command
+    line (``memlens.cli.main``) per request, in the tree's folder with HOME set as for a
+    process of its own: the same answers without a Python start-up per call (long runs)."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        server = os.environ.get("MEMLENS_FUZZ_SERVER") or str(REPO / "server")
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (server, str(REPO)) if p)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.conformance.fuzz", "--worker"], env=env, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def __call__(self, args: list[str], tree: Tree) -> Any:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(json.dumps({"args": args, "cwd": str(tree.cwd),
+                                           "home": str(tree.home)}) + "\n")
+        self._proc.stdin.flush()
+        answer = json.loads(self._proc.stdout.readline())
+        if answer["code"] not in (0, 1) or not answer["stdout"].strip():
+            raise RuntimeError(f"memlens {' '.join(args)} exited {answer['code']}")
+        return json.loads(answer["stdout"])
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        self._proc.wait(timeout=30)
+
+
+def _serve_worker() -> int:
+    """The worker's side: one JSON request a line, one JSON answer a line."""
+    import contextlib
+    import io
+
+    from memlens.cli import main as memlens_main
+
+    for name in ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_CLI_HOME",
+                 "GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
+        os.environ.pop(name, None)
+    for line in sys.stdin:
+        request = json.loads(line)
+        os.environ["HOME"] = request["home"]
+        os.chdir(request["cwd"])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                code = memlens_main(request["args"])
+            except Exception:  # reported as a failed call
+                code = 99
+        sys.stdout.write(json.dumps({"code": code, "stdout": out.getvalue()}) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+def predict(tree: Tree, call: Callable[[list[str], Tree], Any] = _memlens) -> dict[str, Any]:
     common = ["--home", str(tree.home)]
     if not tree.scenario.folder_trust:
         common.append("--trusted")
-    show = _memlens(["show", "--json", *common, str(tree.cwd)], tree)
+    show = call(["show", "--json", *common, str(tree.cwd)], tree)
     jit = None
     if tree.read:
-        jit = _memlens(["jit", "--json", *common, "--cwd", str(tree.cwd), tree.read],
-                       tree)[0]["context"]
+        jit = call(["jit", "--json", *common, "--cwd", str(tree.cwd), tree.read],
+                   tree)[0]["context"]
     return {"show": show, "jit": jit}
 
 
@@ -352,6 +406,19 @@ def keep(scenario: Scenario, found: list[str], path: Path = REGRESSIONS) -> Scen
 # --------------------------------------------------------------------------- a long run
 
 
+_WORKERS = threading.local()
+_ALL_WORKERS: list[Worker] = []
+
+
+def _worker() -> Worker:
+    """This thread's memlens worker."""
+    worker = getattr(_WORKERS, "worker", None)
+    if worker is None:
+        worker = _WORKERS.worker = Worker()
+        _ALL_WORKERS.append(worker)
+    return worker
+
+
 def run(seed: int, cases: int, start: int = 0, jobs: int = 2, minimise_found: bool = True,
         chunk: int = 100, log: Callable[[str], None] = print) -> dict[str, Any]:
     from tests.conformance.scenarios.generator import fuzz_gemini
@@ -369,7 +436,7 @@ def run(seed: int, cases: int, start: int = 0, jobs: int = 2, minimise_found: bo
                 tree.build()
             with ThreadPoolExecutor(max_workers=jobs + 1) as pool:
                 loading = pool.submit(run_loader, trees)  # the loader runs beside memlens
-                predictions = list(pool.map(predict, trees))
+                predictions = list(pool.map(lambda t: predict(t, _worker()), trees))
                 answers = loading.result()
             for tree, answer, predicted in zip(trees, answers, predictions, strict=True):
                 diff = differences(tree.scenario, answer, predicted)
@@ -388,6 +455,8 @@ def run(seed: int, cases: int, start: int = 0, jobs: int = 2, minimise_found: bo
     finally:
         if minimiser is not None:
             minimiser.close()
+        for worker in _ALL_WORKERS:
+            worker.close()
         shutil.rmtree(base, ignore_errors=True)
     return {"seed": seed, "cases": cases, "start": start, "differ": found,
             "seconds": round(time.monotonic() - started, 1)}
@@ -403,7 +472,10 @@ def main(argv: list[str] | None = None) -> int:
                         default=int(os.environ.get("MEMLENS_CONFORMANCE_JOBS", 0)) or 2)
     parser.add_argument("--no-minimise", action="store_true")
     parser.add_argument("--json", metavar="FILE", help="write the summary here")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        return _serve_worker()
     summary = run(args.seed, args.cases, args.start, args.jobs, not args.no_minimise,
                   log=lambda line: print(line, flush=True))
     if args.json:
