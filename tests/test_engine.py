@@ -685,8 +685,11 @@ def test_profile_044_is_jit_only(root: Path) -> None:
 def test_profile_044_skips_a_folder_named_like_a_context_file(root: Path) -> None:
     make(root, {"w/.git": None, "w/GEMINI.md/inner.txt": "not memory", "w/sub/GEMINI.md": "s"})
     old = engine(root).load(str(root / "w" / "sub"))
-    assert rel(root, old.paths) == ["w/GEMINI.md", "w/sub/GEMINI.md"]
-    assert old.files[0].content is None  # 0.43 fails to read it (EISDIR)
+    # 0.43 fails to read it (EISDIR); its JIT refresh lists only the files it read.
+    assert old.files[0].content is None
+    assert rel(root, old.paths) == ["w/sub/GEMINI.md"]
+    classic = engine(root, jit_context=False).load(str(root / "w" / "sub"))
+    assert rel(root, classic.paths) == ["w/GEMINI.md", "w/sub/GEMINI.md"]  # listed there
     new = engine(root, gemini_profile="0.44+").load(str(root / "w" / "sub"))
     assert rel(root, new.paths) == ["w/sub/GEMINI.md"]
 
