@@ -8,7 +8,7 @@ import os
 from enum import StrEnum
 
 from .jsonc import read_json_file
-from .nodecompat import dirname, is_subpath, resolve
+from .nodecompat import dirname, is_subpath, to_absolute
 
 
 class TrustLevel(StrEnum):
@@ -36,8 +36,8 @@ def _real(path: str) -> str:
     """Gemini CLI's `getRealPath` then `normalizePath`: the real path when it exists."""
     with contextlib.suppress(OSError, ValueError):
         if os.path.exists(path):
-            return os.path.realpath(path)
-    return resolve(path)
+            return to_absolute(os.path.realpath(path))
+    return to_absolute(path)
 
 
 def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True) -> TrustDecision:
@@ -58,7 +58,7 @@ def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True)
     for key, level in rules.items():
         if level not in TrustLevel.__members__:
             continue
-        rule_path = resolve(key)
+        rule_path = to_absolute(key)  # normalizePath: a backslash is a separator
         first = normalized.get(rule_path)
         normalized[rule_path] = (level, first[1] if first else key)
     target = _real(path)
