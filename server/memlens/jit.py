@@ -53,7 +53,10 @@ class JitSession:
             self.loaded_identities.add(identity)
 
     def best_root(self, target: str) -> str | None:
-        candidates = [resolve(r) for r in self.trusted_roots if is_subpath(resolve(r), target)]
+        # toAbsolutePath on the root found (its backslashes become separators, as Gemini
+        # CLI reads it for the ceiling).
+        candidates = [to_absolute(r) for r in self.trusted_roots
+                      if is_subpath(resolve(r), target)]
         return max(candidates, key=len) if candidates else None
 
     def discover(self, target: str) -> JitResult:
