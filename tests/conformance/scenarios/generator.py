@@ -6,6 +6,11 @@ fail or sit in code spans, CRLF, empty files, frontmatter and comments (Claude),
 files and large files (Codex), a starting folder below the root and a file read in a random
 folder. ``MEMLENS_CONFORMANCE_SEED`` picks another family of trees for a local hunt; the
 goldens under captured/ belong to the default seed.
+
+``fuzz_gemini(seed, count)`` / ``adversarial(seed, index)``: the loader fuzzer's trees (run
+against Gemini CLI 0.43.0's own loader only, fuzz.py), adversarial in names, imports, ignore
+files, settings (odd types, $VARS, user and workspace files) and trust; tree ``index`` of
+``seed`` is always the same.
 """
 
 from __future__ import annotations
