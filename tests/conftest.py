@@ -17,6 +17,17 @@ TreeSpec = dict[str, str | None]
 os.environ.setdefault("MEMLENS_AGENTS", "gemini@0.43")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memlens conformance")
+    group.addoption("--cases", type=int, default=None, metavar="N",
+                    help="generated trees for the Gemini CLI 0.43 loader fuzzer "
+                         "(tests/conformance/test_loader.py; default MEMLENS_CONFORMANCE_FUZZ "
+                         "or the CI count)")
+    group.addoption("--fuzz-seed", type=int, default=None, metavar="S",
+                    help="the loader fuzzer's seed (default MEMLENS_CONFORMANCE_FUZZ_SEED or "
+                         "the fixed CI seed)")
+
+
 def build_tree(root: Path, tree: TreeSpec) -> None:
     """Keys are paths under root; None makes a folder, a string a file with that text."""
     for rel, content in tree.items():

@@ -553,3 +553,16 @@ def test_agent_show_codex_and_convention(ws: Path) -> None:
 def test_agent_bad_spec_is_a_usage_error(ws: Path, spec: str) -> None:
     run = memlens("show", "proj", "--agent", spec, cwd=ws, home=ws / "home")
     assert run.code == 2 and "Traceback" not in run.err and "--agent" in run.err
+
+
+def test_git_ignored_folders_are_skipped_unless_turned_off(ws: Path) -> None:
+    # Gemini CLI's settings default respectGitIgnore to true: the classic search skips what
+    # .gitignore names; --no-respect-git-ignore (or the setting false) searches it.
+    (ws / "proj" / ".gitignore").write_text("sub\n")
+    found = {}
+    for flag in ("--respect-git-ignore", "--no-respect-git-ignore", None):
+        args = ["show", "proj", "--json", "--mode", "classic", *([flag] if flag else [])]
+        run = memlens(*args, cwd=ws, home=ws / "home")
+        assert run.code == 0, run.err
+        found[flag] = str(ws / "proj" / "sub" / "GEMINI.md") in run.json()["files"]  # type: ignore[index]
+    assert found == {"--respect-git-ignore": False, "--no-respect-git-ignore": True, None: False}

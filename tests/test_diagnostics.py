@@ -294,17 +294,18 @@ def test_check_file_alone(tree: Callable[[TreeSpec], Path]) -> None:
 # --- discovery -----------------------------------------------------------------------------
 
 def test_search_budget_exhausted(tree: Callable[[TreeSpec], Path]) -> None:
-    # BFS: w (1), w/.git (2), w/a (3), then the budget is gone: w/z and w/a/b are never read.
+    # BFS: w (1), w/a (2) (w/.git is git-ignored by default), then the budget is gone: w/z
+    # and w/a/b are never read.
     root = tree({"w/.git": None, "w/GEMINI.md": "root", "w/a/b/c/GEMINI.md": "deep\n",
                  "w/z/GEMINI.md": "zed\n", "w/a/GEMINI.md": "a\n"})
-    found = diagnose(root, "w", jit_context=False, discovery_max_dirs=3)
+    found = diagnose(root, "w", jit_context=False, discovery_max_dirs=2)
     assert rows(root, found) == [
         ("w/a/b/c/GEMINI.md", 1, 1, 1, 5, "warning", "search-budget-exhausted"),
         ("w/z/GEMINI.md", 1, 1, 1, 4, "warning", "search-budget-exhausted"),
     ]
-    assert "after 3 folders" in found[0].message
+    assert "after 2 folders" in found[0].message
     assert str(root / "w") in found[0].message
-    loaded = show(str(root / "w"), settings(root, jit_context=False, discovery_max_dirs=3))
+    loaded = show(str(root / "w"), settings(root, jit_context=False, discovery_max_dirs=2))
     assert str(root / "w" / "a" / "GEMINI.md") in loaded.files
     assert str(root / "w" / "z" / "GEMINI.md") not in loaded.files
 

@@ -105,7 +105,8 @@ def test_settings_defaults_without_files(root: Path) -> None:
     assert s.memory_boundary_markers == [".git"]
     assert s.import_format == "tree"
     assert s.include_directories == []
-    assert (s.respect_git_ignore, s.respect_gemini_ignore) == (False, True)
+    # Gemini CLI's settings defaults
+    assert (s.respect_git_ignore, s.respect_gemini_ignore) == (True, True)
 
 
 def test_settings_user_then_workspace(configured: Path) -> None:
@@ -202,11 +203,15 @@ def test_trust_parent_applies_to_the_folder_above(root: Path) -> None:
 
 def test_trust_parent_loses_to_a_longer_rule(root: Path) -> None:
     make(root, {})
+    # Gemini CLI's isPathTrusted: the longest *key* wins (TRUST_PARENT's key is its child's
+    # path, so it ties with a sibling), the first of equal length.
     write_trust(root, {str(root / "p" / "q"): "TRUST_PARENT",
-                       str(root / "p" / "x"): "DO_NOT_TRUST"})
+                       str(root / "p" / "x"): "DO_NOT_TRUST",
+                       str(root / "p" / "yy"): "DO_NOT_TRUST"})
     home = str(root / "home")
     assert check_path_trust(str(root / "p" / "y"), home).trusted is True
-    assert check_path_trust(str(root / "p" / "x" / "deep"), home).trusted is False
+    assert check_path_trust(str(root / "p" / "x" / "deep"), home).trusted is True
+    assert check_path_trust(str(root / "p" / "yy" / "deep"), home).trusted is False
 
 
 def test_trust_file_with_comments(root: Path) -> None:
@@ -367,11 +372,11 @@ def test_geminiignore_trailing_slash_filters_files_but_enters_the_folder(root: P
     load = engine(root, jit_context=False).load(str(root / "w"))
     assert rel(root, load.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
     # behaviour.md §3: shouldIgnoreFile(dir) is asked as for a file, so `secret/` does not
-    # match the folder itself: w, w/.git, w/secret and w/z are read (w/secret/deep matches
-    # through its parent).
-    assert load.searches[0].scanned == 4
-    # ... and entering it costs budget: with 3 folders w/z is never reached.
-    tight = engine(root, jit_context=False, discovery_max_dirs=3).load(str(root / "w"))
+    # match the folder itself: w, w/secret and w/z are read (w/.git is git-ignored, Gemini
+    # CLI's default; w/secret/deep matches through its parent).
+    assert load.searches[0].scanned == 3
+    # ... and entering it costs budget: with 2 folders w/z is never reached.
+    tight = engine(root, jit_context=False, discovery_max_dirs=2).load(str(root / "w"))
     assert rel(root, tight.paths) == ["w/GEMINI.md"]
 
 
@@ -379,8 +384,8 @@ def test_geminiignore_without_slash_prunes_the_folder(root: Path) -> None:
     ignore_tree(root, "secret")
     load = engine(root, jit_context=False).load(str(root / "w"))
     assert rel(root, load.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
-    assert load.searches[0].scanned == 3
-    tight = engine(root, jit_context=False, discovery_max_dirs=3).load(str(root / "w"))
+    assert load.searches[0].scanned == 2  # w and w/z (w/.git is git-ignored by default)
+    tight = engine(root, jit_context=False, discovery_max_dirs=2).load(str(root / "w"))
     assert rel(root, tight.paths) == ["w/GEMINI.md", "w/z/GEMINI.md"]
 
 
@@ -392,13 +397,14 @@ def test_geminiignore_can_be_turned_off(root: Path) -> None:
                                      "w/secret/deep/GEMINI.md", "w/z/GEMINI.md"]
 
 
-def test_gitignore_only_when_asked(root: Path) -> None:
+def test_gitignore_by_default_unless_turned_off(root: Path) -> None:
+    # Gemini CLI's settings default respectGitIgnore to true (class G3, fixed).
     make(root, {"w/.git": None, "w/.gitignore": "build\n", "w/GEMINI.md": "w",
                 "w/build/GEMINI.md": "b"})
     plain = engine(root, jit_context=False).load(str(root / "w"))
-    assert rel(root, plain.paths) == ["w/GEMINI.md", "w/build/GEMINI.md"]
-    git = engine(root, jit_context=False, respect_git_ignore=True).load(str(root / "w"))
-    assert rel(root, git.paths) == ["w/GEMINI.md"]
+    assert rel(root, plain.paths) == ["w/GEMINI.md"]
+    off = engine(root, jit_context=False, respect_git_ignore=False).load(str(root / "w"))
+    assert rel(root, off.paths) == ["w/GEMINI.md", "w/build/GEMINI.md"]
 
 
 @pytest.mark.parametrize(("git_ignore", "found"), [(None, True), (True, True), (False, False)])
@@ -654,7 +660,7 @@ def test_profile_044_file_name_adds_to_gemini_md(root: Path) -> None:
                 "home/.gemini/settings.json": json.dumps(
                     {"context": {"fileName": [" AGENTS.md ", "AGENTS.md"]}})})
     old = load_settings(str(root / "w"), home=str(root / "home"))
-    assert old.context_file_names == [" AGENTS.md ", "AGENTS.md"]
+    assert old.context_file_names == ["AGENTS.md", "AGENTS.md"]  # trimmed, as 0.43 does
     new = load_settings(str(root / "w"), home=str(root / "home"),
                         cli={"gemini_profile": "0.44+"})
     # configured names first, trimmed, each once, then GEMINI.md (setGeminiMdFilename)
@@ -679,8 +685,11 @@ def test_profile_044_is_jit_only(root: Path) -> None:
 def test_profile_044_skips_a_folder_named_like_a_context_file(root: Path) -> None:
     make(root, {"w/.git": None, "w/GEMINI.md/inner.txt": "not memory", "w/sub/GEMINI.md": "s"})
     old = engine(root).load(str(root / "w" / "sub"))
-    assert rel(root, old.paths) == ["w/GEMINI.md", "w/sub/GEMINI.md"]
-    assert old.files[0].content is None  # 0.43 fails to read it (EISDIR)
+    # 0.43 fails to read it (EISDIR); its JIT refresh lists only the files it read.
+    assert old.files[0].content is None
+    assert rel(root, old.paths) == ["w/sub/GEMINI.md"]
+    classic = engine(root, jit_context=False).load(str(root / "w" / "sub"))
+    assert rel(root, classic.paths) == ["w/GEMINI.md", "w/sub/GEMINI.md"]  # listed there
     new = engine(root, gemini_profile="0.44+").load(str(root / "w" / "sub"))
     assert rel(root, new.paths) == ["w/sub/GEMINI.md"]
 
@@ -696,3 +705,84 @@ def test_gemini_profile_for_refuses_what_is_no_version() -> None:
     for bad in ("", "latest", "0", "0.x", "1.2.3.4"):
         with pytest.raises(ValueError):
             gemini_profile_for(bad)
+
+
+# --- settings and paths as Gemini CLI 0.43 reads them (found by the loader fuzzer) -----------
+
+
+def _user_settings(root: Path, data: Any) -> MemorySettings:
+    settings_file = root / "home" / ".gemini" / "settings.json"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text(json.dumps(data))
+    return load_settings(str(root / "w"), home=str(root / "home"))
+
+
+@pytest.mark.parametrize(("value", "mode"), [
+    (False, "classic"), ("false", "classic"), ("FALSE", "classic"), (0, "classic"),
+    ("", "classic"), (None, "jit"), ("yes", "jit"), ([], "jit"), (1, "jit"),
+])
+def test_jit_context_as_gemini_cli_reads_it(root: Path, value: Any, mode: str) -> None:
+    make(root, {"w": None})
+    assert _user_settings(root, {"experimental": {"jitContext": value}}).mode == mode
+
+
+def test_a_file_the_schema_rejects_is_used_as_written(root: Path) -> None:
+    # "false" is coerced only when the whole file validates; a bad discoveryMaxDirs makes it
+    # a warning, and the string is then truthy.
+    make(root, {"w": None})
+    bad = _user_settings(root, {"experimental": {"jitContext": "false"},
+                                "context": {"discoveryMaxDirs": "many"}})
+    assert bad.mode == "jit"
+    assert bad.discovery_max_dirs == 0
+
+
+@pytest.mark.parametrize(("value", "budget"), [
+    (3, 3), (2.5, 3), ("4", 4), (-1, 0), (0, 0), (True, 1), (1e309, -1),
+])
+def test_discovery_max_dirs_as_gemini_cli_counts_it(root: Path, value: Any, budget: int) -> None:
+    make(root, {"w": None})
+    assert _user_settings(root, {"context": {"discoveryMaxDirs": value}}).discovery_max_dirs \
+        == budget
+
+
+def test_settings_values_expand_environment_variables(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make(root, {"w": None, "home/inc": None})
+    monkeypatch.setenv("MEMLENS_TEST_NAME", "AGENTS.md")
+    monkeypatch.delenv("MEMLENS_UNSET", raising=False)
+    s = _user_settings(root, {"context": {
+        "fileName": ["$MEMLENS_TEST_NAME", "${MEMLENS_UNSET:-CONTEXT.md}", " $MEMLENS_UNSET "],
+        "includeDirectories": ["~/inc"]}})
+    assert s.context_file_names == ["AGENTS.md", "CONTEXT.md", "$MEMLENS_UNSET"]
+    assert s.include_directories == [str(root / "home" / "inc")]
+
+
+def test_a_missing_include_directory_is_an_error(root: Path) -> None:
+    make(root, {"w": None})
+    s = _user_settings(root, {"context": {"includeDirectories": ["gone"]}})
+    assert s.include_directories == []
+    [problem] = s.problems
+    assert problem.severity == "error"
+    assert f"Directory does not exist: {root / 'w' / 'gone'}" in problem.message
+
+
+def test_an_empty_file_name_in_the_workspace_means_gemini_md(root: Path) -> None:
+    make(root, {"w/.gemini/settings.json": json.dumps({"context": {"fileName": []}})})
+    s = _user_settings(root, {"context": {"fileName": "AGENTS.md"}})
+    assert s.context_file_names == ["GEMINI.md"]
+
+
+def test_a_backslash_in_a_folder_name_is_a_separator(root: Path) -> None:
+    make(root, {"w/.git": None, "w/a\\b/GEMINI.md": "x\n", "w/GEMINI.md": "w\n"})
+    load = engine(root, jit_context=False).load(str(root / "w"))
+    assert rel(root, load.paths) == ["w/GEMINI.md", "w/a/b/GEMINI.md"]
+    assert load.file_count == 1
+
+
+def test_the_global_file_in_the_search_renders_twice(root: Path) -> None:
+    make(root, {"home/.gemini/GEMINI.md": "global\n", "w/GEMINI.md": "w\n"})
+    load = engine(root, jit_context=False, trusted=True).load(str(root))
+    glob = block(root / "home" / ".gemini" / "GEMINI.md", "global")
+    assert load.memory.global_ == glob
+    assert load.memory.project.startswith(glob)
+    assert load.paths.count(str(root / "home" / ".gemini" / "GEMINI.md")) == 1

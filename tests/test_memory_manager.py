@@ -127,5 +127,6 @@ def test_everything_but_memory_files_is_refused_in_code(ws: Path, fake: FakeGemi
     assert "may only read and write memory files" in errors[3]
     assert errors[4].startswith('Tool "search_file_content" not found.')
     listing = responses(fake, 6)[-1]["output"]
-    assert listing.splitlines()[1:] == ["[DIR] .git", "[DIR] src", "GEMINI.md"]  # no app.py
+    # no app.py; no .git either (git-ignored, Gemini CLI's default)
+    assert listing.splitlines()[1:] == ["[DIR] src", "GEMINI.md"]
     assert json.dumps(responses(fake, 6)).count("Host *") == 0

@@ -20,7 +20,7 @@ from .ignore import IgnoreFilter
 from .imports import ImportEvent, ImportProcessor, ImportToken, ProjectRootFinder, RealPaths
 from .jsonc import read_json_file
 from .model import MemorySettings, Mode, Tier
-from .nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve
+from .nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve, to_absolute
 from .projects import PROJECT_MEMORY_INDEX, project_memory_dir
 from .protocol.memory import HierarchicalMemory
 from .render import concatenate_instructions
@@ -336,21 +336,23 @@ class MemoryEngine:
         searches: list[SearchReport] = []
         above: list[AboveRootRead] = []
         for directory in dirs:
+            # toAbsolutePath: a backslash in a folder's name is read as a separator.
+            start = to_absolute(directory) if directory else ""
             for name in self.settings.context_file_names:
                 for path in self.global_paths_for(name):
                     global_set[path] = None
-                if not (directory and trusted):
+                if not (start and trusted):
                     continue
-                upward, above_paths = self.upward_classic(directory, name)
+                upward, above_paths = self.upward_classic(start, name)
                 for path in upward:
                     project_set[path] = None
-                root = self.project_root(resolve(directory))
-                above += [AboveRootRead(p, resolve(directory), root) for p in above_paths]
-                downward, report = self.downward_search(resolve(directory), name, ignore, budget,
+                root = self.project_root(start)
+                above += [AboveRootRead(p, start, root) for p in above_paths]
+                downward, report = self.downward_search(start, name, ignore, budget,
                                                         skip_dirs=self.classic_skip_dirs(cwd))
                 searches.append(report)
                 for path in js_sorted(downward):
-                    project_set[path] = None
+                    project_set[to_absolute(path)] = None
         extension = self.extension_paths(cwd)
         all_paths = dedupe_by_identity([*global_set, *project_set, *extension])
         tier_of: dict[str, Tier] = {}
@@ -361,8 +363,12 @@ class MemoryEngine:
         for path in global_set:
             tier_of[path] = "global"
         files = self._read_all([(p, tier_of[p]) for p in all_paths])
+        # Each tier renders its own list: a file both global and found by the search (HOME
+        # inside the working folder, `~/.gemini` an include directory) shows in both.
         return self._assemble("classic", cwd, trusted, source, all_paths, files, searches,
-                              above, dirs)
+                              above, dirs, tier_lists={"global": list(global_set),
+                                                       "project": list(project_set),
+                                                       "extension": extension})
 
     def classic_skip_dirs(self, cwd: str) -> frozenset[str]:
         """Folders the classic downward search never enters. Gemini CLI's file service (made
@@ -399,7 +405,7 @@ class MemoryEngine:
     def environment_paths(self, roots: list[str]) -> list[str]:
         paths: list[str] = []
         for root in roots:
-            start = resolve(root)
+            start = to_absolute(root)
             ceiling = self.project_root(start) or start
             paths += self.upward_to_ceiling(start, ceiling)
         return js_sorted(dedupe_by_identity(paths))
@@ -435,7 +441,14 @@ class MemoryEngine:
             for path in paths:
                 tier_of.setdefault(path, tier)
         files = self._read_all([(p, tier_of[p]) for p in all_paths])
-        return self._assemble("jit", cwd, trusted, source, all_paths, files, [], [], roots)
+        # Each tier renders its own list (a context file name given twice shows the global
+        # file twice).
+        # Its file list holds the files it read (a folder named like a context file is
+        # looked at, but not listed).
+        read = {f.path for f in files if f.content is not None}
+        return self._assemble("jit", cwd, trusted, source,
+                              [p for p in all_paths if p in read], files, [], [], roots,
+                              tier_lists={tier: paths for tier, paths in groups})
 
     def load(self, cwd: str) -> MemoryLoad:
         # The 0.44+ profile has no classic mode (its settings always say jit).
@@ -444,10 +457,15 @@ class MemoryEngine:
     # --- result --------------------------------------------------------------------------
     def _assemble(self, mode: Mode, cwd: str, trusted: bool, source: str | None,
                   paths: list[str], files: list[LoadedFile], searches: list[SearchReport],
-                  above: list[AboveRootRead], workspace: list[str]) -> MemoryLoad:
+                  above: list[AboveRootRead], workspace: list[str],
+                  tier_lists: dict[str, list[str]] | None = None) -> MemoryLoad:
         by_tier: dict[str, list[LoadedFile]] = {}
         for loaded in files:
             by_tier.setdefault(loaded.tier, []).append(loaded)
+        if tier_lists is not None:
+            by_path = {f.path: f for f in files}
+            by_tier = {tier: [by_path[p] for p in paths if p in by_path]
+                       for tier, paths in tier_lists.items()}
 
         def text(tier: str) -> str:
             group = by_tier.get(tier, [])
@@ -457,7 +475,9 @@ class MemoryEngine:
         memory = HierarchicalMemory.model_validate({
             "global": text("global"), "extension": text("extension"),
             "project": text("project"), "userProjectMemory": text("userProjectMemory")})
-        tiers = {tier: [f.path for f in group] for tier, group in by_tier.items()}
+        tiers: dict[str, list[str]] = {}
+        for loaded in files:
+            tiers.setdefault(loaded.tier, []).append(loaded.path)
         tiers["_workspace"] = [d for d in workspace if d]
         return MemoryLoad(mode, cwd, trusted, source, paths, files, tiers, memory, searches,
                           above, truncated=any(f.truncated for f in files))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, dedupe_by_identity
 from .fsread import file_identity
 from .imports import RealPaths
-from .nodecompat import dirname, is_subpath, resolve
+from .nodecompat import dirname, is_subpath, resolve, to_absolute
 from .render import append_jit_context, concatenate_instructions
 
 
@@ -53,7 +53,10 @@ class JitSession:
             self.loaded_identities.add(identity)
 
     def best_root(self, target: str) -> str | None:
-        candidates = [resolve(r) for r in self.trusted_roots if is_subpath(resolve(r), target)]
+        # toAbsolutePath on the root found (its backslashes become separators, as Gemini
+        # CLI reads it for the ceiling).
+        candidates = [to_absolute(r) for r in self.trusted_roots
+                      if is_subpath(resolve(r), target)]
         return max(candidates, key=len) if candidates else None
 
     def discover(self, target: str) -> JitResult:
@@ -89,6 +92,8 @@ class JitSession:
         # (a file may have become a symbolic link since).
         self.engine.real_paths = RealPaths()
         ceiling = self.engine.project_root(root) or root
+        # toAbsolutePath: a backslash in the target's path is read as a separator.
+        target = to_absolute(target)
         start = target if os.path.isdir(target) else dirname(target)
         candidates = dedupe_by_identity(self.engine.upward_to_ceiling(start, ceiling))
         fresh = []

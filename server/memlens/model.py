@@ -76,7 +76,9 @@ class MemorySettings(Wire):
     load_memory_from_include_directories: bool = False
     extension_context_files: list[str] = Field(default_factory=list)
     discover_gemini_extensions: bool = True
-    respect_git_ignore: bool = False
+    # Gemini CLI's settings default `context.fileFiltering.respectGitIgnore` to true, and that
+    # default reaches its memory search: `.git` and git-ignored folders are skipped.
+    respect_git_ignore: bool = True
     respect_gemini_ignore: bool = True
     # None: decided by Gemini CLI's folder-trust rules (trustedFolders.json, env).
     trusted: bool | None = None
@@ -100,8 +102,6 @@ class MemorySettings(Wire):
     # not settings themselves, so not on the wire.
     _problems: list[SettingsProblem] = PrivateAttr(default_factory=list)
     _include_origins: dict[str, str] = PrivateAttr(default_factory=dict)
-    # Set by `load_settings` when no source said `respectGitIgnore` (see `skips_git_folders`).
-    _git_ignore_unset: bool = PrivateAttr(default=False)
     # The profiles serving the agents shown, the chosen one first (`load_settings` decides,
     # from the pins and the agents detected on PATH); empty when nobody decided.
     _chosen_agents: list[AgentProfile] = PrivateAttr(default_factory=list)
@@ -129,9 +129,8 @@ class MemorySettings(Wire):
     @property
     def skips_git_folders(self) -> bool:
         """Whether Gemini CLI's file service ignores `.git` folders in its classic search: with
-        git-ignore rules on (`respect_git_ignore`), or when `load_settings` found nobody setting
-        `respectGitIgnore` (Gemini CLI's own settings default it to true)."""
-        return self.respect_git_ignore or self._git_ignore_unset
+        git-ignore rules on (`respect_git_ignore`, true unless a setting turns it off)."""
+        return self.respect_git_ignore
 
     @property
     def chosen_agents(self) -> list[AgentProfile]:

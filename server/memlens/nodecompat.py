@@ -51,6 +51,48 @@ def resolve(base: str, *parts: str) -> str:
     return normal
 
 
+def to_absolute(path: str) -> str:
+    """Gemini CLI's `toAbsolutePath`: `path.resolve`, then every backslash made a slash (so a
+    folder named `a\\b` is looked for as `a/b`, as Gemini CLI does on every platform)."""
+    return resolve(path).replace("\\", "/")
+
+
+def js_truthy(value: object) -> bool:
+    """JavaScript's truthiness of a JSON value (`if (value)`)."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN and 0 are falsy
+    if isinstance(value, str):
+        return value != ""
+    return True  # arrays and objects, even empty ones
+
+
+def js_number(value: object) -> float:
+    """`Number(value)` for a JSON value, as `<` compares it (NaN when it is no number)."""
+    if value is None or value is False:
+        return 0.0
+    if value is True:
+        return 1.0
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        text = js_trim(value)
+        if text == "":
+            return 0.0
+        try:
+            if text[:2].lower() in ("0x", "0o", "0b"):
+                return float(int(text, 0))
+            if text.lstrip("+-") in ("Infinity",):
+                return float("-inf") if text.startswith("-") else float("inf")
+            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                return float("nan")
+            return float(text)
+        except ValueError:
+            return float("nan")
+    return float("nan")
+
+
 def dirname(path: str) -> str:
     return posixpath.dirname(path) if path != "/" else "/"
 

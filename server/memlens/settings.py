@@ -8,7 +8,9 @@ settings, then command-line options. Gemini CLI's settings files may contain com
 from __future__ import annotations
 
 import json
+import math
 import os
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -22,7 +24,7 @@ from .agent_versions import (
 )
 from .jsonc import read_json_file
 from .model import MemorySettings, SettingsProblem, Severity, file_name_problem
-from .nodecompat import is_subpath, resolve
+from .nodecompat import is_subpath, js_number, js_trim, js_truthy, resolve
 from .trust import decide_trust
 
 Origin = Literal["user", "workspace", "editor", "cli", "env"]
@@ -103,18 +105,30 @@ class _Layer:
 
     def include_directories(self, cwd: str, home: str, dirs: list[str],
                             origins: dict[str, str]) -> list[str]:
-        """The include directories that exist; missing ones are dropped and reported."""
+        """The include directories that exist; missing ones are dropped and reported. Those
+        of a settings file are read as Gemini CLI reads them (`~`, `path.normalize`); one
+        that does not exist stops Gemini CLI 0.43 at start, so that is an error."""
         kept = []
         setting = _INCLUDE_KEYS[self.origin]
-        for directory in dirs:
+        for written in dirs:
+            directory = written
+            if self.source is not None:
+                directory = resolve_include_path(written, home)
             absolute = resolve(cwd, directory)
             if os.path.isdir(absolute):
                 kept.append(directory)
                 origins.setdefault(directory, self.where(setting))
                 if self.source is not None:
-                    self.note_include(setting, directory, absolute, home)
+                    self.note_include(setting, written, absolute, home)
+            elif self.source is not None:
+                failure = ("Path is not a directory" if os.path.exists(absolute)
+                           else "Directory does not exist")
+                self.report(setting, written, "settings-include-not-found", "error",
+                            "include directory",
+                            f"does not exist as a folder: Gemini CLI stops at start "
+                            f"(\"{failure}: {absolute}\"); the preview leaves it out")
             else:
-                self.report(setting, directory, "settings-include-not-found", "warning",
+                self.report(setting, written, "settings-include-not-found", "warning",
                             "include directory", "does not exist")
         return kept
 
@@ -160,32 +174,166 @@ def _choose_agents(merged: dict[str, Any], installed: Mapping[str, InstalledAgen
     return chosen
 
 
+_ENV_VAR = re.compile(r"\$(?:([A-Za-z0-9_]+)|\{([^}]+?)(?::-([^}]*))?\})")
+
+
+def expand_env_vars(value: Any, env: Mapping[str, str] | None = None) -> Any:
+    """Gemini CLI's `resolveEnvVarsInObject`: `$VAR`, `${VAR}` and `${VAR:-default}` in every
+    string value of a settings file (not in keys) become the variable's value; an unset
+    variable without a default stays as written."""
+    environ = os.environ if env is None else env
+    if isinstance(value, str):
+        def one(match: re.Match[str]) -> str:
+            name = match[1] or match[2] or ""
+            if not name:
+                return match[0]
+            if name in environ:
+                return environ[name]
+            return match[3] if match[3] is not None else match[0]
+
+        return _ENV_VAR.sub(one, value)
+    if isinstance(value, list):
+        return [expand_env_vars(v, environ) for v in value]
+    if isinstance(value, dict):
+        return {k: expand_env_vars(v, environ) for k, v in value.items()}
+    return value
+
+
+def max_dirs_budget(value: Any) -> int:
+    """`context.discoveryMaxDirs` as Gemini CLI's folder search counts it (`scanned < value`,
+    batches of `value - scanned`): a fraction rounds up, a numeric string counts as its number,
+    zero, a negative value or anything else that is not a number reads no folder at all.
+    Infinity is our "no cap" (-1)."""
+    number = js_number(value)
+    if number != number or number <= 0:
+        return 0
+    if number == float("inf"):
+        return -1
+    return math.ceil(number)
+
+
+def resolve_include_path(directory: str, home: str) -> str:
+    """Gemini CLI's `resolvePath` for an include directory: `~` or `~/…` and `%userprofile%…`
+    start at HOME, then `path.normalize` (a relative path stays relative to the working
+    folder)."""
+    if not directory:
+        return ""
+    expanded = directory
+    if directory.lower().startswith("%userprofile%"):
+        expanded = home + directory[len("%userprofile%"):]
+    elif directory == "~" or directory.startswith("~/"):
+        expanded = home + directory[1:]
+    normal = posixpath.normpath(expanded)
+    if expanded.endswith("/") and normal != "/":
+        normal += "/"  # path.normalize keeps a trailing slash
+    return normal
+
+
+def _lookup(data: Any, dotted: str) -> tuple[bool, Any]:
+    for key in dotted.split("."):
+        if not isinstance(data, dict) or key not in data:
+            return False, None
+        data = data[key]
+    return True, data
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool) or (isinstance(value, str)
+                                       and value.lower() in ("true", "false"))
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, str) and js_trim(value) != "" and js_number(value) == js_number(
+        value)
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_SCHEMA: dict[str, Any] = {
+    "context": dict, "context.fileFiltering": dict, "experimental": dict, "security": dict,
+    "security.folderTrust": dict,
+    "context.fileName": lambda v: isinstance(v, str) or _is_strings(v),
+    "context.importFormat": lambda v: isinstance(v, str),
+    "context.discoveryMaxDirs": _is_number,
+    "context.memoryBoundaryMarkers": _is_strings,
+    "context.includeDirectories": _is_strings,
+    "context.loadMemoryFromIncludeDirectories": _is_bool,
+    "context.fileFiltering.respectGitIgnore": _is_bool,
+    "context.fileFiltering.respectGeminiIgnore": _is_bool,
+    "experimental.jitContext": _is_bool,
+    "security.folderTrust.enabled": _is_bool,
+}
+
+
+def _schema_valid(data: Any) -> bool:
+    """Whether Gemini CLI's settings schema accepts the memory settings of this file (the
+    other settings are assumed valid). A null is never valid (the schema's fields are
+    optional, not nullable)."""
+    if not isinstance(data, dict):
+        return False
+    for key, check in _SCHEMA.items():
+        present, value = _lookup(data, key)
+        if not present:
+            continue
+        ok = isinstance(value, dict) if check is dict else check(value)
+        if not ok:
+            return False
+    return True
+
+
 def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[str, Any]:
-    """Map one Gemini CLI settings.json onto our setting names."""
+    """Map one Gemini CLI settings.json onto our setting names, reading each value as Gemini
+    CLI 0.43 does: environment variables expanded, then JavaScript's truthiness for the
+    switches and its number conversion for the folder budget (a value of the wrong type is
+    only a warning there, and is used as it is)."""
     layer = layer or _Layer("user", None, [])
+    data = expand_env_vars(data)
+    # A file that passes Gemini CLI's schema is used as the schema reads it ("true"/"false"
+    # and numeric strings become booleans and numbers); one that fails it only warns, and its
+    # values are used as written (JavaScript's truthiness, its number comparison).
+    valid = _schema_valid(data)
     out: dict[str, Any] = {}
     name = _get(data, "context.fileName")
     if isinstance(name, str):
         name = [name]
     if isinstance(name, list):
-        names = layer.file_names([n for n in name if isinstance(n, str)])
-        if names:
-            out["context_file_names"] = names
-    simple = {
-        "experimental.jitContext": ("jit_context", bool),
-        "context.discoveryMaxDirs": ("discovery_max_dirs", int),
-        "context.importFormat": ("import_format", str),
-        "context.loadMemoryFromIncludeDirectories": ("load_memory_from_include_directories", bool),
-        "context.fileFiltering.respectGitIgnore": ("respect_git_ignore", bool),
-        "context.fileFiltering.respectGeminiIgnore": ("respect_gemini_ignore", bool),
-        "security.folderTrust.enabled": ("folder_trust_enabled", bool),
+        # setGeminiMdFilename trims each name; an empty string or list leaves GEMINI.md.
+        # (A name that is blank is kept as written, so the problem reported names it.)
+        trimmed = [js_trim(n) or n for n in name if isinstance(n, str)]
+        names = layer.file_names(trimmed)
+        # A name given twice is searched twice; a file that sets no usable name (a blank
+        # string, an empty list) still replaces an earlier file's names: GEMINI.md.
+        out["context_file_names"] = names or ["GEMINI.md"]
+    switches = {
+        # `?? true`: only a missing value keeps the default
+        "experimental.jitContext": ("jit_context", True),
+        "security.folderTrust.enabled": ("folder_trust_enabled", True),
+        # spread over the defaults: null is a value (false)
+        "context.fileFiltering.respectGitIgnore": ("respect_git_ignore", False),
+        "context.fileFiltering.respectGeminiIgnore": ("respect_gemini_ignore", False),
+        # `|| false`
+        "context.loadMemoryFromIncludeDirectories": ("load_memory_from_include_directories",
+                                                     False),
     }
-    for key, (field, kind) in simple.items():
-        value = _get(data, key)
-        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
-            if field == "import_format" and value not in ("tree", "flat"):
-                continue
-            out[field] = value
+    for key, (field, null_keeps_default) in switches.items():
+        present, value = _lookup(data, key)
+        if not present or (value is None and null_keeps_default):
+            continue
+        if valid and isinstance(value, str):
+            value = value.lower() == "true"
+        out[field] = js_truthy(value)
+    present, budget = _lookup(data, "context.discoveryMaxDirs")
+    if present:
+        out["discovery_max_dirs"] = max_dirs_budget(budget)
+    present, import_format = _lookup(data, "context.importFormat")
+    if present:  # `|| "tree"`, then only "flat" is flat: a later file's "" means tree
+        out["import_format"] = "flat" if import_format == "flat" else "tree"
     markers = _get(data, "context.memoryBoundaryMarkers")
     if isinstance(markers, list):
         out["memory_boundary_markers"] = [m for m in markers if isinstance(m, str)]
@@ -272,5 +420,4 @@ def load_settings(
     settings._problems = problems
     settings._include_origins = {d: origins[d] for d in settings.include_directories
                                  if d in origins}
-    settings._git_ignore_unset = "respect_git_ignore" not in merged
     return settings

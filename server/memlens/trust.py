@@ -8,7 +8,7 @@ import os
 from enum import StrEnum
 
 from .jsonc import read_json_file
-from .nodecompat import dirname, is_subpath, resolve
+from .nodecompat import dirname, is_subpath, to_absolute
 
 
 class TrustLevel(StrEnum):
@@ -32,29 +32,41 @@ def trusted_folders_path(home: str) -> str:
         home, ".gemini", "trustedFolders.json")
 
 
+def _real(path: str) -> str:
+    """Gemini CLI's `getRealPath` then `normalizePath`: the real path when it exists."""
+    with contextlib.suppress(OSError, ValueError):
+        if os.path.exists(path):
+            return to_absolute(os.path.realpath(path))
+    return to_absolute(path)
+
+
 def check_path_trust(path: str, home: str, *, folder_trust_enabled: bool = True) -> TrustDecision:
-    """Trust as Gemini CLI decides it; `trusted=None` means no rule matched."""
-    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "true":
+    """Trust as Gemini CLI decides it (`checkPathTrust`); `trusted=None` means no rule matched.
+
+    Each rule's folder is its key made absolute (relative to the working folder) — for
+    TRUST_PARENT, that folder's parent — followed through symlinks; of the rules whose folder
+    holds `path`, the one with the longest key wins (the first of equal length), whatever its
+    level. Two keys naming the same folder: the later level counts, at the earlier place."""
+    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "") == "true":
         return TrustDecision(True, "env")
     if not folder_trust_enabled:
         return TrustDecision(True, None)
     rules = read_json_file(trusted_folders_path(home))
     if not isinstance(rules, dict):
         return TrustDecision(None, None)
-    try:
-        target = os.path.realpath(path)
-    except (OSError, ValueError):
-        target = resolve(path)
-    best: tuple[int, bool, str] | None = None
+    normalized: dict[str, tuple[str, str]] = {}
     for key, level in rules.items():
         if level not in TrustLevel.__members__:
             continue
-        rule_path = resolve(key)
-        with contextlib.suppress(OSError, ValueError):
-            rule_path = os.path.realpath(rule_path)
-        effective = dirname(rule_path) if level == "TRUST_PARENT" else rule_path
-        if is_subpath(effective, target) and (best is None or len(effective) > best[0]):
-            best = (len(effective), level != "DO_NOT_TRUST", key)
+        rule_path = to_absolute(key)  # normalizePath: a backslash is a separator
+        first = normalized.get(rule_path)
+        normalized[rule_path] = (level, first[1] if first else key)
+    target = _real(path)
+    best: tuple[int, bool, str] | None = None
+    for rule_path, (level, key) in normalized.items():
+        effective = _real(dirname(rule_path) if level == "TRUST_PARENT" else rule_path)
+        if is_subpath(effective, target) and (best is None or len(rule_path) > best[0]):
+            best = (len(rule_path), level != "DO_NOT_TRUST", key)
     if best is None:
         return TrustDecision(None, None)
     return TrustDecision(best[1], "file", best[2])

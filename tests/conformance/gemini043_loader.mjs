@@ -6,7 +6,9 @@
 //
 //   node gemini043_loader.mjs [--bundle DIR] [--jit PATH]...      one run for process.cwd()
 //   node gemini043_loader.mjs [--bundle DIR] --serve              JSON lines on stdin:
-//        {"cwd": DIR, "home": DIR, "jit": [PATH, ...]}  ->  one JSON line per request
+//        {"cwd": DIR, "home": DIR, "jit": [PATH, ...], "trustEnv": BOOL}  ->  one JSON line
+//        per request; trustEnv false (default true) runs it without GEMINI_CLI_TRUST_WORKSPACE,
+//        so HOME/.gemini/trustedFolders.json and the folder-trust setting decide
 //
 // HOME (and GEMINI_CLI_HOME, trust variables) come from the environment in the one-shot form;
 // --serve sets HOME per request. The settings are the files Gemini CLI reads
@@ -71,6 +73,9 @@ export async function load(url, context, nextLoad) {
       "export function __memlensRehome() { USER_SETTINGS_PATH = " + path +
       "; USER_SETTINGS_DIR = " + dir + "; }\\n";
   }
+  if (source.includes("\\nfunction resetTrustedFoldersForTesting(")) {
+    source += "\\nexport { resetTrustedFoldersForTesting as __memlensResetTrust };\\n";
+  }
   result.source = source;
   return result;
 }`;
@@ -96,8 +101,18 @@ const settingsModule = await import(chunkProviding("loadSettings"));
 const names = await import(chunkProviding("setGeminiMdFilename"));
 const { flattenMemory } = await import(pathToFileURL(path.join(opts.bundle, flattenChunk)).href);
 
+// The trusted folders file is read once per process and real paths are cached: the chunk
+// (one of those the main module imports) that defines them also exports their reset.
+const trustChunk = [...mainSource.matchAll(/from "\.\/(chunk-[A-Z0-9]+\.js)"/g)]
+  .map((m) => m[1])
+  .find((name) => readFileSync(path.join(opts.bundle, name), "utf8")
+    .includes("\nfunction resetTrustedFoldersForTesting("));
+if (!trustChunk) throw new Error(`${mainName} imports no chunk defining the trusted folders`);
+const trust = await import(pathToFileURL(path.join(opts.bundle, trustChunk)).href);
+
 async function load(cwd, jitTargets) {
   process.chdir(cwd);
+  trust.__memlensResetTrust();
   // What a fresh process starts with: the user settings of this HOME, the default context
   // file name (loadCliConfig keeps the previous name when the settings name none).
   settingsModule.__memlensRehome();
@@ -149,6 +164,8 @@ if (opts.serve) {
     try {
       const request = JSON.parse(line);
       process.env.HOME = request.home;
+      if (request.trustEnv === false) delete process.env.GEMINI_CLI_TRUST_WORKSPACE;
+      else process.env.GEMINI_CLI_TRUST_WORKSPACE = "true";
       answer = await load(request.cwd, request.jit ?? []);
     } catch (error) {
       answer = { error: String(error?.stack ?? error) };

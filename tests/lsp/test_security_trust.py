@@ -158,7 +158,7 @@ async def test_a_trusted_workspace_drops_path_file_names_and_says_so(
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     codes = sorted((d.code, d.severity) for d in report.items)
     assert codes == [("settings-include-directory", types.DiagnosticSeverity.Information),
-                     ("settings-include-not-found", types.DiagnosticSeverity.Warning),
+                     ("settings-include-not-found", types.DiagnosticSeverity.Error),
                      ("settings-invalid-file-name", types.DiagnosticSeverity.Error),
                      ("settings-invalid-file-name", types.DiagnosticSeverity.Error)]
     text_ = settings.read_text()

@@ -54,7 +54,11 @@ def _common_options() -> _Parser:
                        help="extra workspace folder (repeatable)")
     group.add_argument("--extension-context", action="append", metavar="FILE",
                        dest="extension_files", help="extension context file (repeatable)")
-    group.add_argument("--respect-git-ignore", action="store_true", default=None)
+    group.add_argument("--respect-git-ignore", action=argparse.BooleanOptionalAction,
+                       default=None,
+                       help="skip git-ignored folders (and .git) in the classic search, as "
+                            "Gemini CLI does by default (context.fileFiltering."
+                            "respectGitIgnore)")
     trust = group.add_mutually_exclusive_group()
     trust.add_argument("--trusted", action="store_true",
                        help="trust the workspace (your decision; default: Gemini CLI's folder "

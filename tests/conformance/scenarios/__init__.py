@@ -12,6 +12,13 @@ Hand-written scenarios live in the YAML files beside this module, a list per fil
       home: {.gemini/GEMINI.md: "global\\n"}
       cwd: .                             # where the agent starts (relative to the workspace)
       read: sub/x.txt                    # what the scripted tool call reads (optional)
+      folder_trust: false                # true: trust comes from HOME/.gemini/trustedFolders.json
+                                         #   and the settings, not GEMINI_CLI_TRUST_WORKSPACE
+                                         #   (the loader only, agents: [gemini-loader])
+
+Scenarios for the loader only (``agents: [gemini-loader]``: regressions.yaml, the fuzzer's
+trees) may name paths that depend on where the tree is built: ``<WS>`` (the workspace),
+``<HOME>`` and ``<ROOT>`` (the folder holding both) in file texts are replaced when it is built.
 
 Generated ones come from ``generator.py`` (seeded, so the same ids always mean the same trees).
 Which cases differ from memlens today is kept apart, in ../known_differences.yaml.
@@ -48,6 +55,7 @@ class Scenario(BaseModel):
     cwd: str = "."
     read: str | None = None
     generated: bool = False
+    folder_trust: bool = False
 
     def applies_to(self, agent: str) -> bool:
         return agent in self.agents
@@ -69,6 +77,21 @@ def build_tree(root: Path, tree: dict[str, TreeValue]) -> None:
             path.write_bytes(bytes.fromhex(value["hex"]))
         else:
             raise ValueError(f"{rel}: unknown tree value {value!r}")
+
+
+def substitute(tree: dict[str, TreeValue], workspace: Path, home: Path) -> dict[str, TreeValue]:
+    """The tree with ``<WS>``, ``<HOME>`` and ``<ROOT>`` in file texts replaced by the paths
+    it is built at (JSON files get them JSON-escaped)."""
+    paths = {"<WS>": str(workspace), "<HOME>": str(home), "<ROOT>": str(workspace.parent)}
+    out: dict[str, TreeValue] = {}
+    for rel, value in tree.items():
+        if isinstance(value, str) and "<" in value:
+            for token, path in paths.items():
+                if rel.endswith(".json"):
+                    path = json.dumps(path, ensure_ascii=False)[1:-1]
+                value = value.replace(token, path)
+        out[rel] = value
+    return out
 
 
 @functools.cache
