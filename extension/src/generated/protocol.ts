@@ -133,6 +133,8 @@ export interface AgentFileRow {
   path: string;
   label: string;
   chars: number | null;
+  bytes?: number | null;
+  tokens?: number | null;
   when: "startup" | "on-read";
   note?: string | null;
 }
@@ -174,6 +176,10 @@ export interface AgentShowResult {
   content: string;
   payloads: string[];
   diagnostics: Diagnostic[];
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
   [k: string]: unknown | undefined;
 }
 export interface Diagnostic {
@@ -504,11 +510,19 @@ export interface ListResult {
   mode: "jit" | "classic";
   files: ListedFile[];
   fileCount: number;
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
+  exactTokens?: number | null;
+  exactModel?: string | null;
 }
 export interface ListedFile {
   path: string;
   tier: "global" | "userProjectMemory" | "extension" | "project" | "jit";
   chars: number | null;
+  bytes?: number | null;
+  tokens?: number | null;
 }
 export interface NameParams {
   name: string;
@@ -581,6 +595,8 @@ export interface ShowResponse {
   prompt: string;
   sessionMemory: string;
   chars: number;
+  bytes: number;
+  tokens: number;
   summary: string;
   notice?: string | null;
   trustRules?: string | null;
@@ -656,6 +672,8 @@ export interface TreeFile {
   errors: number;
   warnings: number;
   imports: TreeImport[];
+  bytes?: number | null;
+  tokens?: number | null;
   note?: string | null;
 }
 export interface TreeImport {

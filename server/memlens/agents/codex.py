@@ -234,6 +234,9 @@ def _position(text: str) -> tuple[int, int]:
 
 
 def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]:
+    """`payload-budget-exceeded` where the cut falls: in the file cut (at the last character
+    sent), else at the start of the first file not sent at all; it names what is lost, the
+    cut file's remaining bytes and each later file with its bytes."""
     cut = next((d for d in load.docs if d.cut), None)
     if cut is None and not load.lost:
         return []
@@ -243,12 +246,31 @@ def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]
     kept = cut.text.removesuffix("\ufffd") if cut else ""
     line, col = _position(kept)
     end_line, end_col = _position(content)
-    message = f"Codex sends only {load.budget:,} bytes of project docs (project_doc_max_bytes)"
+    sizes = [_size(p) for p in lost]
+    parts = []
+    if cut:
+        parts.append(f"the last {cut.size - cut.sent_bytes:,} of this file's {cut.size:,} "
+                     "bytes")
+    if lost:
+        parts.append(f"{len(lost)} later file{'' if len(lost) == 1 else 's'} "
+                     f"({sum(sizes):,} bytes)")
+    lost_bytes = (cut.size - cut.sent_bytes if cut else 0) + sum(sizes)
+    message = (f"Codex sends only {load.budget:,} bytes of project docs "
+               f"(project_doc_max_bytes): {lost_bytes:,} bytes are not sent — "
+               + " and ".join(parts))
     detail = ("cut here" if cut else "not sent") + (
-        "; not sent: " + ", ".join(lost) if lost else "")
+        "; not sent: " + ", ".join(f"{p} ({n:,} bytes)" for p, n in zip(lost, sizes, strict=True))
+        if lost else "")
     return [Diagnostic(path=target, line=line, col=col, end_line=end_line, end_col=end_col,
                        severity="warning", code="payload-budget-exceeded", message=message,
                        detail=detail)]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _blank(reader: FileReader, path: str) -> bool | None:
