@@ -36,6 +36,7 @@ export type MemlensPayload =
   | ContextDiffParams
   | ContextDiffResult
   | ContextSection
+  | CountTokensResponse
   | Diagnostic
   | Dialect
   | DiffResult
@@ -411,6 +412,19 @@ export interface ContextSection {
   path: string;
   startLine: number;
   endLine: number;
+}
+/**
+ * `memlens/countTokens` {uri}: the model's own token count (the Gemini API's
+ * countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
+ * Gemini CLI's estimate of it (README "Budgets").
+ */
+export interface CountTokensResponse {
+  uri: string;
+  tokens: number;
+  model: string;
+  estimate: number;
+  chars: number;
+  bytes: number;
 }
 /**
  * `memlens diff --json`: what each agent sends at start, per folder, compared between

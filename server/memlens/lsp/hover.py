@@ -14,11 +14,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..agents import owner_of, primary
 from ..agents.base import MemoryAgent
-from ..budgets import ContextBudget, context_budget, table
+from ..budgets import ContextBudget, context_budget, summary, table
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from ..trust import memory_summary, restricted_notice, rules_file_to_open
+from ..trust import restricted_notice, rules_file_to_open
 from .convert import path_of, uri_of
 from .merged import folder_budget, memory_for, trust_source
 
@@ -80,7 +80,9 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     folder = dirname(path)
     body, cut = clip(merged, MERGED_PREVIEW_CHARS)
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
-    lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
+    budget = folder_budget(ls, path)
+    lines = [f"**Merged context for `{folder}`** — "
+             f"{summary(count, chars, budget.total.tokens)}{jit_note}"]
     if not trusted:
         source = trust_source(ls, path)
         home = ls.service.settings_for(path).home
@@ -88,7 +90,6 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
         link = (f"[Open {posixpath.basename(rules)}]({open_link(rules)})" if rules
                 else TRUST_LINK)
         lines += ["", f"**{restricted_notice(count, source, home)}** {link}"]
-    budget = folder_budget(ls, path)
     if budget.files:
         lines += ["", budget_table(budget, folder)]
     lines += ["", fenced(body, CONTEXT_LANGUAGE) if body else "*(no memory loaded)*"]

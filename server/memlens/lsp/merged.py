@@ -34,6 +34,11 @@ def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:
 def folder_budget(ls: MemlensServer, path: str) -> ContextBudget:
     """The figures of what Gemini CLI loads for `path`'s folder (the files `memory_for`
     counts: startup memory, then what JIT adds), tokens by Gemini CLI's estimate."""
+    return context_budget("gemini", folder_texts(ls, path))
+
+
+def folder_texts(ls: MemlensServer, path: str) -> list[tuple[str, str, str | None]]:
+    """(path, tier, text) of each file `memory_for` counts for `path`'s folder."""
     index = ls.service.index_for(path)
     state = index.folder_state(path)
     rows: list[tuple[str, str, str | None]] = []
@@ -42,7 +47,7 @@ def folder_budget(ls: MemlensServer, path: str) -> ContextBudget:
     _, _, jit = index.merged_for(path)
     if jit is not None:
         rows += [(f.path, "jit", f.content) for f in jit.files]
-    return context_budget("gemini", rows)
+    return rows
 
 
 def memory_lens_title(ls: MemlensServer, path: str) -> str:

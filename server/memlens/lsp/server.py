@@ -226,6 +226,7 @@ class MemlensServer(LanguageServer):
 def create_server() -> MemlensServer:
     from . import (
         actions,
+        budgets,
         chat,
         completion,
         context_diff,
@@ -244,7 +245,7 @@ def create_server() -> MemlensServer:
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat, memory, skills, context_diff):
+                   actions, lens, rename, custom, chat, memory, skills, context_diff, budgets):
         module.register(server)
     return server
 

@@ -204,3 +204,16 @@ class AskUserParams(Wire):
 
 class AskUserReply(Inbound):
     answer: str | None = None  # None: the user dismissed the question
+
+
+class CountTokensResponse(Wire):
+    """`memlens/countTokens` {uri}: the model's own token count (the Gemini API's
+    countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
+    Gemini CLI's estimate of it (README "Budgets")."""
+
+    uri: str
+    tokens: int  # the model's count
+    model: str
+    estimate: int  # Gemini CLI's estimate of the same text
+    chars: int
+    bytes: int
