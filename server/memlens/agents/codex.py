@@ -266,6 +266,24 @@ def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]
                        detail=detail)]
 
 
+def budget_diagnostics(home: str, roots: list[str], found: list[str],
+                       reader: FileReader) -> list[Diagnostic]:
+    """`payload-budget-exceeded` for Codex started in each workspace folder and in each folder
+    holding an AGENTS file found there (a file's cut depends only on the docs above it, so it
+    is the same from any start below; the deepest start loses the most files, and its
+    diagnostic, naming the most, is kept)."""
+    starts = list(dict.fromkeys([*roots, *(dirname(p) for p in found
+                                           if posixpath.basename(p) in FILE_NAMES)]))
+    best: dict[tuple[str, int, int], tuple[int, Diagnostic]] = {}
+    for start in starts:
+        load = load_codex(start, home, reader)
+        for diagnostic in _budget_diagnostics(load, reader):
+            key = (diagnostic.path, diagnostic.line, diagnostic.col)
+            if key not in best or len(load.lost) > best[key][0]:
+                best[key] = (len(load.lost), diagnostic)
+    return [d for _, d in best.values()]
+
+
 def _size(path: str) -> int:
     try:
         return os.path.getsize(path)
@@ -387,9 +405,7 @@ class CodexAgent(WithoutReferences, MemoryAgent):
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
         check = WorkspaceCheck(found=found)
-        for root in roots:
-            check.diagnostics += _budget_diagnostics(
-                load_codex(root, settings.home, reader), reader)
+        check.diagnostics = budget_diagnostics(settings.home, roots, found, reader)
         return check
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,

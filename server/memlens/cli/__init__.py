@@ -437,7 +437,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             diagnostics += _profile_diagnostics(agent, real, settings)
             if not other:
                 diagnostics += check(real, settings)
-            elif agent.has_references:  # AGENTS.md files hold nothing more to check
+            else:  # another agent's own checks (Codex: its byte budget)
                 diagnostics += _check_agent_tree(agent, real, settings)
         elif other and not agent.has_references:
             continue
