@@ -57,6 +57,15 @@ async def budget_client(lsp_client: LanguageClient, small: Path
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def home_inside_client(lsp_client: LanguageClient, workspace: Path
+                             ) -> AsyncIterator[LanguageClient]:
+    """The shared workspace, whose HOME lies inside the workspace folder (as the demo's)."""
+    await start(lsp_client, workspace, budget=1)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
 @pytest.fixture
 def fake() -> AsyncIterator[FakeGemini]:
     with FakeGemini(expect_key=KEY) as server:
@@ -147,3 +156,16 @@ async def test_count_tokens_asks_the_model(counting_client: LanguageClient, smal
     assert request.api_key_matches and request.model == "gemini-count"
     text = request.body["contents"][0]["parts"][0]["text"]
     assert text == "Global.\nRules: 日本語\n"
+
+
+@pytest.mark.asyncio
+async def test_budget_warning_skips_a_home_inside_the_folder(
+        home_inside_client: LanguageClient, workspace: Path) -> None:
+    """HOME/.gemini/GEMINI.md loads first and lies inside the folder here: the warning still
+    goes on the folder's own GEMINI.md."""
+    doc = await open_doc(home_inside_client, workspace / "GEMINI.md")
+    assert [d.code for d in await _diagnostics(home_inside_client, doc)
+            if d.code == "context-over-budget"] == ["context-over-budget"]
+    global_doc = await open_doc(home_inside_client, workspace / "home/.gemini/GEMINI.md")
+    assert not [d for d in await _diagnostics(home_inside_client, global_doc)
+                if d.code == "context-over-budget"]

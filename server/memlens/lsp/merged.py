@@ -66,8 +66,9 @@ def trust_source(ls: MemlensServer, path: str) -> str | None:
 
 
 def budget_diagnostics(ls: MemlensServer, path: str) -> list[Diagnostic]:
-    """`context-over-budget` on line 1 of `path` when it is the first memory file its folder
-    loads and the folder's context passes `memlens.budget` (Gemini CLI's estimate)."""
+    """`context-over-budget` on line 1 of `path` when it is the folder's first memory file
+    (the first it loads inside the workspace folder and outside HOME, else the first it
+    loads) and the folder's context passes `memlens.budget` (Gemini CLI's estimate)."""
     settings = ls.service.settings_for(path)
     if settings.budget <= 0 or not ls.service.is_memory_file(path):
         return []
@@ -75,7 +76,9 @@ def budget_diagnostics(ls: MemlensServer, path: str) -> list[Diagnostic]:
     if state is None:
         return []
     loaded = [f.path for f in state.load.files if f.content is not None]
-    inside = [p for p in loaded if is_subpath(state.folder, p)]
+    # The folder's own files: inside it and not the user's (a HOME may lie inside it).
+    inside = [p for p in loaded if is_subpath(state.folder, p)
+              and not is_subpath(settings.home, p)]
     first = (inside or loaded)[0] if loaded else None
     if first != path:
         return []
