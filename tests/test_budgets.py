@@ -193,6 +193,13 @@ def test_list_json_carries_bytes_tokens_and_the_total(proj: Path) -> None:
     assert data.estimator == "Gemini CLI's estimate" and data.exact_tokens is None
 
 
+def test_show_json_carries_the_folder_figures(proj: Path) -> None:
+    run = memlens("show", "proj", "--mode", "classic", "--json", cwd=proj, home=proj / "home")
+    data = run.json()
+    assert (data["chars"], data["bytes"], data["tokens"]) == (23, 29, 9)
+    assert data["estimator"] == "Gemini CLI's estimate"
+
+
 def test_list_count_exact_against_the_fake(proj: Path) -> None:
     with FakeGemini(expect_key=KEY) as fake:
         run = memlens("list", "proj", "--mode", "classic", "--json", "--count-exact",

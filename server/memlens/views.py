@@ -155,10 +155,15 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
         from .diagnostics import diagnose
 
         diagnostics = diagnose(load, engine)
+    from .budgets import context_budget
+
+    budget = context_budget("gemini", [(f.path, f.tier, f.content) for f in load.files])
     return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
                       file_count=load.file_count, content=content, hierarchical=m,
                       prompt=system, session_memory=session,
-                      truncated=truncated or load.truncated, diagnostics=diagnostics)
+                      truncated=truncated or load.truncated, diagnostics=diagnostics,
+                      chars=budget.total.chars, bytes=budget.total.bytes,
+                      tokens=budget.total.tokens, estimator=budget.estimator.label)
 
 
 def list_files(cwd: str, settings: MemorySettings) -> ListResult:

@@ -646,6 +646,10 @@ export interface ShowResult {
   sessionMemory: string;
   truncated: boolean;
   diagnostics: Diagnostic[];
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
 }
 /**
  * One skill Gemini CLI offers (`memlens skills list --json`).

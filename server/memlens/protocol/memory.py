@@ -53,6 +53,12 @@ class ShowResult(Wire):
     session_memory: str
     truncated: bool = False
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    # The loaded files' texts taken together (README "Budgets"): code points, UTF-8 bytes,
+    # Gemini CLI's token estimate, and whose estimate it is.
+    chars: int = 0
+    bytes: int = 0
+    tokens: int = 0
+    estimator: str = ""
 
 
 class ContextSection(Wire):
