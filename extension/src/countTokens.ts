@@ -24,9 +24,10 @@ export function registerCountTokens(context: vscode.ExtensionContext, client: Me
           return;
         }
         const n = (value: number) => value.toLocaleString("en-US");
+        // The figures first, so a one-line notification toast shows them; the README says what
+        // each means.
         void vscode.window.showInformationMessage(
-          `${result.model} counts ${n(result.tokens)} tokens for this folder's memory ` +
-            `(${n(result.chars)} chars, ${n(result.bytes)} bytes); Gemini CLI estimates ~${n(result.estimate)}.`,
+          `Tokens: ${n(result.tokens)} exact, ~${n(result.estimate)} estimated by Gemini CLI (${result.model})`,
         );
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -3,11 +3,13 @@
 // item says the same, the merged-context hover holds the per-file table (chars, bytes,
 // tokens, the folder total, the estimate named) and line 1 carries the context-over-budget
 // warning naming the figure and the budget. Screenshots: budgets-{light,dark}.png (lens,
-// status item, hover table) and budgets-warning-{light,dark}.png (the Problems panel).
+// status item, hover table), budgets-warning-{light,dark}.png (the Problems panel) and
+// budgets-count-exact-{light,dark}.png ("Count Tokens Exactly" against the e2e fake Gemini).
 import { rmSync } from 'node:fs';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  waitForCodeLens, hoverLineUntil, waitInPage, MEMORY_STATUS,
+  waitForCodeLens, hoverLineUntil, waitInPage, MEMORY_STATUS, runCommand, quickInputTitled,
+  quickOpen,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -71,4 +73,22 @@ await runScenario('budgets', async ({ page, step, cleanup }) => {
     throw new Error(`the warning is on ${file}`);
   }
   await screenshotThemes(page, workspace, 'budgets-warning');
+
+  step('store the fake Gemini server\'s key with "Set Gemini API Key"');
+  await page.keyboard.press('Control+Shift+M'); // the panel closes: the editor has focus again
+  await runCommand(page, 'Memory Lens: Set Gemini API Key', { waitHidden: false });
+  const keyBox = await quickInputTitled(page, 'Gemini API Key');
+  await keyBox.fill(process.env.MEMLENS_FAKE_GEMINI_KEY || 'e2e-fake-gemini-key');
+  await keyBox.press('Enter');
+
+  step('"Count Tokens Exactly": the model\'s count (the fake\'s) beside Gemini CLI\'s estimate');
+  await quickOpen(page, 'GEMINI.md');
+  await runCommand(page, 'Memory Lens: Count Tokens Exactly (Gemini API)');
+  const toast = await waitInPage(page, 'the count in a notification', (want) => {
+    const found = [...document.querySelectorAll('.notifications-toasts .notification-list-item-message')]
+      .map((el) => el.textContent.replace(/\u00a0/g, ' ')).find((t) => t.includes(want));
+    return found || null;
+  }, `~${tokens} estimated by Gemini CLI`);
+  if (!/^Tokens: [\d,]+ exact, ~[\d,]+ estimated by Gemini CLI \(gemini-[\w.-]+\)$/.test(toast.trim())) throw new Error(`toast: ${toast}`);
+  await screenshotThemes(page, workspace, 'budgets-count-exact');
 });
