@@ -212,6 +212,17 @@ def test_list_count_exact_against_the_fake(proj: Path) -> None:
     assert KEY not in run.out + run.err
 
 
+def test_show_json_count_exact_against_the_fake(proj: Path) -> None:
+    with FakeGemini(expect_key=KEY) as fake:
+        run = memlens("show", "proj", "--mode", "classic", "--json", "--count-exact",
+                      cwd=proj, home=proj / "home",
+                      env={"GEMINI_API_KEY": KEY, "MEMLENS_GEMINI_BASE_URL": fake.base_url})
+        assert run.code == 0, run.err
+        (request,) = fake.count_requests
+    assert request.body["contents"][0]["parts"][0]["text"] == "Project rules here\n日本語\n"
+    assert (run.json()["exactTokens"], run.json()["tokens"]) == (4, 9)
+
+
 def test_list_count_exact_without_a_key_is_a_usage_error(proj: Path) -> None:
     run = memlens("list", "proj", "--count-exact", cwd=proj, home=proj / "home",
                   env={"GEMINI_API_KEY": "", "GOOGLE_API_KEY": ""})

@@ -169,3 +169,22 @@ async def test_budget_warning_skips_a_home_inside_the_folder(
     global_doc = await open_doc(home_inside_client, workspace / "home/.gemini/GEMINI.md")
     assert not [d for d in await _diagnostics(home_inside_client, global_doc)
                 if d.code == "context-over-budget"]
+
+
+@pytest.mark.asyncio
+async def test_claude_md_hover_counts_with_claude_codes_estimate(
+        plain_client: LanguageClient, small: Path) -> None:
+    """Line 1 of a CLAUDE.md: Claude Code's view, its figures by Claude Code's own estimate
+    (Math.round(UTF-16 units / 4)): "Claude: 日本語 😀\\n" is "Claude: " (8), 日本語 (3), a
+    space, 😀 (2 units), "\\n": 15 units → round(3.75) = 4 tokens; 14 code points; 8 + 9 + 1 +
+    4 + 1 = 23 bytes."""
+    (small / "CLAUDE.md").write_text("Claude: 日本語 😀\n", encoding="utf-8")
+    await plain_client.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(plain_client, small / "CLAUDE.md")
+    hover = await plain_client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=0, character=0)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    value = hover.contents.value
+    assert "| `CLAUDE.md` | 14 | 23 | ~4 |" in value, value
+    assert "Claude Code's estimate" in value

@@ -650,6 +650,8 @@ export interface ShowResult {
   bytes: number;
   tokens: number;
   estimator: string;
+  exactTokens?: number | null;
+  exactModel?: string | null;
 }
 /**
  * One skill Gemini CLI offers (`memlens skills list --json`).

@@ -130,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("path", nargs="?", default=".", metavar="PATH")
     show.add_argument("--render", choices=["flat", "prompt"], default="flat")
     show.add_argument("--json", action="store_true")
+    show.add_argument("--count-exact", action="store_true",
+                      help="with --json: also count the tokens with the model's countTokens "
+                           "(needs GEMINI_API_KEY)")
 
     listing = commands.add_parser("list", parents=[common], help="memory files in load order")
     listing.add_argument("path", nargs="?", default=".", metavar="PATH")
@@ -314,6 +317,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "show")
     result = show(cwd, settings, with_diagnostics=args.json)
+    if args.json and args.count_exact:
+        from .budget_output import with_exact
+
+        with_exact(result, cwd, settings)
     if args.json:
         _print_json(result.wire())
         return 0

@@ -59,6 +59,9 @@ class ShowResult(Wire):
     bytes: int = 0
     tokens: int = 0
     estimator: str = ""
+    # `--count-exact`: the model's own count of the same text, and the model.
+    exact_tokens: int | None = None
+    exact_model: str | None = None
 
 
 class ContextSection(Wire):
