@@ -4,12 +4,13 @@
 // tokens, the folder total, the estimate named) and line 1 carries the context-over-budget
 // warning naming the figure and the budget. Screenshots: budgets-{light,dark}.png (lens,
 // status item, hover table), budgets-warning-{light,dark}.png (the Problems panel) and
-// budgets-count-exact-{light,dark}.png ("Count Tokens Exactly" against the e2e fake Gemini).
+// budgets-count-exact-{light,dark}.png ("Count Tokens Exactly" against the e2e fake Gemini),
+// budgets-view-{light,dark}.png (the Memory view's per-file figures).
 import { rmSync } from 'node:fs';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
   waitForCodeLens, hoverLineUntil, waitInPage, MEMORY_STATUS, runCommand, quickInputTitled,
-  quickOpen,
+  quickOpen, openMemoryLens, viewPane, treeRow,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -91,4 +92,25 @@ await runScenario('budgets', async ({ page, step, cleanup }) => {
   }, `~${tokens} estimated by Gemini CLI`);
   if (!/^Tokens: [\d,]+ exact, ~[\d,]+ estimated by Gemini CLI \(gemini-[\w.-]+\)$/.test(toast.trim())) throw new Error(`toast: ${toast}`);
   await screenshotThemes(page, workspace, 'budgets-count-exact');
+
+  step('the status tooltip adds the bytes and names the estimate');
+  const statusItem = page.locator(MEMORY_STATUS).first();
+  await page.mouse.move(5, 5);
+  await statusItem.hover();
+  const tip = page.locator('.monaco-hover:not(.hidden)', { hasText: "Gemini CLI's estimate" }).first();
+  await tip.waitFor({ state: 'visible' });
+  const tipText = (await tip.innerText()).replace(/\u00a0/g, ' ');
+  if (!/[\d,]+ bytes \(UTF-8\), ~[\d,]+ tokens/.test(tipText) || !tipText.includes(`~${tokens} tokens`)) {
+    throw new Error(`status tooltip: ${tipText}`);
+  }
+
+  step('the Memory view: each file\'s description ends with its chars and tokens');
+  await page.mouse.move(700, 600);
+  await openMemoryLens(page);
+  const memory = viewPane(page, 'Memory');
+  const row = treeRow(memory, 'GEMINI.md');
+  await row.waitFor({ state: 'visible' });
+  const description = (await row.locator('.label-description').first().innerText()).replace(/\u00a0/g, ' ');
+  if (!/[\d,]+ chars · ~[\d,]+ tokens/.test(description)) throw new Error(`GEMINI.md row: ${description}`);
+  await screenshotThemes(page, workspace, 'budgets-view');
 });
