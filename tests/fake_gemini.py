@@ -68,7 +68,7 @@ NO_SCRIPT_MESSAGE = "FakeGemini: no scripted response left"
 _SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "proxy-authorization"})
 _ROUTE = re.compile(
     r"^/(?P<version>v1|v1beta|v1alpha)/models/(?P<model>[^/:]+)"
-    r":(?P<action>generateContent|streamGenerateContent)$"
+    r":(?P<action>generateContent|streamGenerateContent|countTokens)$"
 )
 _POLL = 0.02  # seconds between checks while a turn waits
 
@@ -538,7 +538,18 @@ class FakeGemini:
 
     @property
     def generate_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.action is not None]
+        return [r for r in self.requests if r.action not in (None, "countTokens")]
+
+    @property
+    def count_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.action == "countTokens"]
+
+    @staticmethod
+    def count_tokens(rec: RecordedRequest) -> int:
+        """The fake's token count for a countTokens request: one token per whitespace-
+        separated word of every text part (a fixed rule the tests can compute by hand)."""
+        return sum(len(str(p.get("text", "")).split()) for c in rec.contents
+                   for p in c.get("parts", []) if isinstance(p, dict))
 
     @property
     def last_request(self) -> RecordedRequest:
@@ -679,6 +690,10 @@ class FakeGemini:
             self._send_error(h, rec, 400, "Invalid JSON payload received.")
             return
 
+        if rec.action == "countTokens":  # answered from the text, never from the script
+            rec.outcome = "counted"
+            self._send_json(h, rec, 200, {"totalTokens": self.count_tokens(rec)})
+            return
         with self._cond:
             item = self._script.popleft() if self._script else None
         if item is None:

@@ -355,11 +355,24 @@ def test_empty_script_fails_loudly(fake: FakeGemini, client: genai.Client) -> No
 
 def test_leftover_turns_and_unknown_endpoints_are_reported(fake: FakeGemini) -> None:
     fake.enqueue(text("unused"))
-    status, body = _post(fake, "/v1beta/models/x:countTokens", b"{}", {"x-goog-api-key": KEY})
+    status, body = _post(fake, "/v1beta/models/x:embedContent", b"{}", {"x-goog-api-key": KEY})
     assert status == 404 and body["error"]["status"] == "NOT_FOUND"
     with pytest.raises(AssertionError, match="never requested") as exc:
         fake.assert_done()
-    assert "countTokens" in str(exc.value)
+    assert "embedContent" in str(exc.value)
+
+
+def test_count_tokens_is_answered_from_the_text_not_the_script(
+        fake: FakeGemini, client: genai.Client) -> None:
+    """countTokens (issue 14's "count exactly"): one token per whitespace-separated word of
+    the text parts, whatever is scripted; the key is checked as for any call."""
+    fake.enqueue(text("still queued"))
+    assert client.models.count_tokens(model="m", contents="one two  three\nfour"
+                                      ).total_tokens == 4
+    assert fake.remaining == 1 and fake.generate_requests == []
+    (counted,) = fake.count_requests
+    assert counted.outcome == "counted" and counted.api_key_matches is True
+    fake.clear()
 
 
 # ---------------------------------------------------------- delays and cancellation

@@ -70,6 +70,7 @@ export function memlensSettings(): Record<string, unknown> {
     "allowBroadWorkspace",
     "memoryManager",
     "agents",
+    "budget",
   ];
   // VS Code's trust is the window's, one answer for every folder: the server's per-folder
   // `folderTrust` option has nothing to carry here.

@@ -5,6 +5,7 @@ import { registerChatView } from "./chatView";
 import { MemlensClient, RESTART_SETTINGS } from "./client";
 import { registerCommands } from "./commands";
 import { registerContextDiff } from "./contextDiff";
+import { registerCountTokens } from "./countTokens";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
@@ -47,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerSkillCommands(context, client, skillsTree);
   registerChatView(context, client);
   registerContextDiff(context, client);
+  registerCountTokens(context, client);
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);

@@ -217,7 +217,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
           file.errors ? `${file.errors} error${file.errors === 1 ? "" : "s"}` : "",
           file.warnings ? `${file.warnings} warning${file.warnings === 1 ? "" : "s"}` : "",
         ].filter(Boolean);
-        const size = file.chars === null ? "not readable" : `${file.chars.toLocaleString()} chars`;
+        const size = file.chars === null ? "not readable"
+          : `${file.chars.toLocaleString()} chars${file.tokens != null ? ` · ~${file.tokens.toLocaleString()} tokens` : ""}`;
         const tier = node.file.tier === "agents" || TIER_LABELS[node.file.tier] ? [] : [node.file.tier];
         item.description = [...tier, size, ...problems, ...(file.note ? [file.note] : [])].join(" · ");
         item.tooltip = `${file.path}\n${item.description}`;

@@ -64,6 +64,7 @@ export class MemoryStatusBar implements vscode.Disposable {
         `each file with its imports, as the Memory view counts them. The merged context adds ` +
         `source markers (${result.content.length.toLocaleString("en-US")} chars in all); files ` +
         "loaded later, on read, are not counted here." +
+        (result.tokens ? `\n\nThe same text: ${(result.bytes ?? 0).toLocaleString("en-US")} bytes (UTF-8), ~${result.tokens.toLocaleString("en-US")} tokens (Gemini CLI's estimate; Count Tokens Exactly asks the model).` : "") +
         (result.agentNote ? `\n\n${result.agentNote}. Pin a version with the memlens.agents setting.` : "") +
         "\nClick to show the merged context.";
       this.item.command = "memlens.showMergedContext";

@@ -90,6 +90,9 @@ class MemorySettings(Wire):
     max_context_chars: int = Field(default=4_000_000, gt=0)
     # save_memory handed to the memory manager agent (opt-in).
     memory_manager: bool = False
+    # A folder's memory past this many (estimated) tokens gets `context-over-budget`
+    # (`memlens.budget`; 0 or less: off). See budgets.py.
+    budget: int = 0
     # A single memory file above this many bytes gets a `file-too-large` warning.
     large_file_bytes: int = Field(default=1_000_000, gt=0)
     # Folders the workspace walk (the index, `memlens check`) reads at most, over all the

@@ -6,7 +6,7 @@ import functools
 import os
 import posixpath
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from .fsread import FileReader
@@ -16,8 +16,7 @@ from .nodecompat import is_subpath
 from .protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
-    from .agents.base import MemoryAgent, WorkspaceCheck
-    from .fsread import FileReader
+    from .agents.base import AgentFile, MemoryAgent, WorkspaceCheck
     from .protocol.memory import (
         AgentJitEntry,
         AgentProfileInfo,
@@ -156,19 +155,33 @@ def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -
         from .diagnostics import diagnose
 
         diagnostics = diagnose(load, engine)
+    from .budgets import context_budget
+
+    budget = context_budget("gemini", [(f.path, f.tier, f.content) for f in load.files])
     return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
                       file_count=load.file_count, content=content, hierarchical=m,
                       prompt=system, session_memory=session,
-                      truncated=truncated or load.truncated, diagnostics=diagnostics)
+                      truncated=truncated or load.truncated, diagnostics=diagnostics,
+                      chars=budget.total.chars, bytes=budget.total.bytes,
+                      tokens=budget.total.tokens, estimator=budget.estimator.label)
 
 
 def list_files(cwd: str, settings: MemorySettings) -> ListResult:
+    from .budgets import context_budget, estimator_for, measure
     from .protocol.memory import ListedFile, ListResult
 
     load = MemoryEngine(settings).load(cwd)
-    files = [ListedFile(path=f.path, tier=f.tier,
-                        chars=None if f.content is None else len(f.content)) for f in load.files]
-    return ListResult(cwd=load.cwd, mode=load.mode, files=files, file_count=load.file_count)
+    files = []
+    for f in load.files:
+        figures = None if f.content is None else measure("gemini", f.content)
+        files.append(ListedFile(path=f.path, tier=f.tier,
+                                chars=figures.chars if figures else None,
+                                bytes=figures.bytes if figures else None,
+                                tokens=figures.tokens if figures else None))
+    total = context_budget("gemini", [(f.path, f.tier, f.content) for f in load.files]).total
+    return ListResult(cwd=load.cwd, mode=load.mode, files=files, file_count=load.file_count,
+                      chars=total.chars, bytes=total.bytes, tokens=total.tokens,
+                      estimator=estimator_for("gemini").label)
 
 
 def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
@@ -287,18 +300,26 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
     check = agent.check_workspace(settings, [memory.cwd], [p for n in names for p in found[n]],
                                   reader)
     later = agent.on_read_files(memory, settings, reader, check)
-    rows = [AgentFileRow(path=f.path, label=f.label, when="startup", note=f.note,
-                         chars=None if f.content is None else len(f.content))
-            for f in memory.files]
-    rows += [AgentFileRow(path=f.path, label=f.label, when="on-read", note=f.note,
-                          chars=None if f.content is None else len(f.content)) for f in later]
+    from .budgets import context_budget, measure
+
+    def row(f: AgentFile, when: Literal["startup", "on-read"]) -> AgentFileRow:
+        figures = None if f.content is None else measure(agent.id, f.content)
+        return AgentFileRow(path=f.path, label=f.label, when=when, note=f.note,
+                            chars=figures.chars if figures else None,
+                            bytes=figures.bytes if figures else None,
+                            tokens=figures.tokens if figures else None)
+
+    rows = [row(f, "startup") for f in memory.files] + [row(f, "on-read") for f in later]
+    budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
     content, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
     facts = {k: v for k, v in agent.show_json(memory, content).items()
              if k not in AgentShowResult.model_fields and k != "fileCount"}
     return AgentShowResult.model_validate({
         **profile.model_dump(), **facts, "cwd": memory.cwd, "mode": memory.mode, "files": rows,
         "file_count": len(memory.files), "content": content, "payloads": memory.payloads,
-        "diagnostics": memory.diagnostics})
+        "diagnostics": memory.diagnostics, "chars": budget.total.chars,
+        "bytes": budget.total.bytes, "tokens": budget.total.tokens,
+        "estimator": budget.estimator.label})
 
 
 def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],

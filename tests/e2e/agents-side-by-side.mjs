@@ -24,7 +24,7 @@ await runScenario('agents-side-by-side', async ({ page, step, cleanup }) => {
   step('the status item names the chosen agent: Gemini CLI');
   await waitInPage(page, 'the status item with the agent', ([sel]) => {
     const el = document.querySelector(sel);
-    return el && /memory files? · [\d,]+ chars · Gemini CLI$/.test(el.textContent.trim());
+    return el && /memory files? · [\d,]+ chars · ~[\d,]+ tokens · Gemini CLI$/.test(el.textContent.trim());
   }, [MEMORY_STATUS]);
 
   step('run "Memory Lens: Show What Each Agent Reads…": "Side by side" comes first, naming the three agents');

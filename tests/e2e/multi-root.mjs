@@ -75,7 +75,7 @@ await runScenario('multi-root', async ({ page, step, cleanup }) => {
   await quickOpenPath(page, path.join(a, 'GEMINI.md'));
   await quickOpenPath(page, path.join(a, 'NOTES.md'));
   const lensA = await waitForCodeLens(page, /memory file/);
-  if (!/^2 memory files · [\d,]+ chars$/.test(lensA.trim())) throw new Error(`a/NOTES.md lens: ${lensA}`);
+  if (!/^2 memory files · [\d,]+ chars · ~[\d,]+ tokens$/.test(lensA.trim())) throw new Error(`a/NOTES.md lens: ${lensA}`);
 
   step('Problems: a/NOTES.md\'s import is not found');
   await page.keyboard.press('Control+Shift+M');
@@ -87,7 +87,7 @@ await runScenario('multi-root', async ({ page, step, cleanup }) => {
   step('b/GEMINI.md: not read (DO_NOT_TRUST), said on the lens and in the hover');
   await quickOpenPath(page, path.join(b, 'GEMINI.md'));
   const lensB = await waitForCodeLens(page, /untrusted/);
-  if (!/^1 memory file · [\d,]+ chars · untrusted by trustedFolders\.json$/.test(lensB.trim())) {
+  if (!/^1 memory file · [\d,]+ chars · ~[\d,]+ tokens · untrusted by trustedFolders\.json$/.test(lensB.trim())) {
     throw new Error(`b/GEMINI.md lens: ${lensB}`);
   }
   const hover = await hoverLineUntil(page, 1, 'marks this folder DO_NOT_TRUST');

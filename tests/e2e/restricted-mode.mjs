@@ -101,7 +101,7 @@ await runScenario('restricted-mode', async ({ page, step, cleanup }) => {
   step('line 1 of GEMINI.md: the lens and the hover say so too');
   await page.mouse.move(700, 500);
   const lens = await waitForCodeLens(page, /Restricted Mode/);
-  if (!/^1 memory file · [\d,]+ chars · Restricted Mode$/.test(lens.trim())) throw new Error(`lens: ${lens}`);
+  if (!/^1 memory file · [\d,]+ chars · ~[\d,]+ tokens · Restricted Mode$/.test(lens.trim())) throw new Error(`lens: ${lens}`);
   const hover = await hoverLineUntil(page, 1, NOTICE);
   if (!hover.includes('Manage Workspace Trust')) throw new Error(`hover lacks the action: ${hover}`);
   await screenshotThemes(page, workspace, 'restricted-hover', async () => { await hoverLineUntil(page, 1, NOTICE); });

@@ -23,9 +23,9 @@ async def test_lenses(client: LanguageClient, workspace: Path) -> None:
     assert await _titles(client, await open_doc(client, workspace / "docs" / "a.md")) == [
         "imported by 2"]
     (root,) = await _titles(client, await open_doc(client, workspace / "GEMINI.md"))
-    assert re.fullmatch(r"2 memory files · [\d,]+ chars", root)
+    assert re.fullmatch(r"2 memory files · [\d,]+ chars · ~[\d,]+ tokens", root)
     (web,) = await _titles(client, await open_doc(client, workspace / "web" / "GEMINI.md"))
-    assert re.fullmatch(r"3 memory files · [\d,]+ chars", web)
+    assert re.fullmatch(r"3 memory files · [\d,]+ chars · ~[\d,]+ tokens", web)
 
 
 @pytest.mark.asyncio
@@ -38,7 +38,8 @@ async def test_the_lens_the_status_bar_and_the_tree_count_alike(
         "memlens/show", {"uri": uri(workspace / "GEMINI.md")}))
     tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
     assert isinstance(show, dict) and isinstance(tree, dict)
-    assert title == show["summary"] == f"2 memory files · {show['chars']:,} chars"
+    assert title == show["summary"] == (f"2 memory files · {show['chars']:,} chars · "
+                                        f"~{show['tokens']:,} tokens")
     startup = [f for f in tree["folders"][0]["files"] if f["tier"] != "jit"]
     assert show["chars"] == sum(f["chars"] for f in startup)
     assert show["notice"] is None and tree["folders"][0]["notice"] is None

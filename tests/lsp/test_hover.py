@@ -57,7 +57,8 @@ async def test_hover_on_first_line_shows_merged_context_with_jit(client: Languag
     value = _value(await _hover(client, doc, 0, 2))
     first = value.split("\n", 1)[0]
     assert re.fullmatch(rf"\*\*Merged context for `{re.escape(str(workspace))}/api`\*\* — "
-                        r"3 memory files · [\d,]+ chars \(1 loaded just in time for this folder\)",
+                        r"3 memory files · [\d,]+ chars · ~[\d,]+ tokens "
+                        r"\(1 loaded just in time for this folder\)",
                         first), first
     assert "--- Global ---" in value and "Global: be brief." in value
     assert f"--- Context from: {workspace}/GEMINI.md ---" in value

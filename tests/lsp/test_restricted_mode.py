@@ -36,7 +36,8 @@ async def test_show_and_tree_say_why_project_memory_is_missing(
     assert isinstance(show, dict)
     assert show["trusted"] is False and show["fileCount"] == 1
     assert show["notice"] == NOTICE
-    assert show["summary"] == f"1 memory file · {show['chars']:,} chars"
+    assert show["summary"] == (f"1 memory file · {show['chars']:,} chars · "
+                               f"~{show['tokens']:,} tokens")
     tree = plain(await untrusted.protocol.send_request_async("memlens/memoryTree", {}))
     assert isinstance(tree, dict)
     (folder,) = tree["folders"]

@@ -36,6 +36,7 @@ export type MemlensPayload =
   | ContextDiffParams
   | ContextDiffResult
   | ContextSection
+  | CountTokensResponse
   | Diagnostic
   | Dialect
   | DiffResult
@@ -133,6 +134,8 @@ export interface AgentFileRow {
   path: string;
   label: string;
   chars: number | null;
+  bytes?: number | null;
+  tokens?: number | null;
   when: "startup" | "on-read";
   note?: string | null;
 }
@@ -174,6 +177,10 @@ export interface AgentShowResult {
   content: string;
   payloads: string[];
   diagnostics: Diagnostic[];
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
   [k: string]: unknown | undefined;
 }
 export interface Diagnostic {
@@ -407,6 +414,19 @@ export interface ContextSection {
   endLine: number;
 }
 /**
+ * `memlens/countTokens` {uri}: the model's own token count (the Gemini API's
+ * countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
+ * Gemini CLI's estimate of it (README "Budgets").
+ */
+export interface CountTokensResponse {
+  uri: string;
+  tokens: number;
+  model: string;
+  estimate: number;
+  chars: number;
+  bytes: number;
+}
+/**
  * `memlens diff --json`: what each agent sends at start, per folder, compared between
  * `base` and `head` (a git revision, or "working tree").
  */
@@ -504,11 +524,19 @@ export interface ListResult {
   mode: "jit" | "classic";
   files: ListedFile[];
   fileCount: number;
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
+  exactTokens?: number | null;
+  exactModel?: string | null;
 }
 export interface ListedFile {
   path: string;
   tier: "global" | "userProjectMemory" | "extension" | "project" | "jit";
   chars: number | null;
+  bytes?: number | null;
+  tokens?: number | null;
 }
 export interface NameParams {
   name: string;
@@ -581,6 +609,8 @@ export interface ShowResponse {
   prompt: string;
   sessionMemory: string;
   chars: number;
+  bytes: number;
+  tokens: number;
   summary: string;
   notice?: string | null;
   trustRules?: string | null;
@@ -616,6 +646,12 @@ export interface ShowResult {
   sessionMemory: string;
   truncated: boolean;
   diagnostics: Diagnostic[];
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
+  exactTokens?: number | null;
+  exactModel?: string | null;
 }
 /**
  * One skill Gemini CLI offers (`memlens skills list --json`).
@@ -656,6 +692,8 @@ export interface TreeFile {
   errors: number;
   warnings: number;
   imports: TreeImport[];
+  bytes?: number | null;
+  tokens?: number | null;
   note?: string | null;
 }
 export interface TreeImport {

@@ -503,9 +503,10 @@ class ClaudeLoader:
         index = auto_memory_index(self.home, cwd)
         read = self._read(index)
         if read.content is not None:
-            kept, cut_line, _ = truncate_index(read.content)
+            kept, cut_line, warning = truncate_index(read.content)
             files.append(ClaudeFile(index, "auto", kept))
-            self._check_index(index, read.content, cut_line)
+            self._check_index(index, read.content, cut_line,
+                              kept.removesuffix(warning) if warning else kept)
         if not self.is_claude_project(cwd, files):
             files = self._agents_fallback(cwd, files)
         return ClaudeLoad(cwd, files, conditional, self.diagnostics)
@@ -585,14 +586,20 @@ class ClaudeLoader:
                 matched.append(rule)
         return matched
 
-    def _check_index(self, path: str, text: str, cut_line: int | None) -> None:
+    def _check_index(self, path: str, text: str, cut_line: int | None, kept: str) -> None:
         if cut_line is not None:
-            starts = [0] + [m.end() for m in re.finditer("\n", text)]
-            offset = starts[min(cut_line - 1, len(starts) - 1)]
+            # The cut falls where the kept text ends: a line start after 200 lines, or inside
+            # a line at the byte budget (a split character is dropped whole).
+            offset = len(kept) + (1 if len(kept) < len(text) and text[len(kept)] == "\n"
+                                  and kept.count("\n") + 1 < cut_line else 0)
+            lost_bytes = len(text.encode("utf-8")) - len(kept.encode("utf-8"))
+            lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+            lost_lines = lines - cut_line + 1
             self._diag(path, text, offset, offset, "warning", "memory-index-truncated",
                        f"Claude Code loads only the first {INDEX_MAX_LINES} lines or "
                        f"{INDEX_MAX_BYTES:,} bytes of MEMORY.md: everything from here on is "
-                       "cut (and a warning is appended)")
+                       f"cut — {lost_bytes:,} bytes in {lost_lines:,} line(s) not sent (and a "
+                       "warning is appended)")
         folder = dirname(path)
         for match in re.finditer(r"\]\(([^)\s]+\.md)\)", text):
             target = resolve(folder, match.group(1))

@@ -134,10 +134,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("path", nargs="?", default=".", metavar="PATH")
     show.add_argument("--render", choices=["flat", "prompt"], default="flat")
     show.add_argument("--json", action="store_true")
+    show.add_argument("--count-exact", action="store_true",
+                      help="with --json: also count the tokens with the model's countTokens "
+                           "(needs GEMINI_API_KEY)")
 
     listing = commands.add_parser("list", parents=[common], help="memory files in load order")
     listing.add_argument("path", nargs="?", default=".", metavar="PATH")
     listing.add_argument("--json", action="store_true")
+    listing.add_argument("--count-exact", action="store_true",
+                         help="also count the tokens with the model's countTokens "
+                              "(needs GEMINI_API_KEY)")
 
     check = commands.add_parser("check", parents=[common], help="every diagnostic")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
@@ -315,6 +321,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "show")
     result = show(cwd, settings, with_diagnostics=args.json)
+    if args.json and args.count_exact:
+        from .budget_output import with_exact
+
+        with_exact(result, cwd, settings)
     if args.json:
         _print_json(result.wire())
         return 0
@@ -334,12 +344,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.dialect != AGENT_IDS[0]:
         return _other_dialect(args, cwd, settings, "list")
     result = list_files(cwd, settings)
+    if args.count_exact:
+        from .budget_output import with_exact
+
+        with_exact(result, cwd, settings)
     if args.json:
         _print_json(result.wire())
         return 0
+    from .budget_output import tokens_cell
+
     for f in result.files:
         chars = "-" if f.chars is None else str(f.chars)
-        _print(f"{f.tier:<17} {chars:>9}  {display_path(f.path)}\n")
+        _print(f"{f.tier:<17} {chars:>9} {tokens_cell(f.tokens):>8}  {display_path(f.path)}\n")
+    if result.exact_tokens is not None:
+        _print(f"{'exact':<17} {'':>9} {result.exact_tokens:>8}  ({result.exact_model})\n")
     return 0
 
 
@@ -432,7 +450,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             diagnostics += _profile_diagnostics(agent, real, settings)
             if not other:
                 diagnostics += check(real, settings)
-            else:  # its references, and hidden content even in files without any (AGENTS.md)
+            else:  # its own checks (Codex: its byte budget), and hidden content even in
+                # files without references (AGENTS.md)
                 diagnostics += _check_agent_tree(agent, real, settings)
         elif other and not agent.has_references:
             continue

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agent_versions import AGENT_LABELS, AgentProfile, profile_for
 from ..agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
+from ..budgets import context_budget, measure, summary
 from ..index import WorkspaceIndex
 from ..model import MemorySettings
 from ..protocol.editor import (
@@ -28,7 +29,7 @@ from ..protocol.editor import (
     UriParams,
 )
 from ..protocol.memory import ContextSection, JitFile, ListedFile, ListResult
-from ..trust import memory_summary, restricted_notice, rules_file_to_open
+from ..trust import restricted_notice, rules_file_to_open
 from ..views import truncate
 from .convert import path_of
 from .errors import InvalidParams, RequestFailed, parse_params
@@ -168,12 +169,14 @@ def register(server: MemlensServer) -> None:
         trust = state.load.trust_source if state and not result.trusted else None
         chars = sum(len(f.content) for f in state.load.files
                     if f.content is not None) if state else len(result.content)
+        figures = context_budget("gemini", [(f.path, f.tier, f.content) for f in state.load.files]
+                                 if state else [("", "", result.content)]).total
         home = index.settings.home
         return _with_links(ls, request.uri, _with_agent(ShowResponse(
             content=result.content, files=result.files, file_count=result.file_count,
             mode=result.mode, trusted=result.trusted, prompt=result.prompt,
-            session_memory=result.session_memory, chars=chars,
-            summary=memory_summary(result.file_count, chars),
+            session_memory=result.session_memory, chars=chars, bytes=figures.bytes,
+            tokens=figures.tokens, summary=summary(result.file_count, chars, figures.tokens),
             notice=None if result.trusted else restricted_notice(result.file_count, trust, home),
             trust_rules=rules_file_to_open(trust, home),
             sections=context_sections(result.content, result.files, "gemini")),
@@ -237,7 +240,8 @@ TREE = "memlens/memoryTree"
 
 def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
                chars: int | None, note: str | None = None, *,
-               with_imports: bool = True) -> TreeFile:
+               with_imports: bool = True, content: str | None = None,
+               agent: str = "gemini") -> TreeFile:
     """A row of a folder's tree, its counts from the index serving that folder."""
     diagnostics = index.diagnostics_for(path)
     text = ls.text_of(path) or ""
@@ -246,7 +250,10 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
         line = text.count("\n", 0, edge.token.start)
         imports.append(TreeImport(text=f"@{edge.token.path}", target=edge.target, line=line,
                                   exists=os.path.isfile(edge.target)))
+    figures = measure(agent, content) if content is not None else None
     return TreeFile(path=path, tier=tier, chars=chars,
+                    bytes=figures.bytes if figures else None,
+                    tokens=figures.tokens if figures else None,
                     errors=sum(d.severity == "error" for d in diagnostics),
                     warnings=sum(d.severity == "warning" for d in diagnostics),
                     imports=imports, note=note)
@@ -261,7 +268,7 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     for agent in other_agents():
         rows = [_tree_file(ls, index, f.path, f.label,
                            None if f.content is None else len(f.content), f.note,
-                           with_imports=False)
+                           with_imports=False, content=f.content, agent=agent.id)
                 for f in agent.view_files(folder, index.settings, index.reader,
                                           index.agent_check(agent), index.folder_for)]
         if rows:
@@ -280,7 +287,8 @@ def register_tree(server: MemlensServer) -> None:
             index = ls.service.index_of_folder(folder)
             state = index.folder_states[folder]
             files = [_tree_file(ls, index, f.path, f.tier, None if f.content is None
-                                else len(f.content)) for f in state.load.files]
+                                else len(f.content), content=f.content)
+                     for f in state.load.files]
             listed = {f.path for f in files}
             # Untrusted: the folder's own memory files (open in the editor) are not read by
             # the agent at all; they are listed apart, not as loaded just in time.
@@ -289,7 +297,7 @@ def register_tree(server: MemlensServer) -> None:
                 if (loaded.tier == "jit" and path not in listed
                         and ls.service.folder_for(path) == folder):
                     files.append(_tree_file(ls, index, path, tier, None if loaded.content is None
-                                            else len(loaded.content)))
+                                            else len(loaded.content), content=loaded.content))
             trust = None if state.load.trusted else state.load.trust_source
             home = index.settings.home
             notice = (None if state.load.trusted

@@ -14,12 +14,13 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..agents import owner_of, primary
 from ..agents.base import MemoryAgent
+from ..budgets import ContextBudget, context_budget, summary, table
 from ..imports import ImportProcessor
 from ..nodecompat import dirname, resolve
 from ..skills import all_skill_files, discover_skills, load_skill_file
-from ..trust import memory_summary, restricted_notice, rules_file_to_open
+from ..trust import restricted_notice, rules_file_to_open
 from .convert import path_of, uri_of
-from .merged import memory_for, trust_source
+from .merged import folder_budget, memory_for, trust_source
 from .previews import visible
 
 if TYPE_CHECKING:
@@ -80,7 +81,9 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     folder = dirname(path)
     body, cut = clip(visible(ls, path, merged), MERGED_PREVIEW_CHARS)
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
-    lines = [f"**Merged context for `{folder}`** — {memory_summary(count, chars)}{jit_note}"]
+    budget = folder_budget(ls, path)
+    lines = [f"**Merged context for `{folder}`** — "
+             f"{summary(count, chars, budget.total.tokens)}{jit_note}"]
     if not trusted:
         source = trust_source(ls, path)
         home = ls.service.settings_for(path).home
@@ -88,11 +91,21 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
         link = (f"[Open {posixpath.basename(rules)}]({open_link(rules)})" if rules
                 else TRUST_LINK)
         lines += ["", f"**{restricted_notice(count, source, home)}** {link}"]
+    if budget.files:
+        lines += ["", budget_table(budget, folder)]
     lines += ["", fenced(body, CONTEXT_LANGUAGE) if body else "*(no memory loaded)*"]
     if cut:
         lines += ["", f"*Truncated.* [Open the full merged context]({show_command_link(path)})"]
     value = "\n".join(lines)
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
+
+
+def budget_table(budget: ContextBudget, folder: str) -> str:
+    """The per-file figures (chars, bytes, tokens) and the folder total, paths relative to
+    `folder` where they lie inside it."""
+    rel = {f.path: posixpath.relpath(f.path, folder) for f in budget.files
+           if f.path.startswith(folder + "/")}
+    return table(budget, rel)
 
 
 def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hover:
@@ -101,7 +114,9 @@ def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hov
     index = ls.service.index_for(path)
     memory = agent.load(dirname(path), index.settings, index.reader)
     body, cut = clip(visible(ls, path, memory.text), MERGED_PREVIEW_CHARS)
-    value = (f"{memory.headline}\n\n"
+    budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
+    figures = f"{budget_table(budget, dirname(path))}\n\n" if budget.files else ""
+    value = (f"{memory.headline}\n\n{figures}"
              f"{fenced(body, CONTEXT_LANGUAGE) if body else '*(nothing loads)*'}")
     if cut:
         value += "\n\n*(preview truncated)*"

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..trust import memory_summary, untrusted_label
+from ..budgets import ContextBudget, context_budget, over_budget, summary
+from ..nodecompat import is_subpath
+from ..protocol.memory import Diagnostic
+from ..trust import untrusted_label
 
 if TYPE_CHECKING:
     from .server import MemlensServer
@@ -28,14 +31,56 @@ def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:
     return merged, len(files), chars, jit_count, trusted
 
 
+def folder_budget(ls: MemlensServer, path: str) -> ContextBudget:
+    """The figures of what Gemini CLI loads for `path`'s folder (the files `memory_for`
+    counts: startup memory, then what JIT adds), tokens by Gemini CLI's estimate."""
+    return context_budget("gemini", folder_texts(ls, path))
+
+
+def folder_texts(ls: MemlensServer, path: str) -> list[tuple[str, str, str | None]]:
+    """(path, tier, text) of each file `memory_for` counts for `path`'s folder."""
+    index = ls.service.index_for(path)
+    state = index.folder_state(path)
+    rows: list[tuple[str, str, str | None]] = []
+    if state is not None:
+        rows += [(f.path, f.tier, f.content) for f in state.load.files]
+    _, _, jit = index.merged_for(path)
+    if jit is not None:
+        rows += [(f.path, "jit", f.content) for f in jit.files]
+    return rows
+
+
 def memory_lens_title(ls: MemlensServer, path: str) -> str:
-    """The code lens on line 1 of a memory file: the same count as the status bar."""
+    """The code lens on line 1 of a memory file: the same count as the status bar, with
+    Gemini CLI's token estimate ("3 memory files · 4,210 chars · ~1,050 tokens")."""
     _, count, chars, _, trusted = memory_for(ls, path)
-    return memory_summary(count, chars) + ("" if trusted else
-                                           f" · {untrusted_label(trust_source(ls, path))}")
+    tokens = folder_budget(ls, path).total.tokens
+    return summary(count, chars, tokens) + ("" if trusted else
+                                            f" · {untrusted_label(trust_source(ls, path))}")
 
 
 def trust_source(ls: MemlensServer, path: str) -> str | None:
     """Why the folder of `path` is trusted or not (trust.decide_trust's source)."""
     state = ls.service.index_for(path).folder_state(path)
     return state.load.trust_source if state else None
+
+
+def budget_diagnostics(ls: MemlensServer, path: str) -> list[Diagnostic]:
+    """`context-over-budget` on line 1 of `path` when it is the folder's first memory file
+    (the first it loads inside the workspace folder and outside HOME, else the first it
+    loads) and the folder's context passes `memlens.budget` (Gemini CLI's estimate)."""
+    settings = ls.service.settings_for(path)
+    if settings.budget <= 0 or not ls.service.is_memory_file(path):
+        return []
+    state = ls.service.index_for(path).folder_state(path)
+    if state is None:
+        return []
+    loaded = [f.path for f in state.load.files if f.content is not None]
+    # The folder's own files: inside it and not the user's (a HOME may lie inside it).
+    inside = [p for p in loaded if is_subpath(state.folder, p)
+              and not is_subpath(settings.home, p)]
+    first = (inside or loaded)[0] if loaded else None
+    if first != path:
+        return []
+    found = over_budget(folder_budget(ls, path), settings.budget, first, "Gemini CLI")
+    return [found] if found else []

@@ -152,8 +152,10 @@ class MemlensServer(LanguageServer):
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
         text = self.text_of(path)
         uri = uri_of(path)
+        from .merged import budget_diagnostics
+
         return [self.positions.to_lsp_diagnostic(d, text, uri)
-                for d in self.service.diagnostics_for(path)]
+                for d in [*self.service.diagnostics_for(path), *budget_diagnostics(self, path)]]
 
     def publish(self, paths: set[str] | list[str]) -> None:
         """Push diagnostics for the given files that are open in the editor."""
@@ -224,6 +226,7 @@ class MemlensServer(LanguageServer):
 def create_server() -> MemlensServer:
     from . import (
         actions,
+        budgets,
         chat,
         completion,
         context_diff,
@@ -242,7 +245,7 @@ def create_server() -> MemlensServer:
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat, memory, skills, context_diff):
+                   actions, lens, rename, custom, chat, memory, skills, context_diff, budgets):
         module.register(server)
     return server
 

@@ -51,7 +51,11 @@ class ShowResponse(Wire):
     # Characters of the loaded files (imports expanded): what the Memory view's per-file
     # figures add up to; `content` adds the source markers.
     chars: int = 0
-    summary: str = ""  # e.g. "2 memory files · 1,391 chars", as the code lens says it
+    # The same text's UTF-8 bytes and tokens (Gemini CLI's estimate; README "Budgets").
+    bytes: int = 0
+    tokens: int = 0
+    summary: str = ""  # e.g. "2 memory files · 1,391 chars · ~348 tokens", as the code lens
+    # says it
     notice: str | None = None  # Restricted Mode: why project memory is missing
     trust_rules: str | None = None  # as TreeFolder.trust_rules
     # Where each file's text lies in `content`, and where its path is written.
@@ -111,6 +115,9 @@ class TreeFile(Wire):
     errors: int
     warnings: int
     imports: list[TreeImport]
+    # UTF-8 bytes and tokens (the agent's own estimate; README "Budgets"); None: unreadable.
+    bytes: int | None = None
+    tokens: int | None = None
     note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
 
 
@@ -197,3 +204,16 @@ class AskUserParams(Wire):
 
 class AskUserReply(Inbound):
     answer: str | None = None  # None: the user dismissed the question
+
+
+class CountTokensResponse(Wire):
+    """`memlens/countTokens` {uri}: the model's own token count (the Gemini API's
+    countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
+    Gemini CLI's estimate of it (README "Budgets")."""
+
+    uri: str
+    tokens: int  # the model's count
+    model: str
+    estimate: int  # Gemini CLI's estimate of the same text
+    chars: int
+    bytes: int

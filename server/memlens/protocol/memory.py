@@ -53,6 +53,15 @@ class ShowResult(Wire):
     session_memory: str
     truncated: bool = False
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    # The loaded files' texts taken together (README "Budgets"): code points, UTF-8 bytes,
+    # Gemini CLI's token estimate, and whose estimate it is.
+    chars: int = 0
+    bytes: int = 0
+    tokens: int = 0
+    estimator: str = ""
+    # `--count-exact`: the model's own count of the same text, and the model.
+    exact_tokens: int | None = None
+    exact_model: str | None = None
 
 
 class ContextSection(Wire):
@@ -70,6 +79,9 @@ class ListedFile(Wire):
     path: str
     tier: Tier
     chars: int | None  # None: listed by Gemini CLI but not readable (e.g. a directory)
+    # UTF-8 bytes and Gemini CLI's token estimate of the same text (README "Budgets").
+    bytes: int | None = None
+    tokens: int | None = None
 
 
 class ListResult(Wire):
@@ -79,6 +91,14 @@ class ListResult(Wire):
     mode: Mode
     files: list[ListedFile]
     file_count: int
+    # The files' texts taken together (README "Budgets"), and whose estimate `tokens` is.
+    chars: int = 0
+    bytes: int = 0
+    tokens: int = 0
+    estimator: str = ""
+    # `--count-exact`: the model's own count of the same text, and the model.
+    exact_tokens: int | None = None
+    exact_model: str | None = None
 
 
 class JitEntry(Wire):
@@ -159,6 +179,8 @@ class AgentFileRow(Wire):
     path: str
     label: str  # its place in the agent's load: a tier or a kind ("global", "rule", "jit")
     chars: int | None  # None: listed but not readable
+    bytes: int | None = None  # UTF-8
+    tokens: int | None = None  # the agent's own estimate (README "Budgets")
     when: Literal["startup", "on-read"]
     note: str | None = None  # why or when it applies ("when a tool reads a file in api/")
 
@@ -187,6 +209,12 @@ class AgentShowResult(AgentProfileInfo):
     content: str
     payloads: list[str]
     diagnostics: list[Diagnostic] = Field(default_factory=list)
+    # The start-up files' texts taken together: chars, UTF-8 bytes, the agent's own token
+    # estimate, and whose estimate it is (README "Budgets").
+    chars: int = 0
+    bytes: int = 0
+    tokens: int = 0
+    estimator: str = ""
 
 
 class AgentJitEntry(Wire):

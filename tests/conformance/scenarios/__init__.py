@@ -7,7 +7,8 @@ Hand-written scenarios live in the YAML files beside this module, a list per fil
       about: an import inlined in the root GEMINI.md
       tree:                              # the workspace; a value is a file's text, null a
         .git: null                       #   folder, {symlink: TARGET} a link,
-        GEMINI.md: "root @./a.md\\n"      #   {hex: "ff00"} raw bytes
+        GEMINI.md: "root @./a.md\\n"      #   {hex: "ff00"} raw bytes, {parts: [...]} strings
+                                         #   and {repeat: S, times: N} joined (long texts)
         a.md: "A\\n"
       home: {.gemini/GEMINI.md: "global\\n"}
       cwd: .                             # where the agent starts (relative to the workspace)
@@ -43,7 +44,7 @@ from tests.conformance.sandbox import JobResult
 
 HERE = Path(__file__).parent
 CAPTURED = HERE.parent / "captured"
-TreeValue = str | dict[str, str] | None
+TreeValue = str | dict[str, Any] | None
 
 
 class Scenario(BaseModel):
@@ -75,6 +76,10 @@ def build_tree(root: Path, tree: dict[str, TreeValue]) -> None:
             os.symlink(value["symlink"], path)
         elif "hex" in value:
             path.write_bytes(bytes.fromhex(value["hex"]))
+        elif "parts" in value:  # long texts: strings and {repeat: S, times: N}, joined
+            path.write_bytes("".join(
+                part if isinstance(part, str) else part["repeat"] * part["times"]
+                for part in value["parts"]).encode("utf-8"))
         else:
             raise ValueError(f"{rel}: unknown tree value {value!r}")
 

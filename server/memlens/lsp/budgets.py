@@ -1,0 +1,50 @@
+"""memlens/countTokens: "count exactly" (issue 14) — the model's own count of what the line-1
+code lens measures, through google-genai with the chat's key (the editor's SecretStorage key
+sent by memlens/setApiKey, else GEMINI_API_KEY) and endpoint. The key is never logged."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ..protocol.editor import CountTokensResponse, UriParams
+from .agent_bridge import chat_settings
+from .convert import path_of
+from .errors import InvalidParams, RequestFailed, parse_params
+from .merged import folder_budget
+
+if TYPE_CHECKING:
+    from .server import MemlensServer
+
+COUNT_TOKENS = "memlens/countTokens"
+
+
+def register(server: MemlensServer) -> None:
+    @server.feature(COUNT_TOKENS)
+    async def count_tokens(ls: MemlensServer, params: Any) -> dict[str, object]:
+        from ..agent.count_tokens import CountFailed, NoApiKey, count_exact
+
+        request = parse_params(UriParams, params)
+        path = path_of(request.uri)
+        if path is None:
+            raise InvalidParams(f"not a file URI: {request.uri}")
+        budget = folder_budget(ls, path)
+        text = _text_of(ls, path)
+        chat = chat_settings(ls, ls.service.folder_or_default(path))
+        try:
+            result = await asyncio.to_thread(count_exact, text, chat, ls.api_key)
+        except NoApiKey:
+            raise RequestFailed("Counting exactly needs a Gemini API key: run Memory Lens: "
+                                "Set Gemini API Key") from None
+        except CountFailed as error:
+            raise RequestFailed(str(error)) from None
+        return CountTokensResponse(uri=request.uri, tokens=result.tokens, model=result.model,
+                                   estimate=budget.total.tokens, chars=budget.total.chars,
+                                   bytes=budget.total.bytes).wire()
+
+
+def _text_of(ls: MemlensServer, path: str) -> str:
+    """The files' texts taken together, as `folder_budget` measures them."""
+    from .merged import folder_texts
+
+    return "".join(text for _, _, text in folder_texts(ls, path) if text is not None)
