@@ -100,6 +100,9 @@ async def test_memlens_agents_pins_the_agent_the_editor_follows(
     shown = await _request(pinned, "memlens/show", {"uri": uri(workspace / "api" / "app.py")})
     assert shown["dialect"] == "claude" and "Claude rules" in shown["content"]
     assert shown["agentLabel"] == "Claude Code" and shown["agentNote"] is None
+    # Its figures by Claude Code's own estimate: "Claude rules\n" is 13 UTF-16 units, 13/4
+    # rounds to 3 tokens.
+    assert shown["summary"] == "1 memory file · 13 chars · ~3 tokens"
     # GEMINI.md still shows Gemini CLI's, with the pinned profile (0.43: classic mode exists).
     gemini = await _request(pinned, "memlens/show", {"uri": uri(workspace / "GEMINI.md")})
     assert gemini["dialect"] == "gemini" and gemini["agentProfile"] == "gemini@0.43"

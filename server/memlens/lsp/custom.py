@@ -146,8 +146,13 @@ def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
                         target=None if is_folder else path)
     content, _ = truncate(memory.text, index.settings.max_context_chars, agent.receiver)
     files = [f.path for f in memory.files]
+    # The figures of the files it reads, by this agent's own token estimate (budgets.py).
+    figures = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
     return ShowResponse(dialect=dialect, content=content, files=files, file_count=len(files),
                         mode=memory.mode, trusted=True, prompt="", session_memory="",
+                        chars=figures.total.chars, bytes=figures.total.bytes,
+                        tokens=figures.total.tokens,
+                        summary=summary(len(files), figures.total.chars, figures.total.tokens),
                         sections=context_sections(content, files, dialect))
 
 
