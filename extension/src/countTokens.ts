@@ -23,6 +23,16 @@ export function registerCountTokens(context: vscode.ExtensionContext, client: Me
         if (!result) {
           return;
         }
+        if (result.error || result.tokens === null || result.tokens === undefined) {
+          // The model was not asked (no API key, the API failed): say why, offer the key.
+          const message = result.error ?? "The model did not answer.";
+          const action = message.includes("API key") ? "Set Gemini API Key" : undefined;
+          const picked = await vscode.window.showErrorMessage(message, ...(action ? [action] : []));
+          if (picked === action && action) {
+            await vscode.commands.executeCommand("memlens.setApiKey");
+          }
+          return;
+        }
         const n = (value: number) => value.toLocaleString("en-US");
         // The figures first, so a one-line notification toast shows them; the README says what
         // each means.

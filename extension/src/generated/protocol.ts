@@ -420,11 +420,12 @@ export interface ContextSection {
  */
 export interface CountTokensResponse {
   uri: string;
-  tokens: number;
+  tokens?: number | null;
   model: string;
   estimate: number;
   chars: number;
   bytes: number;
+  error?: string | null;
 }
 /**
  * `memlens diff --json`: what each agent sends at start, per folder, compared between

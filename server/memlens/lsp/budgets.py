@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..protocol.editor import CountTokensResponse, UriParams
 from .agent_bridge import chat_settings
 from .convert import path_of
-from .errors import InvalidParams, RequestFailed, parse_params
+from .errors import InvalidParams, parse_params
 from .merged import folder_budget
 
 if TYPE_CHECKING:
@@ -31,16 +31,18 @@ def register(server: MemlensServer) -> None:
         budget = folder_budget(ls, path)
         text = _text_of(ls, path)
         chat = chat_settings(ls, ls.service.folder_or_default(path))
+        figures = {"uri": request.uri, "estimate": budget.total.tokens,
+                   "chars": budget.total.chars, "bytes": budget.total.bytes}
         try:
             result = await asyncio.to_thread(count_exact, text, chat, ls.api_key)
         except NoApiKey:
-            raise RequestFailed("Counting exactly needs a Gemini API key: run Memory Lens: "
-                                "Set Gemini API Key") from None
+            return CountTokensResponse.model_validate({
+                **figures, "error": "Counting exactly needs a Gemini API key: run Memory Lens: "
+                                    "Set Gemini API Key"}).wire()
         except CountFailed as error:
-            raise RequestFailed(str(error)) from None
-        return CountTokensResponse(uri=request.uri, tokens=result.tokens, model=result.model,
-                                   estimate=budget.total.tokens, chars=budget.total.chars,
-                                   bytes=budget.total.bytes).wire()
+            return CountTokensResponse.model_validate({**figures, "error": str(error)}).wire()
+        return CountTokensResponse.model_validate({**figures, "tokens": result.tokens,
+                                                   "model": result.model}).wire()
 
 
 def _text_of(ls: MemlensServer, path: str) -> str:

@@ -212,8 +212,11 @@ class CountTokensResponse(Wire):
     Gemini CLI's estimate of it (README "Budgets")."""
 
     uri: str
-    tokens: int  # the model's count
-    model: str
+    tokens: int | None = None  # the model's count (None: it could not be asked; see `error`)
+    model: str = ""
     estimate: int  # Gemini CLI's estimate of the same text
     chars: int
     bytes: int
+    # Why the model was not asked (no API key, the API failed): an outcome the user reads, not
+    # a failed request (errors.py).
+    error: str | None = None
