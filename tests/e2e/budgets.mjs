@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
   waitForCodeLens, hoverLineUntil, waitInPage, MEMORY_STATUS, runCommand, quickInputTitled,
-  quickOpen, openMemoryLens, viewPane, treeRow,
+  quickOpen, openMemoryLens, viewPane, treeRow, openProblemsPanel,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -48,16 +48,7 @@ await runScenario('budgets', async ({ page, step, cleanup }) => {
   step('the context-over-budget warning names the figure and the budget');
   await page.keyboard.press('Escape');
   await page.mouse.move(5, 500);
-  const panel = page.locator('.markers-panel');
-  for (let attempt = 0; ; attempt++) {
-    await page.keyboard.press('Control+Shift+M');
-    try {
-      await panel.waitFor({ state: 'visible', timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e; // (pressed again only while the panel is still hidden)
-    }
-  }
+  const panel = await openProblemsPanel(page);
   const warning = `This folder's memory is ~${tokens} tokens for Gemini CLI, over the budget of 50 (memlens.budget)`;
   // The panel's rows: a file row (its full path), then its problems.
   const file = await waitInPage(page, 'the warning in the Problems panel', (text) => {

@@ -11,7 +11,7 @@ import { appendFileSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, copyWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  waitInPage, screenshot, TIMEOUT,
+  waitInPage, screenshot, TIMEOUT, openProblemsPanel,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -47,16 +47,7 @@ await runScenario('diagnostics', async ({ page, step, cleanup }) => {
   await waitForServer(page);
 
   step('open the Problems panel (Ctrl+Shift+M)');
-  const panel = page.locator('.markers-panel');
-  for (let attempt = 0; ; attempt++) {
-    await page.keyboard.press('Control+Shift+M');
-    try {
-      await panel.waitFor({ state: 'visible', timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e; // (pressed again only while the panel is still hidden)
-    }
-  }
+  const panel = await openProblemsPanel(page);
 
   step(`wait for ${EXPECTED.map((e) => e.code).join(', ')} in the Problems panel`);
   // The panel's rows, in order: a file row (full path), then its problems.

@@ -13,7 +13,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, copyWorkspace, openWorkbench, quickOpenPath, waitForServer,
-  waitInPage, openQuickInput, screenshot, settled, waitForCodeLens, hoverLineUntil,
+  waitInPage, openQuickInput, screenshot, settled, waitForCodeLens, hoverLineUntil, openProblemsPanel,
 } from './lib/vscode.mjs';
 import { useTheme } from './lib/themes.mjs';
 
@@ -78,16 +78,7 @@ await runScenario('hidden-text', async ({ page, step, cleanup }) => {
   await quickOpenPath(page, file);
 
   step('open the Problems panel (Ctrl+Shift+M)');
-  const panel = page.locator('.markers-panel');
-  for (let attempt = 0; ; attempt++) {
-    await page.keyboard.press('Control+Shift+M');
-    try {
-      await panel.waitFor({ state: 'visible', timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
+  const panel = await openProblemsPanel(page);
 
   step('wait for hidden-text (error, the decoded sentence) and hidden-comment in Problems');
   const rows = await waitInPage(page, 'hidden-text and hidden-comment from memlens',

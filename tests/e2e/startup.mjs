@@ -12,7 +12,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, copyWorkspace, openWorkbench, openFromExplorer, waitInPage,
-  screenshot, log, ARTIFACTS,
+  screenshot, log, ARTIFACTS, openProblemsPanel,
 } from './lib/vscode.mjs';
 
 const timingsFile = process.env.MEMLENS_TIMINGS_FILE;
@@ -38,16 +38,7 @@ async function measure(page, step, cleanup, round) {
   await openFromExplorer(page, 'GEMINI.md');
 
   step(`${round}: open the Problems panel (Ctrl+Shift+M)`);
-  const panel = page.locator('.markers-panel');
-  for (let attempt = 0; ; attempt++) {
-    await page.keyboard.press('Control+Shift+M');
-    try {
-      await panel.waitFor({ state: 'visible', timeout: 10_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
+  const panel = await openProblemsPanel(page);
 
   step(`${round}: wait for a memlens problem (import-not-found) in the Problems panel`);
   await waitInPage(page, 'import-not-found from memlens in Problems',

@@ -717,3 +717,19 @@ export async function quickOpenPath(page, file) {
   await activeTab(page, name).waitFor({ state: 'visible' });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
 }
+
+// Opens the Problems panel (Ctrl+Shift+M; pressed again only while the panel is still hidden:
+// the first key press after load can be lost while the workbench registers its keybindings)
+// and returns it.
+export async function openProblemsPanel(page) {
+  const panel = page.locator('.markers-panel');
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('Control+Shift+M');
+    try {
+      await panel.waitFor({ state: 'visible', timeout: 10_000 });
+      return panel;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
