@@ -108,6 +108,13 @@ class AgentProfile:
         return f"{self.agent}@{self.profile}" if self.profile else self.agent
 
     @property
+    def short_label(self) -> str:
+        """For a status item: `Gemini CLI 0.61.0` (the detected or pinned version), `Claude
+        Code`, `AGENTS.md`."""
+        name = AGENT_LABELS.get(self.agent, self.agent)
+        return f"{name} {self.installed}" if self.installed else name
+
+    @property
     def label(self) -> str:
         """For a status item: `Gemini CLI 0.61.0 (gemini@0.44+)`, `Claude Code (claude@2.1)`."""
         who = AGENT_LABELS.get(self.agent, self.agent)

@@ -133,6 +133,12 @@ class _Layer:
         return kept
 
 
+def env_agent_pins() -> list[str]:
+    """The `NAME[@VERSION]` pins of the MEMLENS_AGENTS environment variable (comma-separated),
+    as written (not checked)."""
+    return [p.strip() for p in os.environ.get(AGENTS_ENV, "").split(",") if p.strip()]
+
+
 def _agent_pins(merged: dict[str, Any], problems: list[SettingsProblem]
                 ) -> tuple[Origin, list[str]]:
     """The `NAME[@VERSION]` pins and where they came from: `memlens.agents` (or `--agent`,
@@ -142,7 +148,7 @@ def _agent_pins(merged: dict[str, Any], problems: list[SettingsProblem]
     if isinstance(merged.get("agents"), list) and merged["agents"]:
         origin, raw = "editor", [p for p in merged["agents"] if isinstance(p, str)]
     else:
-        origin, raw = "env", os.environ.get(AGENTS_ENV, "").split(",")
+        origin, raw = "env", env_agent_pins()
     pins = []
     for pin in (p.strip() for p in raw):
         if not pin:

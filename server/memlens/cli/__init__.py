@@ -92,9 +92,9 @@ def _apply_agent(args: argparse.Namespace) -> None:
     spec = getattr(args, "agent", None)
     if not hasattr(args, "dialect"):
         return
-    from ..settings import AGENTS_ENV
+    from ..settings import env_agent_pins
 
-    pins = [p.strip() for p in os.environ.get(AGENTS_ENV, "").split(",") if p.strip()]
+    pins = env_agent_pins()
     args.agent_pin = None
     if spec is not None:
         args.dialect, version = spec

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..agent_versions import AGENT_LABELS, AgentProfile, profile_for
+from ..agent_versions import AgentProfile, profile_for
 from ..agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
 from ..budgets import context_budget, measure, summary
 from ..index import WorkspaceIndex
@@ -68,15 +68,9 @@ def _profile_of(settings: MemorySettings, agent: str) -> AgentProfile:
         agent, None)
 
 
-def _short_label(profile: AgentProfile) -> str:
-    """"Gemini CLI 0.61.0" (detected or pinned version), "Claude Code", "AGENTS.md"."""
-    name = AGENT_LABELS.get(profile.agent, profile.agent)
-    return f"{name} {profile.installed}" if profile.installed else name
-
-
 def _with_agent(response: ShowResponse, settings: MemorySettings) -> ShowResponse:
     profile = _profile_of(settings, response.dialect)
-    response.agent_label = _short_label(profile)
+    response.agent_label = profile.short_label
     response.agent_profile = profile.name
     response.agent_note = None if profile.verified or profile.agent == "agents" else profile.note
     return response
@@ -198,7 +192,7 @@ def register(server: MemlensServer) -> None:
         rest = [profile_for(a, None) for a in AGENT_IDS if a not in {p.agent for p in chosen}]
         return AgentsResponse(agents=[
             AgentChoice.model_validate({
-                "agent": p.agent, "label": _short_label(p), "profile": p.name,
+                "agent": p.agent, "label": p.short_label, "profile": p.name,
                 "installed": p.installed, "verified": p.verified, "note": p.note,
                 "chosen": i < len(chosen)})
             for i, p in enumerate([*chosen, *rest])]).wire()
@@ -313,6 +307,6 @@ def register_tree(server: MemlensServer) -> None:
                                       trusted=state.load.trusted, files=files,
                                       other_agents=_other_agents(ls, folder), notice=notice,
                                       trust_rules=rules_file_to_open(trust, home),
-                                      agent_label=f"{_short_label(gemini)} ({gemini.name})",
+                                      agent_label=f"{gemini.short_label} ({gemini.name})",
                                       agent_note=None if gemini.verified else gemini.note))
         return TreeResponse(folders=folders).wire()
