@@ -33,11 +33,46 @@ from pydantic import BaseModel
 from tests.conformance.sandbox import Job, JobResult, Request, run_job
 
 AgentName = Literal["gemini", "claude", "codex"]
-PINNED: dict[str, tuple[str, ...]] = {
+# The versions the suite runs, newest first per agent: the versions each profile was checked on.
+REFERENCE: dict[str, tuple[str, ...]] = {
     "gemini": ("0.61.0", "0.43.0"),
     "claude": ("2.1.330",),
     "codex": ("0.169.0",),
 }
+VERSIONS_ENV = "MEMLENS_AGENT_VERSIONS"
+
+
+def pinned_versions(
+    spec: str | None,
+) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], str]]:
+    """(the versions to run, {(agent, version): the reference version it is compared as}).
+
+    ``spec`` is ``MEMLENS_AGENT_VERSIONS`` (``claude@2.1.332 codex@0.171.0``, space or comma
+    separated; empty: the reference versions): the suite then runs exactly those agents at
+    those versions, each compared as the newest reference version of its agent (that
+    version's predictor, known differences and goldens): a new release passes when it sends
+    what the verified one sent."""
+    if not spec or not spec.strip():
+        return dict(REFERENCE), {}
+    chosen: dict[str, list[str]] = {}
+    baseline: dict[tuple[str, str], str] = {}
+    for item in re.split(r"[\s,]+", spec.strip()):
+        agent, _, version = item.partition("@")
+        if agent not in REFERENCE or not re.fullmatch(r"\d+\.\d+\.\d+", version):
+            raise ValueError(f"{VERSIONS_ENV}: expected AGENT@X.Y.Z (gemini, claude, codex), "
+                             f"got {item!r}")
+        chosen.setdefault(agent, []).append(version)
+        if version not in REFERENCE[agent]:
+            baseline[(agent, version)] = REFERENCE[agent][0]
+    return {a: tuple(v) for a, v in chosen.items()}, baseline
+
+
+PINNED, _BASELINE = pinned_versions(os.environ.get(VERSIONS_ENV))
+
+
+def reference_version(agent: str, version: str) -> str:
+    """The reference version ``version`` is compared as (itself unless overridden)."""
+    return _BASELINE.get((agent, version), version)
 PROMPT = "Read the file the tool call names, then stop."
 SCRATCH_ROOT = Path(os.environ.get("MEMLENS_CONFORMANCE_SCRATCH", "/tmp/memlens-conformance"))
 TIMEOUT = float(os.environ.get("MEMLENS_CONFORMANCE_TIMEOUT", "120"))
