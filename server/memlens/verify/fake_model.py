@@ -360,7 +360,7 @@ def _send_sse(
 
 def main() -> None:
     """Run the fake by hand: every request body is appended to --record as a JSON line."""
-    parser = argparse.ArgumentParser(prog="python -m tests.conformance.fake_model")
+    parser = argparse.ArgumentParser(prog="python -m memlens.verify.fake_model")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--read", help="path the first turn asks the agent to read")
     parser.add_argument("--record", help="JSON-lines file to append each request to")

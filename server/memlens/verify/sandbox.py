@@ -29,9 +29,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from tests.conformance.fake_model import FakeModel
+from memlens.verify.fake_model import FakeModel
 
-REPO = Path(__file__).resolve().parents[2]
+# The folder holding the `memlens` package (server/ in the repository, site-packages when
+# installed): what the inner run under `unshare -n` needs on its PYTHONPATH.
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+REPO = PACKAGE_ROOT.parent  # the repository, in a checkout
 _SIOCGIFFLAGS = 0x8913
 _SIOCSIFFLAGS = 0x8914
 _IFF_UP = 0x1
@@ -84,11 +87,11 @@ def run_job(job: Job) -> JobResult:
         job_file = Path(folder) / "job.json"
         result_file = Path(folder) / "result.json"
         job_file.write_text(job.model_dump_json(), encoding="utf-8")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(REPO)}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(PACKAGE_ROOT)}
         inner = subprocess.run(
-            ["unshare", "-n", sys.executable, "-m", "tests.conformance.sandbox",
+            ["unshare", "-n", sys.executable, "-m", "memlens.verify.sandbox",
              str(job_file), str(result_file)],
-            cwd=REPO, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
             timeout=job.timeout + 30, check=False,
         )
         if inner.returncode != 0 or not result_file.exists():
