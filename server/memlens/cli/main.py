@@ -16,7 +16,7 @@ from memlens.files.output import display_path, escape_controls
 # Each command is a module of this package with `add_parser(commands, common)` and `run(args)`;
 # a command's engine imports happen in its `run`, so start-up costs only the parsers.
 COMMANDS = ("show", "list", "check", "jit", "schema", "add", "skills", "chat", "serve",
-            "bench", "diff")
+            "bench", "diff", "verify")
 _MODULE_OF = {"list": "listing"}
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
