@@ -159,9 +159,12 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
         base.message = ("identical" if not differing else
                         f"{len(differing)} of {len(base.payloads)} payloads differ")
         if remember:
-            base.remembered = remember_verification(
-                agent, found.version, base.status,
-                time.strftime("%Y-%m-%d", time.gmtime())) and base.status == "identical"
+            # `remembered` tells the user what changed: a release the verified list did not
+            # hold is now verified here (the list's own releases are recorded all the same).
+            listed = profile_for(agent, found.version).verified
+            written = remember_verification(agent, found.version, base.status,
+                                            time.strftime("%Y-%m-%d", time.gmtime()))
+            base.remembered = written and base.status == "identical" and not listed
         return base
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
