@@ -155,7 +155,7 @@ def main() -> int:
             say(f"{target}: differential search, {args.cases} trees of seed "
                 f"{DIFFERENTIAL_SEED}")
             ok, more, text = run([str(PYTHON), "-m", "tests.conformance.differential",
-                                  "--agent", DIFFERENTIAL[agent], "--seed",
+                                  "--agent", f"{DIFFERENTIAL[agent]}@{version}", "--seed",
                                   str(DIFFERENTIAL_SEED), "--cases", str(args.cases),
                                   "--jobs", str(args.jobs)], env,
                                  logs / f"differential-{agent}-{version}.log")
