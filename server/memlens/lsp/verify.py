@@ -32,7 +32,13 @@ def register(server: MemlensServer) -> None:
         folder = request.folder or (ls.service.folders[0] if ls.service.folders else None)
         if folder is None or not os.path.isdir(folder):
             raise InvalidParams(f"not a folder: {folder}" if folder else "no workspace folder")
-        home = ls.service.settings_for(folder).home
+        settings = ls.service.settings_for(folder)
+        if settings.trusted is False:
+            # The agents would run with the folder's own settings (Claude Code's hooks among
+            # them): only in a folder the user trusts.
+            raise InvalidParams(f"{folder} is not trusted: Memory Lens runs your agents only "
+                                "on a trusted workspace")
+        home = settings.home
         installed = ls.service.installed if ls.service.installed is not None \
             else await asyncio.to_thread(ls.service.detect)
         token = f"memlens-verify-{uuid.uuid4().hex[:8]}"
