@@ -69,6 +69,8 @@ def _verify_cli(path: Path, home: Path, tmp_path: Path, *more: str
 
 needs_agents = pytest.mark.skipif(not INSTALLED, reason="no agent installed: bash "
                                                          "scripts/agents/install.sh")
+pytestmark = pytest.mark.skipif(os.environ.get("MEMLENS_CONFORMANCE_REPLAY") == "1",
+                                reason="memlens verify runs the agents themselves")
 
 
 def _check_identical(result: dict[str, object], code: int, stderr: str) -> None:
