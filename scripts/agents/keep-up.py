@@ -10,7 +10,9 @@ skipped. Otherwise install it (scripts/agents/install.sh, cached by version), ru
 conformance suite against it (`MEMLENS_AGENT_VERSIONS=AGENT@X`: every scenario, compared as the
 reference release it follows: the same predictions, known differences and goldens) and, when
 this checkout has it, the differential search (`python -m tests.conformance.differential`,
-`--cases N` generated trees of a fixed seed). All green: the release is added to the verified
+`--cases N` generated trees of a fixed seed, for the release and for its reference: the
+release must differ from the prediction on exactly the trees the reference differs on, i.e.
+send what the reference sends). All green: the release is added to the verified
 list (data, not code: the newest profile of that agent, with today's date). Anything red: the
 list is left alone, the scratch folders with the failing trees are kept (and the differential
 search has appended its minimal trees to its regression scenarios), and the exit status is 1.
@@ -94,6 +96,44 @@ def run(argv: list[str], env: dict[str, str], log: Path) -> tuple[bool, float, s
     return done.returncode == 0, time.monotonic() - started, text
 
 
+def _differing(text: str) -> list[str]:
+    """The `DIFF <tree>: <checks>` lines of a differential run's log, sorted."""
+    return sorted(line for line in text.splitlines() if line.startswith("DIFF "))
+
+
+def differential(agent: str, version: str, cases: int, jobs: int, env: dict[str, str],
+                 logs: Path) -> tuple[bool, float, str]:
+    """The differential search on `cases` trees of a fixed seed, for the release and for the
+    reference release it follows. The release passes when it differs from the prediction on
+    exactly the trees and checks the reference does (none, once the engine has caught up):
+    it sends what the verified release sends. Otherwise it is run again with the minimiser,
+    which appends each new kind of difference, minimised, to the regression scenarios."""
+    name = DIFFERENTIAL[agent]
+    common = ["-m", "tests.conformance.differential", "--seed", str(DIFFERENTIAL_SEED),
+              "--cases", str(cases), "--jobs", str(jobs)]
+    reference_env = {k: v for k, v in env.items() if k != "MEMLENS_AGENT_VERSIONS"}
+    reference_env["MEMLENS_CONFORMANCE_SCRATCH"] = env["MEMLENS_CONFORMANCE_SCRATCH"] + "-ref"
+    say(f"{agent}@{version}: differential search, {cases} trees of seed {DIFFERENTIAL_SEED}, "
+        f"the release and its reference")
+    _, first, text = run([str(PYTHON), *common, "--agent", f"{name}@{version}",
+                          "--no-minimise"], env, logs / f"differential-{agent}-{version}.log")
+    _, second, reference = run([str(PYTHON), *common, "--agent", name, "--no-minimise"],
+                               reference_env, logs / f"differential-{agent}-reference.log")
+    got, want = _differing(text), _differing(reference)
+    failed = [line for line in text.splitlines() if line.startswith("FAIL")]
+    seconds = first + second
+    if got == want and not failed and "trees" in text:
+        return True, seconds, (f"differential ({cases} trees): the same {len(got)} differing "
+                               f"trees as the reference")
+    say(f"{agent}@{version}: the release differs from its reference on "
+        f"{len(set(got) ^ set(want))} trees; minimising")
+    _, third, _ = run([str(PYTHON), *common, "--agent", f"{name}@{version}"], env,
+                      logs / f"differential-{agent}-{version}-minimised.log")
+    return False, seconds + third, (f"differential ({cases} trees): {len(got)} differ, the "
+                                    f"reference {len(want)}; minimal trees appended to the "
+                                    f"regression scenarios")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="scripts/agents/keep-up.py")
     parser.add_argument("releases", nargs="*", metavar="AGENT@VERSION",
@@ -106,6 +146,8 @@ def main() -> int:
     parser.add_argument("--summary", type=Path, help="write a Markdown summary here")
     parser.add_argument("--dry-run", action="store_true",
                         help="verify, but do not change the verified list")
+    parser.add_argument("--recheck", action="store_true",
+                        help="verify releases the list already holds too (it is not changed)")
     args = parser.parse_args()
 
     if args.releases:
@@ -126,7 +168,8 @@ def main() -> int:
     failed = False
     for agent, version in wanted:
         target = f"{agent}@{version}"
-        if version in verified(data, agent):
+        listed = version in verified(data, agent)
+        if listed and not args.recheck:
             say(f"{target} is already verified")
             rows.append(f"| {target} | already verified | |")
             continue
@@ -152,25 +195,16 @@ def main() -> int:
             f"{tail[0]}")
         found = f"conformance: {tail[0]}"
         if ok and (ROOT / "tests" / "conformance" / "differential").is_dir():
-            say(f"{target}: differential search, {args.cases} trees of seed "
-                f"{DIFFERENTIAL_SEED}")
-            ok, more, text = run([str(PYTHON), "-m", "tests.conformance.differential",
-                                  "--agent", f"{DIFFERENTIAL[agent]}@{version}", "--seed",
-                                  str(DIFFERENTIAL_SEED), "--cases", str(args.cases),
-                                  "--jobs", str(args.jobs)], env,
-                                 logs / f"differential-{agent}-{version}.log")
+            ok, more, note = differential(agent, version, args.cases, args.jobs, env, logs)
             seconds += more
-            tail = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
-            say(f"{target}: differential {'passed' if ok else 'FAILED'} in {more:.0f} s: "
-                f"{tail[0]}")
-            found += f"; differential ({args.cases} trees): {tail[0]}"
+            found += f"; {note}"
         elif ok:
             found += "; differential search: not in this checkout"
         if ok:
-            if not args.dry_run:
+            if not args.dry_run and not listed:
                 add_release(data, agent, version, today)
                 write(data)
-            say(f"{target}: verified" + (" (dry run: list unchanged)" if args.dry_run else
+            say(f"{target}: verified" + (" (list unchanged)" if args.dry_run or listed else
                                          f", added to {DATA.relative_to(ROOT)}"))
             rows.append(f"| {target} | verified {today} | {found} ({seconds:.0f} s) |")
         else:
