@@ -84,6 +84,7 @@ def write(data: dict[str, object]) -> None:
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=DATA.parent, delete=False,
                                      prefix=".verified-agents.", suffix=".tmp") as handle:
         handle.write(text)
+    os.chmod(handle.name, 0o644)  # a temporary file is private; package data is read by all
     os.replace(handle.name, DATA)
 
 
