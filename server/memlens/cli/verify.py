@@ -12,10 +12,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError, directory, print_json
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    verify = commands.add_parser(
-        "verify", help="run your installed agents offline on this workspace and compare what "
-                       "they send with the prediction")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    verify = commands.add_parser("verify", help=summary)
     verify.add_argument("path", nargs="?", default=".", metavar="PATH")
     verify.add_argument("--agent", action="append", dest="agents", metavar="NAME",
                         choices=["gemini", "claude", "codex"],
