@@ -156,8 +156,9 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
             base.payloads += _compare(f"after reading {shown}", sent_read, want_read, mapping)
         differing = [p for p in base.payloads if not p.identical]
         base.status = "differs" if differing else "identical"
-        base.message = ("identical" if not differing else
-                        f"{len(differing)} of {len(base.payloads)} payloads differ")
+        base.message = (f"{len(differing)} of {len(base.payloads)} payloads differ" if differing
+                        else "identical" if base.payloads
+                        else "identical (it sends no memory here, as predicted)")
         if remember:
             # `remembered` tells the user what changed: a release the verified list did not
             # hold is now verified here (the list's own releases are recorded all the same).
