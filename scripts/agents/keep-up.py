@@ -45,7 +45,7 @@ TESTS = {"gemini": ["test_gemini.py", "test_goldens.py"],
          "codex": ["test_codex.py", "test_goldens.py"]}
 DIFFERENTIAL = {"gemini": "gemini61", "claude": "claude", "codex": "codex"}
 DIFFERENTIAL_SEED = 20
-PYTHON = ROOT / ".venv" / "bin" / "python"
+PYTHON = Path(sys.executable)  # the interpreter running this script (.venv's, normally)
 
 
 def say(message: str) -> None:
