@@ -28,6 +28,8 @@ COMMANDS = {
     "serve": "the language server (stdio)",
     "bench": "the benchmarks (SPEC §13)",
     "diff": "what each agent reads, per folder, between two git revisions",
+    "verify": "run your installed agents offline on this workspace and compare what they "
+              "send with the prediction",
 }
 _MODULE_OF = {"list": "listing"}
 
