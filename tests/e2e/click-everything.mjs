@@ -78,7 +78,7 @@ async function clickEverything(scenario) {
   cleanup(() => rmSync(root, { recursive: true, force: true }));
   const settingsFile = path.join(workspace, '.vscode', 'settings.json');
   const inbox = execFileSync(projectPython(), ['-c',
-    'import sys; from memlens.inbox import inbox_dir; print(inbox_dir(sys.argv[1], sys.argv[2], claim=True))',
+    'import sys; from memlens.agents.gemini.inbox import inbox_dir; print(inbox_dir(sys.argv[1], sys.argv[2], claim=True))',
     home, workspace], { encoding: 'utf8' }).trim();
   for (const name of ['click-test-keep', 'click-test-drop']) {
     mkdirSync(path.join(inbox, name), { recursive: true });

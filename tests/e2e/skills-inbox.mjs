@@ -43,7 +43,7 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   const { root, workspace, home } = isolatedWorkspace();
   cleanup(() => rmSync(root, { recursive: true, force: true }));
   const inbox = execFileSync(projectPython(), ['-c',
-    'import sys; from memlens.inbox import inbox_dir; print(inbox_dir(sys.argv[1], sys.argv[2], claim=True))',
+    'import sys; from memlens.agents.gemini.inbox import inbox_dir; print(inbox_dir(sys.argv[1], sys.argv[2], claim=True))',
     home, workspace], { encoding: 'utf8' }).trim();
   if (!inbox.startsWith(path.join(home, '.gemini', 'tmp'))) throw new Error(`unexpected inbox folder: ${inbox}`);
   const seeded = path.join(inbox, NAME, 'SKILL.md');
