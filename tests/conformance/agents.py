@@ -89,10 +89,19 @@ class Capture(BaseModel):
     isolated: bool
     seconds: float
     notes: list[str]
+    # Gemini CLI: the <available_skills> of the system instruction, in order ({name,
+    # description, location}); None when it sent no skills section.
+    skills: list[dict[str, str]] | None = None
+    # A scripted tool call other than the read ({name, args}: save_memory) and the memory
+    # files under HOME it created or changed ({path relative to HOME: text}).
+    tool_call: dict[str, Any] | None = None
+    written: dict[str, str] = {}
 
     def golden(self) -> dict[str, Any]:
-        """What is stored under captured/: everything but the run's timing."""
-        return self.model_dump(exclude={"seconds"})
+        """What is stored under captured/: everything but the run's timing (and the fields
+        older goldens do not have, when empty)."""
+        empty = {k for k in ("skills", "tool_call", "written") if not getattr(self, k)}
+        return self.model_dump(exclude={"seconds", *empty})
 
 
 # ----------------------------------------------------------------------------- install
@@ -164,22 +173,53 @@ def run_agent(
     read_path: str | None = None,
     *,
     name: str | None = None,
+    tool_call: dict[str, Any] | None = None,
 ) -> Capture:
     """Run the agent on staged copies of ``workspace`` and ``home`` (see ``stage``) and
-    capture its memory."""
+    capture its memory. ``tool_call`` ({name, args}, Gemini CLI only): the scripted first
+    turn calls that tool instead of reading ``read_path``; HOME as it was before the run is
+    kept beside it (``home-before``, for a prediction of what the call writes) and the memory
+    files the run wrote are captured."""
     staged = stage(agent, version, workspace, home, cwd, read_path, name=name)
+    before: dict[str, bytes] = {}
+    if tool_call is not None:
+        shutil.copytree(staged.home, staged.scratch / HOME_BEFORE, symlinks=True)
+        before = memory_files(staged.home)
+    argv = _argv(agent, version)
+    if tool_call is not None:
+        # -p mode leaves out the tools that need an approval (save_memory among them)
+        argv[1:1] = ["--approval-mode", "yolo"]
     job = Job(
-        argv=_argv(agent, version),
+        argv=argv,
         env=_env(agent, staged.home),
         cwd=str(staged.cwd),
         read_path=str(staged.read_path) if staged.read_path else None,
+        tool_call=tool_call,
         timeout=TIMEOUT,
     )
     result = run_job(job)
     # Kept for a look by hand, and so extraction can be re-run without the agent.
     (staged.scratch / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
-    return extract(agent, version, result, staged.workspace, staged.home, staged.cwd,
-                   staged.read_path)
+    capture = extract(agent, version, result, staged.workspace, staged.home, staged.cwd,
+                      staged.read_path)
+    if tool_call is not None:
+        after = memory_files(staged.home)
+        capture.tool_call = tool_call
+        capture.written = {rel: data.decode("utf-8", "replace")
+                           for rel, data in sorted(after.items()) if before.get(rel) != data}
+    return capture
+
+
+HOME_BEFORE = "home-before"
+
+
+def memory_files(home: Path) -> dict[str, bytes]:
+    """The markdown files under HOME (what save_memory may write), by relative path."""
+    out: dict[str, bytes] = {}
+    for path in sorted(home.rglob("*.md")):
+        if path.is_file() and not path.is_symlink():
+            out[path.relative_to(home).as_posix()] = path.read_bytes()
+    return out
 
 
 def _copy_trees(workspace: Path, home: Path, scratch: Path) -> tuple[Path, Path]:
@@ -296,8 +336,10 @@ def extract(
 ) -> Capture:
     """The Capture of a finished run (pure: works on stored requests too)."""
     notes: list[str] = []
+    skills = None
     if agent == "gemini":
         startup, on_read = _gemini(result.requests, read_path, notes)
+        skills = _gemini_skills(result.requests, notes)
     elif agent == "claude":
         startup, on_read = _claude(result.requests, read_path, notes)
     else:
@@ -310,7 +352,7 @@ def extract(
         agent=agent, version=version, workspace=str(workspace), home=str(home), cwd=str(cwd),
         read_path=str(read_path) if read_path else None, startup=startup, on_read=on_read,
         blocks=blocks, exit_code=result.exit_code, requests=len(result.requests),
-        isolated=result.isolated, seconds=result.seconds, notes=notes,
+        isolated=result.isolated, seconds=result.seconds, notes=notes, skills=skills,
     )
 
 
@@ -372,6 +414,42 @@ def _gemini(
             if appendix:
                 on_read.append(Payload(where="read_file.output", text=appendix))
     return startup, on_read
+
+
+_SKILLS_OPEN, _SKILLS_CLOSE = "\n<available_skills>\n", "\n</available_skills>"
+_SKILL = re.compile(
+    r"  <skill>\n    <name>(?P<name>.*?)</name>\n    <description>(?P<description>.*?)"
+    r"</description>\n    <location>(?P<location>.*?)</location>\n  </skill>(?:\n|$)",
+    re.DOTALL,
+)
+
+
+def _gemini_skills(requests: list[Request], notes: list[str]) -> list[dict[str, str]] | None:
+    """The skills listing of the first turn's system instruction: each <skill>'s name,
+    description and location, in order. The entries must tile the listing exactly (so the
+    listing is these values in Gemini CLI's fixed frame, byte for byte); None without one."""
+    turns = [r for r in requests if r.route == "gemini-stream"]
+    if not turns:
+        return None
+    system = "".join(
+        part.get("text", "") for part in turns[0].body.get("systemInstruction", {}).get("parts", [])
+    )
+    start = system.find(_SKILLS_OPEN)
+    if start < 0:
+        return None
+    start += len(_SKILLS_OPEN)
+    end = system.find(_SKILLS_CLOSE + "\n", start)
+    listing = system[start:end] if end >= 0 else ""
+    skills: list[dict[str, str]] = []
+    at = 0
+    while at < len(listing):
+        match = _SKILL.match(listing, at)
+        if match is None:
+            notes.append(f"skills listing not parsed at {at}: {listing[at:at + 200]!r}")
+            break
+        skills.append({k: match[k] for k in ("name", "description", "location")})
+        at = match.end()
+    return skills
 
 
 def _gemini_system_memory(system: str) -> str:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
-from tests.conformance.agents import Capture
+from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
 
@@ -53,12 +55,37 @@ def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
 
 def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     """{show: the `show --agent --json` object (`prompt`, `sessionMemory`, `payloads`), jit:
-    the appended string and jit_payloads (None without a read)}."""
+    the appended string and jit_payloads (None without a read), skills: `skills list --json`
+    ({name, description, location}, in order), written: what `memlens add` writes for the
+    scripted save_memory call ({path under HOME: text}; {} without one)}."""
     show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd)
     jit = _jit(capture, profile)
+    listed = memlens("skills", "list", "--json", *_common(capture, profile), cwd=capture.cwd)
     return {"show": show, "payloads": show["payloads"],
             "jit": None if jit is None else jit["context"],
-            "jit_payloads": None if jit is None else jit["payloads"]}
+            "jit_payloads": None if jit is None else jit["payloads"],
+            "skills": [{k: s[k] for k in ("name", "description", "location")} for s in listed],
+            "written": _written(capture, profile)}
+
+
+def _written(capture: Capture, profile: str) -> dict[str, str]:
+    """`memlens add` run for the scripted save_memory call on a copy of HOME as it was before
+    the agent ran (the memory files it created or changed, by path under HOME)."""
+    call = capture.tool_call
+    if not call or call.get("name") != "save_memory":
+        return {}
+    before = Path(capture.home).parent / HOME_BEFORE
+    home = Path(capture.home).parent / "home-memlens"
+    if home.exists():
+        shutil.rmtree(home)
+    shutil.copytree(before, home, symlinks=True)
+    args = call.get("args", {})
+    scope = ["--scope", args["scope"]] if args.get("scope") else []
+    common = ["--home", str(home), "--trusted", "--agent", profile]
+    memlens("add", "--json", *common, *scope, "--", str(args.get("fact", "")), cwd=capture.cwd)
+    old, new = memory_files(before), memory_files(home)
+    return {rel: data.decode("utf-8", "replace") for rel, data in sorted(new.items())
+            if old.get(rel) != data}
 
 
 def gemini_044(capture: Capture) -> dict[str, Any]:
