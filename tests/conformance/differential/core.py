@@ -119,7 +119,7 @@ def capture(spec: AgentSpec, scenario: Scenario, name: str | None = None) -> Cap
         build_tree(home, substitute(scenario.home, ws_final, home_final))
         (Path(os.path.normpath(workspace / scenario.cwd))).mkdir(parents=True, exist_ok=True)
         return run_agent(spec.agent, spec.version, workspace, home, scenario.cwd, scenario.read,
-                         name=name)
+                         name=name, tool_call=scenario.tool_call)
 
 
 def check(spec: AgentSpec, scenario: Scenario, name: str | None = None,
