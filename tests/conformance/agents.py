@@ -177,9 +177,9 @@ def run_agent(
 ) -> Capture:
     """Run the agent on staged copies of ``workspace`` and ``home`` (see ``stage``) and
     capture its memory. ``tool_call`` ({name, args}, Gemini CLI only): the scripted first
-    turn calls that tool instead of reading ``read_path``; HOME as it was before the run is
-    kept beside it (``home-before``, for a prediction of what the call writes) and the memory
-    files the run wrote are captured."""
+    turn calls that tool instead of reading ``read_path``; the memory files the run wrote are
+    captured, and HOME is put back as it was before the run (also kept as ``home-before``,
+    for a prediction of what the call writes; the run's own as ``home-after``)."""
     staged = stage(agent, version, workspace, home, cwd, read_path, name=name)
     before: dict[str, bytes] = {}
     if tool_call is not None:
@@ -207,6 +207,13 @@ def run_agent(
         capture.tool_call = tool_call
         capture.written = {rel: data.decode("utf-8", "replace")
                            for rel, data in sorted(after.items()) if before.get(rel) != data}
+        # HOME back as the agent found it at start (what its start-up payloads came from, so
+        # predictions are made on it); what the run left is kept beside it.
+        after_copy = staged.scratch / "home-after"
+        if after_copy.exists():
+            shutil.rmtree(after_copy)
+        staged.home.rename(after_copy)
+        shutil.copytree(staged.scratch / HOME_BEFORE, staged.home, symlinks=True)
     return capture
 
 
