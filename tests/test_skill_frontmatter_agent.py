@@ -4,11 +4,10 @@ The oracle is the agent's `loadSkillFromFile` (js-yaml, then its fallback line p
 from its installed npm bundle with node; memlens's side is `load_skill_file`. The texts come
 from the differential generator's adversarial frontmatters (gen_gemini43.py: block scalars,
 duplicate keys, YAML 1.1/1.2 scalars, unquoted colons, indented lines, CRLF, BOM, odd closings)
-plus hypothesis-drawn ones. Three js-yaml readings ruamel.yaml does not share are known
-(KNOWN_DIFFERENCES.md, G7): a tab inside a plain scalar, a line starting `---` inside the
-frontmatter, a `+` (keep) block scalar followed by blank lines and another key; a text holding
-one may differ, every other text must match. Skipped when
-Gemini CLI 0.43.0 is not installed.
+plus hypothesis-drawn ones. Two js-yaml readings ruamel.yaml does not share are known
+(KNOWN_DIFFERENCES.md, G7): a tab inside a plain scalar, a `+` (keep) block scalar followed by
+blank lines and another key; a text holding one may differ, every other text must match.
+Skipped when Gemini CLI 0.43.0 is not installed.
 """
 
 from __future__ import annotations
@@ -57,8 +56,7 @@ def _known(text: str) -> bool:
     """A text in one of the known js-yaml readings (G7)."""
     match = re.match(r"^---\r?\n([\s\S]*?)\r?\n---", text)
     front = match.group(1) if match else ""
-    return (bool(_TAB_IN_PLAIN.search(front)) or bool(_KEEP_THEN_KEY.search(front))
-            or any(line.startswith("---") for line in front.splitlines()))
+    return bool(_TAB_IN_PLAIN.search(front)) or bool(_KEEP_THEN_KEY.search(front))
 
 
 def _texts() -> list[str]:

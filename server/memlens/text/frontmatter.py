@@ -40,6 +40,10 @@ def js_yaml_mapping(text: str) -> dict[str, object] | None:
         text = text[1:]
     if text and not text.endswith(("\n", "\r")):
         text += "\n"
+    if text.startswith("---") and text[3:4] not in ("", " ", "\t", "\n", "\r"):
+        # js-yaml takes the three dashes for a document start whatever follows them, and
+        # reads the rest of the line from column 3
+        text = "   " + text[3:]
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = False
     try:
