@@ -67,12 +67,12 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], payloads: the start-up message, on_read: [paths] and
-    jit_payloads: the messages sent after the read (None without a read)}."""
+    """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
+    jit_payloads: the text blocks sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
     jit = _jit(capture, "claude")
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
-            "payloads": show["payloads"],
+            "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),
             "jit_payloads": None if jit is None else jit["payloads"]}
 
