@@ -8,9 +8,10 @@ import posixpath
 import re
 
 import pathspec
+import yaml
 
+from memlens.agents.claude.markdown import split_frontmatter
 from memlens.files.nodecompat import resolve
-from memlens.text.frontmatter import line_closed_frontmatter
 
 
 def _split_globs(value: object) -> list[str]:
@@ -43,11 +44,54 @@ def _split_globs(value: object) -> list[str]:
     return out
 
 
+_SPECIAL_VALUE = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+def _quote_values(text: str) -> str:
+    """Claude Code's second try at frontmatter YAML that did not parse: each `key: value` line
+    whose value holds a YAML indicator is written with the value double-quoted."""
+    lines = []
+    for line in text.split("\n"):
+        match = re.match(r"^([a-zA-Z_-]+):\s+(\S.*)$", line)
+        value = match[2] if match else ""
+        if match and not (len(value) > 1 and value[0] == value[-1] and value[0] in "\"'"):
+            listed = False
+            if value.startswith("[") and value.endswith("]"):
+                try:
+                    listed = isinstance(yaml.safe_load(value), list)
+                except yaml.YAMLError:
+                    listed = False
+            if not listed and _SPECIAL_VALUE.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{match[1]}: "{escaped}"'
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def frontmatter_meta(content: str) -> dict[str, object] | None:
+    """The frontmatter's keys as Claude Code parses them (markdown.py's block, read as a YAML
+    mapping; what does not parse is tried again with its values quoted and leading tabs made
+    spaces), None without frontmatter."""
+    text = split_frontmatter(content)[1]
+    if text is None:
+        return None
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        retry = re.sub(r"^\t+", lambda m: "  " * len(m[0]), _quote_values(text),
+                       flags=re.MULTILINE)
+        try:
+            value = yaml.safe_load(retry)
+        except yaml.YAMLError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
 def rule_globs(content: str) -> list[str] | None:
     """A rule's `paths:` globs (a trailing `/**` dropped), or None when it applies everywhere
     (no `paths:`, or only `**`)."""
-    meta = line_closed_frontmatter(content)
-    if not meta or "paths" not in meta:
+    meta = frontmatter_meta(content)
+    if not meta or not meta.get("paths"):
         return None
     globs = [g[:-3] if g.endswith("/**") else g for g in _split_globs(meta["paths"])]
     globs = [g for g in globs if g]
@@ -97,6 +141,9 @@ def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
             path = posixpath.join(folder, entry.name)
             try:
                 is_dir, is_file = entry.is_dir(), entry.is_file()
+                if entry.is_symlink():
+                    # Claude Code reads (and names) a symlinked rule by its target's path.
+                    path = os.path.realpath(path)
             except OSError:
                 continue
             if is_dir:
