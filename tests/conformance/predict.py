@@ -25,9 +25,10 @@ from tests.conformance.sandbox import REPO
 
 def memlens(*args: str, cwd: str) -> Any:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p
-    )
+    # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
+    # the trees it got wrong into regression scenarios).
+    server = os.environ.get("MEMLENS_PREDICT_SERVER") or str(REPO / "server")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (server, env.get("PYTHONPATH", "")) if p)
     done = subprocess.run(
         [sys.executable, "-m", "memlens", *args], cwd=cwd, env=env, capture_output=True,
         text=True, timeout=120, check=False,
