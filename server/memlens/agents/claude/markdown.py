@@ -5,8 +5,9 @@ Claude Code lexes the file with a `marked` lexer (``gfm: false``) and works on i
 comment-only HTML blocks at the top level are cut out (with the blank lines marked's HTML block
 swallows after them), and includes are read from text tokens only (never code blocks or code
 spans; an HTML comment's text only outside the comment). Here the same grammar comes from
-markdown-it-py's CommonMark parser (tables and strikethrough off, HTML on), with the one marked
-rule CommonMark lacks ported: a comment block ends after the line breaks that follow it.
+markdown-it-py's CommonMark parser (tables and strikethrough off, HTML on), with the marked
+rules CommonMark lacks ported: a comment block ends after the line breaks that follow it, only
+HTML in a line's first column interrupts a paragraph, and an escape ends a text token.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock, html_block
 from markdown_it.token import Token
 
 from memlens.files.nodecompat import JS_WHITESPACE, js_trim
@@ -42,10 +44,21 @@ def split_frontmatter(text: str) -> tuple[str, str | None]:
     return body[match.end():], match[1]
 
 
+def _html_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """CommonMark's HTML block, except that (as in marked) an indented one does not interrupt
+    a paragraph: marked's paragraph ends only at HTML starting its line's first column."""
+    if silent and state.sCount[start] - state.blkIndent > 0:
+        return False
+    return html_block(state, start, end, silent)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark")
+    md.block.ruler.at("html_block", _html_block,
+                      {"alt": ["paragraph", "reference", "blockquote"]})
     # Escapes stay tokens of their own (marked's `escape` tokens end a text token).
-    return MarkdownIt("commonmark").disable("text_join")
+    return md.disable("text_join")
 
 
 def _tokens(text: str) -> list[Token]:
