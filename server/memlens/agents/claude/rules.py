@@ -45,6 +45,8 @@ def _split_globs(value: object) -> list[str]:
 
 
 _SPECIAL_VALUE = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+# JavaScript's /^([a-zA-Z_-]+):\s+(\S.*)$/: its `.` stops at CR (a CRLF line never matches).
+_KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
 
 
 def _quote_values(text: str) -> str:
@@ -52,7 +54,7 @@ def _quote_values(text: str) -> str:
     whose value holds a YAML indicator is written with the value double-quoted."""
     lines = []
     for line in text.split("\n"):
-        match = re.match(r"^([a-zA-Z_-]+):\s+(\S.*)$", line)
+        match = _KEY_VALUE.match(line)
         value = match[2] if match else ""
         if match and not (len(value) > 1 and value[0] == value[-1] and value[0] in "\"'"):
             listed = False
