@@ -12,6 +12,7 @@ from memlens.agents.claude.markdown import (
     split_frontmatter,
     strip_comments,
 )
+from memlens.agents.claude.rules import rule_globs
 
 
 @pytest.mark.parametrize(("text", "sent"), [
@@ -55,9 +56,23 @@ def test_frontmatter(text: str, body: str, meta: str | None) -> None:
     ("**@a.md**\n\n[@b.md](https://example.com)\n\n## @c.md\n\n> @d.md\n",
      ["a.md", "b.md", "c.md", "d.md"]),
     ("- x <!-- @e.md --> y\n\npara <!-- @f.md --> text\n", ["e.md"]),
+    ("- a\n\n- b\n- item <!-- @a.md --> tail\n\n> q <!-- @q.md --> r\n", ["a.md"]),
     ("<!--\n@hidden.md\n-->\n<!-- c --> @after.md\n", ["after.md"]),
     ("@~/notes.md @/abs.md @./rel.md @日本.md @#x.md @@y.md\n",
      ["~/notes.md", "/abs.md", "./rel.md"]),
 ])
 def test_includes(text: str, paths: list[str]) -> None:
     assert [i.path for i in includes(text)] == paths
+
+
+@pytest.mark.parametrize(("text", "globs"), [
+    ("---\npaths:\n  - \"src/**\"\n---\nx\n", ["src"]),
+    ("---\npaths: **/x.txt\n---\nx\n", ["**/x.txt"]),  # YAML fails: read again quoted
+    ("---\r\npaths: **/x.txt\r\n---\r\nx\r\n", None),  # CRLF: the retry quotes nothing
+    ("---\npaths: !src/**/*.test.ts\n---\nx\n", None),  # an unknown tag on nothing: null
+    ("---\npaths: !src/**/*.test.ts, **/x.txt\n---\nx\n", ["!src/**/*.test.ts", "**/x.txt"]),
+    ("\ufeff---\npaths: sub/**\n---\nx\n", ["sub"]),
+    ("---\npaths: []\n---\nx\n", None),
+])
+def test_rule_globs(text: str, globs: list[str] | None) -> None:
+    assert rule_globs(text) == globs

@@ -185,17 +185,25 @@ def includes(text: str) -> list[Include]:
     each: `@` at the start or after whitespace, then up to whitespace (`\\ ` is a space); a
     `#fragment` is cut; `./`, `~/`, `/x` or a name starting with an ASCII letter, digit, `.`,
     `_` or `-`. Not in code blocks or code spans; in a comment block only what lies outside
-    its comments; in a tight list item the item's whole text counts as well."""
+    its comments; in a list item the paragraph's whole text counts as well."""
     if "@" not in text:
         return []
     out: dict[str, Include] = {}
     tokens = _tokens(text.replace("\r\n", "\n").replace("\r", "\n"))
+    containers: list[str] = []
     for index, token in enumerate(tokens):
-        if token.type == "html_block":
+        if token.type in ("list_item_open", "blockquote_open"):
+            containers.append(token.type)
+        elif token.type in ("list_item_close", "blockquote_close"):
+            containers.pop()
+        elif token.type == "html_block":
             _html(token.content, out)
         elif token.type == "inline":
             before = tokens[index - 1] if index else None
-            if before is not None and before.type == "paragraph_open" and before.hidden:
-                _scan(token.content, out)  # marked's tight-list text token: its raw text
+            if (before is not None and before.type == "paragraph_open" and containers
+                    and containers[-1] == "list_item_open"):
+                # marked lexes a list item's paragraph as a `text` token (paragraphs are for
+                # the top level and block quotes): its raw text counts as well.
+                _scan(token.content, out)
             _inline(token.children or [], out)
     return list(out.values())

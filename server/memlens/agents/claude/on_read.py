@@ -95,6 +95,7 @@ class ClaudeJitSession(AgentJitSession):
             return []  # only a file in the working folder brings memory in
         loader = self.loader
         loader.begin(self.root)
+        loader.approved = False  # what loads on read never follows includes out of the project
         found: list[tuple[ClaudeFile, str]] = []
         user_rules = posixpath.join(claude_home(self.home), "rules")
         for rule in self._conditional(user_rules, self.root, path, "userRule"):

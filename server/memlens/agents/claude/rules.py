@@ -70,6 +70,26 @@ def _quote_values(text: str) -> str:
     return "\n".join(lines)
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading an unknown tag (`paths: !src/**`) as Bun's YAML parser
+    does: the node as if untagged (an empty one as null)."""
+
+
+def _untagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> object:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node) or None
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_Loader.add_multi_constructor("!", _untagged)
+
+
+def _load(text: str) -> object:
+    return yaml.load(text, Loader=_Loader)
+
+
 def frontmatter_meta(content: str) -> dict[str, object] | None:
     """The frontmatter's keys as Claude Code parses them (markdown.py's block, read as a YAML
     mapping; what does not parse is tried again with its values quoted and leading tabs made
@@ -78,12 +98,12 @@ def frontmatter_meta(content: str) -> dict[str, object] | None:
     if text is None:
         return None
     try:
-        value = yaml.safe_load(text)
+        value = _load(text)
     except yaml.YAMLError:
         retry = re.sub(r"^\t+", lambda m: "  " * len(m[0]), _quote_values(text),
                        flags=re.MULTILINE)
         try:
-            value = yaml.safe_load(retry)
+            value = _load(retry)
         except yaml.YAMLError:
             return {}
     return value if isinstance(value, dict) else {}
@@ -112,8 +132,14 @@ def globs_match(globs: list[str], base: str, target: str) -> bool:
 
 
 def rule_files(rules_dir: str) -> list[str]:
-    """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed."""
+    """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed (a
+    symlinked one by its target's path)."""
     return _walk_rules(rules_dir)[0]
+
+
+def linked_rule_files(rules_dir: str) -> set[str]:
+    """The target paths of the `*.md` rules under `rules_dir` that are symlinks."""
+    return _walk_rules(rules_dir)[2]
 
 
 def skipped_rule_files(rules_dir: str) -> list[str]:
@@ -124,10 +150,12 @@ def skipped_rule_files(rules_dir: str) -> list[str]:
             if not posixpath.basename(p).startswith(".") and not p.lower().endswith(".md")]
 
 
-def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
-    """(the `*.md` files, every other file) under `rules_dir`, in readdir order."""
+def _walk_rules(rules_dir: str) -> tuple[list[str], list[str], set[str]]:
+    """(the `*.md` files, every other file, the `*.md` files reached through a symlink) under
+    `rules_dir`, in readdir order."""
     found: list[str] = []
     others: list[str] = []
+    linked: set[str] = set()
     visited: set[str] = set()
 
     def walk(folder: str) -> None:
@@ -143,7 +171,8 @@ def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
             path = posixpath.join(folder, entry.name)
             try:
                 is_dir, is_file = entry.is_dir(), entry.is_file()
-                if entry.is_symlink():
+                is_link = entry.is_symlink()
+                if is_link:
                     # Claude Code reads (and names) a symlinked rule by its target's path.
                     path = os.path.realpath(path)
             except OSError:
@@ -152,8 +181,10 @@ def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
                 walk(path)
             elif is_file and entry.name.endswith(".md"):
                 found.append(path)
+                if is_link:
+                    linked.add(path)
             elif is_file:
                 others.append(path)
 
     walk(rules_dir)
-    return found, others
+    return found, others, linked

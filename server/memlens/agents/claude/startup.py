@@ -35,7 +35,7 @@ from memlens.agents.claude.messages import (
     owner_folder,
     sent_text,
 )
-from memlens.agents.claude.rules import globs_match, rule_files, rule_globs
+from memlens.agents.claude.rules import globs_match, linked_rule_files, rule_files, rule_globs
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
 from memlens.protocol.memory import Diagnostic
@@ -207,9 +207,13 @@ class ClaudeLoader(IncludeReader):
         """`*.md` under a rules folder, subfolders included where they come, in the order the
         directory lists them (readdir: Claude Code does not sort): a rule with `paths:`
         frontmatter applies only to matching files (relative to `base`)."""
+        linked = linked_rule_files(rules_dir)
         for path in rule_files(rules_dir):
             if path in self.processed:
                 continue
+            if (path in linked and not is_subpath(self.cwd, path) and not self.approved
+                    and kind != "userRule"):
+                continue  # a link out of the working folder: as an include outside it
             read = self._read(path)
             if read.content is None:
                 continue
