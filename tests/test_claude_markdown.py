@@ -25,6 +25,8 @@ from memlens.agents.claude.rules import rule_globs
     ("kept\r\ncrlf\r\n", "kept\r\ncrlf\r\n"),
     ("text\n  <!-- indented -->\n  \nnext\n", "text\n  <!-- indented -->\n  \nnext\n"),
     ("  <!-- alone -->\n\nx\n", "x\n"),
+    # 2.1.330 continues the quote (2.1.332 ends it: KNOWN_DIFFERENCES.md)
+    ("> quoted\n  <!-- after a quote -->\n  \nx\n", "> quoted\n  <!-- after a quote -->\n  \nx\n"),
 ])
 def test_comment_blocks(text: str, sent: str) -> None:
     assert strip_comments(text) == sent
