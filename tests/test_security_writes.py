@@ -436,7 +436,8 @@ def test_text_output_quotes_paths_that_would_forge_lines(hostile_tree: Path) -> 
 
     skills = _run(hostile_tree, "skills", "list")
     shown = skills.stdout.decode("utf-8").splitlines()
-    assert shown[0] == "demo (workspace) — Fine.\\n::warning::forged by a description", shown
+    # (a block scalar ending the frontmatter keeps its line break, as js-yaml reads it)
+    assert shown[0] == "demo (workspace) — Fine.\\n::warning::forged by a description\\n", shown
     assert not any(line.startswith("::") for line in shown)
 
 

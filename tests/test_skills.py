@@ -103,10 +103,10 @@ def test_inbox_accept_validates_then_moves_and_reject_deletes(root: Path) -> Non
     with pytest.raises(inbox.InboxError, match="needs a '## When to Use' section"):
         inbox.accept(home, ws, "half-done")
     target = inbox.accept(home, ws, "run-migrations")
-    assert target.endswith("/memory/skills/run-migrations/SKILL.md")
+    assert target == os.path.join(home, ".gemini", "skills", "run-migrations", "SKILL.md")
     assert not os.path.exists(os.path.join(folder, "run-migrations"))
     offered = {s.name: tier for s, tier in discover_skills(home, ws, True)}
-    assert offered == {"run-migrations": "extracted"}
+    assert offered == {"run-migrations": "user"}
     inbox.reject(home, ws, "half-done")
     assert inbox.list_inbox(home, ws) == []
     with pytest.raises(inbox.InboxError, match="no skill named 'nope'"):

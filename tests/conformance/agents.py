@@ -17,7 +17,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from memlens.verify.capture import (
     GEMINI_REQUIRED_SETTINGS,
@@ -158,22 +158,60 @@ def run_agent(
     read_path: str | None = None,
     *,
     name: str | None = None,
+    tool_call: dict[str, Any] | None = None,
 ) -> Capture:
     """Run the agent on staged copies of ``workspace`` and ``home`` (see ``stage``) and
-    capture its memory."""
+    capture its memory. ``tool_call`` ({name, args}, Gemini CLI only): the scripted first
+    turn calls that tool instead of reading ``read_path``; the memory files the run wrote are
+    captured, and HOME is put back as it was before the run (also kept as ``home-before``,
+    for a prediction of what the call writes; the run's own as ``home-after``)."""
     staged = stage(agent, version, workspace, home, cwd, read_path, name=name)
+    before: dict[str, bytes] = {}
+    if tool_call is not None:
+        shutil.copytree(staged.home, staged.scratch / HOME_BEFORE, symlinks=True)
+        before = memory_files(staged.home)
+    argv = _argv(agent, version)
+    if tool_call is not None:
+        # -p mode leaves out the tools that need an approval (save_memory among them)
+        argv[1:1] = ["--approval-mode", "yolo"]
     job = Job(
-        argv=_argv(agent, version),
+        argv=argv,
         env=_env(agent, staged.home),
         cwd=str(staged.cwd),
         read_path=str(staged.read_path) if staged.read_path else None,
+        tool_call=tool_call,
         timeout=TIMEOUT,
     )
     result = run_job(job)
     # Kept for a look by hand, and so extraction can be re-run without the agent.
     (staged.scratch / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
-    return extract(agent, version, result, staged.workspace, staged.home, staged.cwd,
-                   staged.read_path)
+    capture = extract(agent, version, result, staged.workspace, staged.home, staged.cwd,
+                      staged.read_path)
+    if tool_call is not None:
+        after = memory_files(staged.home)
+        capture.tool_call = tool_call
+        capture.written = {rel: data.decode("utf-8", "replace")
+                           for rel, data in sorted(after.items()) if before.get(rel) != data}
+        # HOME back as the agent found it at start (what its start-up payloads came from, so
+        # predictions are made on it); what the run left is kept beside it.
+        after_copy = staged.scratch / "home-after"
+        if after_copy.exists():
+            shutil.rmtree(after_copy)
+        staged.home.rename(after_copy)
+        shutil.copytree(staged.scratch / HOME_BEFORE, staged.home, symlinks=True)
+    return capture
+
+
+HOME_BEFORE = "home-before"
+
+
+def memory_files(home: Path) -> dict[str, bytes]:
+    """The markdown files under HOME (what save_memory may write), by relative path."""
+    out: dict[str, bytes] = {}
+    for path in sorted(home.rglob("*.md")):
+        if path.is_file() and not path.is_symlink():
+            out[path.relative_to(home).as_posix()] = path.read_bytes()
+    return out
 
 
 def _copy_trees(workspace: Path, home: Path, scratch: Path) -> tuple[Path, Path]:

@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
-from tests.conformance.agents import Capture
+from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
 
 def memlens(*args: str, cwd: str) -> Any:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p
-    )
+    # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
+    # the trees it got wrong into regression scenarios).
+    server = os.environ.get("MEMLENS_PREDICT_SERVER") or str(REPO / "server")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (server, env.get("PYTHONPATH", "")) if p)
     done = subprocess.run(
         [sys.executable, "-m", "memlens", *args], cwd=cwd, env=env, capture_output=True,
         text=True, timeout=120, check=False,
@@ -53,12 +56,37 @@ def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
 
 def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     """{show: the `show --agent --json` object (`prompt`, `sessionMemory`, `payloads`), jit:
-    the appended string and jit_payloads (None without a read)}."""
+    the appended string and jit_payloads (None without a read), skills: `skills list --json`
+    ({name, description, location}, in order), written: what `memlens add` writes for the
+    scripted save_memory call ({path under HOME: text}; {} without one)}."""
     show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd)
     jit = _jit(capture, profile)
+    listed = memlens("skills", "list", "--json", *_common(capture, profile), cwd=capture.cwd)
     return {"show": show, "payloads": show["payloads"],
             "jit": None if jit is None else jit["context"],
-            "jit_payloads": None if jit is None else jit["payloads"]}
+            "jit_payloads": None if jit is None else jit["payloads"],
+            "skills": [{k: s[k] for k in ("name", "description", "location")} for s in listed],
+            "written": _written(capture, profile)}
+
+
+def _written(capture: Capture, profile: str) -> dict[str, str]:
+    """`memlens add` run for the scripted save_memory call on a copy of HOME as it was before
+    the agent ran (the memory files it created or changed, by path under HOME)."""
+    call = capture.tool_call
+    if not call or call.get("name") != "save_memory":
+        return {}
+    before = Path(capture.home).parent / HOME_BEFORE
+    home = Path(capture.home).parent / "home-memlens"
+    if home.exists():
+        shutil.rmtree(home)
+    shutil.copytree(before, home, symlinks=True)
+    args = call.get("args", {})
+    scope = ["--scope", args["scope"]] if args.get("scope") else []
+    common = ["--home", str(home), "--trusted", "--agent", profile]
+    memlens("add", "--json", *common, *scope, "--", str(args.get("fact", "")), cwd=capture.cwd)
+    old, new = memory_files(before), memory_files(home)
+    return {rel: data.decode("utf-8", "replace") for rel, data in sorted(new.items())
+            if old.get(rel) != data}
 
 
 def gemini_044(capture: Capture) -> dict[str, Any]:
@@ -67,12 +95,12 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], payloads: the start-up message, on_read: [paths] and
-    jit_payloads: the messages sent after the read (None without a read)}."""
+    """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
+    jit_payloads: the text blocks sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
     jit = _jit(capture, "claude")
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
-            "payloads": show["payloads"],
+            "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),
             "jit_payloads": None if jit is None else jit["payloads"]}
 

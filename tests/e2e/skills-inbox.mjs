@@ -1,9 +1,10 @@
 // Accepting a skill from the inbox (SPEC §5, §10.2): an extracted skill waits in
 // HOME/.gemini/tmp/<project>/memory/skills-inbox/<name>/SKILL.md (the project folder as Gemini
 // CLI's registry assigns it, claimed with the server's own code). The Skills view lists it
-// under "Inbox"; its inline "Accept Skill" action validates and moves it to
-// .../memory/skills/<name>/, after which the inbox is empty and the skill is listed with tier
-// "extracted" (offered to the agent), and a notification says so.
+// under "Inbox"; its inline "Accept Skill" action validates and moves it to the user's skills,
+// HOME/.gemini/skills/<name>/ (where Gemini CLI's own inbox puts it), after which the inbox is
+// empty and the skill is listed with tier "user" (offered to the agent), and a notification
+// says so.
 // Works on a copy of the demo with a HOME of its own (memlens.home in the copy's settings).
 // Screenshots: artifacts/e2e/skills-inbox-before.png and artifacts/e2e/skills-inbox.png.
 import { execFileSync } from 'node:child_process';
@@ -49,7 +50,7 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   const seeded = path.join(inbox, NAME, 'SKILL.md');
   mkdirSync(path.dirname(seeded), { recursive: true });
   writeFileSync(seeded, SKILL);
-  const accepted = path.join(path.dirname(inbox), 'skills', NAME, 'SKILL.md');
+  const accepted = path.join(home, '.gemini', 'skills', NAME, 'SKILL.md');
 
   step('open the workbench on the copy and the Skills view');
   await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
@@ -93,7 +94,7 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   }).first();
   await toast.waitFor({ state: 'visible' });
 
-  step('the inbox is empty; the skill is listed with tier "extracted"');
+  step('the inbox is empty; the skill is listed with tier "user"');
   await inboxRow.locator('.label-description', { hasText: 'nothing to review' }).waitFor({ state: 'visible' });
   await pending.waitFor({ state: 'detached' });
   const skillRow = skills.locator('.monaco-list-row[aria-level="1"]').filter({
@@ -101,9 +102,9 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   }).first();
   await skillRow.waitFor({ state: 'visible' });
   const description = await skillRow.locator('.label-description').innerText();
-  if (description.trim() !== 'extracted') throw new Error(`the accepted skill's row says "${description}", not "extracted" (offered, no problems)`);
+  if (description.trim() !== 'user') throw new Error(`the accepted skill's row says "${description}", not "user" (offered, no problems)`);
 
-  step('on disk: moved from the inbox to the extracted skills');
+  step('on disk: moved from the inbox to the user\'s skills');
   if (existsSync(seeded) || existsSync(path.dirname(seeded))) throw new Error(`${seeded} is still in the inbox`);
   if (!existsSync(accepted)) throw new Error(`${accepted} does not exist`);
 

@@ -46,11 +46,11 @@ async def test_inbox_accept_and_reject_over_lsp(client: LanguageClient, workspac
     assert refused["ok"] is False and "needs a '## When to Use' section" in refused["message"]
     accepted = await _request(client, "memlens/inbox/accept", {"name": "run-migrations"})
     assert accepted["ok"] is True
-    assert accepted["path"].endswith("/memory/skills/run-migrations/SKILL.md")
+    assert accepted["path"].endswith("/.gemini/skills/run-migrations/SKILL.md")
     assert Path(accepted["path"]).read_text() == GOOD
     skills = await _request(client, "memlens/skills", {})
     offered = {s["name"]: (s["tier"], s["offered"]) for s in skills["skills"]}
-    assert offered["run-migrations"] == ("extracted", True)
+    assert offered["run-migrations"] == ("user", True)
 
     rejected = await _request(client, "memlens/inbox/reject", {"name": "half-done"})
     assert rejected["ok"] is True

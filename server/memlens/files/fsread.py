@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memlens.files.nodecompat import node_error_message
+from memlens.files.nodecompat import node_error_message, node_null_byte_message
 
 
 class ReadKind(StrEnum):
@@ -89,9 +89,8 @@ class FileReader:
         except OSError as err:
             kind = ReadKind.MISSING if isinstance(err, FileNotFoundError) else ReadKind.ERROR
             return ReadResult(path, kind, None, node_error_message(err, "access", path))
-        except ValueError:  # embedded NUL in the path
-            return ReadResult(path, ReadKind.MISSING, None,
-                              f"ENOENT: no such file or directory, access '{path}'")
+        except ValueError:  # embedded NUL in the path: Node refuses it before any call
+            return ReadResult(path, ReadKind.MISSING, None, node_null_byte_message(path))
         identity = (st.st_dev, st.st_ino)
         if not os.access(path, os.R_OK):
             return ReadResult(path, ReadKind.DENIED, None,

@@ -133,6 +133,41 @@ _UV_MESSAGES: dict[int, str] = {
 }
 
 
+_INSPECT_META = {**{c: f"\\x{c:02X}" for c in [*range(0x20), *range(0x7F, 0xA0)]},
+                 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
+                 0x5C: "\\\\"}
+
+
+def js_inspect_string(text: str) -> str:
+    """A string as Node's `util.inspect` shows it (in error messages): single quotes, or
+    double quotes (then backquotes) when it holds a single quote and not the other; control
+    characters, the backslash and the quote escaped; a lone surrogate as `\\udxxx`."""
+    quote = "'"
+    if "'" in text:
+        if '"' not in text:
+            quote = '"'
+        elif "`" not in text and "${" not in text:
+            quote = "`"
+    out = []
+    for char in text:
+        code = ord(char)
+        if char == quote:
+            out.append("\\" + char)
+        elif code in _INSPECT_META:
+            out.append(_INSPECT_META[code])
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return quote + "".join(out) + quote
+
+
+def node_null_byte_message(path: str, argument: str = "path") -> str:
+    """Node's ERR_INVALID_ARG_VALUE for a path holding a NUL, as a failed fs call's message."""
+    return (f"The argument '{argument}' must be a string, Uint8Array, or URL without null "
+            f"bytes. Received {js_inspect_string(path)}")
+
+
 def node_error_message(err: OSError, syscall: str, path: str | None) -> str:
     """Format an OSError the way Node formats a failed fs call's `err.message`."""
     code = errno.errorcode.get(err.errno or 0, "EIO")

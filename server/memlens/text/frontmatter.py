@@ -27,6 +27,32 @@ def yaml_mapping(text: str) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
+def js_yaml_mapping(text: str) -> dict[str, object] | None:
+    """`text` read as js-yaml's `load` reads it (Gemini CLI's skill loader): YAML 1.2 (so
+    `yes`, `on` are strings), a duplicate key is an error, a byte-order mark is dropped and a
+    final line break added first (so a block scalar ending the text keeps its line break).
+    None when it is invalid or not a mapping. ruamel.yaml is the YAML 1.2 reader; the cases
+    where it still parts from js-yaml are listed in KNOWN_DIFFERENCES.md (property test
+    against the agent's own loader: tests/conformance/test_skill_frontmatter.py)."""
+    from ruamel.yaml import YAML
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text and not text.endswith(("\n", "\r")):
+        text += "\n"
+    if text.startswith("---") and text[3:4] not in ("", " ", "\t", "\n", "\r"):
+        # js-yaml takes the three dashes for a document start whatever follows them, and
+        # reads the rest of the line from column 3
+        text = "   " + text[3:]
+    reader = YAML(typ="safe", pure=True)
+    reader.allow_duplicate_keys = False
+    try:
+        data = reader.load(text)
+    except Exception:  # ruamel's errors share no base class worth naming; all mean "invalid"
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def line_closed_frontmatter(text: str) -> dict[str, object] | None:
     """The frontmatter mapping of a file whose closing `---` stands alone on its line (Claude
     Code's form); None without one, or when it is not a YAML mapping."""

@@ -79,10 +79,19 @@ class Capture(BaseModel):
     isolated: bool
     seconds: float
     notes: list[str]
+    # Gemini CLI: the <available_skills> of the system instruction, in order ({name,
+    # description, location}); None when it sent no skills section.
+    skills: list[dict[str, str]] | None = None
+    # A scripted tool call other than the read ({name, args}: save_memory) and the memory
+    # files under HOME it created or changed ({path relative to HOME: text}).
+    tool_call: dict[str, Any] | None = None
+    written: dict[str, str] = {}
 
     def golden(self) -> dict[str, Any]:
-        """What is stored under captured/: everything but the run's timing."""
-        return self.model_dump(exclude={"seconds"})
+        """What is stored under captured/: everything but the run's timing (and the fields
+        older goldens do not have, when empty)."""
+        empty = {k for k in ("skills", "tool_call", "written") if not getattr(self, k)}
+        return self.model_dump(exclude={"seconds", *empty})
 
 
 def agent_argv(agent: str, binary: str) -> list[str]:
@@ -185,8 +194,10 @@ def extract(
 ) -> Capture:
     """The Capture of a finished run (pure: works on stored requests too)."""
     notes: list[str] = []
+    skills = None
     if agent == "gemini":
         startup, on_read = _gemini(result.requests, read_path, notes)
+        skills = _gemini_skills(result.requests, notes)
     elif agent == "claude":
         startup, on_read = _claude(result.requests, read_path, notes)
     else:
@@ -199,7 +210,7 @@ def extract(
         agent=agent, version=version, workspace=str(workspace), home=str(home), cwd=str(cwd),
         read_path=str(read_path) if read_path else None, startup=startup, on_read=on_read,
         blocks=blocks, exit_code=result.exit_code, requests=len(result.requests),
-        isolated=result.isolated, seconds=result.seconds, notes=notes,
+        isolated=result.isolated, seconds=result.seconds, notes=notes, skills=skills,
     )
 
 
@@ -261,6 +272,42 @@ def _gemini(
             if appendix:
                 on_read.append(Payload(where="read_file.output", text=appendix))
     return startup, on_read
+
+
+_SKILLS_OPEN, _SKILLS_CLOSE = "\n<available_skills>\n", "\n</available_skills>"
+_SKILL = re.compile(
+    r"  <skill>\n    <name>(?P<name>.*?)</name>\n    <description>(?P<description>.*?)"
+    r"</description>\n    <location>(?P<location>.*?)</location>\n  </skill>(?:\n|$)",
+    re.DOTALL,
+)
+
+
+def _gemini_skills(requests: list[Request], notes: list[str]) -> list[dict[str, str]] | None:
+    """The skills listing of the first turn's system instruction: each <skill>'s name,
+    description and location, in order. The entries must tile the listing exactly (so the
+    listing is these values in Gemini CLI's fixed frame, byte for byte); None without one."""
+    turns = [r for r in requests if r.route == "gemini-stream"]
+    if not turns:
+        return None
+    system = "".join(
+        part.get("text", "") for part in turns[0].body.get("systemInstruction", {}).get("parts", [])
+    )
+    start = system.find(_SKILLS_OPEN)
+    if start < 0:
+        return None
+    start += len(_SKILLS_OPEN)
+    end = system.find(_SKILLS_CLOSE + "\n", start)
+    listing = system[start:end] if end >= 0 else ""
+    skills: list[dict[str, str]] = []
+    at = 0
+    while at < len(listing):
+        match = _SKILL.match(listing, at)
+        if match is None:
+            notes.append(f"skills listing not parsed at {at}: {listing[at:at + 200]!r}")
+            break
+        skills.append({k: match[k] for k in ("name", "description", "location")})
+        at = match.end()
+    return skills
 
 
 def _gemini_system_memory(system: str) -> str:

@@ -5,7 +5,8 @@ prompt, records every request body, and follows a two-turn script:
 
 * first turn: when ``read_path`` is set, a tool call that reads that path (Gemini CLI's
   ``read_file``, Claude Code's ``Read``), so the memory an agent loads on read shows up in the
-  next request; otherwise the final answer;
+  next request; when ``tool_call`` is set (Gemini only), that call instead (``save_memory``
+  with its arguments); otherwise the final answer;
 * second turn (the request already carries a tool result): the final answer.
 
 The turn is decided from the request itself (does it hold a tool result?), not from a counter,
@@ -230,8 +231,11 @@ def _openai_events(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]
 class FakeModel:
     """The server; use as a context manager. ``requests`` grows as the agent calls."""
 
-    def __init__(self, read_path: str | None = None, port: int = 0) -> None:
+    def __init__(self, read_path: str | None = None, port: int = 0,
+                 tool_call: dict[str, Any] | None = None) -> None:
         self.read_path = read_path
+        # Gemini only: another tool to call on the first turn, {name, args} (save_memory)
+        self.tool_call = tool_call
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -307,9 +311,13 @@ class FakeModel:
         elif route == "gemini-generate":
             _send_json(handler, _gemini_response([{"text": FINAL_TEXT}]))
         elif route == "gemini-stream":
-            if self.read_path and not _gemini_has_tool_result(body):
+            if self.tool_call and not _gemini_has_tool_result(body):
+                parts: list[dict[str, Any]] = [
+                    {"functionCall": {"name": self.tool_call["name"],
+                                      "args": self.tool_call.get("args", {})}}]
+            elif self.read_path and not _gemini_has_tool_result(body):
                 call = {"name": "read_file", "args": _gemini_read_args(body, self.read_path)}
-                parts: list[dict[str, Any]] = [{"functionCall": call}]
+                parts = [{"functionCall": call}]
             else:
                 parts = [{"text": FINAL_TEXT}]
             _send_sse(handler, [(None, _gemini_response(parts))])

@@ -47,6 +47,7 @@ class Job(BaseModel):
     env: dict[str, str]
     cwd: str
     read_path: str | None = None
+    tool_call: dict[str, Any] | None = None  # Gemini: {name, args} called on the first turn
     timeout: float = 120.0
 
 
@@ -111,7 +112,7 @@ def _loopback_up() -> None:
 
 
 def _run_here(job: Job, *, isolated: bool) -> JobResult:
-    with FakeModel(read_path=job.read_path) as fake:
+    with FakeModel(read_path=job.read_path, tool_call=job.tool_call) as fake:
         port = str(fake.port)
         argv = [a.replace("{PORT}", port) for a in job.argv]
         env = {k: v.replace("{PORT}", port) for k, v in job.env.items()}

@@ -16,6 +16,8 @@ Hand-written scenarios live in the YAML files beside this module, a list per fil
       folder_trust: false                # true: trust comes from HOME/.gemini/trustedFolders.json
                                          #   and the settings, not GEMINI_CLI_TRUST_WORKSPACE
                                          #   (the loader only, agents: [gemini-loader])
+      tool_call: {name: save_memory, args: {fact: "x", scope: project}}   # Gemini: called
+                                         #   instead of the read; what it writes is compared
 
 Scenarios for the loader only (``agents: [gemini-loader]``: regressions.yaml, the fuzzer's
 trees) may name paths that depend on where the tree is built: ``<WS>`` (the workspace),
@@ -57,6 +59,9 @@ class Scenario(BaseModel):
     read: str | None = None
     generated: bool = False
     folder_trust: bool = False
+    # Gemini CLI: a tool the scripted first turn calls instead of the read ({name, args}:
+    # save_memory with its fact and scope); the memory files it writes are compared.
+    tool_call: dict[str, Any] | None = None
 
     def applies_to(self, agent: str) -> bool:
         return agent in self.agents
@@ -133,7 +138,7 @@ def capture_scenario(agent: str, version: str, scenario: Scenario) -> Capture:
         build_tree(workspace, scenario.tree)
         build_tree(home, scenario.home)
         return run_agent(agent, version, workspace, home, scenario.cwd, scenario.read,
-                         name=scenario.id)
+                         name=scenario.id, tool_call=scenario.tool_call)
 
 
 def replay_scenario(agent: str, version: str, scenario: Scenario) -> Capture:

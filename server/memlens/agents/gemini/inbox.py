@@ -1,8 +1,9 @@
 """Skills the agent extracted wait in an inbox (never live) until the user accepts them.
 
 Inbox: `HOME/.gemini/tmp/<project>/memory/skills-inbox/<name>/SKILL.md`; accepting validates
-the skill (the four required sections, the Agent Skills rules) and moves it to
-`HOME/.gemini/tmp/<project>/memory/skills/<name>/`, where extracted skills load from.
+the skill (the four required sections, the Agent Skills rules) and moves it to the user's
+skills, `HOME/.gemini/skills/<name>/`, where Gemini CLI's own inbox puts an accepted skill
+("global") and loads it from (it reads no skills under the project's private folder).
 """
 
 from __future__ import annotations
@@ -35,9 +36,8 @@ def inbox_dir(home: str, workspace: str, *, claim: bool = False) -> str | None:
 
 
 def accepted_dir(home: str, workspace: str) -> str:
-    temp = project_temp_dir(home, workspace, claim=True)
-    assert temp is not None
-    return os.path.join(temp, "memory", "skills")
+    """Where an accepted skill goes: the user's skills folder."""
+    return os.path.join(home, ".gemini", "skills")
 
 
 def _read(path: str) -> str:
@@ -66,7 +66,7 @@ def _find(home: str, workspace: str, name: str) -> InboxSkill:
 
 
 def accept(home: str, workspace: str, name: str) -> str:
-    """Validate and move an inbox skill where extracted skills load; returns the new path."""
+    """Validate and move an inbox skill into the user's skills; returns the new path."""
     item = _find(home, workspace, name)
     errors = [d for d in item.problems if d.severity == "error"]
     if errors:
