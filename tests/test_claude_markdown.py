@@ -12,7 +12,7 @@ from memlens.agents.claude.markdown import (
     split_frontmatter,
     strip_comments,
 )
-from memlens.agents.claude.rules import rule_globs
+from memlens.agents.claude.rules import globs_match, rule_globs
 
 
 @pytest.mark.parametrize(("text", "sent"), [
@@ -78,3 +78,12 @@ def test_includes(text: str, paths: list[str]) -> None:
 ])
 def test_rule_globs(text: str, globs: list[str] | None) -> None:
     assert rule_globs(text) == globs
+
+
+@pytest.mark.parametrize(("globs", "rel", "matched"), [
+    (["src/**/*.ts", "!src/**/*.test.ts"], "src/a.test.ts", False),
+    (["!src/**/*.test.ts", "src/**/*.ts"], "src/a.test.ts", True),
+    (["src/", "!src/**/*.test.ts"], "src/app/a.test.ts", True),  # in a matched folder
+])
+def test_globs_match_as_the_ignore_package(globs: list[str], rel: str, matched: bool) -> None:
+    assert globs_match(globs, "/p", f"/p/{rel}") is matched

@@ -128,6 +128,10 @@ def globs_match(globs: list[str], base: str, target: str) -> bool:
     if rel == "." or rel.startswith("../") or rel == ".." or rel.startswith("/"):
         return False
     spec = pathspec.GitIgnoreSpec.from_lines(globs)
+    # The ignore package: a file under a matched folder matches, whatever negation follows.
+    parts = rel.split("/")
+    if any(spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts))):
+        return True
     return spec.match_file(rel)
 
 
