@@ -26,6 +26,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fuzz-seed", type=int, default=None, metavar="S",
                     help="the loader fuzzer's seed (default MEMLENS_CONFORMANCE_FUZZ_SEED or "
                          "the fixed CI seed)")
+    group.addoption("--diff-cases", type=int, default=None, metavar="N",
+                    help="generated trees per agent for the differential runner "
+                         "(tests/conformance/test_differential.py; default MEMLENS_DIFF_CASES "
+                         "or the agent's CI count)")
+    group.addoption("--diff-seed", type=int, default=None, metavar="S",
+                    help="the differential runner's seed (default MEMLENS_DIFF_SEED or the "
+                         "agent's fixed CI seed)")
 
 
 def build_tree(root: Path, tree: TreeSpec) -> None:

@@ -1,0 +1,240 @@
+"""Claude Code's generator for the differential runner (core.py): seeded trees of what real
+repositories hold and what breaks parsers, and the comparison of what Claude Code sent with
+memlens's prediction.
+
+Trees: CLAUDE.md at the root, in ``.claude/``, in subfolders, CLAUDE.local.md, the user's
+``~/.claude/CLAUDE.md`` and rules; ``.claude/rules`` with and without ``paths:`` (lists,
+strings, negated globs, brace globs), empty frontmatter, a byte-order mark, CRLF, symlinked
+rules; includes (relative, ``./``, ``~/``, absolute, fragments ``#x``, escaped spaces,
+trailing punctuation, in ```` ``` ```` and ``~~~`` fences, indented code, inline code, HTML
+comments in and out of code, nested, cycles, outside the project, missing); AGENTS.md with and
+without CLAUDE.md, CLAUDE.md symlinked to AGENTS.md; unicode names; a read of a file in a
+subfolder (what loads on read).
+
+``generate(seed, index)`` is pure: the same pair always gives the same tree.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tests.conformance.agents import Capture
+from tests.conformance.differential.core import AgentSpec, default_version
+from tests.conformance.predict import claude as predict_claude
+from tests.conformance.scenarios import Scenario, TreeValue
+
+AGENT = "claude"
+CI_SEED = 20
+CI_CASES = 40
+
+# Files an include may name (created or not), with the spelling used in the include.
+_TARGETS: list[tuple[str, str]] = [
+    ("docs/style.md", "docs/style.md"),
+    ("docs/style.md", "./docs/style.md"),
+    ("docs/style.md", "docs/style.md#naming"),
+    ("docs/my notes.md", "docs/my\\ notes.md"),
+    ("notes/日本語.md", "./notes/日本語.md"),
+    ("shared/team.md", "shared/team.md"),
+    ("shared/team.md", "<WS>/shared/team.md"),
+    ("missing.md", "missing.md"),
+    ("docs/a.md", "docs/a.md"),
+    ("docs/b.md", "docs/b.md"),
+    ("sub/inner.md", "sub/inner.md"),
+]
+_HOME_TARGETS = [("notes.md", "~/notes.md"), ("team/shared.md", "~/team/shared.md")]
+
+_WORDS = ["Use tabs", "Prefer pure functions", "Run the tests", "Überall ✓", "日本語のメモ",
+          "emoji 🚀 line", "Keep it short", "Never push to main", "see the README",
+          "email me@example.com", "handle @mentions", "a # not a heading", "trailing space  ",
+          "tab\tinside", "`code` span", "**bold** and _it_", "1. first", "- item", "> quoted"]
+_PUNCT = ["", "", "", ".", ",", ":", ")", ";", "!"]
+_GLOBS = ['"src/**/*.ts"', '"sub/**"', '"**/*.py"', '"données/**"', '"src/**/*.{ts,tsx}"',
+          '"!src/**/*.test.ts"', '"*.md"', '"src/app/*.ts"', "sub/*", '"**/x.txt"']
+_READS = ["sub/x.txt", "src/app/main.ts", "src/app/main.test.ts", "données/x.txt",
+          "sub/deep/y.py", "docs/guide.txt"]
+
+
+def _line(rng: random.Random) -> str:
+    return rng.choice(_WORDS)
+
+
+def _include(rng: random.Random, home: bool = True) -> tuple[str, str]:
+    """(the include text, the file it names, or '' for a home file)."""
+    if home and rng.random() < 0.15:
+        rel, spelled = rng.choice(_HOME_TARGETS)
+        return "@" + spelled + rng.choice(_PUNCT), "~/" + rel
+    rel, spelled = rng.choice(_TARGETS)
+    return "@" + spelled + rng.choice(_PUNCT), rel
+
+
+def _body(rng: random.Random, includes: list[str], depth: int = 0) -> str:
+    """A markdown body: prose, includes in every context, comments, code."""
+    lines: list[str] = []
+    for _ in range(rng.randint(1, 7)):
+        kind = rng.choice(["text", "text", "include", "include", "heading", "comment",
+                           "block-comment", "fence", "tilde", "indented", "inline", "blank",
+                           "list-include", "comment-blank"])
+        if kind == "text":
+            lines.append(_line(rng))
+        elif kind == "heading":
+            lines.append(f"{'#' * rng.randint(1, 3)} {_line(rng)}")
+        elif kind == "include":
+            text, rel = _include(rng)
+            includes.append(rel)
+            lines.append(rng.choice(["{}", "See {}", "{} and more", "- {}", "({})"]).format(text))
+        elif kind == "list-include":
+            text, rel = _include(rng)
+            includes.append(rel)
+            lines.append(f"* Style: {text}")
+        elif kind == "comment":
+            lines.append(f"Visible <!-- hidden {_line(rng)} --> text")
+        elif kind == "block-comment":
+            inner, rel = _include(rng)
+            lines += ["<!--", f"hidden {inner}", "-->"]
+        elif kind == "comment-blank":
+            lines += [f"<!-- note: {_line(rng)} -->", "", _line(rng)]
+        elif kind in ("fence", "tilde"):
+            mark = "```" if kind == "fence" else "~~~"
+            inner, _rel = _include(rng)
+            body = rng.choice([inner, f"<!-- in code {_line(rng)} -->", "x = 1", inner])
+            lines += ["", mark + rng.choice(["", "md", "python"]), body, mark, ""]
+        elif kind == "indented":
+            inner, _rel = _include(rng)
+            lines += ["", "    " + inner, "    <!-- indented comment -->", ""]
+        elif kind == "inline":
+            inner, _rel = _include(rng)
+            lines.append(f"Inline `{inner}` code")
+        else:
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _frontmatter(rng: random.Random, scoped: bool) -> str:
+    if not scoped:
+        return rng.choice(["", "", "", "---\n---\n", "---\ndescription: style\n---\n"])
+    globs = rng.sample(_GLOBS, rng.randint(1, 2))
+    form = rng.choice(["list", "list", "string", "inline"])
+    if form == "list":
+        return "---\npaths:\n" + "".join(f"  - {g}\n" for g in globs) + "---\n"
+    if form == "inline":
+        return "---\npaths: [" + ", ".join(globs) + "]\n---\n"
+    return f"---\npaths: {globs[0].strip(chr(34))}\n---\n"
+
+
+def _variant(rng: random.Random, text: str) -> str:
+    """Byte-level variants real files have: CRLF, a BOM, no final newline."""
+    roll = rng.random()
+    if roll < 0.12:
+        text = text.replace("\n", "\r\n")
+    elif roll < 0.2:
+        text = "\ufeff" + text
+    elif roll < 0.25:
+        text = text.rstrip("\n")
+    return text
+
+
+def _plain(rng: random.Random) -> str:
+    return "\n".join(_line(rng) for _ in range(rng.randint(1, 3))) + "\n"
+
+
+def generate(seed: int, index: int) -> Scenario:
+    rng = random.Random(f"claude-{seed}-{index}")
+    tree: dict[str, TreeValue] = {".git": None}
+    home: dict[str, TreeValue] = {}
+    includes: list[str] = []
+
+    # The project's memory files.
+    layout = rng.choice(["claude", "claude", "claude", "dot-claude", "agents", "agents+claude",
+                         "symlink", "none"])
+    if layout in ("claude", "agents+claude"):
+        tree["CLAUDE.md"] = _variant(rng, _frontmatter(rng, False) + _body(rng, includes))
+    if layout == "dot-claude":
+        tree[".claude/CLAUDE.md"] = _variant(rng, _body(rng, includes))
+    if layout in ("agents", "agents+claude", "symlink"):
+        tree["AGENTS.md"] = _variant(rng, _body(rng, includes))
+    if layout == "symlink":
+        tree["CLAUDE.md"] = {"symlink": "AGENTS.md"}
+    if rng.random() < 0.3:
+        tree["CLAUDE.local.md"] = _variant(rng, _body(rng, includes))
+
+    # Rules.
+    for n in range(rng.choice([0, 0, 1, 2, 3])):
+        scoped = rng.random() < 0.5
+        name = rng.choice([f"r{n}.md", f"style/r{n}.md", f"règle-{n}.md", f"r {n}.md"])
+        tree[f".claude/rules/{name}"] = _variant(
+            rng, _frontmatter(rng, scoped) + _body(rng, includes))
+    if rng.random() < 0.12:
+        tree["shared/linked-rule.md"] = _variant(rng, _frontmatter(rng, rng.random() < 0.5)
+                                                 + _plain(rng))
+        tree[".claude/rules/linked.md"] = {"symlink": "../../shared/linked-rule.md"}
+
+    # Subfolder memory (loaded on read).
+    for folder in rng.sample(["sub", "src", "src/app", "données", "sub/deep"], rng.randint(0, 2)):
+        name = rng.choice(["CLAUDE.md", "CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md",
+                           "CLAUDE.local.md"])
+        tree[f"{folder}/{name}"] = _variant(rng, _body(rng, includes))
+
+    # User memory.
+    if rng.random() < 0.4:
+        home[".claude/CLAUDE.md"] = _variant(rng, _body(rng, includes))
+    if rng.random() < 0.15:
+        home[".claude/rules/user.md"] = _frontmatter(rng, rng.random() < 0.4) + _plain(rng)
+
+    # Include targets: most of those named exist, some include further (nested, cycles).
+    for rel in dict.fromkeys(includes):
+        if rel == "missing.md" or rng.random() < 0.1:
+            continue
+        nested: list[str] = []
+        text = _plain(rng)
+        if rng.random() < 0.25:
+            extra, target = _include(rng, home=False)
+            nested.append(target)
+            text += f"Nested {extra}\n"
+        if rng.random() < 0.1:
+            text += f"Cycle @{rel.replace('~/', '~/')}\n" if not rel.startswith("~/") else ""
+        if rel.startswith("~/"):
+            home[rel[2:]] = _variant(rng, text)
+        else:
+            tree[rel] = _variant(rng, text)
+        for target in nested:
+            if target not in tree and target != "missing.md" and not target.startswith("~/"):
+                tree[target] = _plain(rng)
+
+    # The file the scripted Read names.
+    read = None
+    if rng.random() < 0.6:
+        read = rng.choice(_READS)
+        tree[read] = "content\n"
+    cwd = "."
+    if rng.random() < 0.1:
+        cwd = rng.choice(["sub", "src"])
+        tree.setdefault(f"{cwd}/keep.txt", "x\n")
+    return Scenario(id=f"diff-claude-{seed}-{index:04d}", agents=[AGENT], tree=tree, home=home,
+                    cwd=cwd, read=read, generated=True, about=f"layout {layout}")
+
+
+def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> list[str]:
+    """What differs: the files at start and on read (in order), the start-up payload, and the
+    on-read payloads, one per text block Claude Code sent (each ``<system-reminder>`` is a
+    block of its own)."""
+    out: list[str] = []
+    sent_startup = [b.path for b in capture.blocks if b.when == "startup"]
+    if predicted["startup"] != sent_startup:
+        out.append("startup-files")
+    sent = "".join(p.text for p in capture.startup)
+    if predicted["payloads"] != ([sent] if sent else []):
+        out.append("startup-payload")
+    if scenario.read:
+        sent_on_read = [b.path for b in capture.blocks if b.when == "on-read"]
+        if predicted["on_read"] != sent_on_read:
+            out.append("on-read-files")
+        if predicted["jit_payloads"] != [p.text for p in capture.on_read]:
+            out.append("on-read-payload")
+    return out
+
+
+def spec(version: str | None = None) -> AgentSpec:
+    return AgentSpec(agent=AGENT, version=version or default_version(AGENT), generate=generate,
+                     predict=predict_claude, compare=compare, ci_seed=CI_SEED,
+                     ci_cases=CI_CASES)
