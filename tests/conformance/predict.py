@@ -23,8 +23,10 @@ from tests.conformance.agents import Capture
 from tests.conformance.sandbox import REPO
 
 
-def memlens(*args: str, cwd: str) -> Any:
+def memlens(*args: str, cwd: str, home: str | None = None) -> Any:
     env = dict(os.environ)
+    if home is not None:  # settings may say $HOME, which the agent read as its own HOME
+        env["HOME"] = home
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p
     )
@@ -46,7 +48,7 @@ def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
     if not capture.read_path:
         return None
     answer = memlens("jit", "--json", *_common(capture, agent), "--cwd", capture.cwd,
-                     capture.read_path, cwd=capture.cwd)
+                     capture.read_path, cwd=capture.cwd, home=capture.home)
     entry: dict[str, Any] = answer[0]
     return entry
 
@@ -54,7 +56,8 @@ def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
 def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     """{show: the `show --agent --json` object (`prompt`, `sessionMemory`, `payloads`), jit:
     the appended string and jit_payloads (None without a read)}."""
-    show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     jit = _jit(capture, profile)
     return {"show": show, "payloads": show["payloads"],
             "jit": None if jit is None else jit["context"],
@@ -69,7 +72,8 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 def claude(capture: Capture) -> dict[str, Any]:
     """{startup: [paths], payloads: the start-up message, on_read: [paths] and
     jit_payloads: the messages sent after the read (None without a read)}."""
-    show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     jit = _jit(capture, "claude")
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "payloads": show["payloads"],
@@ -79,7 +83,8 @@ def claude(capture: Capture) -> dict[str, Any]:
 
 def codex(capture: Capture) -> dict[str, Any]:
     """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]}."""
-    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
 
 

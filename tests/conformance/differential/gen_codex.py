@@ -28,10 +28,16 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
+from tests.conformance.agents import Capture
+from tests.conformance.differential.core import AgentSpec, default_version
+from tests.conformance.predict import codex as predict_codex
 from tests.conformance.scenarios import Scenario, TreeValue
 
 AGENT = "codex"
+CI_SEED = 31
+CI_CASES = 40
 FOLDERS = (
     "src", "src/core", "src/core/deep", "docs", "pkg/api", "pkg/web", "app", "über/straße",
     "日本/語", "a b", "v1.2", ".hidden", "node_modules/lib", "tests/unit", "emoji🚀",
@@ -201,3 +207,25 @@ def _buildable(tree: dict[str, TreeValue]) -> dict[str, TreeValue]:
     """Drop a file that another entry needs as a folder (a path both a file and a parent)."""
     parents = {"/".join(k.split("/")[:i]) for k in tree for i in range(1, k.count("/") + 1)}
     return {k: v for k, v in tree.items() if v is None or k not in parents}
+
+
+def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> list[str]:
+    """test_codex.py's check: the one `# AGENTS.md instructions` message (or none), byte for
+    byte; Codex loads nothing later."""
+    sent = [p.text for p in capture.startup]
+    found = []
+    if not capture.requests:
+        found.append("no-request")
+    if predicted["payloads"] != sent:
+        found.append("payloads")
+    if capture.on_read:
+        found.append("on-read")
+    return found
+
+
+def spec(version: str | None = None) -> AgentSpec:
+    """Codex 0.169.0 by default; ``--agent codex@0.171.0`` runs the newest release against
+    the same predictions (the ``codex`` profile)."""
+    return AgentSpec(agent=AGENT, version=version or default_version(AGENT), generate=generate,
+                     predict=predict_codex, compare=compare, ci_seed=CI_SEED,
+                     ci_cases=CI_CASES)

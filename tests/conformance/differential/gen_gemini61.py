@@ -28,10 +28,17 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
+from tests.conformance.agents import Capture
+from tests.conformance.differential.core import HERE, AgentSpec
+from tests.conformance.predict import gemini_044
 from tests.conformance.scenarios import Scenario, TreeValue
 
 AGENT = "gemini"
+VERSION = "0.61.0"
+CI_SEED = 61
+CI_CASES = 30
 FOLDERS = (
     "src", "src/core", "docs", "pkg/api", "pkg/web", "über", "日本/語", "a b", "v1.2",
     ".hidden", ".github/wf", "node_modules/lib", "build/out", "tests/unit", "deep/er/est",
@@ -121,8 +128,8 @@ def _ignore(rng: random.Random, folders: list[str], read: str | None) -> str:
 
 
 def _settings(rng: random.Random, folders: list[str], tree: dict[str, TreeValue],
-              home: dict[str, TreeValue]) -> dict[str, object]:
-    context: dict[str, object] = {}
+              home: dict[str, TreeValue]) -> dict[str, Any]:
+    context: dict[str, Any] = {}
     if rng.random() < 0.3:
         context["fileName"] = rng.choice((
             "AGENTS.md", " AGENTS.md ", ["AGENTS.md", "GEMINI.md"], ["CONTEXT.md"],
@@ -161,7 +168,8 @@ def generate(seed: int, index: int) -> Scenario:
         tree[".git"] = None
     settings = _settings(rng, folders, tree, home)
     names = ["GEMINI.md"]
-    configured = settings.get("context", {}).get("fileName")  # type: ignore[union-attr]
+    context: dict[str, Any] = settings.get("context", {})
+    configured = context.get("fileName")
     for name in [configured] if isinstance(configured, str) else configured or []:
         if isinstance(name, str) and name.strip() and name.strip() not in names:
             names.append(name.strip())
@@ -222,3 +230,35 @@ def _buildable(tree: dict[str, TreeValue]) -> dict[str, TreeValue]:
     """Drop a file that another entry needs as a folder (a path both a file and a parent)."""
     parents = {"/".join(k.split("/")[:i]) for k in tree for i in range(1, k.count("/") + 1)}
     return {k: v for k, v in tree.items() if v is None or k not in parents}
+
+
+def _sent(capture: Capture, where: str) -> str | None:
+    texts = [p.text for p in capture.startup if p.where == where]
+    return texts[0] if texts else None
+
+
+def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> list[str]:
+    """test_gemini.py's checks: the system instruction's memory, the first user message's,
+    the `payloads` list, and after the read, what the read_file output gained."""
+    found = []
+    system, session = _sent(capture, "systemInstruction"), _sent(capture, "session_context")
+    if predicted["show"]["prompt"] != system:
+        found.append("system")
+    if predicted["show"]["sessionMemory"] != session:
+        found.append("session")
+    if predicted["payloads"] != [t for t in (system, session) if t]:
+        found.append("payloads")
+    if scenario.read:
+        appended = "".join(p.text for p in capture.on_read)
+        if predicted["jit"] != appended:
+            found.append("jit")
+        if predicted["jit_payloads"] != ([appended] if appended else []):
+            found.append("jit-payloads")
+    return found
+
+
+def spec(version: str | None = None) -> AgentSpec:
+    """Gemini CLI 0.61.0 against the ``gemini@0.44+`` profile (``--agent gemini61``)."""
+    return AgentSpec(agent=AGENT, version=version or VERSION, generate=generate,
+                     predict=gemini_044, compare=compare, ci_seed=CI_SEED, ci_cases=CI_CASES,
+                     regressions=HERE / "regressions_gemini61.yaml")
