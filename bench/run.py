@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memlens.discovery import MemoryEngine, MemoryLoad
+from memlens.agents.gemini.discovery import MemoryEngine, MemoryLoad
 from memlens.model import MemorySettings
 
 from .editor import load as load_editor

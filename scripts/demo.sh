@@ -17,8 +17,8 @@ stage 2 "memlens show examples/demo (its HOME is examples/demo/.home)"
 # rule in HOME/.gemini/trustedFolders.json matches is untrusted and loads no project memory.
 .venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --trusted
 echo
-echo "== the same folder as Claude Code reads it (memlens show --dialect claude) =="
-.venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --dialect claude
+echo "== the same folder as Claude Code reads it (memlens show --agent claude) =="
+.venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --agent claude
 echo
 echo "== memlens check examples/demo =="
 .venv/bin/memlens check "$DEMO" --home "$DEMO/.home" --trusted || true

@@ -22,11 +22,11 @@ from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
 from memlens.agent.records import chats_dir, list_sessions, read_transcript
-from memlens.discovery import MemoryEngine
-from memlens.jit import JitSession
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.skills import discover_skills
 from memlens.model import MemorySettings
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
-from memlens.skills import discover_skills
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, error, function_call, hang, raw, text, thought

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from memlens.agents import agent_by_id, all_agents, workspace_file_names
-from memlens.agents.claude_loader import ClaudeJitSession, ClaudeLoader
-from memlens.agents.codex import load_codex
-from memlens.discovery import MemoryEngine
-from memlens.fsread import FileReader
+from memlens.agents.claude.on_read import ClaudeJitSession
+from memlens.agents.claude.startup import ClaudeLoader
+from memlens.agents.codex.agent import load_codex
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
-from memlens.views import workspace_files_named
+from memlens.workspace.queries import workspace_files_named
 
 from .conftest import TreeSpec, build_tree
 

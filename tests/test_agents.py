@@ -21,11 +21,13 @@ from memlens.agents import (
     reading_agent,
     workspace_file_names,
 )
-from memlens.agents.claude_loader import find_includes
-from memlens.frontmatter import line_closed_frontmatter
-from memlens.imports import ImportToken, find_code_regions, find_imports, repository_root
+from memlens.agents.claude.includes import find_includes
+from memlens.agents.gemini.imports import find_imports
+from memlens.files.roots import repository_root
 from memlens.lsp.custom import context_sections
 from memlens.model import MemorySettings
+from memlens.text.frontmatter import line_closed_frontmatter
+from memlens.text.references import ImportToken, find_code_regions
 
 from .conftest import build_tree
 
@@ -131,7 +133,7 @@ def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -
 
 
 def test_jit_sessions_have_one_shape(root: Path) -> None:
-    from memlens.fsread import FileReader
+    from memlens.files.fsread import FileReader
 
     build_tree(root, {
         "home/.gemini": None, "repo/.git": None,
@@ -159,6 +161,6 @@ def test_jit_sessions_have_one_shape(root: Path) -> None:
 
 
 def test_claude_path_ends_are_every_whitespace_character() -> None:
-    from memlens.agents.claude_loader import _PATH_ENDS
+    from memlens.agents.claude.includes import _PATH_ENDS
 
     assert {c for c in map(chr, range(0x110000)) if c.isspace()} == _PATH_ENDS

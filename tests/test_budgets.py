@@ -11,9 +11,11 @@ import pytest
 
 from memlens.agent.config import ChatSettings
 from memlens.agent.count_tokens import CountFailed, count_exact
-from memlens.agents.claude_loader import ClaudeLoader
-from memlens.agents.codex import load_codex
-from memlens.budgets import (
+from memlens.agents.claude.startup import ClaudeLoader
+from memlens.agents.codex.agent import load_codex
+from memlens.files.fsread import FileReader
+from memlens.protocol.memory import ListResult
+from memlens.reports.budgets import (
     OVER_BUDGET,
     context_budget,
     estimate_tokens,
@@ -22,8 +24,6 @@ from memlens.budgets import (
     summary,
     table,
 )
-from memlens.fsread import FileReader
-from memlens.protocol.memory import ListResult
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini
@@ -117,7 +117,7 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
     cut = load.docs[1]
     assert (cut.sent_bytes, cut.size) == (2_767, 4_201)
     assert load.lost == [str(root / "repo/a/b/AGENTS.md")]
-    from memlens.agents.codex import _budget_diagnostics
+    from memlens.agents.codex.agent import _budget_diagnostics
 
     (diag,) = _budget_diagnostics(load, FileReader())
     assert diag.code == "payload-budget-exceeded" and diag.path == str(root / "repo/a/AGENTS.md")
@@ -133,7 +133,7 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
 
 def test_memory_index_cut_names_what_is_lost(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None})
-    from memlens.agents.claude_loader import auto_memory_index
+    from memlens.agents.claude.memory_index import auto_memory_index
 
     index = Path(auto_memory_index(str(root / "home"), str(root / "repo")))
     index.parent.mkdir(parents=True)

@@ -392,8 +392,10 @@ ERROR_CASES = [
     pytest.param(["frobnicate"], "invalid choice", id="unknown-subcommand"),
     pytest.param([], "COMMAND", id="no-subcommand"),
     pytest.param(["show", "proj", "--home", "no-such-home"], "home", id="missing-home"),
-    # The dialects have landed: an unknown one is still a usage error.
-    pytest.param(["show", "proj", "--dialect", "cursor"], "invalid choice", id="dialect-bad"),
+    # An unknown agent is a usage error; `--dialect` is retired (one way to name an agent).
+    pytest.param(["show", "proj", "--agent", "cursor"], "unknown agent", id="agent-bad"),
+    pytest.param(["show", "proj", "--dialect", "claude"], "unrecognized arguments: --dialect",
+                 id="dialect-retired"),
     pytest.param(["show", "proj", "--mode", "eager"], "invalid choice", id="bad-mode"),
     pytest.param(["show", "proj", "--max-dirs", "many"], "invalid int", id="bad-int"),
     pytest.param(["check", "proj", "--format", "xml"], "invalid choice", id="bad-format"),
@@ -502,13 +504,14 @@ def test_agent_gemini_044_profile(ws: Path) -> None:
     assert same["payloads"] == [old["prompt"]]  # classic: all in the system instruction
 
 
-def test_agent_names_the_dialect(ws: Path) -> None:
+def test_pinned_agent_shows_the_same_json_as_agent(ws: Path) -> None:
+    """One JSON shape per agent: `show --json` for an agent pinned by MEMLENS_AGENTS is what
+    `--agent` gives (AgentShowResult), not a shape of its own."""
     args = ("show", "proj", "--json")
     agent = memlens(*args, "--agent", "claude", cwd=ws, home=ws / "home").json()
-    dialect = memlens(*args, "--dialect", "claude", cwd=ws, home=ws / "home").json()
-    assert agent["content"] == dialect["content"] and agent["agent"] == "claude"
-    assert [f["path"] for f in agent["files"] if f["when"] == "startup"] == dialect["files"]
-    assert agent["payloads"] == ([dialect["payload"]] if dialect["payload"] else [])
+    pinned = memlens(*args, cwd=ws, home=ws / "home", env={"MEMLENS_AGENTS": "claude"}).json()
+    assert agent["agent"] == "claude" and "dialect" not in pinned
+    assert pinned == agent
 
 
 def test_agent_jit_payloads(ws: Path) -> None:

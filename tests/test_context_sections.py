@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memlens.agents.gemini.render import concatenate_instructions
 from memlens.lsp.custom import context_sections, source_links
-from memlens.render import concatenate_instructions
 
 
 def test_gemini_blocks_end_at_their_end_marker() -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
-from memlens.views import check, check_file, show
+from memlens.workspace.queries import check, check_file, show
 
 from .conftest import TreeSpec, build_tree
 

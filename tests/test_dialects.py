@@ -10,15 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memlens.agents.agentsmd import load_agents
-from memlens.agents.claude_loader import (
-    REMINDER_HEAD,
-    ClaudeLoader,
-    auto_memory_index,
-    payload,
-    sanitize_path,
-    truncate_index,
-)
+from memlens.agents.agentsmd.agent import load_agents
+from memlens.agents.claude.memory_index import auto_memory_index, sanitize_path, truncate_index
+from memlens.agents.claude.messages import REMINDER_HEAD, payload
+from memlens.agents.claude.startup import ClaudeLoader
 
 from .conftest import build_tree
 
@@ -173,14 +168,14 @@ def test_cli_dialects(root: Path) -> None:
         return subprocess.run([sys.executable, "-m", "memlens", *args], cwd=root / "repo",
                               env=env, capture_output=True, text=True, timeout=60)
 
-    claude = memlens("show", ".", "--dialect", "claude")
+    claude = memlens("show", ".", "--agent", "claude")
     # What Claude Code 2.1.330 sends at start: one reminder, each file trimmed.
     assert claude.stdout == (
         f"<system-reminder>\n{REMINDER_HEAD}\n\n"
         f"Contents of {root}/home/.claude/CLAUDE.md (user's private global instructions for all "
         f"projects):\n\nMine\n\nContents of {root}/repo/CLAUDE.md (project instructions, "
         "checked into the codebase):\n\nClaude root\n</system-reminder>\n")
-    agents = json.loads(memlens("show", ".", "--dialect", "agents", "--json").stdout)
+    agents = json.loads(memlens("show", ".", "--agent", "agents", "--json").stdout)
     assert agents["active"] == f"{root}/repo/AGENTS.md"
     gemini = memlens("show", ".")
     assert "Gemini root" in gemini.stdout and "Claude root" not in gemini.stdout
@@ -191,7 +186,7 @@ def test_cli_check_covers_subfolder_claude_md(root: Path) -> None:
                       "repo/AGENTS.md": "Agents\n", "repo/sub/CLAUDE.md": "Sub @./missing.md\n",
                       "repo/sub/.claude/CLAUDE.md": "Hidden @~/nope.md\n"})
     run = subprocess.run([sys.executable, "-m", "memlens", "check", str(root / "repo"),
-                          "--dialect", "claude", "--home", str(root / "home"), "--format",
+                          "--agent", "claude", "--home", str(root / "home"), "--format",
                           "json"], capture_output=True, text=True, timeout=60)
     found = [(d["path"], d["line"], d["col"], d["code"]) for d in json.loads(run.stdout)]
     assert found == [(f"{root}/repo/sub/.claude/CLAUDE.md", 1, 8, "import-not-found"),
@@ -199,7 +194,7 @@ def test_cli_check_covers_subfolder_claude_md(root: Path) -> None:
 
 
 def test_claude_jit_session_adds_subfolder_memory_and_matching_rules(root: Path) -> None:
-    from memlens.agents.claude_loader import ClaudeJitSession
+    from memlens.agents.claude.on_read import ClaudeJitSession
 
     build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Root\n",
                       "repo/a/b/CLAUDE.md": "B @./inc.md\n", "repo/a/b/inc.md": "Inc\n",
@@ -244,7 +239,7 @@ def test_hostile_claude_tree(root: Path) -> None:
     os.mkfifo(root / "repo" / "sub" / "CLAUDE.md")  # never opened
     (root / "repo" / "big.md").write_bytes(b"y" * 20_000_000)
     run = subprocess.run([sys.executable, "-m", "memlens", "check", str(root / "repo"),
-                          "--dialect", "claude", "--home", str(root / "home"), "--format",
+                          "--agent", "claude", "--home", str(root / "home"), "--format",
                           "json"], capture_output=True, text=True, timeout=60)
     found = {(d["path"].removeprefix(f"{root}/"), d["code"]): d["message"]
              for d in json.loads(run.stdout)}
@@ -253,7 +248,7 @@ def test_hostile_claude_tree(root: Path) -> None:
     assert found[("repo/big.md", "file-too-large")].startswith("20,000,000 bytes:")
     assert "ENXIO" in found[("repo/CLAUDE.md", "import-unreadable")]
     show = subprocess.run([sys.executable, "-m", "memlens", "show", str(root / "repo"),
-                           "--dialect", "claude", "--home", str(root / "home"),
+                           "--agent", "claude", "--home", str(root / "home"),
                            "--max-context-chars", "1000"],
                           capture_output=True, text=True, timeout=60)
     assert show.returncode == 0
@@ -291,13 +286,13 @@ def test_codex_message_override_budget_and_cut(root: Path, monkeypatch: Any) -> 
     assert alone.text == "# AGENTS.md instructions\n\n<INSTRUCTIONS>\nglobal\n</INSTRUCTIONS>"
 
 
-def test_cli_codex_dialect(root: Path) -> None:
+def test_cli_codex_agent(root: Path) -> None:
     build_tree(root, {"home/.codex/AGENTS.md": "Global\n", "repo/.git": None,
                       "repo/AGENTS.md": "Root\n", "repo/sub/AGENTS.md": "Sub\n"})
     env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
 
     def memlens(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "memlens", *args, "--dialect", "codex",
+        return subprocess.run([sys.executable, "-m", "memlens", *args, "--agent", "codex",
                                "--home", str(root / "home")], cwd=root / "repo" / "sub",
                               env=env, capture_output=True, text=True, timeout=60)
 
@@ -305,7 +300,7 @@ def test_cli_codex_dialect(root: Path) -> None:
                 "--- project-doc ---\n\nRoot\n\n\nSub\n\n</INSTRUCTIONS>")
     assert memlens("show", ".").stdout == expected + "\n"
     shown = json.loads(memlens("show", ".", "--json").stdout)
-    assert shown["content"] == expected and shown["dialect"] == "codex"
+    assert shown["content"] == expected and shown["agent"] == "codex"
     listed = json.loads(memlens("list", ".", "--json").stdout)["files"]
     assert [(f["path"], f["tier"], f["chars"]) for f in listed] == [
         (f"{root}/home/.codex/AGENTS.md", "global", 6), (f"{root}/repo/AGENTS.md", "project", 5),

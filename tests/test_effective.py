@@ -1,5 +1,6 @@
-"""The effective-context engine (memlens.effective): folders of interest, payload texts per
-agent and folder, diffs in a stable order, temporary roots mapped back, the server's state."""
+"""The effective-context engine (memlens.workspace.effective): folders of interest, payload
+texts per agent and folder, diffs in a stable order, temporary roots mapped back, the
+server's state."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 from pathlib import Path
 
 from memlens.agents import agent_by_id
-from memlens.effective import (
+from memlens.agents.gemini.settings import load_settings
+from memlens.workspace.effective import (
     ChosenAgent,
     EffectiveState,
     chosen,
@@ -18,7 +20,6 @@ from memlens.effective import (
     summary,
     unified,
 )
-from memlens.settings import load_settings
 
 from .conftest import build_tree
 

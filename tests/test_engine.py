@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from memlens.discovery import MemoryEngine
-from memlens.graph import ImportGraph
-from memlens.jit import JitSession
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.render import render_prompt_memory
+from memlens.agents.gemini.settings import load_settings
+from memlens.agents.gemini.trust import check_path_trust
 from memlens.model import MemorySettings, gemini_profile_for
-from memlens.render import render_prompt_memory
-from memlens.settings import load_settings
-from memlens.trust import check_path_trust
-from memlens.views import show
+from memlens.workspace.graph import ImportGraph
+from memlens.workspace.queries import show
 
 from .conftest import TreeSpec, build_tree
 

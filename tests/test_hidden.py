@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlens.hidden import (
+from memlens.text.hidden import (
     escape_hidden,
     find_comments,
     find_hidden,
@@ -252,7 +252,7 @@ def test_check_reports_hidden_text_in_memory_and_imported_files(hidden_repo: Pat
 
 
 def test_claude_strips_block_comments_so_no_diagnostic(hidden_repo: Path) -> None:
-    run = _check(hidden_repo, "--dialect", "claude", "--format", "json")
+    run = _check(hidden_repo, "--agent", "claude", "--format", "json")
     found = [(Path(d["path"]).name, d["line"], d["code"]) for d in json.loads(run.stdout)]
     # Claude Code reads the root AGENTS.md (no CLAUDE.md there): its hidden text counts, its
     # comment block does not (stripped), nor does sub/CLAUDE.md's first-line block.
@@ -270,8 +270,8 @@ def test_agents_md_comment_names_who_receives_and_who_strips(root: Path) -> None
     assert "Codex receive this HTML comment; Claude Code strips it" in messages[1]
 
 
-def test_codex_dialect_checks_hidden_text(hidden_repo: Path) -> None:
-    run = _check(hidden_repo, "--dialect", "codex", "--format", "json")
+def test_codex_agent_checks_hidden_text(hidden_repo: Path) -> None:
+    run = _check(hidden_repo, "--agent", "codex", "--format", "json")
     assert run.returncode == 1
     found = [(Path(d["path"]).name, d["code"], d["severity"]) for d in json.loads(run.stdout)]
     assert found == [("AGENTS.md", "hidden-comment", "info"),
@@ -344,7 +344,7 @@ def test_sarif_of_a_clean_tree_is_valid_and_empty(root: Path) -> None:
 
 def test_sarif_paths_outside_the_root_are_absolute_uris(root: Path) -> None:
     from memlens.protocol.memory import Diagnostic
-    from memlens.sarif import sarif_log
+    from memlens.reports.sarif import sarif_log
 
     build_tree(root, {"repo/.git": None, "repo/a b.md": "x"})
     diagnostics = [Diagnostic(path=f"{root}/repo/a b.md", line=1, col=1, end_line=1, end_col=2,
@@ -363,7 +363,7 @@ def test_sarif_paths_outside_the_root_are_absolute_uris(root: Path) -> None:
 def test_sarif_has_a_rule_for_every_diagnostic_code_the_engine_emits() -> None:
     import re
 
-    from memlens.sarif import RULES
+    from memlens.reports.sarif import RULES
 
     engine = PROJECT / "server" / "memlens"
     literal = re.compile(r'(?:code=|"(?:error|warning|info)",\s*|IGNORES_FILE = |HIDDEN_\w+ = )'

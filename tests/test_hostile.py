@@ -1,7 +1,7 @@
 """Hostile trees (SPEC §12): nothing crashes, hangs or escapes, and each problem is reported.
 
 Every case builds its tree in a fresh folder, runs the engine (`MemoryEngine.load`,
-`views.show`, `views.check`) and, for most cases, the real `memlens` command in a subprocess.
+`queries.show`, `queries.check`) and, for most cases, the real `memlens` command in a subprocess.
 Each test is bounded by pytest-timeout (`pytestmark` below) and every subprocess by `timeout=`,
 so a FIFO that gets opened or a walk that never ends fails the test instead of hanging CI.
 
@@ -31,10 +31,10 @@ from typing import Any
 
 import pytest
 
-from memlens import views
-from memlens.discovery import MemoryEngine
+from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
+from memlens.workspace import queries
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -144,11 +144,11 @@ def wire_spans(items: list[dict[str, Any]]) -> list[tuple[str, int, int, int, in
 
 
 def show(tree: Tree, **extra: Any) -> Any:
-    return views.show(str(tree.ws), tree.settings(**extra))
+    return queries.show(str(tree.ws), tree.settings(**extra))
 
 
 def check(tree: Tree, **extra: Any) -> list[Diagnostic]:
-    return views.check(str(tree.ws), tree.settings(**extra))
+    return queries.check(str(tree.ws), tree.settings(**extra))
 
 
 ABS_PATH = re.compile(r"(?<![\w.~<-])/(?:[\w.@+-]+/?)+")

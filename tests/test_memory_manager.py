@@ -14,7 +14,7 @@ import pytest
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
 from memlens.agent.memory_manager import manage_memory
-from memlens.discovery import MemoryEngine
+from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.model import MemorySettings
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 

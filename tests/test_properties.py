@@ -25,21 +25,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlens import views
-from memlens.diagnostics import diagnose
-from memlens.discovery import MemoryEngine
-from memlens.fsread import FileReader
-from memlens.imports import (
+from memlens.agents.gemini.diagnostics import diagnose
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.imports import (
     DEFAULT_MAX_DEPTH,
     ImportEvent,
     ImportProcessor,
     Outcome,
-    ProjectRootFinder,
-    find_code_regions,
     find_imports,
 )
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import JS_WHITESPACE, js_trim, js_trim_end, js_trim_start
+from memlens.files.roots import ProjectRootFinder
 from memlens.model import MemorySettings
-from memlens.nodecompat import JS_WHITESPACE, js_trim, js_trim_end, js_trim_start
+from memlens.text.references import find_code_regions
+from memlens.workspace import queries
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -280,7 +280,7 @@ def _memory_files(ws: Path) -> list[str]:
 def _snapshot(engine: MemoryEngine, ws: Path) -> tuple[Any, ...]:
     load = engine.load(str(ws))
     diagnostics = [d.wire() for d in diagnose(load, engine)]
-    return (views.flattened(load), load.paths, load.memory.wire(), diagnostics)
+    return (queries.flattened(load), load.paths, load.memory.wire(), diagnostics)
 
 
 @FAST
@@ -311,8 +311,8 @@ def test_output_does_not_depend_on_workspace_folder_order(repo: Path,
     def run(folders: list[str]) -> tuple[Any, ...]:
         config = MemorySettings(home=str(repo.parent / "home"), include_directories=folders,
                                 trusted=True, discover_gemini_extensions=False)
-        shown = views.show(str(repo), config)
-        checked = [d.wire() for d in views.check(str(repo), config)]
+        shown = queries.show(str(repo), config)
+        checked = [d.wire() for d in queries.check(str(repo), config)]
         return shown.content, shown.files, shown.session_memory, checked
 
     assert run(includes) == run(["../inc1", "../inc2", "../inc3"])
@@ -364,8 +364,8 @@ def test_arbitrary_bytes_never_raise(scratch: Path, top: bytes, imported: bytes,
     engine = MemoryEngine(config)
     load = engine.load(str(scratch))
     diagnostics = diagnose(load, engine)
-    shown = views.show(str(scratch), config)
-    checked = views.check(str(scratch), config)
+    shown = queries.show(str(scratch), config)
+    checked = queries.check(str(scratch), config)
     assert len(shown.content) <= config.max_context_chars + 200
     for d in [*diagnostics, *checked, *shown.diagnostics]:
         assert d.code in KNOWN_CODES

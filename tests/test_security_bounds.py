@@ -20,9 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlens import views
-from memlens.imports import find_code_regions, find_imports
+from memlens.agents.gemini.imports import find_imports
 from memlens.model import MemorySettings
+from memlens.text.references import find_code_regions
+from memlens.workspace import queries
 
 MEMLENS = Path(sys.executable).parent / "memlens"
 needs_cli = pytest.mark.skipif(not MEMLENS.exists(), reason=f"{MEMLENS} is not installed")
@@ -110,7 +111,7 @@ def test_staircase_of_backtick_runs_is_linear(tree: Tree) -> None:
     assert [(t.path, t.in_code) for t in tokens] == [("./a.md", False)]
     tree.write("a.md", "A\n")
     tree.write("GEMINI.md", text)
-    result = views.show(str(tree.ws), tree.settings())
+    result = queries.show(str(tree.ws), tree.settings())
     assert "<!-- Imported from: ./a.md -->\nA\n" in result.content
 
 
@@ -229,7 +230,7 @@ def test_failure_comments_count_against_the_budget(tree: Tree) -> None:
     assert text.startswith(head)
 
     # The engine's own preview: the same exact prefix, and the diagnostics of every file.
-    result = views.show(str(folder), tree.settings())
+    result = queries.show(str(folder), tree.settings())
     assert result.truncated and result.content == text[:-1]
     found = {(os.path.basename(d.path), d.code) for d in result.diagnostics}
     assert ("c.md", "import-not-found") in found
@@ -268,7 +269,7 @@ def test_check_reports_imports_after_a_huge_one(tree: Tree) -> None:
 
 @pytest.mark.timeout(60)
 def test_index_refuses_home_unless_allowed(tree: Tree) -> None:
-    from memlens.index import WorkspaceIndex
+    from memlens.workspace.index import WorkspaceIndex
 
     home = tree.home
     (home / "proj" / ".git").mkdir(parents=True)
@@ -294,10 +295,10 @@ def test_check_walk_has_a_folder_budget(tree: Tree) -> None:
         (tree.ws / "many" / f"d{k:03d}").mkdir(parents=True)
     tree.write("many/d299/GEMINI.md", "Deep @./gone.md\n")
     tree.write("GEMINI.md", "Top\n")
-    found = views.check(str(tree.ws), tree.settings(max_indexed_folders=100))
+    found = queries.check(str(tree.ws), tree.settings(max_indexed_folders=100))
     assert [(d.path, d.code) for d in found] == [(str(tree.ws), "index-budget-exhausted")]
     assert "after reading 100 folders (memlens.maxIndexedFolders)" in found[0].message
-    found = views.check(str(tree.ws), tree.settings())
+    found = queries.check(str(tree.ws), tree.settings())
     assert [(os.path.basename(d.path), d.code) for d in found] == [
         ("GEMINI.md", "import-not-found")]
 
@@ -318,7 +319,7 @@ def test_truncated_preview_is_an_exact_prefix_at_every_limit(tree: Tree, jit: bo
     tree.write("sub/GEMINI.md", "Sub @../a.md\n")
 
     def shown(limit: int) -> str:
-        return views.show(str(tree.ws), tree.settings(
+        return queries.show(str(tree.ws), tree.settings(
             jit_context=jit, max_context_chars=limit, extension_context_files=[str(ext)],
             discovery_max_dirs=-1)).content
 

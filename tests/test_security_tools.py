@@ -24,12 +24,12 @@ from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
 from memlens.agent.memory_manager import manage_memory
 from memlens.agent.tools.base import ToolSet
-from memlens.discovery import MemoryEngine
-from memlens.jit import JitSession
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.skills import discover_skills
+from memlens.files.pathpolicy import PathPolicy, PathRefused, Refusal
 from memlens.model import MemorySettings
-from memlens.pathpolicy import PathPolicy, PathRefused, Refusal
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
-from memlens.skills import discover_skills
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, chunk, function_call, text

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memlens.settings import load_settings
+from memlens.agents.gemini.settings import load_settings
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, function_call, text
@@ -307,7 +307,7 @@ def test_the_memory_manager_is_off_in_an_untrusted_repository(hostile: Path,
 def test_the_editors_trust_is_a_default_and_an_upper_bound(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rule: str | None, editor: bool | None,
         expected: tuple[bool, str]) -> None:
-    from memlens.trust import decide_trust
+    from memlens.agents.gemini.trust import decide_trust
 
     monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
     monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)

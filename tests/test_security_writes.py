@@ -27,7 +27,7 @@ from memlens.agent.chat import ChatSession
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
 from memlens.agent.records import chats_dir
-from memlens.discovery import MemoryEngine
+from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.model import MemorySettings
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
@@ -79,7 +79,7 @@ def test_concurrent_project_adds_on_a_fresh_home_all_land(tmp_path: Path) -> Non
 SLOW_WRITER = """
 import sys
 import threading
-from memlens.writing import atomic_write
+from memlens.agents.gemini.writing import atomic_write
 while True:
     atomic_write(sys.argv[1], "## Gemini Added Memories\\n- killed\\n" + "x" * 60_000_000)
 """
@@ -115,7 +115,7 @@ def test_a_killed_writers_temp_file_is_removed_by_the_next_write(tmp_path: Path)
 
 def test_threads_of_one_process_writing_one_file_lose_nothing(tmp_path: Path) -> None:
     # The LSP server writes from worker threads (chat tools, Add Memory) at once.
-    from memlens.writing import save_memory
+    from memlens.agents.gemini.writing import save_memory
 
     target = tmp_path / "GEMINI.md"
 

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from memlens import inbox
 from memlens.agent.config import ChatSettings
 from memlens.agent.context import AgentContext
 from memlens.agent.extraction import extract_skills
 from memlens.agent.records import Redactor, Transcript, chats_dir
-from memlens.discovery import MemoryEngine
+from memlens.agents.gemini import inbox
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.skillcheck import check_skill
+from memlens.agents.gemini.skills import discover_skills
 from memlens.model import MemorySettings
-from memlens.skillcheck import check_skill
-from memlens.skills import discover_skills
 
 from .conftest import build_tree
 from .fake_gemini import FakeGemini, function_call, text

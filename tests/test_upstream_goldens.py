@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
-from memlens.discovery import MemoryEngine
-from memlens.fsread import FileReader
-from memlens.imports import ImportProcessor, ProjectRootFinder, validate_import_path
-from memlens.jit import JitSession
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.imports import ImportProcessor, validate_import_path
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.render import append_jit_context, flatten_memory
+from memlens.agents.gemini.skills import load_skills_from_dir
+from memlens.agents.gemini.writing import EMPTY_FACT_ERROR, save_memory, tildeify
+from memlens.files.fsread import FileReader
+from memlens.files.roots import ProjectRootFinder
 from memlens.model import MemorySettings
-from memlens.render import append_jit_context, flatten_memory
-from memlens.skills import load_skills_from_dir
-from memlens.writing import EMPTY_FACT_ERROR, save_memory, tildeify
 
 from .conftest import build_tree
 

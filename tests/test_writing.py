@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memlens.projects import find_project_slug
-from memlens.writing import (
+from memlens.agents.gemini.projects import find_project_slug
+from memlens.agents.gemini.writing import (
     add_global_entry,
     create_patch,
     memory_target,
@@ -112,7 +112,7 @@ def test_read_only_file_system_error_text(tmp_path: Path) -> None:
 
 WRITER = textwrap.dedent("""
     import sys
-    from memlens.writing import save_memory
+    from memlens.agents.gemini.writing import save_memory
     path, who, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     for i in range(count):
         assert save_memory(f"fact {who}-{i}", path).success
@@ -133,7 +133,7 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
 
 KILLED = textwrap.dedent("""
     import sys
-    from memlens.writing import atomic_write
+    from memlens.agents.gemini.writing import atomic_write
     path = sys.argv[1]
     n = 0
     while True:

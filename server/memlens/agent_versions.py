@@ -44,7 +44,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .protocol.memory import Diagnostic
+from memlens.protocol.memory import Diagnostic
 
 Version = tuple[int, int, int]
 

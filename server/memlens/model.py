@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from .protocol.wire import Wire
+from memlens.protocol.wire import Wire
 
 if TYPE_CHECKING:
-    from .agent_versions import AgentProfile
+    from memlens.agent_versions import AgentProfile
 
 Severity = Literal["error", "warning", "info"]
 Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]

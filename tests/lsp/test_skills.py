@@ -11,7 +11,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from memlens import inbox
+from memlens.agents.gemini import inbox
 
 from .conftest import open_doc, plain
 

@@ -10,6 +10,8 @@ export type MemlensPayload =
   | AgentChoice
   | AgentFileRow
   | AgentJitEntry
+  | AgentListResult
+  | AgentListedFile
   | AgentProfileInfo
   | AgentShowResult
   | AgentsFile
@@ -147,6 +149,24 @@ export interface AgentJitEntry {
   files: string[];
   payloads: string[];
   context: string;
+}
+/**
+ * `memlens list --agent A --json` for an agent other than Gemini CLI (whose listing is
+ * `ListResult`): its files in the order it reads them.
+ */
+export interface AgentListResult {
+  cwd: string;
+  agent: string;
+  files: AgentListedFile[];
+}
+/**
+ * A row of another agent's `memlens list --json`: `tier` is the agent's own label for
+ * the file; `chars` None where its listing shows no size.
+ */
+export interface AgentListedFile {
+  path: string;
+  tier: string;
+  chars?: number | null;
 }
 /**
  * Which agent, which profile serves it and whether that profile was verified on it.

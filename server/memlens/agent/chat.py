@@ -7,16 +7,16 @@ offer. With the memory manager on, save_memory hands the fact to the memory mana
 
 from __future__ import annotations
 
-from .context import AgentContext
-from .memory_manager import RoutedSaveMemory
-from .prompt import session_memory, system_instruction
-from .session import Agent, AgentSession
-from .tools.base import ToolSet
-from .tools.files import ListDirectory, ReadFile, Replace, WriteFile
-from .tools.memory import SaveMemory
-from .tools.search import Glob, SearchFileContent
-from .tools.skills import ActivateSkill
-from .tools.workspace import Workspace
+from memlens.agent.context import AgentContext
+from memlens.agent.memory_manager import RoutedSaveMemory
+from memlens.agent.prompt import session_memory, system_instruction
+from memlens.agent.session import Agent, AgentSession
+from memlens.agent.tools.base import ToolSet
+from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from memlens.agent.tools.memory import SaveMemory
+from memlens.agent.tools.search import Glob, SearchFileContent
+from memlens.agent.tools.skills import ActivateSkill
+from memlens.agent.tools.workspace import Workspace
 
 
 def chat_tools(context: AgentContext) -> ToolSet:

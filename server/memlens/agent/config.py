@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..protocol.wire import Wire
+from memlens.protocol.wire import Wire
 
 ApprovalMode = Literal["manual", "autoEdit", "deny"]
 DEFAULT_MODEL = "gemini-flash-latest"

@@ -6,17 +6,17 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass, field
 
-from ..discovery import MemoryLoad
-from ..imports import ProjectRootFinder
-from ..jit import JitSession
-from ..model import MemorySettings
-from ..nodecompat import is_subpath, resolve
-from ..pathpolicy import PathPolicy
-from ..protocol.memory import HierarchicalMemory
-from ..render import concatenate_instructions
-from ..skills import Skill, discover_skills
-from .config import ChatSettings
-from .records import Redactor, chats_dir
+from memlens.agent.config import ChatSettings
+from memlens.agent.records import Redactor, chats_dir
+from memlens.agents.gemini.discovery import MemoryLoad
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.render import concatenate_instructions
+from memlens.agents.gemini.skills import Skill, discover_skills
+from memlens.files.nodecompat import is_subpath, resolve
+from memlens.files.pathpolicy import PathPolicy
+from memlens.files.roots import ProjectRootFinder
+from memlens.model import MemorySettings
+from memlens.protocol.memory import HierarchicalMemory
 
 
 @dataclass

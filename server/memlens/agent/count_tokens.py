@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import ChatSettings
-from .gemini import NoApiKey, make_client
+from memlens.agent.config import ChatSettings
+from memlens.agent.gemini import NoApiKey, make_client
 
 
 class CountFailed(Exception):

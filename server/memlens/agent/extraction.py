@@ -11,16 +11,16 @@ import posixpath
 import time
 from typing import Any
 
-from ..pathpolicy import PathPolicy
-from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
-from ..skills import load_skill_file, skill_files
-from .context import AgentContext
-from .records import list_sessions
-from .session import Agent, run_agent
-from .tools.base import ToolRefused, ToolSet
-from .tools.files import ListDirectory, ReadFile, Replace, WriteFile
-from .tools.search import Glob
-from .tools.workspace import Workspace
+from memlens.agent.context import AgentContext
+from memlens.agent.records import list_sessions
+from memlens.agent.session import Agent, run_agent
+from memlens.agent.tools.base import ToolRefused, ToolSet
+from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from memlens.agent.tools.search import Glob
+from memlens.agent.tools.workspace import Workspace
+from memlens.agents.gemini.skills import load_skill_file, skill_files
+from memlens.files.pathpolicy import PathPolicy
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 LOCK_STALE_SECONDS = 35 * 60
 MAX_TURNS = 30

@@ -8,7 +8,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
-from .config import ChatSettings
+from memlens.agent.config import ChatSettings
 
 
 class NoApiKey(Exception):

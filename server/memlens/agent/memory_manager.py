@@ -16,15 +16,15 @@ import os
 import posixpath
 from typing import Any
 
-from ..pathpolicy import PathPolicy, PathRefused, Refusal
-from .context import AgentContext
-from .session import Agent, AgentRun, Approve, Emit, ToolRuntime, run_agent
-from .tools.ask_user import AskUser
-from .tools.base import PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused, ToolSet
-from .tools.files import ListDirectory, ReadFile, Replace, WriteFile
-from .tools.memory import SaveMemory, SaveMemoryArgs
-from .tools.search import Glob
-from .tools.workspace import Workspace
+from memlens.agent.context import AgentContext
+from memlens.agent.session import Agent, AgentRun, Approve, Emit, ToolRuntime, run_agent
+from memlens.agent.tools.ask_user import AskUser
+from memlens.agent.tools.base import PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused, ToolSet
+from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from memlens.agent.tools.memory import SaveMemory, SaveMemoryArgs
+from memlens.agent.tools.search import Glob
+from memlens.agent.tools.workspace import Workspace
+from memlens.files.pathpolicy import PathPolicy, PathRefused, Refusal
 
 MAX_TURNS = 10
 MAX_SECONDS = 5 * 60

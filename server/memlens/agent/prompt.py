@@ -7,8 +7,8 @@ project memory go into the first user message, `getSessionMemory`).
 
 from __future__ import annotations
 
-from ..render import render_prompt_memory
-from ..skills import Skill, render_available_skills
+from memlens.agents.gemini.render import render_prompt_memory
+from memlens.agents.gemini.skills import Skill, render_available_skills
 
 CONFLICT_RESOLUTION = (
     "\n- **Conflict Resolution:** Instructions are provided in hierarchical context tags: "

@@ -10,8 +10,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..projects import project_temp_dir
-from ..protocol.chat import ChatEvent, SessionRecord, SessionSummary, TextEvent, ThoughtEvent
+from memlens.agents.gemini.projects import project_temp_dir
+from memlens.protocol.chat import ChatEvent, SessionRecord, SessionSummary, TextEvent, ThoughtEvent
 
 REDACTED = "[REDACTED]"
 _KEY_PATTERN = re.compile(r"AIza[0-9A-Za-z_\-]{35}")
@@ -204,7 +204,7 @@ class Transcript:
     def update_index(self, title: str, summary: str, message_count: int) -> None:
         """Read-modify-write of `index.json` under the folder's write lock, written atomically
         (sessions of several threads and processes end turns at once)."""
-        from ..writing import atomic_write, memory_lock
+        from memlens.agents.gemini.writing import atomic_write, memory_lock
 
         index_path = os.path.join(self.folder, "index.json")
         with memory_lock(index_path):

@@ -19,7 +19,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol.chat import (
+from memlens.agent.context import AgentContext
+from memlens.agent.gemini import NoApiKey, describe, make_client, stream_with_retries
+from memlens.agent.records import Transcript, redacting_emit
+from memlens.agent.tools.base import (
+    PlannedCall,
+    ToolOutcome,
+    ToolRefused,
+    ToolSet,
+    function_response,
+)
+from memlens.protocol.chat import (
     ApprovalRequest,
     ApprovalResponse,
     ChatEvent,
@@ -32,10 +42,6 @@ from ..protocol.chat import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from .context import AgentContext
-from .gemini import NoApiKey, describe, make_client, stream_with_retries
-from .records import Transcript, redacting_emit
-from .tools.base import PlannedCall, ToolOutcome, ToolRefused, ToolSet, function_response
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
 Approve = Callable[[ApprovalRequest], Awaitable[ApprovalResponse]]

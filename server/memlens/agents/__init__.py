@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..model import MemorySettings
-    from .base import MemoryAgent
+    from memlens.agents.base import MemoryAgent
+    from memlens.model import MemorySettings
 
-# One line per agent: its id (`--dialect`, the wire's name for it) and its class. The classes
-# are imported on first use: the CLI reads `--dialect` before it needs any agent, and `memlens
+# One line per agent: its id (`--agent`, the wire's name for it) and its class. The classes
+# are imported on first use: the CLI reads `--agent` before it needs any agent, and `memlens
 # --version` should not pay for them.
 REGISTRY: tuple[tuple[str, str], ...] = (
-    ("gemini", "gemini:GeminiAgent"),
-    ("claude", "claude:ClaudeAgent"),
-    ("agents", "agentsmd:AgentsMdAgent"),
-    ("codex", "codex:CodexAgent"),
+    ("gemini", "gemini.agent:GeminiAgent"),
+    ("claude", "claude.agent:ClaudeAgent"),
+    ("agents", "agentsmd.agent:AgentsMdAgent"),
+    ("codex", "codex.agent:CodexAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 

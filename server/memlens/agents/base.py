@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..fsread import FileReader
-from ..imports import ImportToken, relative_import
-from ..model import MemorySettings
-from ..nodecompat import dirname, resolve
-from ..protocol.memory import Diagnostic
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import dirname, resolve
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic
+from memlens.text.references import ImportToken, relative_import
 
 
 @dataclass
@@ -32,7 +32,7 @@ class AgentFile:
 
 @dataclass
 class ListedFile:
-    """A row of `memlens list --dialect ...`: `chars` None when the agent's listing shows no
+    """A row of `memlens list --agent A`: `chars` None when the agent's listing shows no
     size."""
 
     path: str
@@ -106,7 +106,7 @@ class WorkspaceCheck:
 class MemoryAgent(Protocol):
     """A coding agent whose memory Memory Lens shows."""
 
-    id: str  # `--dialect` and the wire's name for it: "gemini", "claude", "agents"
+    id: str  # `--agent` and the wire's name for it: "gemini", "claude", "agents"
     label: str  # how messages name it: "Claude Code"
     receiver: str  # who "would receive more" than a truncated preview
     nothing_loads: str  # `memlens show` with nothing to show
@@ -204,7 +204,8 @@ class MemoryAgent(Protocol):
         ...
 
     def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
-        """`memlens show --json` after `cwd` and `dialect`, with `content` the preview."""
+        """The agent's own facts in `memlens show --agent A --json` (AgentShowResult's extra
+        keys), with `content` the preview."""
         ...
 
 

@@ -11,19 +11,19 @@ import asyncio
 import json
 import sys
 
-from ..agent.chat import ChatSession
-from ..agent.config import ChatSettings
-from ..agent.context import assemble_context
-from ..agent.extraction import ExtractionBusy, extract_skills
-from ..agent.gemini import NoApiKey, make_client
-from ..agent.memory_manager import manage_memory
-from ..agent.records import chats_dir, install_stream_redaction
-from ..discovery import MemoryEngine, MemoryLoad
-from ..inbox import inbox_dir
-from ..jit import JitSession
-from ..model import MemorySettings
-from ..output import json_safe
-from .terminal import ChatPrinter, print_tool_results, terminal_approver
+from memlens.agent.chat import ChatSession
+from memlens.agent.config import ChatSettings
+from memlens.agent.context import assemble_context
+from memlens.agent.extraction import ExtractionBusy, extract_skills
+from memlens.agent.gemini import NoApiKey, make_client
+from memlens.agent.memory_manager import manage_memory
+from memlens.agent.records import chats_dir, install_stream_redaction
+from memlens.agents.gemini.discovery import MemoryEngine, MemoryLoad
+from memlens.agents.gemini.inbox import inbox_dir
+from memlens.agents.gemini.jit import JitSession
+from memlens.cli.terminal import ChatPrinter, print_tool_results, terminal_approver
+from memlens.files.output import json_safe
+from memlens.model import MemorySettings
 
 UNTRUSTED_HINT = "trust the folder first: a rule in trustedFolders.json, " \
                  "GEMINI_CLI_TRUST_WORKSPACE=true or --trusted"

@@ -14,9 +14,9 @@ def tokens_cell(tokens: int | None) -> str:
 def count_exact_or_fail(text: str) -> tuple[int, str]:
     """(tokens, model) from the model's countTokens; a one-line usage error without a key or
     when the call fails (the key is never printed)."""
-    from ..agent.config import ChatSettings
-    from ..agent.count_tokens import CountFailed, NoApiKey, count_exact
-    from . import UsageError
+    from memlens.agent.config import ChatSettings
+    from memlens.agent.count_tokens import CountFailed, NoApiKey, count_exact
+    from memlens.cli.common import UsageError
 
     try:
         result = count_exact(text, ChatSettings.from_sources())
@@ -30,7 +30,7 @@ def count_exact_or_fail(text: str) -> tuple[int, str]:
 def with_exact(result: Any, cwd: str, settings: Any) -> None:
     """Fill `exact_tokens`/`exact_model` of a list result: the model's count of the files'
     texts taken together (the text the estimate measures)."""
-    from ..discovery import MemoryEngine
+    from memlens.agents.gemini.discovery import MemoryEngine
 
     load = MemoryEngine(settings).load(cwd)
     text = "".join(f.content or "" for f in load.files)

@@ -10,10 +10,10 @@ import os
 import sys
 from typing import Any
 
-from ..agent.records import Redactor
-from ..agent.session import Approve
-from ..output import display_path, escape_controls, json_safe
-from ..protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
+from memlens.agent.records import Redactor
+from memlens.agent.session import Approve
+from memlens.files.output import display_path, escape_controls, json_safe
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 NO_TERMINAL = ("memlens: manual approval needs a terminal, and there is none to ask about "
                "{tool}; denied (use --approval-mode autoEdit to allow edits, or deny)")

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..imports import ImportToken, find_imports, relative_import
-from ..nodecompat import dirname, resolve
-from .convert import path_of, uri_of
-from .hidden_actions import hidden_text_actions
+from memlens.agents.gemini.imports import find_imports
+from memlens.files.nodecompat import dirname, resolve
+from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.hidden_actions import hidden_text_actions
+from memlens.text.references import ImportToken, relative_import
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def _token_at_offset(text: str, offset: int) -> ImportToken | None:

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from ..agent.config import ChatSettings
-from ..protocol.chat import ApprovalRequest, ApprovalResponse
-from ..protocol.editor import AskUserParams, AskUserReply
-from .errors import RequestFailed, plain
+from memlens.agent.config import ChatSettings
+from memlens.lsp.errors import RequestFailed, plain
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse
+from memlens.protocol.editor import AskUserParams, AskUserReply
 
 if TYPE_CHECKING:
-    from ..agent.context import AgentContext
-    from ..agent.session import Approve
-    from .server import MemlensServer
+    from memlens.agent.context import AgentContext
+    from memlens.agent.session import Approve
+    from memlens.lsp.server import MemlensServer
 
 ASK_USER = "memlens/askUser"
 
@@ -31,7 +31,7 @@ def agent_context(ls: MemlensServer, folder: str | None) -> AgentContext:
     session and skills, its transcripts folder, and the editor's key."""
     # The agents (tools, sessions) load on first use: a server that is never asked to chat
     # does not pay for them at start-up.
-    from ..agent.context import assemble_context
+    from memlens.agent.context import assemble_context
 
     state = ls.service.folder_state(folder) if folder is not None else None
     if folder is None or state is None:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.editor import CountTokensResponse, UriParams
-from .agent_bridge import chat_settings
-from .convert import path_of
-from .errors import InvalidParams, parse_params
-from .merged import folder_budget
+from memlens.lsp.agent_bridge import chat_settings
+from memlens.lsp.convert import path_of
+from memlens.lsp.errors import InvalidParams, parse_params
+from memlens.lsp.merged import folder_budget
+from memlens.protocol.editor import CountTokensResponse, UriParams
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 COUNT_TOKENS = "memlens/countTokens"
 
@@ -22,7 +22,7 @@ COUNT_TOKENS = "memlens/countTokens"
 def register(server: MemlensServer) -> None:
     @server.feature(COUNT_TOKENS)
     async def count_tokens(ls: MemlensServer, params: Any) -> dict[str, object]:
-        from ..agent.count_tokens import CountFailed, NoApiKey, count_exact
+        from memlens.agent.count_tokens import CountFailed, NoApiKey, count_exact
 
         request = parse_params(UriParams, params)
         path = path_of(request.uri)
@@ -47,6 +47,6 @@ def register(server: MemlensServer) -> None:
 
 def _text_of(ls: MemlensServer, path: str) -> str:
     """The files' texts taken together, as `folder_budget` measures them."""
-    from .merged import folder_texts
+    from memlens.lsp.merged import folder_texts
 
     return "".join(text for _, _, text in folder_texts(ls, path) if text is not None)

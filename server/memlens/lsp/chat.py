@@ -12,8 +12,8 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..agent.gemini import uses_vertex
-from ..agent.records import (
+from memlens.agent.gemini import uses_vertex
+from memlens.agent.records import (
     Redactor,
     existing_chats_dir,
     install_stream_redaction,
@@ -21,7 +21,9 @@ from ..agent.records import (
     read_transcript,
     register_secret,
 )
-from ..protocol.chat import (
+from memlens.lsp.agent_bridge import agent_context, chat_settings, lsp_approver
+from memlens.lsp.errors import parse_params
+from memlens.protocol.chat import (
     ApiKeyParams,
     ApiKeyResult,
     CancelResult,
@@ -37,11 +39,9 @@ from ..protocol.chat import (
     SessionsResult,
     SessionSummary,
 )
-from .agent_bridge import agent_context, chat_settings, lsp_approver
-from .errors import parse_params
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
     "memlens/chat/send", "memlens/chat/cancel", "memlens/chat/sessions",
@@ -120,7 +120,7 @@ def register(server: MemlensServer) -> None:
                         "workspace. Trust the folder to chat.").payload())
             return SendResult(session_id=request.session_id, status="error").compact()
         if session is None:
-            from ..agent.chat import ChatSession  # loaded on first use (start-up time)
+            from memlens.agent.chat import ChatSession  # loaded on first use (start-up time)
 
             session = ChatSession(agent_context(ls, folder), request.session_id)
             ls.chat_sessions[request.session_id] = session

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..nodecompat import dirname, resolve
-from .convert import path_of
-from .links import agent_reading
+from memlens.files.nodecompat import dirname, resolve
+from memlens.lsp.convert import path_of
+from memlens.lsp.links import agent_reading
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 SKILL_KEYS = {
     "name": "1-64 lowercase letters, digits and hyphens; equal to the folder's name",

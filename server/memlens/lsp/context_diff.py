@@ -17,9 +17,20 @@ import os
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from ..agent_versions import chosen_agents, detect_installed
-from ..agents import home_folders
-from ..effective import (
+from memlens.agent_versions import chosen_agents, detect_installed
+from memlens.agents import home_folders
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import is_subpath
+from memlens.lsp.convert import uri_of
+from memlens.lsp.errors import InvalidParams, parse_params
+from memlens.model import MemorySettings
+from memlens.protocol.context_diff import (
+    ContextChangedEvent,
+    ContextChangeEntry,
+    ContextDiffParams,
+    ContextDiffResult,
+)
+from memlens.workspace.effective import (
     ChosenAgent,
     ContextChange,
     chosen,
@@ -27,20 +38,9 @@ from ..effective import (
     folders_of_interest,
     summary,
 )
-from ..fsread import FileReader
-from ..model import MemorySettings
-from ..nodecompat import is_subpath
-from ..protocol.context_diff import (
-    ContextChangedEvent,
-    ContextChangeEntry,
-    ContextDiffParams,
-    ContextDiffResult,
-)
-from .convert import uri_of
-from .errors import InvalidParams, parse_params
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 CONTEXT_CHANGED = "memlens/contextChanged"
 CONTEXT_DIFF = "memlens/contextDiff"

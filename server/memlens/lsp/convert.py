@@ -11,8 +11,9 @@ from array import array
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..imports import ImportToken, find_imports
-from ..protocol.memory import Diagnostic
+from memlens.agents.gemini.imports import find_imports
+from memlens.protocol.memory import Diagnostic
+from memlens.text.references import ImportToken
 
 SEVERITY = {
     "error": types.DiagnosticSeverity.Error,

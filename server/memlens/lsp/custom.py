@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..agent_versions import AgentProfile, profile_for
-from ..agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
-from ..budgets import context_budget, measure, summary
-from ..index import WorkspaceIndex
-from ..model import MemorySettings
-from ..protocol.editor import (
+from memlens.agent_versions import AgentProfile, profile_for
+from memlens.agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
+from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
+from memlens.lsp.convert import path_of
+from memlens.lsp.errors import InvalidParams, RequestFailed, parse_params
+from memlens.lsp.previews import visible_sections
+from memlens.model import MemorySettings
+from memlens.protocol.editor import (
     AgentChoice,
     AgentsParams,
     AgentsResponse,
@@ -28,15 +30,13 @@ from ..protocol.editor import (
     TreeResponse,
     UriParams,
 )
-from ..protocol.memory import ContextSection, JitFile, ListedFile, ListResult
-from ..trust import restricted_notice, rules_file_to_open
-from ..views import truncate
-from .convert import path_of
-from .errors import InvalidParams, RequestFailed, parse_params
-from .previews import visible_sections
+from memlens.protocol.memory import ContextSection, JitFile, ListedFile, ListResult
+from memlens.reports.budgets import context_budget, measure, summary
+from memlens.workspace.index import WorkspaceIndex
+from memlens.workspace.queries import truncate
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 AGENTS = "memlens/agents"

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .convert import path_of, uri_of
+from memlens.lsp.convert import path_of, uri_of
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def register(server: MemlensServer) -> None:

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..hidden import HIDDEN_TEXT, HiddenRun, find_hidden
+from memlens.text.hidden import HIDDEN_TEXT, HiddenRun, find_hidden
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 REMOVE = "Remove hidden characters"
 REMOVE_ALL = "Remove all hidden characters in this file"

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..agents import owner_of, primary
-from ..agents.base import MemoryAgent
-from ..budgets import ContextBudget, context_budget, summary, table
-from ..imports import ImportProcessor
-from ..nodecompat import dirname, resolve
-from ..skills import all_skill_files, discover_skills, load_skill_file
-from ..trust import restricted_notice, rules_file_to_open
-from .convert import path_of, uri_of
-from .merged import folder_budget, memory_for, trust_source
-from .previews import visible
+from memlens.agents import owner_of, primary
+from memlens.agents.base import MemoryAgent
+from memlens.agents.gemini.imports import ImportProcessor
+from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
+from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
+from memlens.files.nodecompat import dirname, resolve
+from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.merged import folder_budget, memory_for, trust_source
+from memlens.lsp.previews import visible
+from memlens.reports.budgets import ContextBudget, context_budget, summary, table
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 IMPORT_PREVIEW_CHARS = 4_000
 MERGED_PREVIEW_CHARS = 8_000

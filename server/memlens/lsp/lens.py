@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from .convert import path_of, uri_of
-from .links import importer_locations
-from .merged import memory_lens_title
+from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.links import importer_locations
+from memlens.lsp.merged import memory_lens_title
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 SHOW_REFERENCES = "memlens.showReferences"
 SHOW_MERGED_CONTEXT = "memlens.showMergedContext"

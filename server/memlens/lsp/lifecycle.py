@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from ..index import BUILD_PROGRESS
-from ..protocol.editor import ReadyEvent
-from ..workspace import WorkspaceService
-from . import watcher
-from .convert import PositionConverter, path_of, uri_of
+from memlens.lsp import watcher
+from memlens.lsp.convert import PositionConverter, path_of, uri_of
+from memlens.protocol.editor import ReadyEvent
+from memlens.workspace.index import BUILD_PROGRESS
+from memlens.workspace.service import WorkspaceService
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 log = logging.getLogger("memlens.lsp")
 READY = "memlens/ready"  # sent once the first index is built: {memoryFiles, indexSeconds}

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..agents import other_agents, reading_agent
-from ..agents.base import MemoryAgent
-from .convert import uri_of
+from memlens.agents import other_agents, reading_agent
+from memlens.agents.base import MemoryAgent
+from memlens.lsp.convert import uri_of
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def reference_target(ls: MemlensServer, agent: MemoryAgent, path: str, raw: str) -> str:

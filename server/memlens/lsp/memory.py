@@ -5,20 +5,20 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..protocol.chat import ChatEvent
-from ..protocol.editor import AddMemoryParams, AddMemoryResult
-from ..writing import (
+from memlens.agents.gemini.writing import (
     create_patch,
     memory_description,
     memory_target,
     proposed_memory,
     save_memory,
 )
-from .agent_bridge import agent_context, lsp_approver
-from .errors import parse_params
+from memlens.lsp.agent_bridge import agent_context, lsp_approver
+from memlens.lsp.errors import parse_params
+from memlens.protocol.chat import ChatEvent
+from memlens.protocol.editor import AddMemoryParams, AddMemoryResult
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 ADD_MEMORY = "memlens/addMemory"
 MEMORY_APPROVE = "memlens/memory/approve"
@@ -64,7 +64,7 @@ def register(server: MemlensServer) -> None:
 
 async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | None,
                    path: str, description: str) -> AddMemoryResult:
-    from ..agent.memory_manager import manage_memory
+    from memlens.agent.memory_manager import manage_memory
 
     context = agent_context(ls, folder)
     if not context.startup.trusted:
@@ -75,7 +75,7 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | No
                                        "it reads and edits the workspace's memory files. "
                                        "Trust the folder to use it.")
 
-    from ..agent.gemini import NoApiKey, make_client
+    from memlens.agent.gemini import NoApiKey, make_client
 
     try:
         make_client(context.api_key, context.chat)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..budgets import ContextBudget, context_budget, over_budget, summary
-from ..nodecompat import is_subpath
-from ..protocol.memory import Diagnostic
-from ..trust import untrusted_label
+from memlens.agents.gemini.trust import untrusted_label
+from memlens.files.nodecompat import is_subpath
+from memlens.protocol.memory import Diagnostic
+from memlens.reports.budgets import ContextBudget, context_budget, over_budget, summary
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def memory_for(ls: MemlensServer, path: str) -> tuple[str, int, int, int, bool]:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from .convert import path_of, uri_of
-from .links import agent_reading, importer_locations, reference_target
+from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.links import agent_reading, importer_locations, reference_target
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))

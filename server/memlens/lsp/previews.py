@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..agents import workspace_file_names
-from ..hidden import visible_preview
-from ..imports import repository_root
-from ..nodecompat import dirname
-from ..protocol.memory import ContextSection
+from memlens.agents import workspace_file_names
+from memlens.files.nodecompat import dirname
+from memlens.files.roots import repository_root
+from memlens.protocol.memory import ContextSection
+from memlens.text.hidden import visible_preview
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def repository_of(ls: MemlensServer, path: str) -> str:

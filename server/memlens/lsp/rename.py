@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..agents import other_agents, primary
-from ..agents.base import MemoryAgent
-from ..nodecompat import dirname
-from .convert import path_of, uri_of
-from .links import agent_reading, reference_target
+from memlens.agents import other_agents, primary
+from memlens.agents.base import MemoryAgent
+from memlens.files.nodecompat import dirname
+from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.links import agent_reading, reference_target
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 _OPS = [types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
 _FILE_OPS = types.FileOperationRegistrationOptions(filters=_OPS)

@@ -35,7 +35,7 @@ from pygls.protocol.json_rpc import (
     RPCRequest,
 )
 
-from .positions import document_uri, line_problem, positions_of, shape_problem
+from memlens.lsp.positions import document_uri, line_problem, positions_of, shape_problem
 
 log = logging.getLogger("memlens.lsp.rpc")
 

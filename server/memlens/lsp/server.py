@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
-from ..memory_release import release_freed_memory
-from ..model import MemorySettings, SettingsProblem
-from ..workspace import EditorSettings, WorkspaceService
-from .convert import PositionConverter, path_of, uri_of
-from .rpc import MemlensProtocol
+from memlens import __version__
+from memlens.lsp.convert import PositionConverter, path_of, uri_of
+from memlens.lsp.rpc import MemlensProtocol
+from memlens.model import MemorySettings, SettingsProblem
+from memlens.workspace.memory_release import release_freed_memory
+from memlens.workspace.service import EditorSettings, WorkspaceService
 
 if TYPE_CHECKING:
-    from ..agent.chat import ChatSession
+    from memlens.agent.chat import ChatSession
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
@@ -152,7 +152,7 @@ class MemlensServer(LanguageServer):
     def lsp_diagnostics(self, path: str) -> list[types.Diagnostic]:
         text = self.text_of(path)
         uri = uri_of(path)
-        from .merged import budget_diagnostics
+        from memlens.lsp.merged import budget_diagnostics
 
         return [self.positions.to_lsp_diagnostic(d, text, uri)
                 for d in [*self.service.diagnostics_for(path), *budget_diagnostics(self, path)]]
@@ -196,7 +196,7 @@ class MemlensServer(LanguageServer):
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
         """Serve over stdio with framing that survives a hostile client (transport.py);
         returns the exit code (LSP: 1 when `exit` comes without `shutdown`)."""
-        from .transport import serve_stdio
+        from memlens.lsp.transport import serve_stdio
 
         self._stop_event = threading.Event()
         try:
@@ -207,7 +207,7 @@ class MemlensServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """`memlens serve --tcp`: one client, the same framing as stdio."""
-        from .transport import serve_tcp
+        from memlens.lsp.transport import serve_tcp
 
         self._stop_event = threading.Event()
         try:
@@ -224,7 +224,7 @@ class MemlensServer(LanguageServer):
 
 
 def create_server() -> MemlensServer:
-    from . import (
+    from memlens.lsp import (
         actions,
         budgets,
         chat,

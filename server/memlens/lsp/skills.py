@@ -9,8 +9,11 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
-from .. import inbox as inbox_ops
-from ..protocol.skills import (
+from memlens.agents.gemini import inbox as inbox_ops
+from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
+from memlens.lsp.agent_bridge import agent_context
+from memlens.lsp.errors import RequestFailed, parse_params, plain
+from memlens.protocol.skills import (
     ExtractResult,
     InboxActionResult,
     InboxEntry,
@@ -19,12 +22,9 @@ from ..protocol.skills import (
     SkillItem,
     SkillsResult,
 )
-from ..skills import all_skill_files, discover_skills, load_skill_file
-from .agent_bridge import agent_context
-from .errors import RequestFailed, parse_params, plain
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
 ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memlens/skills/extract"
@@ -95,9 +95,9 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(EXTRACT)
     async def extract(ls: MemlensServer, params: Any) -> dict[str, object]:
-        from ..agent.extraction import ExtractionBusy, extract_skills
-        from ..agent.gemini import NoApiKey, make_client
-        from ..agent.records import chats_dir
+        from memlens.agent.extraction import ExtractionBusy, extract_skills
+        from memlens.agent.gemini import NoApiKey, make_client
+        from memlens.agent.records import chats_dir
 
         home, folder, _ = _workspace(ls, _uri(params))
         context = agent_context(ls, folder)

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..agents import other_agents
-from ..protocol.editor import JitLoadedEvent
-from ..protocol.memory import ClaudeJitEntry, JitFile
-from .convert import path_of, uri_of
+from memlens.agents import other_agents
+from memlens.lsp.convert import path_of, uri_of
+from memlens.protocol.editor import JitLoadedEvent
+from memlens.protocol.memory import ClaudeJitEntry, JitFile
 
 if TYPE_CHECKING:
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 DEBOUNCE_SECONDS = 0.15
 JIT_LOADED = "memlens/jitLoaded"

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from watchfiles import Change
 
-    from .server import MemlensServer
+    from memlens.lsp.server import MemlensServer
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:
-    from ..agents import home_folders
+    from memlens.agents import home_folders
 
     candidates = list(dict.fromkeys(path for home in ls.service.homes()
                                     for path in home_folders(home)))
@@ -28,7 +28,7 @@ def watched_roots(ls: MemlensServer) -> list[str]:
 def _relevant(homes: list[str]) -> Callable[[Change, str], bool]:
     """Only the changes that can change some agent's memory, in any folder's HOME (Claude
     Code rewrites its transcripts and state under ~/.claude all the time)."""
-    from ..agents import home_change_matters
+    from memlens.agents import home_change_matters
 
     def keep(change: Change, path: str) -> bool:
         return all(home_change_matters(path, home) for home in homes)

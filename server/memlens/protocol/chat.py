@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from .wire import Inbound, Wire
+from memlens.protocol.wire import Inbound, Wire
 
 # --- client → server requests ---------------------------------------------------------------
 

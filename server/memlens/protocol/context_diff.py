@@ -3,7 +3,7 @@ server's memlens/contextChanged notification and memlens/contextDiff request."""
 
 from __future__ import annotations
 
-from .wire import Inbound, Wire
+from memlens.protocol.wire import Inbound, Wire
 
 
 class ContextChangeEntry(Wire):

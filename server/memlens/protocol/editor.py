@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from .memory import ClaudeJitEntry, ContextSection, JitFile
-from .wire import Inbound, Wire
+from memlens.protocol.memory import ClaudeJitEntry, ContextSection, JitFile
+from memlens.protocol.wire import Inbound, Wire
 
 Dialect = Literal["gemini", "claude", "agents", "codex"]
 

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from ..model import Mode, Severity, Tier
-from .wire import Wire
+from memlens.model import Mode, Severity, Tier
+from memlens.protocol.wire import Wire
 
 
 class Diagnostic(Wire):
@@ -215,6 +215,24 @@ class AgentShowResult(AgentProfileInfo):
     bytes: int = 0
     tokens: int = 0
     estimator: str = ""
+
+
+class AgentListedFile(Wire):
+    """A row of another agent's `memlens list --json`: `tier` is the agent's own label for
+    the file; `chars` None where its listing shows no size."""
+
+    path: str
+    tier: str
+    chars: int | None = None
+
+
+class AgentListResult(Wire):
+    """`memlens list --agent A --json` for an agent other than Gemini CLI (whose listing is
+    `ListResult`): its files in the order it reads them."""
+
+    cwd: str
+    agent: str
+    files: list[AgentListedFile]
 
 
 class AgentJitEntry(Wire):

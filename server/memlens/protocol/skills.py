@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .memory import Diagnostic
-from .wire import Inbound, Wire
+from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Inbound, Wire
 
 
 class SkillEntry(Wire):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ask_user import AskUser
-from .base import Tool, ToolArgs
-from .files import ListDirectory, ReadFile, Replace, WriteFile
-from .memory import SaveMemory
-from .search import Glob, SearchFileContent
-from .skills import ActivateSkill
+from memlens.agent.tools.ask_user import AskUser
+from memlens.agent.tools.base import Tool, ToolArgs
+from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
+from memlens.agent.tools.memory import SaveMemory
+from memlens.agent.tools.search import Glob, SearchFileContent
+from memlens.agent.tools.skills import ActivateSkill
 
 REGISTRY: tuple[type[Tool], ...] = (ReadFile, ListDirectory, Glob, SearchFileContent, WriteFile,
                                     Replace, SaveMemory, ActivateSkill, AskUser)

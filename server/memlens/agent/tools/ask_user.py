@@ -7,11 +7,11 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...protocol.chat import ApprovalRequest, ApprovalResponse
-from .base import STRING, PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused
+from memlens.agent.tools.base import STRING, PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse
 
 if TYPE_CHECKING:
-    from ..session import ToolRuntime
+    from memlens.agent.session import ToolRuntime
 
 
 class AskUserArgs(ToolArgs):

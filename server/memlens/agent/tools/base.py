@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from ...discovery import LoadedFile
+from memlens.agents.gemini.discovery import LoadedFile
 
 if TYPE_CHECKING:  # the session hands each call its runtime; only the type is needed here
-    from ..session import ToolRuntime
+    from memlens.agent.session import ToolRuntime
 
 MAX_OUTPUT_CHARS = 200_000
 

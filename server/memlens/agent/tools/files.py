@@ -10,9 +10,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from ...pathpolicy import PathRefused
-from ...writing import atomic_write, create_patch
-from .base import (
+from memlens.agent.tools.base import (
     INTEGER,
     STRING,
     BlockingTool,
@@ -22,7 +20,9 @@ from .base import (
     ToolOutcome,
     ToolRefused,
 )
-from .workspace import Workspace
+from memlens.agent.tools.workspace import Workspace
+from memlens.agents.gemini.writing import atomic_write, create_patch
+from memlens.files.pathpolicy import PathRefused
 
 READ_LIMIT_LINES = 2000
 

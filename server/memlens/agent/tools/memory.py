@@ -7,8 +7,9 @@ import posixpath
 import threading
 from typing import Any, ClassVar, Literal
 
-from ...pathpolicy import PathPolicy, PathRefused
-from ...writing import (
+from memlens.agent.tools.base import STRING, PlannedCall, ToolArgs, ToolOutcome, ToolRefused
+from memlens.agent.tools.files import WorkspaceTool
+from memlens.agents.gemini.writing import (
     Scope,
     create_patch,
     escapes_home,
@@ -16,8 +17,7 @@ from ...writing import (
     proposed_memory,
     save_memory,
 )
-from .base import STRING, PlannedCall, ToolArgs, ToolOutcome, ToolRefused
-from .files import WorkspaceTool
+from memlens.files.pathpolicy import PathPolicy, PathRefused
 
 
 class SaveMemoryArgs(ToolArgs):

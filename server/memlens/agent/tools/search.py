@@ -12,8 +12,15 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from .base import STRING, NonBlank, PlannedCall, ToolArgs, ToolOutcome, ToolRefused
-from .files import WorkspaceTool
+from memlens.agent.tools.base import (
+    STRING,
+    NonBlank,
+    PlannedCall,
+    ToolArgs,
+    ToolOutcome,
+    ToolRefused,
+)
+from memlens.agent.tools.files import WorkspaceTool
 
 MAX_RESULTS = 200
 SEARCH_SECONDS = 10.0  # a search's time budget

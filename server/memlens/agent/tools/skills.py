@@ -5,8 +5,15 @@ from __future__ import annotations
 import threading
 from typing import Any, ClassVar
 
-from ...skills import Skill, render_activated_skill
-from .base import STRING, BlockingTool, PlannedCall, ToolArgs, ToolOutcome, ToolRefused
+from memlens.agent.tools.base import (
+    STRING,
+    BlockingTool,
+    PlannedCall,
+    ToolArgs,
+    ToolOutcome,
+    ToolRefused,
+)
+from memlens.agents.gemini.skills import Skill, render_activated_skill
 
 
 class ActivateSkillArgs(ToolArgs):

@@ -16,14 +16,14 @@ import threading
 import time
 from typing import Any
 
-from ...discovery import LoadedFile
-from ...ignore import IgnoreFilter
-from ...jit import JitSession
-from ...model import MemorySettings
-from ...nodecompat import is_subpath, resolve
-from ...pathpolicy import PathPolicy, PathRefused
-from ...render import append_jit_context, concatenate_instructions
-from .base import ToolRefused
+from memlens.agent.tools.base import ToolRefused
+from memlens.agents.gemini.discovery import LoadedFile
+from memlens.agents.gemini.ignore import IgnoreFilter
+from memlens.agents.gemini.jit import JitSession
+from memlens.agents.gemini.render import append_jit_context, concatenate_instructions
+from memlens.files.nodecompat import is_subpath, resolve
+from memlens.files.pathpolicy import PathPolicy, PathRefused
+from memlens.model import MemorySettings
 
 MAX_WALK = 50_000  # files a glob or a search looks at
 

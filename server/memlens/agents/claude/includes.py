@@ -1,0 +1,151 @@
+"""`@path` includes as Claude Code finds and follows them: the syntax, text files only, four
+levels deep, each file once per load, a project file's includes inside the working folder
+(`IncludeReader`, the read state every load shares)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from memlens.agents.claude.messages import MAX_FILE_CHARS, ClaudeFile, is_blank, sent_text
+from memlens.files.fsread import FileReader, ReadResult
+from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.files.roots import repository_root
+from memlens.model import Severity
+from memlens.protocol.memory import Diagnostic
+from memlens.text.references import ImportToken, find_references
+from memlens.text.textpos import LineIndex
+
+MAX_INCLUDE_DEPTH = 4  # levels of includes below a memory file
+# What Claude Code 2.1.330 includes (compared lower-cased; no extension is fine too).
+TEXT_EXTENSIONS = {
+    ".md", ".txt", ".text", ".json", ".yaml", ".yml", ".toml", ".xml", ".csv", ".html", ".htm",
+    ".css", ".scss", ".sass", ".less", ".js", ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".mts",
+    ".cts", ".py", ".pyi", ".pyw", ".rb", ".erb", ".rake", ".go", ".rs", ".java", ".kt", ".kts",
+    ".scala", ".c", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hxx", ".cs", ".swift", ".sh",
+    ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".env", ".ini", ".cfg", ".conf",
+    ".config", ".properties", ".sql", ".graphql", ".gql", ".proto", ".vue", ".svelte",
+    ".astro", ".ejs", ".hbs", ".pug", ".jade", ".php", ".pl", ".pm", ".lua", ".r", ".dart",
+    ".ex", ".exs", ".erl", ".hrl", ".clj", ".cljs", ".cljc", ".edn", ".hs", ".lhs", ".elm",
+    ".ml", ".mli", ".f", ".f90", ".f95", ".for", ".cmake", ".make", ".makefile", ".gradle",
+    ".sbt", ".rst", ".adoc", ".asciidoc", ".org", ".tex", ".latex", ".lock", ".log", ".diff",
+    ".patch", "",
+}
+
+
+# Claude Code's include path runs to any whitespace (Python's `\s`, every character
+# `str.isspace` accepts: all of them lie below U+3001) and starts with `.`, `/`, `~` or a letter
+# or digit of any script.
+_PATH_ENDS = frozenset(c for c in map(chr, range(0x3001)) if c.isspace())
+
+
+def _include_may_start(char: str) -> bool:
+    return char in "./~" or char.isalnum()
+
+
+def find_includes(text: str) -> list[ImportToken]:
+    """`@path` includes as Claude Code writes them: `@./rel`, `@~/x`, `@/abs`, `@rel`."""
+    return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
+
+
+class IncludeReader:
+    """The read state of one Claude Code load: each file read once, the include targets tried,
+    the diagnostics found; follows a memory file's includes."""
+
+    def __init__(self, home: str, *, reader: FileReader | None = None):
+        self.home = resolve(home)
+        self.reader = reader or FileReader()
+        self.diagnostics: list[Diagnostic] = []
+        self.include_targets: set[str] = set()  # every include tried, found or not
+        self.cwd = "/"
+        self.processed: set[str] = set()  # what this load has read (each file once)
+
+    def _diag(self, path: str, text: str, start: int, end: int, severity: Severity, code: str,
+              message: str) -> None:
+        index = LineIndex(text)
+        line, col = index.position(start)
+        end_line, end_col = index.position(end)
+        self.diagnostics.append(Diagnostic(path=path, line=line, col=col, end_line=end_line,
+                                           end_col=end_col, severity=severity, code=code,
+                                           message=message))
+
+    def _read(self, path: str) -> ReadResult:
+        return self.reader.read(path)
+
+    def _includes(self, path: str, text: str, seen: set[str], depth: int,
+                  out: list[ClaudeFile], external: bool) -> None:
+        tokens = [t for t in find_includes(sent_text(text)) if not t.in_code]
+        if not tokens:
+            return
+        # Positions for diagnostics: the same includes found in the file as written.
+        located = [t for t in find_includes(text) if not t.in_code]
+        if depth >= MAX_INCLUDE_DEPTH:
+            for token in located:
+                self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
+                           f"`@{token.path}` is not included: Claude Code follows "
+                           f"includes {MAX_INCLUDE_DEPTH} levels deep")
+            return
+        wanted = {t.path for t in tokens}
+        for token in located:
+            if token.path not in wanted:
+                continue
+            raw = token.path
+            if raw.startswith("~/"):
+                target = resolve(self.home, raw[2:])
+            else:
+                target = resolve(dirname(path), raw)
+            self.include_targets.add(target)
+            if target in seen:
+                self._diag(path, text, token.start, token.end, "warning", "import-cycle",
+                           f"`@{raw}` closes an include cycle; Claude Code skips it")
+                continue
+            if target in self.processed:
+                continue  # already read in this load: sent once
+            if posixpath.splitext(target)[1].lower() not in TEXT_EXTENSIONS:
+                self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
+                           f"`@{raw}` is not a text file; Claude Code includes text files only")
+                continue
+            read = self._read(target)
+            if read.content is None:
+                code = "import-not-found" if read.kind.value == "missing" else (
+                    "import-unreadable")
+                self._diag(path, text, token.start, token.end, "warning", code,
+                           f"`@{raw}` ({target}) cannot be included: {read.error}; Claude Code "
+                           "silently skips it")
+                continue
+            if read.binary:
+                self._diag(path, text, token.start, token.end, "warning", "import-unreadable",
+                           f"`@{raw}` is binary; Claude Code includes text files only")
+                continue
+            if not external and not is_subpath(self.cwd, target):
+                # Said where the file is worked on; from a folder below, a file above keeps
+                # its includes out (that is its folder's business, not a problem of it).
+                if is_subpath(self.cwd, path):
+                    self._diag(path, text, token.start, token.end, "warning",
+                               "import-outside-root",
+                               f"`@{raw}` includes {target}, outside the working folder "
+                               f"{self.cwd}: Claude Code asks before loading it, and does "
+                               "not load it when nobody can answer (a non-interactive run)")
+                continue
+            if external:
+                root = repository_root(dirname(path)) or dirname(path)
+                if not (is_subpath(root, target) or is_subpath(self.home, target)):
+                    self._diag(path, text, token.start, token.end, "info",
+                               "import-outside-root",
+                               f"`@{raw}` includes {target}, outside the repository and your "
+                               "home folder; Claude Code reads it")
+            self.processed.add(target)
+            if is_blank(read.content):
+                continue
+            self._too_large(target, read.content, read.size)
+            out.append(ClaudeFile(target, "include", read.content, included_from=path))
+            self._includes(target, read.content, seen | {target}, depth + 1, out, external)
+
+    def _too_large(self, path: str, content: str, size: int) -> None:
+        if len(content) > MAX_FILE_CHARS:
+            amount = (f"{len(content):,} characters" if size <= len(content)
+                      else f"{size:,} bytes")  # the reader stopped early on a huge file
+            self._diag(path, content, 0, min(len(content), content.find("\n") % 200 or 1),
+                       "warning", "file-too-large",
+                       f"{amount}: Claude Code warns above "
+                       f"{MAX_FILE_CHARS:,} characters per memory file (it costs context in "
+                       "every session)")

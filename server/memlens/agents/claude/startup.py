@@ -1,0 +1,265 @@
+"""Claude Code's memory, as its documentation and the source analysis (seed 001) describe it.
+
+Load order (later = higher priority): managed `/etc/claude-code/CLAUDE.md`, user
+`~/.claude/CLAUDE.md`, then for each folder from the filesystem root down to the working
+folder `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/*.md` (rules without `paths:`; rules
+with `paths:` apply only to matching files), `CLAUDE.local.md`; last the auto-memory index
+`~/.claude/projects/<sanitised git root>/memory/MEMORY.md`, of which only the first 200 lines
+or 25,000 bytes (whichever comes first) reach the model. `@path` includes (`@./rel`, `@~/x`,
+`@/abs`, `@rel`) are followed four levels deep (a file is read once per load), text files only, not
+in code; a project file's include must lie inside the working folder (outside it Claude Code
+asks first, and nobody answers a non-interactive run), the user's may go anywhere. A file that
+is empty once its frontmatter and HTML comments are gone is not sent, nor what it includes.
+Without a non-empty CLAUDE.md in the working folder or above, AGENTS.md (and
+`.claude/AGENTS.md`) of those folders load in their place (Claude Code's agents-md plugin,
+default mode `claude-md-or-agents-md`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from memlens.agents.base import WorkspaceCheck
+from memlens.agents.claude.includes import IncludeReader
+from memlens.agents.claude.memory_index import (
+    auto_memory_index,
+    check_index,
+    claude_home,
+    truncate_index,
+)
+from memlens.agents.claude.messages import (
+    ClaudeFile,
+    ClaudeLoad,
+    chain_top,
+    is_blank,
+    js_trim,
+    owner_folder,
+    sent_text,
+)
+from memlens.agents.claude.rules import globs_match, rule_files, rule_globs
+from memlens.files.fsread import FileReader, ReadKind
+from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.protocol.memory import Diagnostic
+
+CLAUDE_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+AGENTS_NAMES = ("AGENTS.md", ".claude/AGENTS.md")
+
+
+def ancestors(cwd: str) -> list[str]:
+    """`cwd` and the folders above it, top first, without the filesystem root (Claude Code's
+    walk stops below it)."""
+    chain: list[str] = []
+    current = resolve(cwd)
+    while dirname(current) != current:
+        chain.insert(0, current)
+        current = dirname(current)
+    return chain
+
+
+_PROJECT_KINDS = ("project", "rule", "local")
+
+
+def _is_project(entry: ClaudeFile, by_path: dict[str, ClaudeFile]) -> bool:
+    return chain_top(entry, by_path).kind in _PROJECT_KINDS
+
+
+def _insert_at(files: list[ClaudeFile], folder: str) -> int:
+    """Where the agents-md plugin puts a folder's AGENTS.md: before the first project file of
+    a folder below it, else after the last project file, else before the auto memory."""
+    by_path = {f.path: f for f in files}
+    for i, f in enumerate(files):
+        if _is_project(f, by_path) and owner_folder(chain_top(f, by_path).path).startswith(
+                folder.rstrip("/") + "/"):
+            return i
+    last = [i for i, f in enumerate(files) if _is_project(f, by_path)]
+    if last:
+        return last[-1] + 1
+    auto = [i for i, f in enumerate(files) if f.kind == "auto"]
+    return auto[0] if auto else len(files)
+
+
+def dedupe_against(found: list[ClaudeFile], loaded: list[ClaudeFile]) -> list[ClaudeFile]:
+    """`found` without what `loaded` already has: the same path, or the same trimmed text as
+    a project file."""
+    by_path = {f.path: f for f in loaded}
+    paths = set(by_path)
+    texts = {js_trim(sent_text(f.content)) for f in loaded if _is_project(f, by_path)}
+    kept: list[ClaudeFile] = []
+    for f in found:
+        text = js_trim(sent_text(f.content))
+        if f.path in paths or (text and text in texts):
+            continue
+        paths.add(f.path)
+        kept.append(f)
+    return kept
+
+
+class ClaudeLoader(IncludeReader):
+    """Claude Code's start-up load of a working folder (one per run; see the module's doc)."""
+
+    def add(self, path: str, kind: str, out: list[ClaudeFile]) -> ClaudeFile | None:
+        """Read a memory file (and what it includes) into `out`; None when it cannot be read,
+        was read already in this load, or is blank."""
+        if path in self.processed:
+            return None
+        read = self._read(path)
+        if read.content is None:
+            if read.kind in (ReadKind.SPECIAL, ReadKind.DENIED, ReadKind.ERROR):
+                self.diagnostics.append(Diagnostic(
+                    path=path, line=1, col=1, end_line=1, end_col=1, severity="error",
+                    code="file-unreadable",
+                    message=(f"Not readable ({read.error}); Claude Code skips it"
+                             if read.kind is not ReadKind.SPECIAL else
+                             "Not a regular file (a FIFO, socket or device): Memory Lens never "
+                             "opens it, and Claude Code could block reading it")))
+            return None
+        self.processed.add(path)
+        content = read.content
+        if is_blank(content):
+            return None
+        self._too_large(path, content, read.size)
+        entry = ClaudeFile(path, kind, content)
+        out.append(entry)
+        self._includes(path, content, {path}, 0, out, kind in ("user", "userRule"))
+        return entry
+
+    def begin(self, cwd: str) -> None:
+        """A new load from `cwd`: nothing read yet."""
+        self.cwd = resolve(cwd)
+        self.processed = set()
+
+    def load(self, cwd: str) -> ClaudeLoad:
+        self.begin(cwd)
+        cwd = self.cwd
+        files: list[ClaudeFile] = []
+        conditional: list[ClaudeFile] = []
+        self.add("/etc/claude-code/CLAUDE.md", "managed", files)
+        self.add(posixpath.join(claude_home(self.home), "CLAUDE.md"), "user", files)
+        # User rules apply to every project (their `paths:` are relative to the working
+        # folder); they load before the project's, which take precedence.
+        self._rules(posixpath.join(claude_home(self.home), "rules"), cwd, files, conditional,
+                    "userRule")
+        for folder in ancestors(cwd):
+            if folder == self.home or folder == claude_home(self.home):
+                continue
+            self.add(posixpath.join(folder, "CLAUDE.md"), "project", files)
+            self.add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
+            self._rules(posixpath.join(folder, ".claude", "rules"), folder, files, conditional)
+            self.add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
+        index = auto_memory_index(self.home, cwd)
+        read = self._read(index)
+        if read.content is not None:
+            kept, cut_line, warning = truncate_index(read.content)
+            files.append(ClaudeFile(index, "auto", kept))
+            check_index(self, index, read.content, cut_line,
+                        kept.removesuffix(warning) if warning else kept)
+        if not self.is_claude_project(cwd, files):
+            files = self._agents_fallback(cwd, files)
+        return ClaudeLoad(cwd, files, conditional, self.diagnostics)
+
+    def claude_file_above(self, cwd: str) -> str | None:
+        """The nearest non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or
+        above (what makes it a Claude Code project: `is_claude_project`)."""
+        for folder in reversed(ancestors(cwd)):
+            for name in CLAUDE_NAMES:
+                path = posixpath.join(folder, name)
+                read = self._read(path)
+                if read.content is not None and not is_blank(read.content):
+                    return path
+        return None
+
+    def is_claude_project(self, cwd: str, files: list[ClaudeFile]) -> bool:
+        """A non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or above."""
+        if any(f.kind in ("project", "local") and f.included_from is None
+               and is_subpath(owner_folder(f.path), cwd)
+               and any(f.path.endswith("/" + n) for n in CLAUDE_NAMES) for f in files):
+            return True
+        for folder in ancestors(cwd):
+            for name in CLAUDE_NAMES:
+                read = self._read(posixpath.join(folder, name))
+                if read.content is not None and not is_blank(read.content):
+                    return True
+        return False
+
+    def _agents_fallback(self, cwd: str, files: list[ClaudeFile]) -> list[ClaudeFile]:
+        """AGENTS.md of `cwd` and its ancestors (root first), each placed with its folder's
+        project files."""
+        found: list[ClaudeFile] = []
+        saved = self.processed
+        self.processed = {f.path for f in files if f.kind in ("managed", "user")}
+        for folder in ancestors(cwd):
+            for name in AGENTS_NAMES:
+                self.add(posixpath.join(folder, name), "project", found)
+        self.processed = saved | self.processed
+        added = dedupe_against(found, files)
+        out = list(files)
+        groups: dict[str, list[ClaudeFile]] = {}
+        tops = {f.path: f for f in added}
+        for f in added:
+            groups.setdefault(owner_folder(chain_top(f, tops).path), []).append(f)
+        for folder, group in groups.items():
+            at = _insert_at(out, folder)
+            out[at:at] = group
+        return out
+
+    def _rules(self, rules_dir: str, base: str, files: list[ClaudeFile],
+               conditional: list[ClaudeFile], kind: str = "rule") -> None:
+        """`*.md` under a rules folder, subfolders included where they come, in the order the
+        directory lists them (readdir: Claude Code does not sort): a rule with `paths:`
+        frontmatter applies only to matching files (relative to `base`)."""
+        for path in rule_files(rules_dir):
+            if path in self.processed:
+                continue
+            read = self._read(path)
+            if read.content is None:
+                continue
+            globs = rule_globs(read.content)
+            if globs is not None:
+                self.processed.add(path)
+                if not is_blank(read.content):
+                    conditional.append(ClaudeFile(path, kind, read.content, applies_to=globs,
+                                                  rule_base=base))
+            else:
+                self.add(path, kind, files)
+
+    def rules_for(self, load: ClaudeLoad, target: str) -> list[ClaudeFile]:
+        """Conditional rules whose `paths:` globs match `target` (relative to the rule's
+        project folder)."""
+        matched = []
+        for rule in load.conditional_rules:
+            base = rule.rule_base or dirname(dirname(dirname(rule.path)))
+            if globs_match(rule.applies_to, base, target):
+                matched.append(rule)
+        return matched
+
+
+CLAUDE_FILE_NAMES = ("CLAUDE.md", "CLAUDE.local.md")
+
+
+def claude_project_folders(paths: list[str]) -> list[str]:
+    """The folders whose Claude Code memory the found `CLAUDE.md` files belong to (a file in
+    `.claude/` belongs to the folder holding `.claude`)."""
+    folders = []
+    for path in paths:
+        folder = dirname(path)
+        if posixpath.basename(folder) == ".claude":
+            folder = dirname(folder)
+        folders.append(folder)
+    return list(dict.fromkeys(folders))
+
+
+def check_claude_folders(home: str, folders: list[str],
+                         reader: FileReader | None = None) -> WorkspaceCheck:
+    """What Claude Code loads working in each folder, checked: a subfolder's CLAUDE.md is
+    loaded (and so checked) as Claude Code loads it when it works there. The sources are every
+    file it reads as memory here (includes and rules too); the watched files add every include
+    tried, found or not."""
+    loader = ClaudeLoader(home, reader=reader)
+    sources: list[str] = []
+    for folder in folders:
+        load = loader.load(folder)
+        sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
+    unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
+    return WorkspaceCheck(diagnostics=list(unique.values()),
+                          sources=list(dict.fromkeys(sources)),
+                          watched=set(sources) | loader.include_targets)

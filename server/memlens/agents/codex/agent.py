@@ -1,0 +1,447 @@
+"""Codex CLI 0.169 as a `MemoryAgent` (SPEC §4, profile `codex@0.169`).
+
+Codex sends its memory once, at start, as one user message:
+
+    # AGENTS.md instructions for CWD\n\n<INSTRUCTIONS>\n{instructions}\n</INSTRUCTIONS>
+
+(without ` for CWD` when no project doc is sent, only the global file). `{instructions}` is
+the global file (`$CODEX_HOME/AGENTS.override.md`, else `AGENTS.md`: the first that is not
+blank, trimmed, bad UTF-8 read as U+FFFD) then, after `\n\n--- project-doc ---\n\n`, the
+project docs joined by `\n\n`: from the git root (the nearest folder from the working folder
+up holding `.git`; without one only the working folder) down to the working folder, in each
+folder the first of `AGENTS.override.md`, `AGENTS.md` and the configured fallback names that
+is a file, links followed (an empty override still hides `AGENTS.md`; a dangling link or a
+folder by that name does not). The project docs share a byte budget (`project_doc_max_bytes`,
+32 KiB): a file is cut at raw bytes (a split character becomes U+FFFD) and those after the
+budget is spent are lost. A blank doc is skipped and costs nothing. File names are not sent,
+there are no includes, and nothing loads later. Each rule was checked against the real agent
+(tests/conformance/scenarios/codex.yaml); Codex's own source (codex-rs `project_doc.rs`) says
+an unreadable doc (not missing) drops every project doc, which no scenario checks (as root).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from memlens.agents.base import (
+    AgentFile,
+    AgentJitSession,
+    AgentMemory,
+    ListedFile,
+    MemoryAgent,
+    WithoutReferences,
+    WorkspaceCheck,
+    ignores_file,
+)
+from memlens.files.fsread import FileReader, ReadKind
+from memlens.files.nodecompat import dirname
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic
+
+OVERRIDE_NAME = "AGENTS.override.md"
+DEFAULT_NAME = "AGENTS.md"
+FILE_NAMES = (OVERRIDE_NAME, DEFAULT_NAME)
+DEFAULT_MAX_BYTES = 32 * 1024
+PROJECT_DOC_SEPARATOR = "\n\n--- project-doc ---\n\n"
+CONFIG_NAME = "config.toml"
+HEAD = "# AGENTS.md instructions"
+
+# What Rust's `str::trim` removes: the Unicode White_Space characters (not U+FEFF, and not the
+# information separators U+001C..U+001F that Python's `str.strip` also removes).
+_RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def rust_trim(text: str) -> str:
+    return text.strip(_RUST_WHITESPACE)
+
+
+def codex_home(home: str) -> str:
+    """`$CODEX_HOME`, else HOME/.codex."""
+    return os.environ.get("CODEX_HOME") or posixpath.join(home, ".codex")
+
+
+@dataclass
+class CodexConfig:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    fallback_names: list[str] = field(default_factory=list)
+
+    def candidate_names(self) -> list[str]:
+        names = list(FILE_NAMES)
+        for name in self.fallback_names:
+            if name and name not in names:
+                names.append(name)
+        return names
+
+
+def read_config(folder: str) -> CodexConfig:
+    """The memory settings of `$CODEX_HOME/config.toml` (defaults when absent or unreadable)."""
+    try:
+        with open(posixpath.join(folder, CONFIG_NAME), "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return CodexConfig()
+    config = CodexConfig()
+    max_bytes = data.get("project_doc_max_bytes")
+    if isinstance(max_bytes, int) and not isinstance(max_bytes, bool) and max_bytes >= 0:
+        config.max_bytes = max_bytes
+    fallbacks = data.get("project_doc_fallback_filenames")
+    if isinstance(fallbacks, list):
+        config.fallback_names = [n for n in fallbacks if isinstance(n, str)]
+    return config
+
+
+@dataclass
+class CodexDoc:
+    path: str
+    text: str  # what is sent (cut to the budget)
+    size: int  # the file's bytes
+    sent_bytes: int
+
+    @property
+    def cut(self) -> bool:
+        return self.sent_bytes < self.size
+
+
+@dataclass
+class CodexLoad:
+    cwd: str
+    codex_home: str
+    budget: int
+    global_path: str | None = None
+    global_text: str = ""
+    docs: list[CodexDoc] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # found but blank: nothing sent
+    shadowed: list[str] = field(default_factory=list)  # hidden by a name read first
+    lost: list[str] = field(default_factory=list)  # found after the budget was spent
+    failed: str | None = None  # an error that makes Codex drop every project doc
+
+    def instructions(self) -> str:
+        output = self.global_text
+        if self.docs:
+            if output:
+                output += PROJECT_DOC_SEPARATOR
+            output += "\n\n".join(d.text for d in self.docs)
+        return output
+
+    def render(self) -> str:
+        instructions = self.instructions()
+        if not instructions:
+            return ""
+        # "for CWD" only when project docs are sent: the global file alone comes without it.
+        head = f"{HEAD} for {self.cwd}" if self.docs else HEAD
+        return f"{head}\n\n<INSTRUCTIONS>\n{instructions}\n</INSTRUCTIONS>"
+
+
+def _git_root(cwd: str) -> str | None:
+    """The nearest folder from `cwd` up holding `.git` (a folder or a file); `/` is never
+    checked, as Codex stops when a folder has no parent."""
+    cursor = cwd
+    while dirname(cursor) != cursor:
+        if os.path.exists(posixpath.join(cursor, ".git")):
+            return cursor
+        cursor = dirname(cursor)
+    return None
+
+
+def search_folders(cwd: str) -> list[str]:
+    """The folders Codex reads project docs from, the git root first."""
+    root = _git_root(cwd)
+    if root is None:
+        return [cwd]
+    folders = [cwd]
+    while folders[-1] != root:
+        folders.append(dirname(folders[-1]))
+    return folders[::-1]
+
+
+def _found(path: str) -> bool:
+    """A file by that name, links followed: a dangling link or a folder is passed over."""
+    return os.path.isfile(path)
+
+
+def _raw_bytes(reader: FileReader, path: str) -> bytes | None:
+    """The file's bytes (None: missing); raises OSError on any other failure."""
+    read = reader.read(path)
+    if read.kind == ReadKind.MISSING:
+        return None
+    if read.content is None:
+        raise OSError(read.error or f"cannot read {path}")
+    if read.invalid_utf8 and path not in reader.overrides:
+        with open(path, "rb") as handle:  # the bytes themselves, not their replacement
+            return handle.read()
+    return read.content.encode("utf-8", "surrogatepass")
+
+
+def load_codex(cwd: str, home: str, reader: FileReader | None = None) -> CodexLoad:
+    reader = reader or FileReader()
+    cwd = os.path.realpath(cwd)
+    folder = codex_home(home)
+    config = read_config(folder)
+    load = CodexLoad(cwd=cwd, codex_home=folder, budget=config.max_bytes)
+    for name in FILE_NAMES:
+        path = posixpath.join(folder, name)
+        read = reader.read(path)
+        if read.content is None:  # bad UTF-8 is read as U+FFFD, as Codex does
+            continue
+        trimmed = rust_trim(read.content)
+        if trimmed:
+            load.global_path, load.global_text = path, trimmed
+            break
+    if config.max_bytes == 0:
+        return load
+    names = config.candidate_names()
+    try:
+        paths = []
+        for directory in search_folders(cwd):
+            hit = next((n for n in names if _found(posixpath.join(directory, n))), None)
+            if hit is None:
+                continue
+            paths.append(posixpath.join(directory, hit))
+            later = names[names.index(hit) + 1:]
+            load.shadowed += [posixpath.join(directory, n) for n in later
+                              if _found(posixpath.join(directory, n))]
+        remaining = config.max_bytes
+        for index, path in enumerate(paths):
+            if remaining == 0:
+                load.lost = paths[index:]
+                break
+            data = _raw_bytes(reader, path)
+            if data is None:
+                continue
+            sent = data[:remaining]
+            text = sent.decode("utf-8", "replace")
+            if rust_trim(text):
+                load.docs.append(CodexDoc(path, text, len(data), len(sent)))
+                remaining -= len(sent)
+            else:
+                load.skipped.append(path)
+    except OSError as error:
+        load.failed = str(error)
+        load.docs, load.lost = [], []
+    return load
+
+
+def _position(text: str) -> tuple[int, int]:
+    """The 1-based line and column just after `text`."""
+    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+
+
+def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]:
+    """`payload-budget-exceeded` where the cut falls: in the file cut (at the last character
+    sent), else at the start of the first file not sent at all; it names what is lost, the
+    cut file's remaining bytes and each later file with its bytes."""
+    cut = next((d for d in load.docs if d.cut), None)
+    if cut is None and not load.lost:
+        return []
+    lost = load.lost
+    target = cut.path if cut else lost[0]
+    content = reader.read(target).content or ""
+    kept = cut.text.removesuffix("\ufffd") if cut else ""
+    line, col = _position(kept)
+    end_line, end_col = _position(content)
+    sizes = [_size(p) for p in lost]
+    parts = []
+    if cut:
+        parts.append(f"the last {cut.size - cut.sent_bytes:,} of this file's {cut.size:,} "
+                     "bytes")
+    if lost:
+        parts.append(f"{len(lost)} later file{'' if len(lost) == 1 else 's'} "
+                     f"({sum(sizes):,} bytes)")
+    lost_bytes = (cut.size - cut.sent_bytes if cut else 0) + sum(sizes)
+    message = (f"Codex sends only {load.budget:,} bytes of project docs "
+               f"(project_doc_max_bytes): {lost_bytes:,} bytes are not sent — "
+               + " and ".join(parts))
+    detail = ("cut here" if cut else "not sent") + (
+        "; not sent: " + ", ".join(f"{p} ({n:,} bytes)" for p, n in zip(lost, sizes, strict=True))
+        if lost else "")
+    return [Diagnostic(path=target, line=line, col=col, end_line=end_line, end_col=end_col,
+                       severity="warning", code="payload-budget-exceeded", message=message,
+                       detail=detail)]
+
+
+def budget_diagnostics(home: str, roots: list[str], found: list[str],
+                       reader: FileReader) -> list[Diagnostic]:
+    """`payload-budget-exceeded` for Codex started in each workspace folder and in each folder
+    holding an AGENTS file found there (a file's cut depends only on the docs above it, so it
+    is the same from any start below; the deepest start loses the most files, and its
+    diagnostic, naming the most, is kept)."""
+    starts = list(dict.fromkeys([*roots, *(dirname(p) for p in found
+                                           if posixpath.basename(p) in FILE_NAMES)]))
+    best: dict[tuple[str, int, int], tuple[int, Diagnostic]] = {}
+    for start in starts:
+        load = load_codex(start, home, reader)
+        for diagnostic in _budget_diagnostics(load, reader):
+            key = (diagnostic.path, diagnostic.line, diagnostic.col)
+            if key not in best or len(load.lost) > best[key][0]:
+                best[key] = (len(load.lost), diagnostic)
+    return [d for _, d in best.values()]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _blank(reader: FileReader, path: str) -> bool | None:
+    """Whether the file is whitespace only as Codex reads it (its bytes, bad UTF-8 as U+FFFD,
+    Rust's trim); None when it cannot be read."""
+    try:
+        data = _raw_bytes(reader, path)
+    except OSError:
+        return None
+    return None if data is None else not rust_trim(data.decode("utf-8", "replace"))
+
+
+def ignored_docs(home: str, found: list[str], reader: FileReader) -> list[Diagnostic]:
+    """AGENTS files Codex never sends, as `load_codex` reads them (`agent-ignores-file`).
+
+    The global folder ($CODEX_HOME): a blank file is passed over; a non-blank
+    AGENTS.override.md hides AGENTS.md. Project docs, in each folder holding a found
+    AGENTS.override.md or AGENTS.md (wherever Codex starts, it reads one file per folder):
+    the first of AGENTS.override.md, AGENTS.md and the configured fallback names that is a
+    file hides the others, even when it is blank; a blank one is sent as nothing; and with
+    `project_doc_max_bytes = 0` no project doc is read at all. Not reported: a doc Codex
+    cannot read (its source says every project doc is then dropped; no scenario checks it)."""
+    folder = codex_home(home)
+    config = read_config(folder)
+    out: list[Diagnostic] = []
+    override, default = (posixpath.join(folder, n) for n in FILE_NAMES)
+    override_blank = _blank(reader, override)
+    default_blank = _blank(reader, default)
+    if override_blank is True:
+        out.append(ignores_file(override, "Codex does not send this file: it is blank, so "
+                                          "Codex reads AGENTS.md beside it instead"))
+    if override_blank is False and default_blank is not None:
+        out.append(ignores_file(default, "Codex does not read this file: AGENTS.override.md "
+                                         "beside it is read instead"))
+    elif default_blank is True:
+        out.append(ignores_file(default, "Codex does not send this file: it is blank"))
+    config_path = posixpath.join(folder, CONFIG_NAME)
+    names = config.candidate_names()
+    folders = [dirname(p) for p in found if posixpath.basename(p) in FILE_NAMES]
+    for directory in dict.fromkeys(folders):
+        if directory == folder:
+            continue
+        present = [n for n in names if _found(posixpath.join(directory, n))]
+        if not present:
+            continue
+        if config.max_bytes == 0:
+            out += [ignores_file(posixpath.join(directory, n),
+                                 "Codex does not read project docs: project_doc_max_bytes is "
+                                 f"0 in {config_path}") for n in present]
+            continue
+        hit, *hidden = present
+        hit_path = posixpath.join(directory, hit)
+        hit_blank = _blank(reader, hit_path)
+        if hit_blank:
+            out.append(ignores_file(hit_path, "Codex does not send this file: it is blank"
+                                    + (" (and still hides " + ", ".join(hidden) + ")"
+                                       if hidden else "")))
+        for name in hidden:
+            out.append(ignores_file(
+                posixpath.join(directory, name),
+                f"Codex does not read this file: it reads one file per folder, and {hit} "
+                f"comes first{' (even blank)' if hit_blank else ''}",
+                "Codex's order: " + ", ".join(names)))
+    return out
+
+
+class CodexAgent(WithoutReferences, MemoryAgent):
+    id = "codex"
+    label = "Codex"
+    receiver = "Codex"
+    nothing_loads = "no AGENTS.md reaches Codex here"
+    list_label_width = 9
+    expands_home = False
+
+    def file_names(self, settings: MemorySettings) -> Sequence[str]:
+        return FILE_NAMES
+
+    def owns(self, path: str, settings: MemorySettings) -> bool:
+        return posixpath.basename(path) in FILE_NAMES
+
+    def claims(self, path: str) -> bool:
+        return False  # an AGENTS.md other agents read is theirs to re-read too
+
+    def home_folder(self, home: str) -> str | None:
+        return codex_home(home)
+
+    def home_change_matters(self, path: str, home: str) -> bool:
+        # Codex writes sessions and logs under its home; only its memory and config matter.
+        folder = codex_home(home)
+        return (not path.startswith(folder + "/")
+                or posixpath.basename(path) in (*FILE_NAMES, CONFIG_NAME))
+
+    def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
+             *, target: str | None = None) -> AgentMemory:
+        reader = reader or FileReader()
+        load = load_codex(folder, settings.home, reader)
+        files = ([AgentFile(load.global_path, "global", load.global_text)]
+                 if load.global_path else [])
+        files += [AgentFile(d.path, "project", d.text,
+                            f"cut at {d.sent_bytes:,} of {d.size:,} bytes" if d.cut else None)
+                  for d in load.docs]
+        listing = [ListedFile(f.path, f.label, len(f.content or "")) for f in files]
+        listing += [ListedFile(p, "lost") for p in load.lost]
+        text = load.render()
+        headline = (f"**{self.label} memory for `{load.cwd}`** — {len(files)} file(s), "
+                    f"{len(text):,} characters, sent once at start")
+        return AgentMemory(
+            agent=self.id, cwd=load.cwd, mode="codex", files=files, text=text,
+            diagnostics=_budget_diagnostics(load, reader), headline=headline, listing=listing,
+            details={"budget": load.budget, "lost": load.lost, "shadowed": load.shadowed,
+                     "skipped": load.skipped, "failed": load.failed},
+            payloads=[text] if text else [])
+
+    def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
+                        reader: FileReader) -> WorkspaceCheck:
+        check = WorkspaceCheck(found=found)
+        check.diagnostics = budget_diagnostics(settings.home, roots, found, reader)
+        return check
+
+    def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
+                    check: WorkspaceCheck) -> AgentJitSession | None:
+        return None  # Codex reads nothing later
+
+    def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
+                      reader: FileReader) -> list[Diagnostic]:
+        """Hidden, blank and budget-less docs (`ignored_docs`): per folder, so `roots` is
+        not needed (Codex may start in any folder)."""
+        return ignored_docs(settings.home, found, reader)
+
+    def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
+                   check: WorkspaceCheck, folder_for: Callable[[str], str | None]
+                   ) -> list[AgentFile]:
+        """What Codex sends starting in the folder, then the files it reads only when it
+        starts in a subfolder."""
+        rows = self.load(folder, settings, reader).files
+        listed = {f.path for f in rows}
+        for path in check.found:
+            if path not in listed and folder_for(path) == folder:
+                rows.append(AgentFile(path, "nested", reader.read(path).content,
+                                      f"read when {self.label} starts in "
+                                      f"{posixpath.relpath(dirname(path), folder)}/"))
+        return rows
+
+    def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
+                      check: WorkspaceCheck) -> list[AgentFile]:
+        return []  # Codex reads nothing later
+
+    def section_starts(self, path: str) -> list[str]:
+        return []  # Codex does not name the files it sends
+
+    def section_end(self, path: str) -> str | None:
+        return None
+
+    def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
+        return {"content": content, "files": [f.path for f in memory.files],
+                **memory.details}

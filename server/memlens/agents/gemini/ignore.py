@@ -1,0 +1,188 @@
+"""Ignore files applied where Gemini CLI's FileDiscoveryService applies them (gitignore rules).
+
+The memory search asks `shouldIgnoreFile(path)` for directories too, as if they were files, so a
+pattern with a trailing slash (`secret/`) does not stop the search entering `secret` (only the
+files inside are filtered), while `secret` does. We reproduce that by always matching the path
+without a trailing slash.
+
+Which rules apply, in which order, is Gemini CLI 0.43's: inside a git repository with both
+switches on, one list of `.git`, `.git/info/exclude`, each `.gitignore` from the root down to
+the path's folder (a nested file's patterns anchored to its folder; a folder that is already
+ignored stops the descent) and then `.geminiignore`'s patterns; without git (or with git-ignore
+rules off), `.geminiignore` alone. A path is matched as the `ignore` package matches it: a
+parent folder that is ignored ignores it, else the last rule that matches the path itself
+wins (a folder-only pattern such as `!*/` never matches a file), case-insensitively.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import NamedTuple
+
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import js_trim, js_trim_start
+
+
+class _Rule(NamedTuple):
+    regex: re.Pattern[str]
+    include: bool  # True: ignore; False: a negation (`!pattern`)
+
+
+def _in_git_repository(directory: str) -> bool:
+    current = posixpath.normpath(directory)
+    while True:
+        if os.path.exists(posixpath.join(current, ".git")):
+            return True
+        parent = posixpath.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def _read_lines(path: str) -> list[str] | None:
+    # Through FileReader: an ignore file that is a FIFO or a device is never opened (opening a
+    # FIFO blocks until a writer comes), and a huge one costs a bounded read.
+    read = FileReader(max_bytes=4_000_000).read(path)
+    if read.content is None:
+        return None
+    return re.split(r"\r\n|\n|\r", read.content)  # as Gemini CLI splits them
+
+
+def _compile(patterns: list[str]) -> list[_Rule]:
+    """Each pattern as a rule that matches a path itself (not what lies below it)."""
+    if not patterns:
+        return []
+    import pathspec  # only when an ignore file exists (it costs start-up time)
+
+    rules = []
+    for pattern in patterns:
+        try:
+            compiled = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
+        except (ValueError, TypeError):  # a malformed pattern
+            continue
+        for item in compiled:
+            regex = getattr(item, "regex", None)
+            if item.include is None or regex is None:
+                continue
+            rules.append(_Rule(re.compile(f"(?:{regex.pattern})\\Z", re.IGNORECASE),
+                               bool(item.include)))
+    return rules
+
+
+def _anchored(raw: list[str], base: str) -> list[str]:
+    """Gemini CLI's `processPatterns`: a nested `.gitignore`'s patterns made relative to the
+    root (`x` in `sub/` becomes `/sub/**/x`)."""
+    out = []
+    for line in raw:
+        pattern = js_trim_start(line)
+        if pattern == "" or pattern.startswith("#"):
+            continue
+        negative = pattern.startswith("!")
+        if negative:
+            pattern = pattern[1:]
+        anchored = pattern.startswith("/")
+        if anchored:
+            pattern = pattern[1:]
+        if pattern == "":
+            continue
+        if base and base != ".":
+            if not anchored and "/" not in pattern:
+                pattern = "**/" + pattern
+            joined = posixpath.normpath(posixpath.join(base, pattern))
+            if pattern.endswith("/"):
+                joined += "/"
+            pattern = joined if joined.startswith("/") else "/" + joined
+        if anchored and not pattern.startswith("/"):
+            pattern = "/" + pattern
+        out.append(("!" if negative else "") + pattern)
+    return out
+
+
+def _ignores(rules: list[_Rule], path: str) -> bool:
+    """`ignore().ignores(path)`: a parent folder that is ignored ignores the path; otherwise
+    the last rule matching the path itself decides."""
+    parts = path.rstrip("/").split("/")
+    for depth in range(1, len(parts)):
+        if _test_one(rules, "/".join(parts[:depth]) + "/"):
+            return True
+    return _test_one(rules, path)
+
+
+def _test_one(rules: list[_Rule], path: str) -> bool:
+    ignored = False
+    for rule in rules:
+        if rule.include == ignored:
+            continue  # cannot change the verdict
+        if rule.regex.search(path):
+            ignored = rule.include
+    return ignored
+
+
+class IgnoreFilter:
+    """`.geminiignore` at the root, and (when enabled, in a git repository) `.git`,
+    `.git/info/exclude` and the `.gitignore` chain below it."""
+
+    def __init__(self, root: str, *, respect_git_ignore: bool, respect_gemini_ignore: bool):
+        self.root = root
+        # Git's rules (and `.git` itself) apply only inside a git repository, a `.git` in the
+        # root or above, as Gemini CLI's file service decides.
+        self.respect_git_ignore = respect_git_ignore and _in_git_repository(root)
+        gemini_lines = (_read_lines(posixpath.join(root, ".geminiignore"))
+                        if respect_gemini_ignore else None)
+        gemini = [p for p in (js_trim(line) for line in gemini_lines or [])
+                  if p and not p.startswith("#")]
+        self.gemini: list[_Rule] | None = None
+        self._extra: list[_Rule] = []
+        self._base: list[_Rule] = []
+        self._dir_rules: dict[str, list[_Rule]] = {}
+        self._cache: dict[str, bool] = {}
+        if self.respect_git_ignore:
+            exclude = _read_lines(posixpath.join(root, ".git", "info", "exclude"))
+            self._base = _compile([".git", *_anchored(exclude or [], ".")])
+            self._extra = _compile(_anchored(gemini, "."))
+        elif gemini:
+            self.gemini = _compile(gemini)
+
+    @property
+    def active(self) -> bool:
+        return self.gemini is not None or self.respect_git_ignore
+
+    def _rules_of(self, directory: str, relative: str) -> list[_Rule]:
+        if directory not in self._dir_rules:
+            lines = _read_lines(posixpath.join(directory, ".gitignore"))
+            self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
+        return self._dir_rules[directory]
+
+    def ignored(self, path: str) -> bool:
+        prefix = self.root.rstrip("/") + "/"
+        if not path.startswith(prefix):
+            return False
+        rel = path[len(prefix):]
+        if rel in self._cache:
+            return self._cache[rel]
+        verdict = self._decide(rel)
+        self._cache[rel] = verdict
+        return verdict
+
+    def _decide(self, rel: str) -> bool:
+        # relative as Gemini CLI makes it: backslashes become slashes
+        normalized = rel.replace("\\", "/")
+        if not self.respect_git_ignore:
+            return self.gemini is not None and _ignores(self.gemini, normalized)
+        rules = list(self._base)
+        parts = rel.split("/")
+        directory = self.root.rstrip("/") or "/"
+        for depth in range(len(parts)):
+            relative = "/".join(parts[:depth])
+            if relative and _ignores(rules + self._extra,
+                                     relative.replace("\\", "/") + "/"):
+                break
+            rules += self._rules_of(directory, relative)
+            directory = posixpath.join(directory, parts[depth])
+        return _ignores(rules + self._extra, normalized)
+
+
+def is_dir_entry_ignored(ignore: IgnoreFilter | None, path: str) -> bool:
+    return ignore is not None and ignore.active and ignore.ignored(path)

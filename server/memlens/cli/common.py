@@ -1,0 +1,212 @@
+"""What every `memlens` command shares: the usage error, the memory-settings options (SPEC §3.1)
+and `--agent`, the settings they resolve to (with the notes printed on stderr), and output.
+
+Nothing heavy is imported here: each command imports the engine parts it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+from memlens.agents import AGENT_IDS
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for: reported in one line, exit 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def common_options() -> Parser:
+    common = Parser(add_help=False)
+    group = common.add_argument_group("memory settings (SPEC §3.1)")
+    group.add_argument("--home", metavar="DIR",
+                       help="home folder (default: $GEMINI_CLI_HOME, else your home)")
+    group.add_argument("--file-name", action="append", metavar="NAME", dest="file_names",
+                       help="context file name (repeatable; default GEMINI.md)")
+    group.add_argument("--mode", choices=["jit", "classic"],
+                       help="discovery mode (default jit, or experimental.jitContext)")
+    group.add_argument("--max-dirs", type=int, metavar="N",
+                       help="classic mode's downward folder budget (default 200; -1: no cap)")
+    group.add_argument("--boundary-marker", action="append", metavar="M", dest="markers",
+                       help="project boundary marker (repeatable; default .git)")
+    group.add_argument("--no-boundary-markers", action="store_true",
+                       help="use no boundary markers")
+    group.add_argument("--import-format", choices=["tree", "flat"])
+    group.add_argument("--include", action="append", metavar="DIR", dest="includes",
+                       help="extra workspace folder (repeatable)")
+    group.add_argument("--extension-context", action="append", metavar="FILE",
+                       dest="extension_files", help="extension context file (repeatable)")
+    group.add_argument("--respect-git-ignore", action=argparse.BooleanOptionalAction,
+                       default=None,
+                       help="skip git-ignored folders (and .git) in the classic search, as "
+                            "Gemini CLI does by default (context.fileFiltering."
+                            "respectGitIgnore)")
+    trust = group.add_mutually_exclusive_group()
+    trust.add_argument("--trusted", action="store_true",
+                       help="trust the workspace (your decision; default: Gemini CLI's folder "
+                            "trust, where a folder no rule matches is untrusted)")
+    trust.add_argument("--untrusted", action="store_true",
+                       help="treat the workspace as untrusted")
+    group.add_argument("--max-context-chars", type=int, metavar="N")
+    group.add_argument("--agent", type=agent_spec, metavar="NAME[@VERSION]",
+                       help=f"the agent whose view to show ({', '.join(AGENT_IDS)}) and its "
+                            "version or profile (gemini@0.43, gemini@0.44+, gemini@0.61.0, "
+                            "claude@2.1, codex@0.169); default: the Gemini CLI on PATH, else "
+                            "gemini@0.44+ (MEMLENS_AGENTS pins another)")
+    return common
+
+
+def agent_spec(value: str) -> tuple[str, str | None]:
+    """`--agent NAME[@VERSION]` (SPEC §7)."""
+    from memlens.agent_versions import parse_agent_spec
+
+    try:
+        return parse_agent_spec(value)
+    except (ValueError, KeyError) as err:
+        raise argparse.ArgumentTypeError(str(err).strip("'\"")) from None
+
+
+def apply_agent(args: argparse.Namespace) -> None:
+    """Whose view (`args.agent_id`) and the pin that chooses its profile (`args.agent_pin`):
+    `--agent`, else the first agent pinned by MEMLENS_AGENTS, else Gemini CLI (the chosen
+    agent when nothing is pinned, SPEC §4). Commands without the common options have none."""
+    if not hasattr(args, "agent"):
+        return
+    from memlens.agents.gemini.settings import env_agent_pins
+
+    pins = env_agent_pins()
+    args.agent_pin = None
+    if args.agent is not None:
+        args.agent_id, version = args.agent
+        args.agent_pin = f"{args.agent_id}@{version}" if version else args.agent_id
+    else:
+        first = pins[0].partition("@")[0] if pins else AGENT_IDS[0]
+        args.agent_id = first if first in AGENT_IDS else AGENT_IDS[0]
+    if args.agent_pin == args.agent_id:
+        # A name without a version takes the version MEMLENS_AGENTS pins for that agent.
+        args.agent_pin = next((p for p in pins if p.partition("@")[0] == args.agent_id),
+                              args.agent_id)
+
+
+def shows_primary(args: argparse.Namespace) -> bool:
+    """The agent shown is the primary one (Gemini CLI), whose own commands and JSON apply."""
+    return bool(getattr(args, "agent_id", AGENT_IDS[0]) == AGENT_IDS[0])
+
+
+def profile_info(args: argparse.Namespace, settings: Any) -> Any:
+    """Which profile serves the agent shown, and whether it was verified on that version."""
+    from memlens.agent_versions import profile_for
+    from memlens.protocol.memory import AgentProfileInfo
+
+    profile = next((p for p in settings.chosen_agents if p.agent == args.agent_id), None)
+    if profile is None:
+        profile = profile_for(args.agent_id, None)
+    return AgentProfileInfo(agent=profile.agent, profile=profile.name,
+                            version=profile.profile or None, installed=profile.installed,
+                            verified=profile.verified, note=profile.note)
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def directory(path: str) -> str:
+    if not os.path.exists(path):
+        raise UsageError(f"no such file or directory: {path}")
+    if not os.path.isdir(path):
+        raise UsageError(f"not a directory: {path}")
+    return os.path.realpath(path)
+
+
+def settings_for(args: argparse.Namespace, cwd: str) -> Any:
+    """The settings in force for `cwd` (SPEC §3.1) with the command line's options on top."""
+    from memlens.agent_versions import detect_installed
+    from memlens.agents.gemini.settings import load_settings
+    from memlens.model import MemorySettings
+
+    if args.home is not None and not os.path.isdir(args.home):
+        raise UsageError(f"home folder not found: {args.home}")
+    cli: dict[str, Any] = {
+        "context_file_names": args.file_names,
+        "jit_context": None if args.mode is None else args.mode == "jit",
+        "discovery_max_dirs": args.max_dirs,
+        "memory_boundary_markers": [] if args.no_boundary_markers else args.markers,
+        "import_format": args.import_format,
+        "include_directories": args.includes,
+        "load_memory_from_include_directories": True if args.includes else None,
+        "extension_context_files": (None if args.extension_files is None else
+                                    [os.path.abspath(f) for f in args.extension_files]),
+        "respect_git_ignore": args.respect_git_ignore,
+        "trusted": False if args.untrusted else True if args.trusted else None,
+        "max_context_chars": args.max_context_chars,
+    }
+    pin = getattr(args, "agent_pin", None)
+    if pin is not None:
+        cli["agents"] = [pin]
+    settings: MemorySettings = load_settings(cwd, home=args.home, cli=cli,
+                                             installed=detect_installed())
+    home = settings.home
+    if not os.path.isdir(home) and args.home is None and "GEMINI_CLI_HOME" in os.environ:
+        raise UsageError(f"home folder not found: {home}")
+    for problem in settings.problems:
+        if problem.origin == "cli":
+            raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    shown = next((p for p in settings.chosen_agents
+                  if p.agent == getattr(args, "agent_id", None)), None)
+    if shown is not None and shown.installed and not shown.verified and shown.note:
+        print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
+    if shows_primary(args):
+        _settings_notes(settings, cwd)
+    return settings
+
+
+def _settings_notes(settings: Any, cwd: str) -> None:
+    """Tell the user, on stderr, what the settings left out and which folders they add."""
+    from memlens.agents.gemini.trust import decide_trust, how_to_trust, untrusted_reason
+
+    trusted, source = decide_trust(cwd, settings.home, explicit=settings.trusted,
+                                   folder_trust_enabled=settings.folder_trust_enabled)
+    if not trusted:
+        ignored = ("its .gemini/settings.json, project memory and skills are ignored; only "
+                   "global, extension and private project memory load")
+        if source == "setting":
+            print(f"memlens: {cwd} is not trusted (--untrusted): {ignored}", file=sys.stderr)
+        else:
+            print(f"memlens: {cwd} is not trusted "
+                  f"({untrusted_reason(source, settings.home)}): {ignored}; "
+                  f"{how_to_trust(cwd, settings.home)}", file=sys.stderr)
+    for problem in settings.problems:
+        if problem.severity != "info":
+            print(f"memlens: warning: {problem.message}", file=sys.stderr)
+    if settings.include_directories:
+        # JSON literals: a folder name cannot smuggle control characters onto the terminal.
+        listed = "; ".join(f"{json.dumps(d, ensure_ascii=False)} from "
+                           f"{settings.include_origins.get(d, 'settings')}"
+                           for d in settings.include_directories)
+        print(f"memlens: include directories: {listed}", file=sys.stderr)
+
+
+def print_text(text: str) -> None:
+    sys.stdout.write(text)
+
+
+def print_json(value: Any) -> None:
+    from memlens.files.output import json_safe
+
+    sys.stdout.write(json.dumps(json_safe(value), ensure_ascii=False, indent=2) + "\n")

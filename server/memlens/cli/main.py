@@ -1,0 +1,78 @@
+"""`memlens`'s entry point: the parser, built from each command's own module, and the
+dispatch. Errors are one line on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from memlens import __version__
+from memlens.cli.common import EXIT_USAGE, Parser, UsageError, apply_agent, common_options
+from memlens.files.output import display_path, escape_controls
+
+# Each command is a module of this package with `add_parser(commands, common)` and `run(args)`;
+# a command's engine imports happen in its `run`, so start-up costs only the parsers.
+COMMANDS = ("show", "list", "check", "jit", "schema", "add", "skills", "chat", "serve",
+            "bench", "diff")
+_MODULE_OF = {"list": "listing"}
+
+_OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
+              "context_file_names": "--file-name", "import_format": "--import-format"}
+
+
+def _module(command: str) -> object:
+    return importlib.import_module(f"memlens.cli.{_MODULE_OF.get(command, command)}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_options()
+    parser = Parser(prog="memlens", description="See what your coding agent's memory is.")
+    parser.add_argument("--version", action="version", version=f"memlens {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+    for command in COMMANDS:
+        _module(command).add_parser(commands, common)  # type: ignore[attr-defined]
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic scans every installed distribution for plugins on first use; we use none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # A name that is not UTF-8 is written as its own bytes (text output of show / jit, which
+    # must be the agent's exact string), never a crash; JSON and line-based output escape it.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="surrogateescape")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        apply_agent(args)
+        return int(_module(args.command).run(args))  # type: ignore[attr-defined]
+    except UsageError as err:
+        print(f"memlens: error: {escape_controls(str(err))}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as err:  # pydantic's ValidationError: a setting out of range
+        errors = getattr(err, "errors", None)
+        if callable(errors):
+            first = errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "setting"
+            where = _OPTION_OF.get(field, field)
+            print(f"memlens: error: invalid {where}: {first.get('msg')}", file=sys.stderr)
+        else:
+            print(f"memlens: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except OSError as err:
+        where = display_path(str(err.filename)) if err.filename else ""
+        print(f"memlens: error: {err.strerror or err}: {where}".rstrip(": "), file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Project roots: the nearest folder at or above a path holding a boundary marker."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from memlens.files.nodecompat import dirname, resolve
+
+
+def valid_markers(markers: list[str]) -> list[str]:
+    return [m for m in markers if m and not m.startswith("/") and ".." not in m]
+
+
+class ProjectRootFinder:
+    """`findProjectRoot`: nearest ancestor holding a boundary marker (cached per run)."""
+
+    def __init__(self, markers: list[str]):
+        self.markers = valid_markers(markers)
+        self._cache: dict[str, str | None] = {}
+
+    def find(self, start: str) -> str | None:
+        if not self.markers:
+            return None
+        current = resolve(start)
+        visited: list[str] = []
+        result: str | None = None
+        while True:
+            if current in self._cache:
+                result = self._cache[current]
+                break
+            visited.append(current)
+            if any(os.path.exists(posixpath.join(current, m)) for m in self.markers):
+                result = current
+                break
+            parent = dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for d in visited:
+            self._cache[d] = result
+        return result
+
+
+def repository_root(start: str) -> str | None:
+    """The nearest folder at or above `start` holding `.git`, looked up afresh: the project
+    root Claude Code and the AGENTS.md convention stop at."""
+    return ProjectRootFinder([".git"]).find(start)

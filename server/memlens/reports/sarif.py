@@ -1,0 +1,132 @@
+"""`memlens check --format sarif`: diagnostics as one SARIF 2.1.0 log (OASIS standard), the
+format code-scanning dashboards (GitHub code scanning, Azure DevOps) upload.
+
+Pure mapping: one run; `tool.driver` is memlens with its version and a rule for every
+diagnostic code Memory Lens has (`RULES`); each result has its rule, level (error, warning,
+note for info), message (with the detail after " — ") and a physical location whose
+`artifactLocation.uri` is relative to the repository holding the checked path (else the
+checked folder) under `uriBaseId` `SRCROOT` (`ROOT2`, `ROOT3`… for more checked paths in other
+repositories), or an absolute `file:` URI for a file outside them (HOME memory). Regions are
+1-based; columns count Unicode code points (`columnKind: unicodeCodePoints`), as the CLI's.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import posixpath
+import urllib.parse
+from collections.abc import Sequence
+from typing import Any
+
+from memlens import __version__
+from memlens.files.nodecompat import is_subpath
+from memlens.files.roots import repository_root
+from memlens.protocol.memory import Diagnostic
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+# Every diagnostic code (SPEC §11) with its short description: the SARIF rules.
+RULES: dict[str, str] = {
+    "import-not-found": "An @import names a file that does not exist",
+    "import-outside-root": "An @import reaches outside the project root (traversal, absolute "
+                           "path, symlink escape)",
+    "import-url": "An @import is a URL, which the agent never fetches",
+    "import-cycle": "An @import closes an import cycle",
+    "import-too-deep": "An @import stays literal text past the import depth limit",
+    "import-unreadable": "An @import target is a directory, binary, not UTF-8 or unreadable",
+    "import-in-prose": "An @word in prose that the agent tries to import",
+    "import-diamond": "A file is imported more than once through different paths",
+    "file-unreadable": "A memory file cannot be read (FIFO, permissions, binary, bad UTF-8)",
+    "file-too-large": "A memory file or import is large enough to crowd every prompt",
+    "folder-unreadable": "A folder the agent searches cannot be read",
+    "search-budget-exhausted": "The agent's folder search stops before reaching memory files",
+    "index-budget-exhausted": "Memory Lens stopped walking the workspace at its folder limit",
+    "workspace-not-indexed": "A folder too broad to walk (the file system root, HOME)",
+    "read-above-root": "A memory file outside the workspace or repository is read",
+    "context-truncated": "The merged context passes memlens.maxContextChars",
+    "memory-duplicate-entry": "The same saved memory appears twice",
+    "settings-invalid-file-name": "A context file name in settings.json is ignored",
+    "settings-include-not-found": "An include directory in settings.json does not exist",
+    "settings-include-home": "An include directory in settings.json contains HOME",
+    "settings-include-directory": "An include directory in settings.json adds a folder",
+    "skill-invalid-yaml": "A SKILL.md frontmatter is not valid YAML",
+    "skill-missing-field": "A SKILL.md lacks a required field",
+    "skill-invalid-name": "A skill name breaks the naming rules",
+    "skill-invalid-description": "A skill description is not valid",
+    "skill-name-mismatch": "A skill name differs from its folder name",
+    "skill-field-too-long": "A SKILL.md field is longer than allowed",
+    "skill-unknown-field": "A SKILL.md frontmatter field the agent ignores",
+    "skill-missing-section": "A SKILL.md lacks a recommended section",
+    "skill-duplicate": "Two skills share a name; one is never offered",
+    "skill-body-too-long": "A SKILL.md body is longer than recommended",
+    "memory-index-truncated": "Claude Code reads only the start of MEMORY.md",
+    "memory-invalid-type": "A Claude Code memory topic file has an invalid type",
+    "memory-link-not-found": "A Claude Code memory index links a missing file",
+    "agent-version-unverified": "The installed agent is newer than the newest verified profile",
+    "payload-budget-exceeded": "The agent cuts its memory at a byte budget; files are lost",
+    "agent-ignores-file": "A memory file the chosen agent will not read",
+    "hidden-text": "Invisible, bidi-control or tag characters the agent reads and a reviewer "
+                   "cannot see",
+    "hidden-comment": "An HTML comment an agent receives that rendered Markdown hides",
+}
+
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _base(path: str) -> str:
+    """The folder a checked path's results are relative to: its repository, else itself
+    (a checked file: its folder)."""
+    folder = path if os.path.isdir(path) else posixpath.dirname(path)
+    return repository_root(folder) or folder
+
+
+def _folder_uri(folder: str) -> str:
+    return pathlib.PurePosixPath(folder).as_uri().rstrip("/") + "/"
+
+
+def sarif_log(diagnostics: Sequence[Diagnostic], checked: Sequence[str]) -> dict[str, Any]:
+    """The SARIF log of `diagnostics` found checking the paths `checked` (absolute)."""
+    bases: dict[str, str] = {}  # folder → its uriBaseId
+    for path in checked:
+        folder = _base(path)
+        if folder not in bases:
+            bases[folder] = "SRCROOT" if not bases else f"ROOT{len(bases) + 1}"
+    codes = list(RULES) + sorted({d.code for d in diagnostics} - set(RULES))
+    index = {code: i for i, code in enumerate(codes)}
+    rules = [{"id": code, "name": _rule_name(code),
+              "shortDescription": {"text": RULES.get(code, code)}} for code in codes]
+    results = [_result(d, index[d.code], bases) for d in diagnostics]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "memlens", "version": __version__,
+                            "semanticVersion": __version__, "rules": rules}},
+        "originalUriBaseIds": {base_id: {"uri": _folder_uri(folder)}
+                               for folder, base_id in bases.items()},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _rule_name(code: str) -> str:
+    return "".join(part.capitalize() for part in code.split("-"))
+
+
+def _result(d: Diagnostic, rule_index: int, bases: dict[str, str]) -> dict[str, Any]:
+    text = f"{d.message} — {d.detail}" if d.detail else d.message
+    holder = max((f for f in bases if is_subpath(f, d.path)), key=len, default=None)
+    location: dict[str, Any]
+    if holder is not None:
+        relative = posixpath.relpath(d.path, holder)
+        location = {"uri": urllib.parse.quote(relative) if relative != "." else "./",
+                    "uriBaseId": bases[holder]}
+    else:
+        location = {"uri": pathlib.PurePosixPath(d.path).as_uri()}
+    region = {"startLine": d.line, "startColumn": d.col,
+              "endLine": max(d.end_line, d.line), "endColumn": d.end_col}
+    if region["endLine"] == d.line and d.end_col < d.col:
+        region["endColumn"] = d.col
+    return {"ruleId": d.code, "ruleIndex": rule_index, "level": LEVELS[d.severity],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": location,
+                                                "region": region}}]}

@@ -1,0 +1,443 @@
+"""The incremental workspace index the language server keeps (pure engine, no LSP).
+
+It holds every memory file of every tier as a *root* (rendered with its imports, the events
+kept), the static import graph, each workspace folder's startup load, and the diagnostics per
+root. An edit re-renders only the edited file and the roots that reach it through the graph.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from collections.abc import Callable, Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from memlens.agents import other_agents, workspace_file_names
+from memlens.agents.base import MemoryAgent, WorkspaceCheck
+from memlens.agents.gemini.diagnostics import (
+    DiagnosticSink,
+    add_discovery_diagnostics,
+    add_file_diagnostics,
+    add_import_diagnostics,
+    add_index_stops,
+    index_stop_message,
+)
+from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
+from memlens.agents.gemini.imports import Outcome
+from memlens.agents.gemini.jit import JitResult, JitSession
+from memlens.agents.gemini.render import append_jit_context, render_prompt_memory
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import is_subpath, resolve
+from memlens.model import MemorySettings, Tier
+from memlens.protocol.memory import Diagnostic, ShowResult
+from memlens.text.hidden import file_diagnostics
+from memlens.workspace.graph import ImportGraph
+from memlens.workspace.queries import broad_folder, flattened, truncate, workspace_files_named
+from memlens.workspace.readers import readers_of
+
+log = logging.getLogger("memlens.workspace.index")
+
+# Who hears how a build is going: (message, percentage or None). The language server sets it
+# around a build to send `$/progress`; nobody listens otherwise.
+BUILD_PROGRESS: ContextVar[Callable[[str, int | None], None] | None] = ContextVar(
+    "memlens_build_progress", default=None)
+
+BROAD_NOTE = ("\n[Memory Lens: {folder} is {what}, so its subfolders were not indexed (a walk "
+              "of {scope}); set memlens.allowBroadWorkspace to index it anyway, or open a "
+              "project folder]")
+
+
+@dataclass
+class FolderState:
+    folder: str
+    load: MemoryLoad
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class WorkspaceIndex:
+    def __init__(self, settings: MemorySettings, folders: list[str]):
+        self.settings = settings
+        self.folders = [resolve(f) for f in folders]
+        self.overrides: dict[str, str] = {}
+        self.reader = FileReader(max_bytes=settings.max_context_chars * 4 + 4,
+                                 overrides=self.overrides)
+        self.graph = ImportGraph()
+        self.roots: dict[str, LoadedFile] = {}
+        self.root_diagnostics: dict[str, list[Diagnostic]] = {}
+        self.folder_states: dict[str, FolderState] = {}
+        self.skill_problems: list[Diagnostic] = []
+        # Every other agent's memory here, checked (by agent id): its files the walk found,
+        # what it reads, its problems.
+        self.agent_checks: dict[str, WorkspaceCheck] = {}
+        # Folders not walked because they are `/` or HOME (folder → what it is), and roots
+        # whose walk stopped at memlens.maxIndexedFolders.
+        self.refused: dict[str, str] = {}
+        self.index_stops: list[SearchReport] = []
+        self.walk_problems: list[Diagnostic] = []
+        # What the chosen agents' profiles add (SPEC §4, §11): the memory files each will not
+        # read (`agent-ignores-file`) and `agent-version-unverified`; `found` is every agent's
+        # memory file the walk found, which those checks look at.
+        self.profile_problems: list[Diagnostic] = []
+        self.found: list[str] = []
+        # hidden-text / hidden-comment by file, for every file some agent reads (hidden.py),
+        # and the cache behind it: (path, text, reading agents) → its diagnostics.
+        self.hidden_problems: dict[str, list[Diagnostic]] = {}
+        self._hidden_cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
+        # Diagnostics by file, built on the first query after a change (a workspace pull asks
+        # for every file: scanning every diagnostic per file was quadratic).
+        self._by_path: dict[str, list[Diagnostic]] | None = None
+        self.generation = 0
+
+    # --- building -------------------------------------------------------------------------
+    def engine(self) -> MemoryEngine:
+        return MemoryEngine(self.settings, self.reader)
+
+    def notices(self) -> list[str]:
+        """What the user should be told about this build (refused folders, a stopped walk)."""
+        out = [f"Memory Lens did not index {folder}: it is {what}. Open a project folder, or "
+               "set memlens.allowBroadWorkspace to index it anyway."
+               for folder, what in self.refused.items()]
+        out += [index_stop_message(report) for report in self.index_stops]
+        return out
+
+    def build(self) -> None:
+        """Index everything from scratch (start-up, `memlens/refresh`, settings change)."""
+        progress = BUILD_PROGRESS.get()
+        self._by_path = None
+        self.reader = FileReader(max_bytes=self.settings.max_context_chars * 4 + 4,
+                                 overrides=self.overrides)
+        self.graph = ImportGraph()
+        self.roots.clear()
+        self.root_diagnostics.clear()
+        self.refused = {f: what for f in self.folders
+                        if (what := broad_folder(f, self.settings)) is not None}
+        for folder, what in self.refused.items():
+            log.warning("not indexing %s: it is %s (memlens.allowBroadWorkspace)", folder,
+                        what)
+        self._load_folders()
+        tiers: dict[str, Tier] = {}
+        for state in self.folder_states.values():
+            for loaded in state.load.files:
+                if loaded.content is not None:
+                    tiers.setdefault(loaded.path, loaded.tier)
+        engine = self.engine()
+        trusted_folders = [s.folder for s in self.folder_states.values()
+                           if s.load.trusted and s.folder not in self.refused]
+        # One walk finds every agent's memory files (GEMINI.md, CLAUDE.md, AGENTS.md...).
+        names = workspace_file_names(self.settings)
+        self.index_stops = []
+        by_name = workspace_files_named(
+            engine, trusted_folders, names, stops=self.index_stops,
+            progress=None if progress is None else (
+                lambda n: progress(f"Scanning folders: {n:,} read", None)))
+        for report in self.index_stops:
+            log.warning("stopped walking %s after %d folders (memlens.maxIndexedFolders)",
+                        report.root, report.max_dirs)
+        sink = DiagnosticSink(engine)
+        add_index_stops(sink, self.index_stops)
+        for folder, what in self.refused.items():
+            sink.add_folder(folder, "warning", "workspace-not-indexed",
+                            f"Memory Lens did not index the subfolders of {folder}: it is "
+                            f"{what}, and walking it reads everything below. Open a project "
+                            "folder, or set memlens.allowBroadWorkspace to index it anyway")
+        self.walk_problems = sink.sorted()
+        for name in self.settings.context_file_names:
+            for path in by_name[name]:
+                tiers.setdefault(path, "jit")
+        total = len(tiers)
+        for done, (path, tier) in enumerate(tiers.items()):
+            # One engine for the whole build: its real-path and project-root caches are shared
+            # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
+            self._render_root(path, tier, engine)
+            if progress is not None and done % 50 == 49:
+                progress(f"Reading memory files: {done + 1:,} of {total:,}",
+                         (done + 1) * 100 // total)
+        self._check_skills()
+        for agent in other_agents():
+            self._check_agent(agent, [p for n in agent.file_names(self.settings)
+                                      for p in by_name[n]])
+        self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
+        self._check_profiles()
+        self._hidden_cache.clear()
+        self._check_hidden()
+        self.generation += 1
+
+    def _check_profiles(self) -> None:
+        """What the chosen agents' profiles say about the workspace (see `profile_problems`)."""
+        from memlens.workspace.queries import profile_diagnostics
+
+        folders = [s.folder for s in self.folder_states.values()
+                   if s.load.trusted and s.folder not in self.refused]
+        self.profile_problems = profile_diagnostics(self.settings, folders, self.found,
+                                                    self.reader)
+
+    def _recheck_profiles(self, path: str) -> set[str]:
+        """After a change to `path`: the profiles' problems again, when `path` can change them
+        (a memory file of any agent, an ignore file, a Claude Code rules folder's file)."""
+        from memlens.agents import workspace_file_names
+
+        name = posixpath.basename(path)
+        if not (name in workspace_file_names(self.settings)
+                or name in (".gitignore", ".geminiignore") or "/.claude/rules/" in path):
+            return set()
+        exists = self.reader.read(path).content is not None
+        if exists and path not in self.found and any(is_subpath(f, path) for f in self.folders):
+            self.found.append(path)
+        elif not exists and path in self.found:
+            self.found.remove(path)
+        before = {d.path for d in self.profile_problems}
+        self._check_profiles()
+        return before | {d.path for d in self.profile_problems}
+
+    def _check_hidden(self) -> set[str]:
+        """Re-check every file some agent reads for hidden content; the files whose
+        diagnostics changed."""
+        files = [*self.roots.values(),
+                 *(f for s in self.folder_states.values() for f in s.load.files)]
+        readers = readers_of(files, [(a, self.agent_check(a)) for a in other_agents()])
+        found: dict[str, list[Diagnostic]] = {}
+        cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
+        for path, agents in readers.items():
+            text = self.reader.read(path).content
+            if not text:
+                continue
+            key = (path, text, tuple(a.id for a in agents))
+            diagnostics = self._hidden_cache.get(key)
+            if diagnostics is None:
+                diagnostics = file_diagnostics(path, text, agents)
+            cache[key] = diagnostics
+            if diagnostics:
+                found[path] = diagnostics
+        self._hidden_cache = cache
+        changed = {p for p in found.keys() | self.hidden_problems.keys()
+                   if found.get(p) != self.hidden_problems.get(p)}
+        self.hidden_problems = found
+        return changed
+
+    def _check_skills(self) -> None:
+        from memlens.agents.gemini.inbox import skill_diagnostics
+
+        problems: list[Diagnostic] = []
+        for folder, state in self.folder_states.items():
+            problems += skill_diagnostics(self.settings.home, folder, state.load.trusted,
+                                          self.overrides)
+        self.skill_problems = problems
+
+    def _check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
+        self.agent_checks[agent.id] = agent.check_workspace(
+            self.settings, list(self.folder_states), found, self.reader)
+
+    def agent_check(self, agent: MemoryAgent) -> WorkspaceCheck:
+        """Another agent's memory in the workspace (empty before the first build)."""
+        return self.agent_checks.get(agent.id) or WorkspaceCheck()
+
+    def _folder_engine(self, folder: str) -> MemoryEngine:
+        """The engine for a folder's startup load. In a refused folder (`/`, HOME) classic
+        mode's downward search is held to memlens.maxIndexedFolders even when
+        context.discoveryMaxDirs sets no cap."""
+        cap = self.settings.max_indexed_folders
+        wanted = self.settings.discovery_max_dirs
+        if folder in self.refused and not self.settings.jit_context and not 0 <= wanted <= cap:
+            return MemoryEngine(self.settings.model_copy(update={"discovery_max_dirs": cap}),
+                                self.reader)
+        return self.engine()
+
+    def _load_folders(self) -> None:
+        self.folder_states.clear()
+        for folder in self.folders:
+            engine = self._folder_engine(folder)
+            load = engine.load(folder)
+            sink = DiagnosticSink(engine)
+            add_discovery_diagnostics(sink, load, engine)
+            self.folder_states[folder] = FolderState(folder, load, sink.sorted())
+
+    def _render_root(self, path: str, tier: Tier, engine: MemoryEngine | None = None) -> None:
+        engine = engine or self.engine()
+        fmt = "tree" if tier == "jit" else None
+        loaded = engine.load_file(path, tier, import_format=fmt)
+        self.roots[path] = loaded
+        self.graph.update_file(path, loaded.read.content)
+        for event in loaded.events:
+            if event.outcome is Outcome.IMPORTED and event.target not in self.graph.forward:
+                self.graph.update_file(event.target, self.reader.read(event.target).content)
+        sink = DiagnosticSink(engine)
+        add_import_diagnostics(sink, [loaded])
+        add_file_diagnostics(sink, [loaded], self.settings.large_file_bytes)
+        self.root_diagnostics[path] = sink.sorted()
+
+    # --- changes ------------------------------------------------------------------------
+    def is_memory_file(self, path: str) -> bool:
+        return posixpath.basename(path) in self.settings.context_file_names
+
+    def set_text(self, path: str, text: str | None) -> set[str]:
+        """An editor buffer changed (None: closed, back to the disk). Returns touched files."""
+        if text is None:
+            self.overrides.pop(path, None)
+        else:
+            self.overrides[path] = text
+        return self.file_changed(path)
+
+    def file_changed(self, path: str) -> set[str]:
+        """`path` changed (buffer or disk): re-render it and every root that reaches it."""
+        self._by_path = None
+        self.reader.forget(path)
+        agents_touched, claimed = self._recheck_agents(path)
+        agents_touched |= self._recheck_profiles(path)
+        if claimed:
+            return agents_touched | self._check_hidden()
+        if posixpath.basename(path) == "SKILL.md":
+            before_skills = {d.path for d in self.skill_problems}
+            self._check_skills()
+            return before_skills | {d.path for d in self.skill_problems} | {path}
+        before = self._files_of_roots(self._affected_roots(path))
+        exists = self.reader.read(path).content is not None
+        self.graph.update_file(path, self.reader.read(path).content)
+        structural = self.is_memory_file(path) and (exists != (path in self.roots))
+        if structural:
+            # A memory file appeared or vanished: the folders' load order may change.
+            self._load_folders()
+        if exists and self.is_memory_file(path) and path not in self.roots and any(
+                is_subpath(f, path) for f in self.folders):
+            self._render_root(path, "jit")
+        if not exists and path in self.roots:
+            del self.roots[path]
+            self.root_diagnostics.pop(path, None)
+        affected = self._affected_roots(path)
+        for root in affected:
+            if root in self.roots:
+                self._render_root(root, self.roots[root].tier)
+        if not structural:
+            self._reload_folders_using(affected | {path})
+        self.generation += 1
+        return (before | self._files_of_roots(self._affected_roots(path)) | {path}
+                | agents_touched | self._check_hidden())
+
+    def _recheck_agents(self, path: str) -> tuple[set[str], bool]:
+        """Re-check each other agent whose memory `path` belongs to or may change: (the files
+        whose diagnostics may have changed, whether `path` concerns those agents alone)."""
+        touched: set[str] = set()
+        claimed = False
+        for agent in other_agents():
+            check = self.agent_check(agent)
+            own = agent.claims(path)
+            if not (own or path in check.watched):
+                continue
+            found = check.found
+            if agent.owns(path, self.settings) and any(is_subpath(f, path)
+                                                       for f in self.folders):
+                found = list(dict.fromkeys([*found, path]))
+            # Another agent's files are few: read them all afresh (an include target outside
+            # the watched folders may have appeared or changed meanwhile).
+            for watched in check.watched:
+                self.reader.forget(watched)
+            self._check_agent(agent, found)
+            touched |= ({d.path for d in check.diagnostics} | {path}
+                        | {d.path for d in self.agent_check(agent).diagnostics})
+            claimed = claimed or own
+        return touched, claimed
+
+    def _reload_folders_using(self, paths: set[str]) -> None:
+        """Recompute the startup load of each folder whose merged context includes `paths`."""
+        for folder, state in list(self.folder_states.items()):
+            if paths & set(state.load.paths):
+                engine = self._folder_engine(folder)
+                load = engine.load(folder)
+                sink = DiagnosticSink(engine)
+                add_discovery_diagnostics(sink, load, engine)
+                self.folder_states[folder] = FolderState(folder, load, sink.sorted())
+
+    def _affected_roots(self, path: str) -> set[str]:
+        return ({path} | self.graph.dependents(path)) & set(self.roots)
+
+    def _files_of_roots(self, roots: Iterable[str]) -> set[str]:
+        files: set[str] = set()
+        for root in roots:
+            files.add(root)
+            files.update(d.path for d in self.root_diagnostics.get(root, []))
+        return files
+
+    # --- queries --------------------------------------------------------------------------
+    def diagnostics_for(self, path: str) -> list[Diagnostic]:
+        if self._by_path is None:
+            found: dict[str, dict[tuple[int, int, str], Diagnostic]] = {}
+            sources = [*self.root_diagnostics.values(),
+                       *(s.diagnostics for s in self.folder_states.values()),
+                       self.skill_problems,
+                       *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems,
+                       self.profile_problems, *self.hidden_problems.values()]
+            for group in sources:
+                for d in group:
+                    found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
+            self._by_path = {p: sorted(items.values(), key=Diagnostic.sort_key)
+                             for p, items in found.items()}
+        return list(self._by_path.get(path, []))
+
+    def diagnosed_paths(self) -> set[str]:
+        """Every file the index has an opinion on (its diagnostics may be empty)."""
+        paths = {d.path for group in self.root_diagnostics.values() for d in group}
+        paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
+        paths |= {d.path for d in self.skill_problems}
+        paths |= {d.path for c in self.agent_checks.values() for d in c.diagnostics}
+        paths |= {d.path for d in self.walk_problems}
+        paths |= {d.path for d in self.profile_problems}
+        paths |= set(self.hidden_problems)
+        return paths | set(self.roots)
+
+    def all_diagnostics(self) -> dict[str, list[Diagnostic]]:
+        return {p: self.diagnostics_for(p) for p in sorted(self.diagnosed_paths())}
+
+    def indexed_files(self) -> list[str]:
+        return sorted(set(self.roots) | set(self.graph.forward))
+
+    def folder_for(self, path: str) -> str | None:
+        """The deepest workspace folder holding `path` (None when outside every folder)."""
+        holders = [f for f in self.folders if is_subpath(f, path)]
+        return max(holders, key=len) if holders else None
+
+    def folder_state(self, path: str) -> FolderState | None:
+        # Outside every folder: this index's first folder. The language server hands such a
+        # file to the index of its default folder, which is that index's first (workspace.py).
+        folder = self.folder_for(path) or (self.folders[0] if self.folders else None)
+        return self.folder_states.get(folder) if folder else None
+
+    def show(self, folder: str) -> ShowResult:
+        """What `memlens show` prints for a workspace folder, from the index's buffers."""
+        state = self.folder_states.get(folder)
+        load = state.load if state else self.engine().load(folder)
+        m = load.memory
+        content, truncated = truncate(flattened(load), self.settings.max_context_chars)
+        if folder in self.refused:
+            scope = "the whole file system" if self.refused[folder].endswith("root") else (
+                "every project you have")
+            content += BROAD_NOTE.format(folder=folder, what=self.refused[folder], scope=scope)
+        system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
+                                               m.extension, m.project,
+                                               self.settings.context_file_names)
+        return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
+                          file_count=load.file_count, content=content, hierarchical=m,
+                          prompt=system, session_memory=session,
+                          truncated=truncated or load.truncated,
+                          diagnostics=[*(state.diagnostics if state else []),
+                                       *(d for d in self.walk_problems if d.path == folder)])
+
+    def jit_session(self, folder: str) -> JitSession | None:
+        state = self.folder_states.get(folder)
+        if state is None:
+            return None
+        return JitSession.after_startup(self.engine(), state.load)
+
+    def merged_for(self, path: str) -> tuple[str, list[str], JitResult | None]:
+        """Startup memory plus what JIT adds for `path`: (text, files, jit part)."""
+        state = self.folder_state(path)
+        if state is None:
+            return "", [], None
+        text = flattened(state.load)
+        files = [f.path for f in state.load.files if f.content is not None]
+        jit: JitResult | None = None
+        if self.settings.jit_context:
+            session = JitSession.after_startup(self.engine(), state.load)
+            jit = session.preview(path)
+            text = append_jit_context(text, jit.context)
+            files += [f.path for f in jit.files]
+        return text, files, jit

@@ -1,0 +1,366 @@
+"""The engine's answers as the CLI and the language server present them (pydantic models)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal
+
+from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
+from memlens.agents.gemini.ignore import IgnoreFilter
+from memlens.files.fsread import FileReader
+from memlens.files.nodecompat import is_subpath
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic, HierarchicalMemory
+
+if TYPE_CHECKING:
+    from memlens.agents.base import AgentFile, MemoryAgent, WorkspaceCheck
+    from memlens.protocol.memory import (
+        AgentJitEntry,
+        AgentProfileInfo,
+        AgentShowResult,
+        JitEntry,
+        ListResult,
+        ShowResult,
+    )
+from memlens.agents.gemini.render import flatten_memory, render_prompt_memory
+
+TRUNCATION_NOTE = ("\n[Memory Lens: preview truncated at {limit:,} characters "
+                   "(memlens.maxContextChars); {agent} would receive more]")
+
+
+def truncate(text: str, limit: int, agent: str = "Gemini CLI") -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + TRUNCATION_NOTE.format(limit=limit, agent=agent), True
+
+
+def flattened(load: MemoryLoad) -> str:
+    m = load.memory
+    return flatten_memory(m.global_, m.user_project_memory, m.extension, m.project)
+
+
+def _shifted(progress: Callable[[int], None], base: int, count: int) -> None:
+    progress(base + count)
+
+
+def broad_folder(folder: str, settings: MemorySettings) -> str | None:
+    """Why `folder` is too broad a workspace folder to index ('the file system root', 'your
+    home folder'), or None. `memlens.allowBroadWorkspace` lifts the refusal."""
+    if settings.allow_broad_workspace:
+        return None
+    real = os.path.realpath(folder)
+    if real == "/":
+        return "the file system root"
+    homes = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(settings.home)}
+    if real in homes:
+        return "your home folder"
+    return None
+
+
+def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[str],
+                          unreadable: list[tuple[str, str]] | None = None, *,
+                          stops: list[SearchReport] | None = None,
+                          progress: Callable[[int], None] | None = None
+                          ) -> dict[str, list[str]]:
+    """Files with each of `names` under the workspace folders, found in one walk per root (no
+    Gemini CLI folder budget, ignore files honoured; FIFOs and sockets included, so they get
+    a diagnostic). Each name's list is in the order a search for that name alone gives.
+
+    The walk reads at most `memlens.maxIndexedFolders` folders over all the roots; a root
+    whose walk stopped short is added to `stops`. `progress` hears the folders read so far."""
+    found: dict[str, list[str]] = {name: [] for name in names}
+    left = engine.settings.max_indexed_folders
+    done = 0
+    for root in roots:
+        if left <= 0:
+            if stops is not None:
+                stops.append(SearchReport(root, ", ".join(names), engine.settings
+                                          .max_indexed_folders, 0, [root], []))
+            continue
+        ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
+                              respect_gemini_ignore=engine.settings.respect_gemini_ignore)
+        paths, report = engine.downward_search(
+            root, tuple(names), ignore, left, include_special=True,
+            progress=None if progress is None else functools.partial(_shifted, progress, done))
+        left -= report.scanned
+        done += report.scanned
+        for path in paths:
+            found[posixpath.basename(path)].append(path)
+        if unreadable is not None:
+            unreadable += [u for u in report.unreadable if u not in unreadable]
+        if report.exhausted and stops is not None:
+            report.max_dirs = engine.settings.max_indexed_folders
+            stops.append(report)
+    return {name: list(dict.fromkeys(paths)) for name, paths in found.items()}
+
+
+def workspace_memory_files(engine: MemoryEngine, roots: list[str],
+                           unreadable: list[tuple[str, str]] | None = None,
+                           stops: list[SearchReport] | None = None) -> list[str]:
+    """Every memory file under the workspace folders (see `workspace_files_named`)."""
+    by_name = workspace_files_named(engine, roots, engine.settings.context_file_names,
+                                    unreadable, stops=stops)
+    return list(dict.fromkeys(p for name in engine.settings.context_file_names
+                              for p in by_name[name]))
+
+
+def walked_roots(load: MemoryLoad, settings: MemorySettings) -> list[str]:
+    """The folders whose subfolders `check` walks: the folder asked for (the user named it),
+    and each include directory unless it is `/` or a home folder (a walk of everything; see
+    `broad_include_directories`)."""
+    return [r for r in (load.workspace_dirs or [load.cwd])
+            if r == load.cwd or broad_folder(r, settings) is None]
+
+
+def broad_include_directories(load: MemoryLoad, settings: MemorySettings) -> list[Diagnostic]:
+    """`workspace-not-indexed` on each include directory `check` does not walk."""
+    return [Diagnostic(path=r, line=1, col=1, end_line=1, end_col=1, severity="warning",
+                       code="workspace-not-indexed",
+                       message=f"Memory Lens did not check the subfolders of the include "
+                               f"directory {r}: it is {what}, and walking it reads everything "
+                               "below. Name a project folder instead, or set "
+                               "memlens.allowBroadWorkspace to check it anyway")
+            for r in (load.workspace_dirs or []) if r != load.cwd and load.trusted
+            and (what := broad_folder(r, settings)) is not None]
+
+
+def subfolder_files(engine: MemoryEngine, load: MemoryLoad,
+                    unreadable: list[tuple[str, str]] | None = None,
+                    stops: list[SearchReport] | None = None) -> list[LoadedFile]:
+    """Workspace memory files the startup load did not read, loaded as jit would load them."""
+    if not load.trusted:
+        return []
+    loaded = set(load.paths)
+    roots = walked_roots(load, engine.settings)
+    return [engine.load_file(p, "jit", import_format="tree")
+            for p in workspace_memory_files(engine, roots, unreadable, stops)
+            if p not in loaded]
+
+
+def show(cwd: str, settings: MemorySettings, *, with_diagnostics: bool = True) -> ShowResult:
+    from memlens.protocol.memory import ShowResult
+
+    engine = MemoryEngine(settings)
+    engine.collect_events = with_diagnostics
+    load = engine.load(cwd)
+    content, truncated = truncate(flattened(load), settings.max_context_chars)
+    m = load.memory
+    system, session = render_prompt_memory(load.mode, m.global_, m.user_project_memory,
+                                           m.extension, m.project, settings.context_file_names)
+    diagnostics: list[Diagnostic] = []
+    if with_diagnostics:  # `memlens show` as text does not need the checker at all
+        from memlens.agents.gemini.diagnostics import diagnose
+
+        diagnostics = diagnose(load, engine)
+    from memlens.reports.budgets import context_budget
+
+    budget = context_budget("gemini", [(f.path, f.tier, f.content) for f in load.files])
+    return ShowResult(cwd=load.cwd, mode=load.mode, trusted=load.trusted, files=load.paths,
+                      file_count=load.file_count, content=content, hierarchical=m,
+                      prompt=system, session_memory=session,
+                      truncated=truncated or load.truncated, diagnostics=diagnostics,
+                      chars=budget.total.chars, bytes=budget.total.bytes,
+                      tokens=budget.total.tokens, estimator=budget.estimator.label)
+
+
+def list_files(cwd: str, settings: MemorySettings) -> ListResult:
+    from memlens.protocol.memory import ListedFile, ListResult
+    from memlens.reports.budgets import context_budget, estimator_for, measure
+
+    load = MemoryEngine(settings).load(cwd)
+    files = []
+    for f in load.files:
+        figures = None if f.content is None else measure("gemini", f.content)
+        files.append(ListedFile(path=f.path, tier=f.tier,
+                                chars=figures.chars if figures else None,
+                                bytes=figures.bytes if figures else None,
+                                tokens=figures.tokens if figures else None))
+    total = context_budget("gemini", [(f.path, f.tier, f.content) for f in load.files]).total
+    return ListResult(cwd=load.cwd, mode=load.mode, files=files, file_count=load.file_count,
+                      chars=total.chars, bytes=total.bytes, tokens=total.tokens,
+                      estimator=estimator_for("gemini").label)
+
+
+def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
+    """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file."""
+    from memlens.agents.gemini.diagnostics import diagnose
+
+    engine = MemoryEngine(settings)
+    load = engine.load(cwd)
+    unreadable: list[tuple[str, str]] = []
+    stops: list[SearchReport] = []
+    extra = subfolder_files(engine, load, unreadable, stops)
+    from memlens.agents.gemini.inbox import skill_diagnostics
+
+    found = diagnose(load, engine, extra, unreadable, stops)
+    found += hidden_check(engine, load, extra)
+    found += broad_include_directories(load, settings)
+    found += skill_diagnostics(settings.home, load.cwd, load.trusted)
+    return sorted(found, key=Diagnostic.sort_key)
+
+
+def check_file(path: str, settings: MemorySettings) -> list[Diagnostic]:
+    """Diagnostics for one memory file, rendered as a root (as jit loading reads it)."""
+    from memlens.agents.gemini.diagnostics import diagnose
+    from memlens.workspace.readers import readers_diagnostics, readers_of
+
+    engine = MemoryEngine(settings)
+    loaded = engine.load_file(path, "project")
+    load = MemoryLoad(settings.mode, posixpath.dirname(path), True, None, [path], [loaded],
+                      {}, HierarchicalMemory())
+    return [*diagnose(load, engine),
+            *readers_diagnostics(readers_of([loaded], []), _text_of(engine))]
+
+
+def _text_of(engine: MemoryEngine) -> Callable[[str], str | None]:
+    return lambda path: engine.reader.read(path).content
+
+
+def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile]
+                 ) -> list[Diagnostic]:
+    """`hidden-text` and `hidden-comment` on every file an agent reads for the workspace at
+    `load.cwd`: Gemini CLI's startup and subfolder files with their imports, and (in a
+    trusted folder) every other agent's memory checked there."""
+    from memlens.agents import other_agents
+    from memlens.workspace.readers import readers_diagnostics, readers_of
+
+    checks = []
+    if load.trusted:
+        roots = walked_roots(load, engine.settings)
+        others = other_agents()
+        found = workspace_files_named(engine, roots, list(dict.fromkeys(
+            n for a in others for n in a.file_names(engine.settings))))
+        for agent in others:
+            names = agent.file_names(engine.settings)
+            checks.append((agent, agent.check_workspace(
+                engine.settings, roots, [p for n in names for p in found[n]], engine.reader)))
+    return readers_diagnostics(readers_of([*load.files, *extra], checks), _text_of(engine))
+
+
+def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileReader
+                       ) -> list[Diagnostic]:
+    """`hidden-text` and `hidden-comment` on the files one agent's workspace check reads."""
+    from memlens.workspace.readers import readers_diagnostics, readers_of
+
+    return readers_diagnostics(readers_of([], [(agent, check)]),
+                               lambda path: reader.read(path).content)
+
+
+def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],
+              settings: MemorySettings) -> list[JitEntry]:
+    """For each target in turn, what `agent` adds after its tools read it (one session)."""
+    from memlens.agents.base import WorkspaceCheck
+    from memlens.protocol.memory import JitEntry
+
+    session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
+    entries = []
+    for target in targets:
+        if session is None:
+            entries.append(JitEntry(target=target, files=[], context=""))
+            continue
+        load = session.load_for(posixpath.join(cwd, target))
+        entries.append(JitEntry(target=target, files=[f.path for f in load.files],
+                                context=load.context))
+    return entries
+
+
+def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:
+    """For each target in turn, what Gemini CLI's tools would append (shared loaded set)."""
+    from memlens.protocol.memory import JitEntry
+
+    engine = MemoryEngine(settings)
+    if not settings.jit_context:
+        return [JitEntry(target=t, files=[], context="") for t in targets]
+    startup = engine.load_jit(cwd)
+    from memlens.agents.gemini.jit import JitSession
+
+    session = JitSession.after_startup(engine, startup)
+    entries = []
+    for target in targets:
+        result = session.discover(posixpath.join(startup.cwd, target))
+        entries.append(JitEntry(target=target, files=[f.path for f in result.files],
+                                context=result.appendix))
+    return entries
+
+
+def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
+               profile: AgentProfileInfo) -> AgentShowResult:
+    """`memlens show --agent`: what `agent` reads working in `cwd` — at start and later, on
+    read — and the exact strings it sends at start (SPEC §7)."""
+    from memlens.protocol.memory import AgentFileRow, AgentShowResult
+
+    reader = FileReader()
+    memory = agent.load(cwd, settings, reader)
+    engine = MemoryEngine(settings, reader)
+    names = list(agent.file_names(settings))
+    found = workspace_files_named(engine, [memory.cwd], names)
+    check = agent.check_workspace(settings, [memory.cwd], [p for n in names for p in found[n]],
+                                  reader)
+    later = agent.on_read_files(memory, settings, reader, check)
+    from memlens.reports.budgets import context_budget, measure
+
+    def row(f: AgentFile, when: Literal["startup", "on-read"]) -> AgentFileRow:
+        figures = None if f.content is None else measure(agent.id, f.content)
+        return AgentFileRow(path=f.path, label=f.label, when=when, note=f.note,
+                            chars=figures.chars if figures else None,
+                            bytes=figures.bytes if figures else None,
+                            tokens=figures.tokens if figures else None)
+
+    rows = [row(f, "startup") for f in memory.files] + [row(f, "on-read") for f in later]
+    budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
+    content, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
+    facts = {k: v for k, v in agent.show_json(memory, content).items()
+             if k not in AgentShowResult.model_fields and k != "fileCount"}
+    return AgentShowResult.model_validate({
+        **profile.model_dump(), **facts, "cwd": memory.cwd, "mode": memory.mode, "files": rows,
+        "file_count": len(memory.files), "content": content, "payloads": memory.payloads,
+        "diagnostics": memory.diagnostics, "chars": budget.total.chars,
+        "bytes": budget.total.bytes, "tokens": budget.total.tokens,
+        "estimator": budget.estimator.label})
+
+
+def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
+                       settings: MemorySettings) -> list[AgentJitEntry]:
+    """`memlens jit --agent`: for each target in turn (one session), the files `agent` adds
+    and the exact strings it sends then."""
+    from memlens.agents.base import WorkspaceCheck
+    from memlens.protocol.memory import AgentJitEntry
+
+    session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
+    entries = []
+    for target in targets:
+        if session is None:
+            entries.append(AgentJitEntry(target=target, files=[], payloads=[], context=""))
+            continue
+        load = session.load_for(posixpath.join(cwd, target))
+        entries.append(AgentJitEntry(target=target, files=[f.path for f in load.files],
+                                     payloads=load.payloads, context=load.context))
+    return entries
+
+
+def profile_diagnostics(settings: MemorySettings, roots: list[str], found: list[str],
+                        reader: FileReader, only: str | None = None) -> list[Diagnostic]:
+    """What the chosen agents' profiles say about the workspace folders `roots` (SPEC §4, §11):
+    the memory files each will not read (`agent-ignores-file`; `found`: every agent's memory
+    file the walk found), and `agent-version-unverified` on the first file an unverified one
+    reads in the first root (outside HOME when it can). `only`: that agent alone."""
+    from memlens.agent_versions import profile_for, version_diagnostic
+    from memlens.agents import AGENT_IDS, agent_by_id
+
+    profiles = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
+    if only is not None:
+        profiles = [p for p in profiles if p.agent == only] or [profile_for(only, None)]
+    problems: list[Diagnostic] = []
+    for profile in profiles:
+        agent = agent_by_id(profile.agent)
+        problems += agent.ignored_files(settings, roots, found, reader)
+        if not profile.verified and roots:
+            files = [f.path for f in agent.load(roots[0], settings, reader).files]
+            inside = [p for p in files if is_subpath(roots[0], p)
+                      and not is_subpath(settings.home, p)]
+            if files and (note := version_diagnostic(profile, (inside or files)[0])):
+                problems.append(note)
+    return problems
