@@ -37,7 +37,7 @@ from tests.conformance.scenarios import Scenario, TreeValue
 
 AGENT = "codex"
 CI_SEED = 31
-CI_CASES = 40
+CI_CASES = 30
 FOLDERS = (
     "src", "src/core", "src/core/deep", "docs", "pkg/api", "pkg/web", "app", "über/straße",
     "日本/語", "a b", "v1.2", ".hidden", "node_modules/lib", "tests/unit", "emoji🚀",
