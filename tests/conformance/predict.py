@@ -27,9 +27,10 @@ def memlens(*args: str, cwd: str, home: str | None = None) -> Any:
     env = dict(os.environ)
     if home is not None:  # settings may say $HOME, which the agent read as its own HOME
         env["HOME"] = home
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p
-    )
+    # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
+    # the trees it got wrong into regression scenarios).
+    server = os.environ.get("MEMLENS_PREDICT_SERVER") or str(REPO / "server")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (server, env.get("PYTHONPATH", "")) if p)
     done = subprocess.run(
         [sys.executable, "-m", "memlens", *args], cwd=cwd, env=env, capture_output=True,
         text=True, timeout=120, check=False,
@@ -70,13 +71,13 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 
 
 def claude(capture: Capture) -> dict[str, Any]:
-    """{startup: [paths], payloads: the start-up message, on_read: [paths] and
-    jit_payloads: the messages sent after the read (None without a read)}."""
+    """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
+    jit_payloads: the text blocks sent after the read (None without a read)}."""
     show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd,
                    home=capture.home)
     jit = _jit(capture, "claude")
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
-            "payloads": show["payloads"],
+            "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),
             "jit_payloads": None if jit is None else jit["payloads"]}
 

@@ -42,8 +42,5 @@ def test_startup_payload(case: Case, runs: Runs) -> None:
 def test_on_read_payload(case: Case, runs: Runs) -> None:
     outcome = runs.get(case)
     assert outcome.prediction is not None
-    # Each message's texts as they follow one another, the messages a line apart.
-    messages: dict[str, str] = {}
-    for payload in outcome.capture.on_read:
-        messages[payload.where] = messages.get(payload.where, "") + payload.text
-    assert outcome.prediction["jit_payloads"] == list(messages.values())
+    # One payload per text block: after a read each <system-reminder> is a block of its own.
+    assert outcome.prediction["jit_payloads"] == [p.text for p in outcome.capture.on_read]

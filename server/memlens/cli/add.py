@@ -10,8 +10,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError, directory, print_text, settings_for
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    add = commands.add_parser("add", parents=[common], help="save_memory")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    add = commands.add_parser("add", parents=[common], help=summary)
     add.add_argument("fact")
     add.add_argument("--scope", choices=["global", "project"], default=None,
                      help="where to save (default global)")

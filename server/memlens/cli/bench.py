@@ -10,8 +10,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    bench = commands.add_parser("bench", help="the benchmarks (SPEC §13)")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    bench = commands.add_parser("bench", help=summary)
     bench.add_argument("--scale", type=float, default=1.0,
                        help="fraction of the full synthetic monorepo to generate")
     bench.add_argument("--json", action="store_true")

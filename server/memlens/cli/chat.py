@@ -9,8 +9,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError, directory, settings_for
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    chat = commands.add_parser("chat", parents=[common], help="one chat turn in the terminal")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    chat = commands.add_parser("chat", parents=[common], help=summary)
     chat.add_argument("prompt", nargs="?")
     chat.add_argument("--json", action="store_true")
     chat.add_argument("--approval-mode", choices=["manual", "autoEdit", "deny"])

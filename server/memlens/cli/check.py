@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from memlens.protocol.memory import Diagnostic
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    check = commands.add_parser("check", parents=[common], help="every diagnostic")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    check = commands.add_parser("check", parents=[common], help=summary)
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     check.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
     check.add_argument("--max-indexed-folders", type=positive, metavar="N",

@@ -40,10 +40,10 @@ class DiffUsageError(Exception):
     """A usage problem (not a git repository, unknown revision): one line, exit 2."""
 
 
-def add_parser(commands: Any, common: Any) -> None:
+def add_parser(commands: Any, common: Any, summary: str) -> None:
     """Register `memlens diff` on the CLI's subcommands."""
     diff = commands.add_parser(
-        "diff", help="what each agent reads, per folder, between two git revisions",
+        "diff", help=summary,
         description="Compare what each agent sends at start, in every folder of interest, "
                     "between BASE and HEAD (git revisions). No revision: HEAD against the "
                     "working tree; one: BASE against the working tree. Exit status 1 when "

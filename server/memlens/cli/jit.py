@@ -17,8 +17,8 @@ from memlens.cli.common import (
 )
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    jit = commands.add_parser("jit", parents=[common], help="what touching TARGETs loads")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    jit = commands.add_parser("jit", parents=[common], help=summary)
     jit.add_argument("--cwd", default=".", metavar="DIR")
     jit.add_argument("targets", nargs="+", metavar="TARGET")
     jit.add_argument("--json", action="store_true")

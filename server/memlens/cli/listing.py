@@ -18,8 +18,8 @@ from memlens.cli.common import (
 from memlens.files.output import display_path, escape_controls
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    listing = commands.add_parser("list", parents=[common], help="memory files in load order")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    listing = commands.add_parser("list", parents=[common], help=summary)
     listing.add_argument("path", nargs="?", default=".", metavar="PATH")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("--count-exact", action="store_true",

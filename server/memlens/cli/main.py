@@ -13,10 +13,22 @@ from memlens import __version__
 from memlens.cli.common import EXIT_USAGE, Parser, UsageError, apply_agent, common_options
 from memlens.files.output import display_path, escape_controls
 
-# Each command is a module of this package with `add_parser(commands, common)` and `run(args)`;
-# a command's engine imports happen in its `run`, so start-up costs only the parsers.
-COMMANDS = ("show", "list", "check", "jit", "schema", "add", "skills", "chat", "serve",
-            "bench", "diff")
+# Each command is a module of this package with `add_parser(commands, common, summary)` and
+# `run(args)`. Only the module of the command being run is imported (the others are listed by
+# their summary), and a command's engine imports happen in its `run`.
+COMMANDS = {
+    "show": "merged context for PATH",
+    "list": "memory files in load order",
+    "check": "every diagnostic",
+    "jit": "what touching TARGETs loads",
+    "schema": "JSON schemas of every --json output",
+    "add": "save_memory",
+    "skills": "skills and the inbox",
+    "chat": "one chat turn in the terminal",
+    "serve": "the language server (stdio)",
+    "bench": "the benchmarks (SPEC §13)",
+    "diff": "what each agent reads, per folder, between two git revisions",
+}
 _MODULE_OF = {"list": "listing"}
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
@@ -27,15 +39,26 @@ def _module(command: str) -> object:
     return importlib.import_module(f"memlens.cli.{_MODULE_OF.get(command, command)}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, that command's own parser in full and the others by name and
+    summary (they cannot be what is run)."""
     common = common_options()
     parser = Parser(prog="memlens", description="See what your coding agent's memory is.")
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
-    for command in COMMANDS:
-        _module(command).add_parser(commands, common)  # type: ignore[attr-defined]
+    for command, summary in COMMANDS.items():
+        if only is None or command == only:
+            _module(command).add_parser(commands, common, summary)  # type: ignore[attr-defined]
+        else:
+            commands.add_parser(command, help=summary)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (its first word that is not an option), when it is one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,9 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="surrogateescape")
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_in(words))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         apply_agent(args)
         return int(_module(args.command).run(args))  # type: ignore[attr-defined]
     except UsageError as err:

@@ -8,8 +8,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError, print_json
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    schema = commands.add_parser("schema", help="JSON schemas of every --json output")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    schema = commands.add_parser("schema", help=summary)
     schema.add_argument("name", nargs="?", metavar="MODEL")
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from memlens.cli.common import Parser, UsageError
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    serve = commands.add_parser("serve", help="the language server (stdio)")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    serve = commands.add_parser("serve", help=summary)
     serve.add_argument("--tcp", metavar="HOST:PORT")
 
 

@@ -20,8 +20,8 @@ from memlens.cli.common import (
 )
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    show = commands.add_parser("show", parents=[common], help="merged context for PATH")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    show = commands.add_parser("show", parents=[common], help=summary)
     show.add_argument("path", nargs="?", default=".", metavar="PATH")
     show.add_argument("--render", choices=["flat", "prompt"], default="flat")
     show.add_argument("--json", action="store_true")

@@ -20,8 +20,8 @@ from memlens.files.output import display_path, escape_controls
 ACTIONS = ("list", "inbox", "accept", "reject", "extract")
 
 
-def add_parser(commands: Any, common: Parser) -> None:
-    skills = commands.add_parser("skills", parents=[common], help="skills and the inbox")
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    skills = commands.add_parser("skills", parents=[common], help=summary)
     skills.add_argument("action", nargs="?", default="list")
     skills.add_argument("name", nargs="?")
     skills.add_argument("--json", action="store_true")

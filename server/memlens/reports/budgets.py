@@ -77,7 +77,7 @@ def _gemini_tokens(text: str) -> int:
     units = utf16_units(text)
     if units > _GEMINI_FULL_HEURISTIC_UNITS:
         return math.floor(units / 4)
-    ascii_count = sum(1 for c in text if ord(c) <= 127)
+    ascii_count = len(text.encode("ascii", "ignore"))  # the code points <= 127
     # A code point above U+FFFF is two UTF-16 units, each > 127.
     other_units = units - ascii_count
     return math.floor(ascii_count * _GEMINI_ASCII + other_units * _GEMINI_NON_ASCII)

@@ -16,6 +16,7 @@ subfolder (what loads on read).
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
@@ -26,7 +27,7 @@ from tests.conformance.scenarios import Scenario, TreeValue
 
 AGENT = "claude"
 CI_SEED = 20
-CI_CASES = 40
+CI_CASES = 30  # with the kept regressions, about 2 minutes on 2 cores
 
 # Files an include may name (created or not), with the spelling used in the include.
 _TARGETS: list[tuple[str, str]] = [
@@ -41,8 +42,13 @@ _TARGETS: list[tuple[str, str]] = [
     ("docs/a.md", "docs/a.md"),
     ("docs/b.md", "docs/b.md"),
     ("sub/inner.md", "sub/inner.md"),
+    ("docs/a_b.md", "docs/a\\_b.md"),
+    ("docs/a_b.md", "docs/a_b.md"),
+    ("docs/style.md", "docs/style.md/"),
+    ("docs/Style.md", "docs/Style.md"),
 ]
-_HOME_TARGETS = [("notes.md", "~/notes.md"), ("team/shared.md", "~/team/shared.md")]
+_HOME_TARGETS = [("notes.md", "~/notes.md"), ("team/shared.md", "~/team/shared.md"),
+                 ("notes.md", "<HOME>/notes.md")]
 
 _WORDS = ["Use tabs", "Prefer pure functions", "Run the tests", "Überall ✓", "日本語のメモ",
           "emoji 🚀 line", "Keep it short", "Never push to main", "see the README",
@@ -50,7 +56,8 @@ _WORDS = ["Use tabs", "Prefer pure functions", "Run the tests", "Überall ✓", 
           "tab\tinside", "`code` span", "**bold** and _it_", "1. first", "- item", "> quoted"]
 _PUNCT = ["", "", "", ".", ",", ":", ")", ";", "!"]
 _GLOBS = ['"src/**/*.ts"', '"sub/**"', '"**/*.py"', '"données/**"', '"src/**/*.{ts,tsx}"',
-          '"!src/**/*.test.ts"', '"*.md"', '"src/app/*.ts"', "sub/*", '"**/x.txt"']
+          '"!src/**/*.test.ts"', '"*.md"', '"src/app/*.ts"', "sub/*", '"**/x.txt"', '"**"',
+          '"/src/**"', '"./src/**"', '"src/"', '"docs/*.txt"', '"sub/deep/"']
 _READS = ["sub/x.txt", "src/app/main.ts", "src/app/main.test.ts", "données/x.txt",
           "sub/deep/y.py", "docs/guide.txt"]
 
@@ -74,7 +81,8 @@ def _body(rng: random.Random, includes: list[str], depth: int = 0) -> str:
     for _ in range(rng.randint(1, 7)):
         kind = rng.choice(["text", "text", "include", "include", "heading", "comment",
                            "block-comment", "fence", "tilde", "indented", "inline", "blank",
-                           "list-include", "comment-blank"])
+                           "list-include", "comment-blank", "markup-include", "quote",
+                           "comment-variant", "list-comment", "loose-list"])
         if kind == "text":
             lines.append(_line(rng))
         elif kind == "heading":
@@ -102,6 +110,32 @@ def _body(rng: random.Random, includes: list[str], depth: int = 0) -> str:
         elif kind == "indented":
             inner, _rel = _include(rng)
             lines += ["", "    " + inner, "    <!-- indented comment -->", ""]
+        elif kind == "markup-include":
+            text, rel = _include(rng)
+            includes.append(rel)
+            lines.append(rng.choice(["**{}**", "_{}_", "[{}](https://x.y)", "## {}",
+                                     "{}  ", "text\\\n{}", "<span>{}</span>", "x<br>{}"]
+                                    ).format(text))
+        elif kind == "quote":
+            text, rel = _include(rng)
+            includes.append(rel)
+            lines += ["", f"> {text}", "> <!-- quoted comment -->", ""]
+        elif kind == "comment-variant":
+            inner, rel = _include(rng)
+            includes.append(rel)
+            lines += rng.choice([
+                [f"<!-- c --> after {inner}"], ["  <!-- indented -->", "  ", _line(rng)],
+                ["<!-- unclosed", inner], ["<!-- a -->", "<!-- b -->", "", "", _line(rng)],
+                [f"{_line(rng)}", "<!-- interrupts -->", "next"], ["<!---->", ""],
+                ["<div>", inner, "</div>", ""], ["<!-- a --> <!-- b -->", "\t", ""]])
+        elif kind == "list-comment":
+            inner, rel = _include(rng)
+            includes.append(rel)
+            lines += [f"- item <!-- {inner} --> tail", f"- `{inner}` code", "- <!-- c -->"]
+        elif kind == "loose-list":
+            inner, rel = _include(rng)
+            includes.append(rel)
+            lines += ["", f"- a <!-- {inner} --> b", "", f"- {inner}", ""]
         elif kind == "inline":
             inner, _rel = _include(rng)
             lines.append(f"Inline `{inner}` code")
@@ -112,14 +146,18 @@ def _body(rng: random.Random, includes: list[str], depth: int = 0) -> str:
 
 def _frontmatter(rng: random.Random, scoped: bool) -> str:
     if not scoped:
-        return rng.choice(["", "", "", "---\n---\n", "---\ndescription: style\n---\n"])
+        return rng.choice(["", "", "", "---\n---\n", "---\ndescription: style\n---\n",
+                           "---\n---\n\n", "---\ntitle: a---b\n---\n", "---  \nk: v\n---  \n",
+                           "---\npaths:\n---\n", "---\npaths: []\n---\n"])
     globs = rng.sample(_GLOBS, rng.randint(1, 2))
-    form = rng.choice(["list", "list", "string", "inline"])
+    form = rng.choice(["list", "list", "string", "inline", "comma"])
     if form == "list":
         return "---\npaths:\n" + "".join(f"  - {g}\n" for g in globs) + "---\n"
     if form == "inline":
         return "---\npaths: [" + ", ".join(globs) + "]\n---\n"
-    return f"---\npaths: {globs[0].strip(chr(34))}\n---\n"
+    if form == "string":
+        return f"---\npaths: {globs[0].strip(chr(34))}\n---\n" + rng.choice(["", "\n", "\n\n"])
+    return "---\npaths: " + ", ".join(g.strip(chr(34)) for g in globs) + "\n---\n"
 
 
 def _variant(rng: random.Random, text: str) -> str:
@@ -201,6 +239,12 @@ def generate(seed: int, index: int) -> Scenario:
             if target not in tree and target != "missing.md" and not target.startswith("~/"):
                 tree[target] = _plain(rng)
 
+    # Claude Code's own configuration: external includes approved for this project.
+    if rng.random() < 0.25:
+        approved = rng.choice(["true", "true", "false"])
+        home[".claude.json"] = ('{"projects": {"<WS>": {"hasClaudeMdExternalIncludesApproved": '
+                                + approved + "}}}")
+
     # The file the scripted Read names.
     read = None
     if rng.random() < 0.6:
@@ -214,11 +258,19 @@ def generate(seed: int, index: int) -> Scenario:
                     cwd=cwd, read=read, generated=True, about=f"layout {layout}")
 
 
+IGNORES_FILE = "agent-ignores-file"
+
+
 def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> list[str]:
     """What differs: the files at start and on read (in order), the start-up payload, and the
     on-read payloads, one per text block Claude Code sent (each ``<system-reminder>`` is a
-    block of its own)."""
+    block of its own); and a warning that Claude Code does not read a file whose text it sent
+    (the file itself or a link to it)."""
     out: list[str] = []
+    sent_real = {os.path.realpath(b.path) for b in capture.blocks}
+    if any(d.get("code") == IGNORES_FILE and os.path.realpath(d["path"]) in sent_real
+           for d in predicted.get("diagnostics", [])):
+        out.append("false-ignores-warning")
     sent_startup = [b.path for b in capture.blocks if b.when == "startup"]
     if predicted["startup"] != sent_startup:
         out.append("startup-files")

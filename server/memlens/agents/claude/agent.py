@@ -3,6 +3,7 @@ includes (the modules beside this one read them exactly as Claude Code does)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Sequence
 
@@ -69,6 +70,9 @@ def ignored_agents_files(home: str, roots: list[str], found: list[str],
         if read.content is None or is_blank(read.content) or path in read_anyway:
             continue
         folder = owner_folder(path)
+        real = os.path.realpath(path)
+        if any(os.path.realpath(posixpath.join(folder, n)) == real for n in CLAUDE_NAMES):
+            continue  # a CLAUDE.md links to it: Claude Code reads it under that name
         here = next((n for n in CLAUDE_NAMES
                      if (c := reader.read(posixpath.join(folder, n)).content) is not None
                      and not is_blank(c)), None)

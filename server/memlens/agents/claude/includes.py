@@ -1,12 +1,17 @@
-"""`@path` includes as Claude Code finds and follows them: the syntax, text files only, four
-levels deep, each file once per load, a project file's includes inside the working folder
-(`IncludeReader`, the read state every load shares)."""
+"""`@path` includes as Claude Code finds and follows them: found by markdown.py as its lexer
+finds them, text files only, four levels deep, each file once per load, a project file's
+includes inside the working folder unless the user approved external includes in
+`~/.claude.json` (`IncludeReader`, the read state every load shares)."""
 
 from __future__ import annotations
 
+import json
+import os
 import posixpath
 
-from memlens.agents.claude.messages import MAX_FILE_CHARS, ClaudeFile, is_blank, sent_text
+from memlens.agents.claude.markdown import includes as markdown_includes
+from memlens.agents.claude.markdown import split_frontmatter
+from memlens.agents.claude.messages import MAX_FILE_CHARS, ClaudeFile, is_blank
 from memlens.files.fsread import FileReader, ReadResult
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.roots import repository_root
@@ -47,6 +52,22 @@ def find_includes(text: str) -> list[ImportToken]:
     return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
 
 
+def external_includes_approved(home: str, cwd: str) -> bool:
+    """Whether the user approved includes outside the project for the project `cwd` lies in:
+    Claude Code keeps the answer in `~/.claude.json`, under `projects[<project folder>]` (the
+    repository's root, else the working folder) as `hasClaudeMdExternalIncludesApproved`."""
+    try:
+        with open(posixpath.join(home, ".claude.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    projects = config.get("projects") if isinstance(config, dict) else None
+    if not isinstance(projects, dict):
+        return False
+    entry = projects.get(repository_root(cwd) or cwd)
+    return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
+
+
 class IncludeReader:
     """The read state of one Claude Code load: each file read once, the include targets tried,
     the diagnostics found; follows a memory file's includes."""
@@ -58,6 +79,7 @@ class IncludeReader:
         self.include_targets: set[str] = set()  # every include tried, found or not
         self.cwd = "/"
         self.processed: set[str] = set()  # what this load has read (each file once)
+        self.approved = False  # the user let this project include files outside it
 
     def _diag(self, path: str, text: str, start: int, end: int, severity: Severity, code: str,
               message: str) -> None:
@@ -73,26 +95,29 @@ class IncludeReader:
 
     def _includes(self, path: str, text: str, seen: set[str], depth: int,
                   out: list[ClaudeFile], external: bool) -> None:
-        tokens = [t for t in find_includes(sent_text(text)) if not t.in_code]
-        if not tokens:
+        refs = markdown_includes(split_frontmatter(text)[0])
+        if not refs:
             return
-        # Positions for diagnostics: the same includes found in the file as written.
-        located = [t for t in find_includes(text) if not t.in_code]
+        external = external or self.approved
+        # Positions for diagnostics: where each include is written in the file.
+        located = []
+        for ref in refs:
+            start = max(text.find("@" + ref.raw), 0)
+            located.append(ImportToken(start, start + 1 + len(ref.raw), ref.raw, False))
         if depth >= MAX_INCLUDE_DEPTH:
             for token in located:
                 self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
                            f"`@{token.path}` is not included: Claude Code follows "
                            f"includes {MAX_INCLUDE_DEPTH} levels deep")
             return
-        wanted = {t.path for t in tokens}
-        for token in located:
-            if token.path not in wanted:
-                continue
-            raw = token.path
-            if raw.startswith("~/"):
-                target = resolve(self.home, raw[2:])
+        # Relative to the folder of the file itself (a symlink's target), as Claude Code reads.
+        base = dirname(os.path.realpath(path))
+        for ref, token in zip(refs, located, strict=True):
+            raw = ref.raw
+            if ref.path.startswith("~/"):
+                target = resolve(self.home, ref.path[2:])
             else:
-                target = resolve(dirname(path), raw)
+                target = resolve(base, ref.path)
             self.include_targets.add(target)
             if target in seen:
                 self._diag(path, text, token.start, token.end, "warning", "import-cycle",

@@ -1,12 +1,14 @@
 """What Claude Code sends of its memory files: the file records of a load, the start-up
 `<system-reminder>` with one labelled block per file, and the part of a file it keeps
-(frontmatter and HTML comment blocks removed, trimmed as JavaScript trims)."""
+(frontmatter and top-level HTML comment blocks removed as markdown.py finds them, trimmed as
+JavaScript trims)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from memlens.agents.claude.markdown import comment_spans, split_frontmatter, strip_comments
+from memlens.files.nodecompat import js_trim
 from memlens.protocol.memory import Diagnostic
 
 
@@ -18,6 +20,9 @@ class ClaudeFile:
     included_from: str | None = None
     applies_to: list[str] = field(default_factory=list)  # a rule's `paths:` globs
     rule_base: str | None = None  # the folder those globs are relative to
+    # An include sent without the file that includes it (a `paths:` rule's includes load at
+    # start, the rule on read): the kind whose label it takes.
+    owner_kind: str | None = None
 
 
 @dataclass
@@ -69,7 +74,8 @@ def payload(files: list[ClaudeFile]) -> str:
     by_path = {f.path: f for f in files}
     blocks = []
     for f in files:
-        kind = chain_top(f, by_path).kind
+        top = chain_top(f, by_path)
+        kind = top.owner_kind or top.kind
         text = js_trim(sent_text(f.content))
         if not text:
             continue
@@ -80,28 +86,18 @@ def payload(files: list[ClaudeFile]) -> str:
         "\n</system-reminder>")
 
 
-_FRONTMATTER = re.compile(r"^\ufeff?---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)")
-# JavaScript's String.prototype.trim: its whitespace and line terminators, U+FEFF included.
-_JS_SPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-             "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
-
-
-def js_trim(text: str) -> str:
-    return text.strip(_JS_SPACE)
-_BLOCK_COMMENT = re.compile(r"^[ \t]{0,3}<!--[\s\S]*?-->[ \t]*(?:\r?\n|$)", re.MULTILINE)
-
-
 def sent_text(content: str) -> str:
-    """The part of a memory file Claude Code keeps: without frontmatter and HTML comment
-    blocks (inline comments stay)."""
-    return _BLOCK_COMMENT.sub("", _FRONTMATTER.sub("", content, count=1))
+    """The part of a memory file Claude Code keeps: without frontmatter and top-level HTML
+    comment blocks (inline comments and comments in code stay)."""
+    return strip_comments(split_frontmatter(content)[0])
 
 
 def strips_comment(content: str, start: int, end: int) -> bool:
-    """The HTML comment `content[start:end]` lies in a comment block Claude Code strips (one
-    starting a line; an inline comment stays in what it sends)."""
-    block = _BLOCK_COMMENT.match(content, content.rfind("\n", 0, start) + 1)
-    return block is not None and end <= block.end()
+    """The HTML comment `content[start:end]` is cut from what Claude Code sends (it lies in a
+    top-level comment block; an inline comment or one in code stays)."""
+    body = split_frontmatter(content)[0]
+    offset = len(content) - len(body)
+    return any(s + offset <= start and end <= e + offset for s, e in comment_spans(body))
 
 
 def is_blank(content: str) -> bool:

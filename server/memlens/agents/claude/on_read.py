@@ -31,23 +31,28 @@ class ClaudeJitFile:
 
 
 def on_read_payloads(entries: list[ClaudeJitFile]) -> list[str]:
-    """What Claude Code 2.1.330 adds after the Read, message by message: one
-    `<system-reminder>` per memory file beside the tool result (joined by a line break), then
+    """What Claude Code 2.1.330 adds after the Read, text block by text block: one
+    `<system-reminder>` per memory file beside the tool result, then
     the agents-md plugin's nested AGENTS.md as a system message."""
     reminders = [f"<system-reminder>\nContents of {e.file.path}:\n\n"
                  f"{sent_text(e.file.content)}\n</system-reminder>"
                  for e in entries if not e.hook]
     hooked = [f"Contents of {e.file.path}:\n\n{sent_text(e.file.content)}"
               for e in entries if e.hook]
-    parts = ["\n".join(reminders)] if reminders else []
+    # Each reminder is a text block of its own; all but the last end with a line break.
+    parts = [r + "\n" for r in reminders[:-1]] + reminders[-1:]
     if hooked:
         parts.append("tool.call hook additional context: " + "\n".join(hooked))
     return parts
 
 
 def on_read_text(entries: list[ClaudeJitFile]) -> str:
-    """The messages added after the Read, a line apart."""
-    return "\n".join(on_read_payloads(entries))
+    """The text blocks added after the Read, as one text (the reminders as they follow one
+    another, the hook's message a line after them)."""
+    parts = on_read_payloads(entries)
+    hook = 1 if any(e.hook for e in entries) else 0
+    reminders = "".join(parts[:len(parts) - hook])
+    return "\n".join([reminders, *parts[len(parts) - hook:]] if reminders else parts)
 
 
 class ClaudeJitSession(AgentJitSession):
@@ -90,6 +95,7 @@ class ClaudeJitSession(AgentJitSession):
             return []  # only a file in the working folder brings memory in
         loader = self.loader
         loader.begin(self.root)
+        loader.approved = False  # what loads on read never follows includes out of the project
         found: list[tuple[ClaudeFile, str]] = []
         user_rules = posixpath.join(claude_home(self.home), "rules")
         for rule in self._conditional(user_rules, self.root, path, "userRule"):

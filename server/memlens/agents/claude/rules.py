@@ -8,9 +8,10 @@ import posixpath
 import re
 
 import pathspec
+import yaml
 
+from memlens.agents.claude.markdown import split_frontmatter
 from memlens.files.nodecompat import resolve
-from memlens.text.frontmatter import line_closed_frontmatter
 
 
 def _split_globs(value: object) -> list[str]:
@@ -43,11 +44,76 @@ def _split_globs(value: object) -> list[str]:
     return out
 
 
+_SPECIAL_VALUE = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+# JavaScript's /^([a-zA-Z_-]+):\s+(\S.*)$/: its `.` stops at CR (a CRLF line never matches).
+_KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
+
+
+def _quote_values(text: str) -> str:
+    """Claude Code's second try at frontmatter YAML that did not parse: each `key: value` line
+    whose value holds a YAML indicator is written with the value double-quoted."""
+    lines = []
+    for line in text.split("\n"):
+        match = _KEY_VALUE.match(line)
+        value = match[2] if match else ""
+        if match and not (len(value) > 1 and value[0] == value[-1] and value[0] in "\"'"):
+            listed = False
+            if value.startswith("[") and value.endswith("]"):
+                try:
+                    listed = isinstance(yaml.safe_load(value), list)
+                except yaml.YAMLError:
+                    listed = False
+            if not listed and _SPECIAL_VALUE.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{match[1]}: "{escaped}"'
+        lines.append(line)
+    return "\n".join(lines)
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, reading an unknown tag (`paths: !src/**`) as Bun's YAML parser
+    does: the node as if untagged (an empty one as null)."""
+
+
+def _untagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> object:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node) or None
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_mapping(node)  # type: ignore[arg-type]
+
+
+_Loader.add_multi_constructor("!", _untagged)
+
+
+def _load(text: str) -> object:
+    return yaml.load(text, Loader=_Loader)
+
+
+def frontmatter_meta(content: str) -> dict[str, object] | None:
+    """The frontmatter's keys as Claude Code parses them (markdown.py's block, read as a YAML
+    mapping; what does not parse is tried again with its values quoted and leading tabs made
+    spaces), None without frontmatter."""
+    text = split_frontmatter(content)[1]
+    if text is None:
+        return None
+    try:
+        value = _load(text)
+    except yaml.YAMLError:
+        retry = re.sub(r"^\t+", lambda m: "  " * len(m[0]), _quote_values(text),
+                       flags=re.MULTILINE)
+        try:
+            value = _load(retry)
+        except yaml.YAMLError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
 def rule_globs(content: str) -> list[str] | None:
     """A rule's `paths:` globs (a trailing `/**` dropped), or None when it applies everywhere
     (no `paths:`, or only `**`)."""
-    meta = line_closed_frontmatter(content)
-    if not meta or "paths" not in meta:
+    meta = frontmatter_meta(content)
+    if not meta or not meta.get("paths"):
         return None
     globs = [g[:-3] if g.endswith("/**") else g for g in _split_globs(meta["paths"])]
     globs = [g for g in globs if g]
@@ -66,8 +132,14 @@ def globs_match(globs: list[str], base: str, target: str) -> bool:
 
 
 def rule_files(rules_dir: str) -> list[str]:
-    """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed."""
+    """`*.md` files under `rules_dir` in readdir order, a subfolder's where it is listed (a
+    symlinked one by its target's path)."""
     return _walk_rules(rules_dir)[0]
+
+
+def linked_rule_files(rules_dir: str) -> set[str]:
+    """The target paths of the `*.md` rules under `rules_dir` that are symlinks."""
+    return _walk_rules(rules_dir)[2]
 
 
 def skipped_rule_files(rules_dir: str) -> list[str]:
@@ -78,10 +150,12 @@ def skipped_rule_files(rules_dir: str) -> list[str]:
             if not posixpath.basename(p).startswith(".") and not p.lower().endswith(".md")]
 
 
-def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
-    """(the `*.md` files, every other file) under `rules_dir`, in readdir order."""
+def _walk_rules(rules_dir: str) -> tuple[list[str], list[str], set[str]]:
+    """(the `*.md` files, every other file, the `*.md` files reached through a symlink) under
+    `rules_dir`, in readdir order."""
     found: list[str] = []
     others: list[str] = []
+    linked: set[str] = set()
     visited: set[str] = set()
 
     def walk(folder: str) -> None:
@@ -97,14 +171,20 @@ def _walk_rules(rules_dir: str) -> tuple[list[str], list[str]]:
             path = posixpath.join(folder, entry.name)
             try:
                 is_dir, is_file = entry.is_dir(), entry.is_file()
+                is_link = entry.is_symlink()
+                if is_link:
+                    # Claude Code reads (and names) a symlinked rule by its target's path.
+                    path = os.path.realpath(path)
             except OSError:
                 continue
             if is_dir:
                 walk(path)
             elif is_file and entry.name.endswith(".md"):
                 found.append(path)
+                if is_link:
+                    linked.add(path)
             elif is_file:
                 others.append(path)
 
     walk(rules_dir)
-    return found, others
+    return found, others, linked

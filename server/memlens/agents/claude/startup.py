@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 
 from memlens.agents.base import WorkspaceCheck
-from memlens.agents.claude.includes import IncludeReader
+from memlens.agents.claude.includes import IncludeReader, external_includes_approved
 from memlens.agents.claude.memory_index import (
     auto_memory_index,
     check_index,
@@ -32,13 +32,12 @@ from memlens.agents.claude.messages import (
     ClaudeLoad,
     chain_top,
     is_blank,
-    js_trim,
     owner_folder,
     sent_text,
 )
-from memlens.agents.claude.rules import globs_match, rule_files, rule_globs
+from memlens.agents.claude.rules import globs_match, linked_rule_files, rule_files, rule_globs
 from memlens.files.fsread import FileReader, ReadKind
-from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
 from memlens.protocol.memory import Diagnostic
 
 CLAUDE_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -127,6 +126,7 @@ class ClaudeLoader(IncludeReader):
         """A new load from `cwd`: nothing read yet."""
         self.cwd = resolve(cwd)
         self.processed = set()
+        self.approved = external_includes_approved(self.home, self.cwd)
 
     def load(self, cwd: str) -> ClaudeLoad:
         self.begin(cwd)
@@ -207,9 +207,13 @@ class ClaudeLoader(IncludeReader):
         """`*.md` under a rules folder, subfolders included where they come, in the order the
         directory lists them (readdir: Claude Code does not sort): a rule with `paths:`
         frontmatter applies only to matching files (relative to `base`)."""
+        linked = linked_rule_files(rules_dir)
         for path in rule_files(rules_dir):
             if path in self.processed:
                 continue
+            if (path in linked and not is_subpath(self.cwd, path) and not self.approved
+                    and kind != "userRule"):
+                continue  # a link out of the working folder: as an include outside it
             read = self._read(path)
             if read.content is None:
                 continue
@@ -219,6 +223,14 @@ class ClaudeLoader(IncludeReader):
                 if not is_blank(read.content):
                     conditional.append(ClaudeFile(path, kind, read.content, applies_to=globs,
                                                   rule_base=base))
+                    # What the rule includes is no rule: it loads with the unconditional
+                    # files (the rule itself waits for a matching read).
+                    included: list[ClaudeFile] = []
+                    self._includes(path, read.content, {path}, 0, included,
+                                   kind in ("user", "userRule"))
+                    for entry in included:
+                        entry.owner_kind = kind
+                    files += included
             else:
                 self.add(path, kind, files)
 

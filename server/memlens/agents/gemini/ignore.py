@@ -100,16 +100,6 @@ def _anchored(raw: list[str], base: str) -> list[str]:
     return out
 
 
-def _ignores(rules: list[_Rule], path: str) -> bool:
-    """`ignore().ignores(path)`: a parent folder that is ignored ignores the path; otherwise
-    the last rule matching the path itself decides."""
-    parts = path.rstrip("/").split("/")
-    for depth in range(1, len(parts)):
-        if _test_one(rules, "/".join(parts[:depth]) + "/"):
-            return True
-    return _test_one(rules, path)
-
-
 def _test_one(rules: list[_Rule], path: str) -> bool:
     ignored = False
     for rule in rules:
@@ -138,6 +128,10 @@ class IgnoreFilter:
         self._base: list[_Rule] = []
         self._dir_rules: dict[str, list[_Rule]] = {}
         self._cache: dict[str, bool] = {}
+        # Per folder: the rule chain and rules for its entries; per (rule chain, folder):
+        # whether those rules ignore that folder or one above it.
+        self._folders: dict[str, tuple[tuple[str, ...], list[_Rule]]] = {}
+        self._tested: dict[tuple[tuple[str, ...], str], bool] = {}
         if self.respect_git_ignore:
             exclude = _read_lines(posixpath.join(root, ".git", "info", "exclude"))
             self._base = _compile([".git", *_anchored(exclude or [], ".")])
@@ -170,19 +164,70 @@ class IgnoreFilter:
         # relative as Gemini CLI makes it: backslashes become slashes
         normalized = rel.replace("\\", "/")
         if not self.respect_git_ignore:
-            return self.gemini is not None and _ignores(self.gemini, normalized)
-        rules = list(self._base)
-        parts = rel.split("/")
-        directory = self.root.rstrip("/") or "/"
-        for depth in range(len(parts)):
-            relative = "/".join(parts[:depth])
-            if relative and _ignores(rules + self._extra,
-                                     relative.replace("\\", "/") + "/"):
-                break
-            rules += self._rules_of(directory, relative)
-            directory = posixpath.join(directory, parts[depth])
-        return _ignores(rules + self._extra, normalized)
+            return self.gemini is not None and self._ignores((), self.gemini, normalized)
+        chain, rules = self._folder_rules(rel.rpartition("/")[0] if "/" in rel else "")
+        return self._ignores(chain, rules, normalized)
 
+    def _folder_rules(self, rel_dir: str) -> tuple[tuple[str, ...], list[_Rule]]:
+        """The rules in force for the entries of folder `rel_dir` ('' the root): `.git`,
+        `.git/info/exclude`, each `.gitignore` from the root down to it (the descent stops at
+        a folder that is ignored already), then `.geminiignore`'s; and the chain of folders
+        whose `.gitignore` added rules (it names the list). Kept per folder: siblings share
+        their parents' work."""
+        known = self._folders.get(rel_dir)
+        if known is not None:
+            return known
+        # Down from the nearest folder already known (a loop, not recursion: a hostile tree
+        # may be thousands of folders deep).
+        parts = rel_dir.split("/") if rel_dir else []
+        depth = len(parts)
+        while depth > 0 and "/".join(parts[:depth]) not in self._folders:
+            depth -= 1
+        root = self.root.rstrip("/") or "/"
+        if depth == 0 and "" not in self._folders:
+            self._folders[""] = self._with_rules_of(root, "", (), self._base + self._extra)
+        chain, rules = self._folders["/".join(parts[:depth])]
+        stopped = False
+        for end in range(depth + 1, len(parts) + 1):
+            relative = "/".join(parts[:end])
+            if not stopped and self._ignores(chain, rules, relative.replace("\\", "/") + "/"):
+                stopped = True  # an ignored folder: no .gitignore below it is read
+            if not stopped:
+                chain, rules = self._with_rules_of(posixpath.join(root, relative), relative,
+                                                   chain, rules)
+            self._folders[relative] = (chain, rules)
+        return chain, rules
+
+    def _with_rules_of(self, directory: str, relative: str, chain: tuple[str, ...],
+                       rules: list[_Rule]) -> tuple[tuple[str, ...], list[_Rule]]:
+        """`rules` with the `.gitignore` of `directory` added before `.geminiignore`'s."""
+        added = self._rules_of(directory, relative)
+        if not added:
+            return chain, rules
+        return (*chain, directory), rules[:len(rules) - len(self._extra)] + added + self._extra
+
+    def _ignores(self, chain: tuple[str, ...], rules: list[_Rule], path: str) -> bool:
+        """`ignore().ignores(path)`: a parent folder that is ignored ignores the path; otherwise
+        the last rule matching the path itself decides. (`chain` names `rules`: the same
+        chain, the same list.)"""
+        parts = path.rstrip("/").split("/")
+        if len(parts) > 1 and self._folder_ignored(chain, rules, parts[:-1]):
+            return True
+        return _test_one(rules, path)
+
+    def _folder_ignored(self, chain: tuple[str, ...], rules: list[_Rule],
+                        parts: list[str]) -> bool:
+        """Whether `rules` ignore the folder `parts` or one above it (each tested with its
+        trailing slash), kept per (chain, folder): siblings share their parents' verdicts."""
+        depth = len(parts)
+        while depth > 0 and (chain, "/".join(parts[:depth])) not in self._tested:
+            depth -= 1
+        verdict = depth > 0 and self._tested[(chain, "/".join(parts[:depth]))]
+        for end in range(depth + 1, len(parts) + 1):
+            folder = "/".join(parts[:end])
+            verdict = verdict or _test_one(rules, folder + "/")
+            self._tested[(chain, folder)] = verdict
+        return verdict
 
 def is_dir_entry_ignored(ignore: IgnoreFilter | None, path: str) -> bool:
     return ignore is not None and ignore.active and ignore.ignored(path)
