@@ -29,7 +29,9 @@ stage="build/vsix-stage"
 rm -rf "$stage" && mkdir -p "$stage/server" "$stage/bundled"
 cp -r package.json README.md LICENSE dist media syntaxes pyproject.toml "$stage/"
 cp server/launch.py "$stage/server/"
-(cd server && find memlens -name '*.py' -not -path '*/__pycache__/*' -print0 \
+# The server's modules and its data (memlens/data/verified-agents.json: the verified releases)
+(cd server && find memlens \( -name '*.py' -o -path 'memlens/data/*.json' \) \
+  -not -path '*/__pycache__/*' -print0 \
   | xargs -0 -I{} install -D -m 644 {} "../$stage/server/{}")
 cp -r bundled/libs "$stage/bundled/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +

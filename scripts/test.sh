@@ -35,6 +35,8 @@ if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
 else
   echo "== conformance: the real agents (installed and cached by scripts/agents/install.sh) =="
   bash scripts/agents/install.sh >/dev/null
+  # The real repositories `memlens verify` is tested on (test_verify.py skips them without)
+  bash scripts/agents/verify-repos.sh || echo "(verify-repos.sh failed: those tests skip)"
   .venv/bin/pytest -q -p no:cacheprovider -m conformance tests/conformance
 fi
 

@@ -15,6 +15,10 @@ TreeSpec = dict[str, str | None]
 # Without a pin the default follows the Gemini CLI on PATH, else gemini@0.44+
 # (tests/test_agent_choice.py clears the pin to test exactly that).
 os.environ.setdefault("MEMLENS_AGENTS", "gemini@0.43")
+# Versions `memlens verify` remembers as verified on this machine: the tests' own (empty) file,
+# so what a developer verified by hand cannot change which versions count as verified.
+os.environ.setdefault("MEMLENS_VERIFICATIONS", os.path.join(
+    os.environ.get("TMPDIR", "/tmp"), f"memlens-tests-verified-{os.getpid()}.json"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -215,8 +215,13 @@ def test_a_newer_version_uses_the_newest_profile_and_says_so() -> None:
         verified=False,
         note="Gemini CLI 0.62.1 is newer than the newest verified version (0.61.0): shown "
              "with the gemini@0.44+ profile")
+    # Codex 0.171.0 was verified since (scripts/agents/keep-up.py, against the real agent):
+    # the newest verified release, named in the note.
+    assert profile_for("codex", "0.172.0").note == (
+        "Codex 0.172.0 is newer than the newest verified version (0.171.0): shown with the "
+        "codex@0.169 profile")
     assert profile_for("codex", "0.170.0").note == (
-        "Codex 0.170.0 is newer than the newest verified version (0.169.0): shown with the "
+        "Codex 0.170.0 was not verified (verified: 0.169.0, 0.171.0): shown with the "
         "codex@0.169 profile")
     assert profile_for("claude", "2.2.0").profile == "2.1"
 

@@ -6,6 +6,7 @@ import { MemlensClient, RESTART_SETTINGS } from "./client";
 import { registerCommands } from "./commands";
 import { registerContextDiff } from "./contextDiff";
 import { registerCountTokens } from "./countTokens";
+import { registerVerify } from "./verify";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
@@ -49,6 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerChatView(context, client);
   registerContextDiff(context, client);
   registerCountTokens(context, client);
+  registerVerify(context, client);
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);

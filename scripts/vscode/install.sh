@@ -122,7 +122,9 @@ install_all() {
       kill -0 "$pid" 2>/dev/null || break
       local mb last
       mb=$(du -sm "$folder" 2>/dev/null | cut -f1)
-      last=$(grep -v -e nodedir -e '^===' "$log" 2>/dev/null | tail -n 1 | tr -cd '[:print:]' | cut -c1-70)
+      # (grep finds nothing while the step has written nothing yet: not a failure)
+      last=$(grep -v -e nodedir -e '^===' "$log" 2>/dev/null | tail -n 1 | tr -cd '[:print:]' \
+        | cut -c1-70) || last=""
       say "memlens/vscode:   ... $what: $((SECONDS - started)) s, ${mb:-0} MB${expect_mb:+ of ~$expect_mb MB}${last:+ (last: $last)}"
     done
     wait "$pid" || rc=$?

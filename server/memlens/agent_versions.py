@@ -69,16 +69,41 @@ class _Profile:
     agent: str
     profile: str  # as pinned: `gemini@0.44+`
     serves_from: Version | None  # None: every version before the next profile
-    verified_on: str
+    verified_on: str  # the reference release the profile was built and checked on
+    # Later releases verified since (scripts/agents/keep-up.py): each sent exactly what the
+    # reference sent. Verified one by one: a release between two of them was never run.
+    also_verified: tuple[str, ...] = ()
+
+    @property
+    def newest_verified(self) -> str:
+        return max((self.verified_on, *self.also_verified), key=_version)
 
 
-# Oldest first, per agent.
-PROFILES: tuple[_Profile, ...] = (
-    _Profile("gemini", "0.43", None, "0.43.0"),
-    _Profile("gemini", "0.44+", (0, 44, 0), "0.61.0"),
-    _Profile("claude", "2.1", None, "2.1.330"),
-    _Profile("codex", "0.169", None, "0.169.0"),
-)
+DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "verified-agents.json")
+
+
+def _load_profiles(path: str = DATA_FILE) -> tuple[_Profile, ...]:
+    """The profiles and their verified releases, oldest first per agent, from
+    `data/verified-agents.json` (shipped in the wheel): the first release listed is the one the
+    profile was built on, the others were verified later by scripts/agents/keep-up.py."""
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    out = []
+    for entry in data["profiles"]:
+        versions = [str(v["version"]) for v in entry["verified"]]
+        start = entry.get("servesFrom")
+        out.append(_Profile(str(entry["agent"]), str(entry["profile"]),
+                            _version(start) if start else None, versions[0],
+                            tuple(versions[1:])))
+    return tuple(out)
+
+
+def verified_releases(path: str = DATA_FILE) -> list[tuple[str, str, str, str]]:
+    """(agent, profile, version, date) of every release in the verified list, as stored."""
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    return [(str(e["agent"]), str(e["profile"]), str(v["version"]), str(v.get("date", "")))
+            for e in data["profiles"] for v in e["verified"]]
 
 
 @dataclass(frozen=True)
@@ -132,6 +157,9 @@ def _version(text: str) -> Version:
 
 def _show(version: Version) -> str:
     return ".".join(map(str, version))
+
+
+PROFILES: tuple[_Profile, ...] = _load_profiles()  # oldest first, per agent
 
 
 def _profiles(agent: str) -> list[_Profile]:
@@ -198,19 +226,31 @@ def profile_for(agent: str, version: str | None) -> AgentProfile:
     low, high, inclusive = _verified_range(profiles, index)
     verified = (_within(first, low, high, inclusive) or _within(last, low, high, inclusive)
                 or (first < low and last > high))
+    later = [_version(v) for v in profile.also_verified]
+    verified = verified or any(first <= v <= last for v in later)
+    remembered = None if whole_line or verified else remembered_verification(agent, shown)
+    verified = verified or remembered == "identical"
     note = None
     if not verified:
         name = f"{agent}@{profile.profile}"
-        if first > high or (first == high and not inclusive):
+        top = _version(profile.newest_verified)
+        if later and high < first < top:
+            note = (f"{label} {shown} was not verified (verified: "
+                    f"{', '.join([profile.verified_on, *profile.also_verified])}): shown with "
+                    f"the {name} profile")
+        elif first > high or (first == high and not inclusive):
             note = (f"{label} {shown} is newer than the newest verified version "
-                    f"({_show(high) if inclusive else profile.verified_on}): shown with the "
-                    f"{name} profile")
+                    f"({profile.newest_verified if inclusive else profile.verified_on}): shown "
+                    f"with the {name} profile")
         elif index == 0:
             note = (f"{label} {shown} is older than the oldest verified version "
                     f"({profile.verified_on}): shown with the {name} profile")
         else:  # below a range's verified start: cannot happen with today's table
             note = (f"{label} {shown} was not verified: shown with the {name} profile "
                     f"(verified on {profile.verified_on})")
+        if remembered == "differs":
+            note += (f"; `memlens verify` found that {label} {shown} sends something else on "
+                     f"this machine: run it to see the differences")
     return AgentProfile(agent, profile.profile, profile.verified_on, shown, verified, note)
 
 
@@ -260,8 +300,72 @@ def version_diagnostic(profile: AgentProfile, path: str) -> Diagnostic | None:
         path=path, line=1, col=1, end_line=1, end_col=1, severity="info",
         code="agent-version-unverified", message=profile.note,
         detail=(f"Memory Lens reproduces {AGENT_LABELS[profile.agent]} as verified on "
-                f"{profile.verified_on}; what this version sends may differ. Pin a version "
-                f"with memlens.agents or --agent {profile.name} to choose the profile."))
+                f"{profile.verified_on}; what this version sends may differ. Run `memlens "
+                f"verify` to compare it on your workspace (a version that verifies identical "
+                f"is remembered on this machine), or pin a version with memlens.agents or "
+                f"--agent {profile.name} to choose the profile."))
+
+
+# --- versions verified on this machine (memlens verify) -------------------------------------
+VERIFICATIONS_ENV = "MEMLENS_VERIFICATIONS"  # another file (the tests use one of their own)
+VERIFICATIONS_FORMAT = 1
+
+
+def verifications_path() -> str:
+    """`$XDG_CACHE_HOME/memlens/verified-here.json` (else `~/.cache/...`), or
+    `$MEMLENS_VERIFICATIONS`."""
+    return os.environ.get(VERIFICATIONS_ENV) or os.path.join(
+        os.path.dirname(default_cache_path()), "verified-here.json")
+
+
+def _read_verifications(path: str) -> dict[str, dict[str, dict[str, str]]]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("format") != VERIFICATIONS_FORMAT:
+        return {}
+    agents = data.get("agents")
+    if not isinstance(agents, dict):
+        return {}
+    return {a: {v: r for v, r in e.items() if isinstance(r, dict)}
+            for a, e in agents.items() if isinstance(e, dict)}
+
+
+def remembered_verification(agent: str, version: str) -> str | None:
+    """"identical" or "differs": what `memlens verify` last found for this release here, or
+    None (never verified here, or the record is unreadable)."""
+    result = _read_verifications(verifications_path()).get(agent, {}).get(version, {})
+    found = result.get("result")
+    return found if found in ("identical", "differs") else None
+
+
+def remember_verification(agent: str, version: str, result: str, when: str) -> bool:
+    """Record what `memlens verify` found for `agent` `version` ("identical" or "differs", on
+    date `when`): written atomically (temp file + `os.replace`). False when it could not be
+    written."""
+    path = verifications_path()
+    data = _read_verifications(path)
+    data.setdefault(agent, {})[version] = {"result": result, "date": when}
+    folder = os.path.dirname(path) or "."
+    temp = None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder,
+                                         prefix=".verified-here.", suffix=".tmp",
+                                         delete=False) as handle:
+            temp = handle.name
+            json.dump({"format": VERIFICATIONS_FORMAT, "agents": data}, handle, indent=1)
+        os.replace(temp, path)
+        temp = None
+        return True
+    except OSError:
+        return False
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
 
 
 # --- detection -----------------------------------------------------------------------------

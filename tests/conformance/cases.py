@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conformance.agents import PINNED
+from tests.conformance.agents import PINNED, reference_version
 from tests.conformance.scenarios import Scenario, all_scenarios
 
 KNOWN = Path(__file__).with_name("known_differences.yaml")
@@ -32,6 +32,11 @@ class Case:
     @property
     def target(self) -> str:
         return f"{self.agent}@{self.version}"
+
+    @property
+    def reference(self) -> str:
+        """The reference version this case is compared as (MEMLENS_AGENT_VERSIONS)."""
+        return f"{self.agent}@{reference_version(self.agent, self.version)}"
 
     def __hash__(self) -> int:
         return hash((self.agent, self.version, self.scenario.id))
@@ -51,7 +56,7 @@ def _known() -> dict[str, Any]:
 
 def difference_class(case: Case, check: str) -> str | None:
     """The known difference classes of this case's check (``C2+C6``), if any."""
-    listed = _known().get("cases", {}).get(case.target, {}).get(check, {}) or {}
+    listed = _known().get("cases", {}).get(case.reference, {}).get(check, {}) or {}
     found = [
         str(cls) for cls, patterns in listed.items()
         if any(fnmatch.fnmatchcase(case.scenario.id, p) for p in patterns)
@@ -68,7 +73,7 @@ def cases(agent: str, version: str | None = None, check: str | None = None) -> l
     """pytest params for every scenario of ``agent`` (all pinned versions unless given);
     with ``check``, known differences become strict xfails."""
     params = []
-    for v in [version] if version else PINNED[agent]:
+    for v in [version] if version else PINNED.get(agent, ()):
         for scenario in all_scenarios():
             if not scenario.applies_to(agent):
                 continue

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.agents import Capture, is_installed
+from tests.conformance.agents import Capture, is_installed, reference_version
 from tests.conformance.cases import Case
 from tests.conformance.predict import PREDICTORS
 from tests.conformance.scenarios import capture_scenario, replay_scenario
@@ -105,7 +105,7 @@ class Runs:
             capture = capture_scenario(case.agent, case.version, case.scenario)
             self.seconds[case.target].append(capture.seconds)
         predictor: Callable[[Capture], dict[str, Any]] | None = PREDICTORS.get(
-            (case.agent, case.version)
+            (case.agent, reference_version(case.agent, case.version))
         )
         return Outcome(capture, predictor(capture) if predictor else None)
 

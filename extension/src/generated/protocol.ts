@@ -14,6 +14,7 @@ export type MemlensPayload =
   | AgentListedFile
   | AgentProfileInfo
   | AgentShowResult
+  | AgentVerification
   | AgentsFile
   | AgentsListResult
   | AgentsParams
@@ -60,6 +61,7 @@ export type MemlensPayload =
   | MemoryFile
   | MemoryLoadedEvent
   | NameParams
+  | PayloadComparison
   | ReadyEvent
   | RefreshResponse
   | SendParams
@@ -84,7 +86,9 @@ export type MemlensPayload =
   | TreeFolder
   | TreeImport
   | TreeResponse
-  | UriParams;
+  | UriParams
+  | VerifyParams
+  | VerifyResult;
 export type ChatEvent =
   | TextEvent
   | ThoughtEvent
@@ -213,6 +217,33 @@ export interface Diagnostic {
   code: string;
   message: string;
   detail?: string | null;
+}
+/**
+ * One agent's verification.
+ */
+export interface AgentVerification {
+  agent: string;
+  label: string;
+  version?: string | null;
+  executable?: string | null;
+  status: "identical" | "differs" | "missing" | "failed" | "timeout" | "offline";
+  message: string;
+  isolation?: ("network-namespace" | "loopback-only") | null;
+  read?: string | null;
+  seconds: number;
+  remembered: boolean;
+  payloads: PayloadComparison[];
+}
+/**
+ * One payload: what the agent sent and what Memory Lens predicted, paths mapped back to
+ * the user's workspace and HOME.
+ */
+export interface PayloadComparison {
+  name: string;
+  identical: boolean;
+  sent: string;
+  predicted: string;
+  diff: string;
 }
 export interface AgentsFile {
   path: string;
@@ -739,4 +770,21 @@ export interface TreeResponse {
 }
 export interface UriParams {
   uri: string;
+}
+/**
+ * `memlens/verify`: the workspace folder (default: the first), the agents (default: the
+ * installed ones), and `read` (a file for the scripted tool call to read; default: chosen).
+ */
+export interface VerifyParams {
+  folder?: string | null;
+  agents?: string[];
+  read?: string | null;
+}
+/**
+ * `memlens verify --json` and the `memlens/verify` answer.
+ */
+export interface VerifyResult {
+  path: string;
+  identical: boolean;
+  agents: AgentVerification[];
 }

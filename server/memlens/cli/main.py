@@ -28,6 +28,8 @@ COMMANDS = {
     "serve": "the language server (stdio)",
     "bench": "the benchmarks (SPEC §13)",
     "diff": "what each agent reads, per folder, between two git revisions",
+    "verify": "run your installed agents offline on this workspace and compare what they "
+              "send with the prediction",
 }
 _MODULE_OF = {"list": "listing"}
 
@@ -40,15 +42,15 @@ def _module(command: str) -> object:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with `only`, that command's own parser in full and the others by name and
-    summary (they cannot be what is run)."""
+    """The parser: the command `only` with its own arguments, every other command by name and
+    summary (`memlens --help` lists them; none of them is what runs)."""
     common = common_options()
     parser = Parser(prog="memlens", description="See what your coding agent's memory is.")
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
     for command, summary in COMMANDS.items():
-        if only is None or command == only:
+        if command == only:
             _module(command).add_parser(commands, common, summary)  # type: ignore[attr-defined]
         else:
             commands.add_parser(command, help=summary)

@@ -241,11 +241,13 @@ def create_server() -> MemlensServer:
         skills,
         symbols,
         sync,
+        verify,
     )
 
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
-                   actions, lens, rename, custom, chat, memory, skills, context_diff, budgets):
+                   actions, lens, rename, custom, chat, memory, skills, context_diff, budgets,
+                   verify):
         module.register(server)
     return server
 

@@ -128,6 +128,7 @@ class IgnoreFilter:
         self._base: list[_Rule] = []
         self._dir_rules: dict[str, list[_Rule]] = {}
         self._cache: dict[str, bool] = {}
+        self._prefix = root.rstrip("/") + "/"
         # Per folder: the rule chain and rules for its entries; per (rule chain, folder):
         # whether those rules ignore that folder or one above it.
         self._folders: dict[str, tuple[tuple[str, ...], list[_Rule]]] = {}
@@ -150,7 +151,7 @@ class IgnoreFilter:
         return self._dir_rules[directory]
 
     def ignored(self, path: str) -> bool:
-        prefix = self.root.rstrip("/") + "/"
+        prefix = self._prefix
         if not path.startswith(prefix):
             return False
         rel = path[len(prefix):]
@@ -210,9 +211,14 @@ class IgnoreFilter:
         """`ignore().ignores(path)`: a parent folder that is ignored ignores the path; otherwise
         the last rule matching the path itself decides. (`chain` names `rules`: the same
         chain, the same list.)"""
-        parts = path.rstrip("/").split("/")
-        if len(parts) > 1 and self._folder_ignored(chain, rules, parts[:-1]):
-            return True
+        stripped = path.rstrip("/")
+        if "/" in stripped:
+            parent = stripped.rpartition("/")[0]  # "/".join(parts[:-1]), empty parts kept
+            verdict = self._tested.get((chain, parent))
+            if verdict is None:
+                verdict = self._folder_ignored(chain, rules, parent.split("/"))
+            if verdict:
+                return True
         return _test_one(rules, path)
 
     def _folder_ignored(self, chain: tuple[str, ...], rules: list[_Rule],

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Checks out the real repositories `memlens verify` is tested on (tests/conformance/
+# test_verify.py) at fixed commits, into ${MEMLENS_VERIFY_REPOS:-~/.cache/memlens/verify-repos}.
+# Idempotent. Both are MIT licensed; nothing of them is copied into this repository.
+set -euo pipefail
+DEST="${MEMLENS_VERIFY_REPOS:-${XDG_CACHE_HOME:-$HOME/.cache}/memlens/verify-repos}"
+mkdir -p "$DEST"
+# url name commit: AGENTS.md with CLAUDE.md a symlink to it; CLAUDE.md + a subfolder CLAUDE.md
+REPOS=(
+  "https://github.com/openai/openai-agents-python openai-agents-python 7f7a44f8d"
+  "https://github.com/anthropics/claude-code-action claude-code-action 24dcd50c"
+)
+for entry in "${REPOS[@]}"; do
+  read -r url name commit <<<"$entry"
+  folder="$DEST/$name"
+  if [ -d "$folder/.git" ] && [ "$(git -C "$folder" rev-parse --short=8 HEAD)" = "${commit:0:8}" ]; then
+    continue
+  fi
+  rm -rf "$folder"
+  git clone --quiet --filter=blob:none "$url" "$folder"
+  git -C "$folder" checkout --quiet "$commit"
+  echo "memlens/verify-repos: $name at $commit in $folder" >&2
+done

@@ -1,0 +1,67 @@
+"""`memlens verify [PATH] [--agent A ...] [--read FILE] [--json]`: run each installed agent
+offline on a copy of the workspace and compare what it sent its model with the prediction
+(memlens.verify.run). Exit 0 identical, 1 a payload differs (or an agent could not be
+verified), 2 usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from memlens.cli.common import Parser, UsageError, directory, print_json
+
+
+def add_parser(commands: Any, common: Parser, summary: str) -> None:
+    verify = commands.add_parser("verify", help=summary)
+    verify.add_argument("path", nargs="?", default=".", metavar="PATH")
+    verify.add_argument("--agent", action="append", dest="agents", metavar="NAME",
+                        choices=["gemini", "claude", "codex"],
+                        help="the agent to verify (repeatable; default: every installed one)")
+    verify.add_argument("--home", metavar="DIR",
+                        help="whose memory and settings files to copy (default: your home)")
+    verify.add_argument("--read", metavar="FILE",
+                        help="the file the scripted tool call reads, relative to PATH "
+                             "(default: one beside a subfolder's memory file)")
+    verify.add_argument("--json", action="store_true")
+    verify.add_argument("--timeout", type=float, default=180.0, metavar="S",
+                        help="seconds one agent run may take (default 180)")
+    verify.add_argument("--no-remember", action="store_true",
+                        help="do not record the result on this machine")
+
+
+def run(args: argparse.Namespace) -> int:
+    from memlens.agent_versions import detect_installed
+    from memlens.verify.run import VerifyError, verify
+
+    folder = directory(args.path)
+    quiet = args.json
+
+    def progress(message: str) -> None:
+        if not quiet:
+            print(f"memlens: {message} ...", file=sys.stderr, flush=True)
+
+    try:
+        result = verify(folder, detect_installed(), args.agents, home=args.home, read=args.read,
+                        remember=not args.no_remember, progress=progress,
+                        timeout=args.timeout)
+    except VerifyError as err:
+        raise UsageError(str(err)) from None
+    if args.json:
+        print_json(result.wire())
+    else:
+        for agent in result.agents:
+            where = ""
+            if agent.isolation:
+                where = (" (offline: network namespace)" if agent.isolation == "network-namespace"
+                         else " (offline flags, model on 127.0.0.1; no network isolation here)")
+            read = f", read {agent.read}" if agent.read else ""
+            seconds = f", {agent.seconds:.0f} s" if agent.seconds else ""
+            print(f"{agent.label}: {agent.message}{where}{read}{seconds}")
+            for payload in agent.payloads:
+                if not payload.identical:
+                    sys.stdout.write(payload.diff if payload.diff.endswith("\n")
+                                     else payload.diff + "\n")
+            if agent.remembered:
+                print(f"  remembered: {agent.label} is verified on this machine")
+    return 0 if result.identical else 1

@@ -1,0 +1,356 @@
+"""What each real agent is run with, and where in its requests the memory it sent sits.
+
+Shared by `memlens verify` (memlens.verify.run) and the conformance harness
+(tests/conformance/agents.py): ``agent_argv`` / ``agent_env`` / ``prepare_home`` run an agent
+offline against the recording fake model (fake_model.py, sandbox.py), and ``extract`` turns the
+recorded requests into a ``Capture``: the memory strings of its first request and the ones it
+added after the scripted tool call read ``read_path``.
+
+Where the memory sits in each agent's request (agents-reference.md):
+
+* Gemini CLI: the memory part of ``systemInstruction`` (from ``# Contextual Instructions``
+  to its end), the ``<loaded_context>`` part of the first user content's ``<session_context>``,
+  and after the read, what follows ``--- Newly Discovered Project Context ---`` in the
+  ``read_file`` function response.
+* Claude Code: the ``<system-reminder>`` of ``messages[0]`` that begins ``Codebase and user
+  instructions``, and after the read, the new text blocks and system messages that carry
+  ``Contents of``.
+* Codex: the user message ``# AGENTS.md instructions for ...``; it loads nothing later.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from memlens.verify.sandbox import JobResult, Request
+
+PROMPT = "Read the file the tool call names, then stop."
+
+JIT_PREFIX = "\n\n--- Newly Discovered Project Context ---\n"
+_GEMINI_MEMORY_HEADERS = ("\n# Contextual Instructions (", "\n---\n\n<loaded_context>\n")
+_GEMINI_BLOCK = re.compile(
+    r"--- Context from: (?P<path>.+?) ---\n(?P<text>.*?)\n--- End of Context from: (?P=path) ---",
+    re.DOTALL,
+)
+_CLAUDE_STARTUP = "<system-reminder>\nCodebase and user instructions are shown below."
+# A block starts a line, or follows "hook additional context: " (nested AGENTS.md on read).
+_CLAUDE_BLOCK_HEAD = re.compile(
+    r"(?:^|\n|context: )Contents of (?P<path>/[^\n]*?)(?: \((?P<label>[^\n]*)\))?:\n\n"
+)
+# "for CWD" only when project docs are sent; the global file alone comes without it.
+_CODEX_HEADS = ("# AGENTS.md instructions for ", "# AGENTS.md instructions\n")
+
+
+class Payload(BaseModel):
+    """One memory string exactly as it appears in the request, and where it sits."""
+
+    where: str
+    text: str
+
+
+class Block(BaseModel):
+    """One file's part of a payload, as the agent framed it (parsed; the payloads are the
+    authority)."""
+
+    path: str
+    label: str | None = None
+    text: str
+    when: Literal["startup", "on-read"]
+
+
+class Capture(BaseModel):
+    agent: str
+    version: str
+    workspace: str
+    home: str
+    cwd: str
+    read_path: str | None
+    startup: list[Payload]
+    on_read: list[Payload]
+    blocks: list[Block]
+    exit_code: int
+    requests: int
+    isolated: bool
+    seconds: float
+    notes: list[str]
+
+    def golden(self) -> dict[str, Any]:
+        """What is stored under captured/: everything but the run's timing."""
+        return self.model_dump(exclude={"seconds"})
+
+
+def agent_argv(agent: str, binary: str) -> list[str]:
+    """The command line that runs the agent once on ``PROMPT``, offline against the fake model
+    (``{PORT}`` is its port)."""
+    if agent == "codex":
+        provider = (
+            '{name="fake",base_url="http://127.0.0.1:{PORT}/v1",env_key="FAKE_API_KEY",'
+            'wire_api="responses"}'
+        )
+        return [
+            binary, "exec", "--skip-git-repo-check",
+            "-c", "model_provider=fake", "-c", f"model_providers.fake={provider}",
+            "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false",
+            "--disable", "plugins", PROMPT,
+        ]
+    return [binary, "-p", PROMPT]
+
+
+def agent_env(agent: str, home: Path) -> dict[str, str]:
+    """The agent's whole environment, built from nothing (as ``env -i`` would): PATH (node's
+    folder and the system's), HOME, a fixed time zone and locale, and the variables that point
+    it at the fake model and switch off its outside traffic (agents-reference.md)."""
+    node = shutil.which("node")
+    path_dirs = [str(Path(node).parent)] if node else []
+    path_dirs += [d for d in ("/usr/local/bin", "/usr/bin", "/bin") if d not in path_dirs]
+    env = {
+        "PATH": ":".join(path_dirs), "HOME": str(home), "TZ": "UTC", "LANG": "C.UTF-8",
+        "TERM": "dumb",
+    }
+    if agent == "gemini":
+        env |= {
+            "GEMINI_API_KEY": "fake-key",
+            "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:{PORT}",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
+    elif agent == "claude":
+        env |= {
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:{PORT}",
+            "ANTHROPIC_API_KEY": "fake-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+    elif agent == "codex":
+        env |= {"CODEX_HOME": str(home / ".codex"), "FAKE_API_KEY": "fake-key"}
+    else:
+        raise ValueError(f"unknown agent {agent!r}")
+    return env
+
+
+GEMINI_REQUIRED_SETTINGS: dict[str, Any] = {
+    # 0.61 exits 41 without an auth type; the other two stop its only outside lookup.
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+}
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def prepare_home(agent: str, home: Path) -> None:
+    """Give a scratch HOME what the agent needs to run offline (Gemini CLI: its auth type and
+    no usage statistics, merged into the settings it holds)."""
+    if agent == "gemini":
+        settings_file = home / ".gemini" / "settings.json"
+        settings: dict[str, Any] = {}
+        if settings_file.is_file():
+            settings = json.loads(settings_file.read_text(encoding="utf-8"))
+        settings_file.parent.mkdir(parents=True, exist_ok=True)
+        settings_file.write_text(
+            json.dumps(_deep_merge(settings, GEMINI_REQUIRED_SETTINGS), indent=2) + "\n",
+            encoding="utf-8",
+        )
+    elif agent == "codex":
+        (home / ".codex").mkdir(exist_ok=True)
+
+
+# ----------------------------------------------------------------------------- extraction
+
+
+def extract(
+    agent: str,
+    version: str,
+    result: JobResult,
+    workspace: Path,
+    home: Path,
+    cwd: Path,
+    read_path: Path | None,
+) -> Capture:
+    """The Capture of a finished run (pure: works on stored requests too)."""
+    notes: list[str] = []
+    if agent == "gemini":
+        startup, on_read = _gemini(result.requests, read_path, notes)
+    elif agent == "claude":
+        startup, on_read = _claude(result.requests, read_path, notes)
+    else:
+        startup, on_read = _codex(result.requests, notes)
+    if result.exit_code != 0:
+        notes.append(f"agent exited {result.exit_code}: {result.stderr.strip()[-500:]}")
+    blocks = [b for p in startup for b in parse_blocks(agent, p.text, "startup")]
+    blocks += [b for p in on_read for b in parse_blocks(agent, p.text, "on-read")]
+    return Capture(
+        agent=agent, version=version, workspace=str(workspace), home=str(home), cwd=str(cwd),
+        read_path=str(read_path) if read_path else None, startup=startup, on_read=on_read,
+        blocks=blocks, exit_code=result.exit_code, requests=len(result.requests),
+        isolated=result.isolated, seconds=result.seconds, notes=notes,
+    )
+
+
+def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> list[Block]:
+    if agent == "gemini":
+        return [
+            Block(path=m["path"], text=m["text"], when=when) for m in _GEMINI_BLOCK.finditer(text)
+        ]
+    if agent == "claude":
+        heads = list(_CLAUDE_BLOCK_HEAD.finditer(text))
+        if not heads:
+            return []
+        blocks = []
+        ends = [h.start() for h in heads[1:]] + [len(text)]
+        for head, end in zip(heads, ends, strict=True):
+            body = text[head.end():end].rstrip("\n").removesuffix("</system-reminder>")
+            blocks.append(
+                Block(path=head["path"], label=head["label"], text=body.rstrip("\n"), when=when)
+            )
+        return blocks
+    return []
+
+
+def _gemini(
+    requests: list[Request], read_path: Path | None, notes: list[str]
+) -> tuple[list[Payload], list[Payload]]:
+    turns = [r for r in requests if r.route == "gemini-stream"]
+    if not turns:
+        notes.append("no streamGenerateContent request")
+        return [], []
+    first = turns[0].body
+    system = "".join(
+        part.get("text", "") for part in first.get("systemInstruction", {}).get("parts", [])
+    )
+    startup = [Payload(where="systemInstruction", text=_gemini_system_memory(system))]
+    session_texts = [
+        part["text"]
+        for content in first.get("contents", [])
+        for part in content.get("parts", [])
+        if isinstance(part.get("text"), str) and part["text"].startswith("<session_context>")
+    ]
+    if not session_texts:
+        notes.append("no <session_context> in the first request")
+    session = _gemini_session_memory(session_texts[0]) if session_texts else ""
+    startup.append(Payload(where="session_context", text=session))
+    on_read: list[Payload] = []
+    if read_path is not None:
+        outputs = [
+            part["functionResponse"].get("response", {}).get("output", "")
+            for turn in turns
+            for content in turn.body.get("contents", [])
+            for part in content.get("parts", [])
+            if "functionResponse" in part and part["functionResponse"].get("name") == "read_file"
+        ]
+        if not outputs:
+            notes.append("read_file never answered")
+        else:
+            appendix = _gemini_appendix(str(outputs[0]), read_path)
+            if appendix:
+                on_read.append(Payload(where="read_file.output", text=appendix))
+    return startup, on_read
+
+
+def _gemini_system_memory(system: str) -> str:
+    for header in _GEMINI_MEMORY_HEADERS:
+        index = system.find(header)
+        if index >= 0:
+            return system[index:]
+    return ""
+
+
+def _gemini_session_memory(text: str) -> str:
+    start = text.find("\n<loaded_context>\n")
+    end = text.rfind("\n</session_context>")
+    if start < 0 or end < start:
+        return ""
+    return text[start:end]
+
+
+def _gemini_appendix(output: str, read_path: Path) -> str:
+    """What JIT appended: the output past the file's own text when it starts with it (so a
+    file that itself contains the marker cannot confuse the cut), else from the marker."""
+    try:
+        own = read_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        own = None
+    if own is not None and output.startswith(own) and output[len(own):].startswith(JIT_PREFIX):
+        return output[len(own):]
+    index = output.find(JIT_PREFIX)
+    return output[index:] if index >= 0 else ""
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return []
+
+
+def _claude(
+    requests: list[Request], read_path: Path | None, notes: list[str]
+) -> tuple[list[Payload], list[Payload]]:
+    turns = [
+        r for r in requests
+        if r.route == "anthropic"
+        and any(tool.get("name") == "Read" for tool in r.body.get("tools", []))
+    ]
+    if not turns:
+        notes.append("no /v1/messages request offering the Read tool")
+        return [], []
+    first_messages = turns[0].body.get("messages", [])
+    startup = [
+        Payload(where=f"messages[{i}]", text=text)
+        for i, message in enumerate(first_messages[:1])
+        for text in _texts(message.get("content"))
+        if text.startswith(_CLAUDE_STARTUP)
+    ]
+    on_read: list[Payload] = []
+    if read_path is not None:
+        after = [
+            r for r in turns
+            if any(
+                isinstance(m.get("content"), list)
+                and any(b.get("type") == "tool_result" for b in m["content"])
+                for m in r.body.get("messages", [])
+            )
+        ]
+        if not after:
+            notes.append("Read never answered")
+        else:
+            messages = after[0].body.get("messages", [])
+            for i, message in enumerate(messages[len(first_messages):], len(first_messages)):
+                for text in _texts(message.get("content")):
+                    if "Contents of " in text:
+                        on_read.append(
+                            Payload(where=f"messages[{i}] ({message.get('role')})", text=text)
+                        )
+    return startup, on_read
+
+
+def _codex(requests: list[Request], notes: list[str]) -> tuple[list[Payload], list[Payload]]:
+    turns = [r for r in requests if r.route == "openai"]
+    if not turns:
+        notes.append("no /v1/responses request")
+        return [], []
+    startup = [
+        Payload(where=f"input[{i}]", text=part["text"])
+        for i, item in enumerate(turns[0].body.get("input", []))
+        if item.get("type") == "message" and item.get("role") == "user"
+        for part in item.get("content", [])
+        if isinstance(part.get("text"), str) and part["text"].startswith(_CODEX_HEADS)
+    ]
+    return startup, []

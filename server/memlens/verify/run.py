@@ -1,0 +1,313 @@
+"""`memlens verify`: run the user's installed agents on a copy of their workspace, offline,
+and compare what each sent its model with Memory Lens's prediction.
+
+For each agent (found as `agent_versions.detect_installed` finds it):
+
+1. The workspace — its repository root when it is in one, else the folder — is copied to a
+   scratch folder (`.git` reduced to an empty marker; `node_modules` and virtual
+   environments left out), and the agent's own memory and settings files under HOME to a
+   scratch HOME (`HOME_FILES`). The user's files are only read.
+2. The agent runs once on the copy (capture.py's argv and environment: no key, its own
+   offline and quiet flags, a base URL on 127.0.0.1) against the recording fake model
+   (fake_model.py); as root, inside `unshare -n` (sandbox.py), where only loopback exists.
+   The fake's first answer asks it to read one file (`read`: a file beside a subfolder's
+   memory file, chosen unless given), so what the agent loads on read is sent too.
+3. Memory Lens predicts the same copy in-process through the workspace service
+   (`workspace.queries.agent_show` / `agent_jit_payloads`: what `show --agent A --json` and
+   `jit --agent A --json` print), and every payload is compared byte for byte; a difference
+   is shown as a unified diff (difflib), the scratch paths mapped back to the user's.
+
+A release that verifies identical is remembered on this machine
+(`agent_versions.remember_verification`), so its "unverified" note goes away.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from memlens.agent_versions import (
+    AGENT_LABELS,
+    COMMANDS,
+    InstalledAgent,
+    profile_for,
+    remember_verification,
+)
+from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
+from memlens.verify.capture import Capture, agent_argv, agent_env, extract, prepare_home
+from memlens.verify.sandbox import Job, run_job
+
+TIMEOUT = 180.0  # seconds one agent run may take
+# What the agent's scratch HOME holds: its memory and settings files, nothing else.
+HOME_FILES: dict[str, tuple[str, ...]] = {
+    "gemini": (".gemini/GEMINI.md", ".gemini/AGENTS.md", ".gemini/settings.json",
+               ".gemini/*.md"),
+    "claude": (".claude/CLAUDE.md", ".claude/settings.json", ".claude/rules/**/*.md"),
+    "codex": (".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/config.toml"),
+}
+MEMORY_NAMES: dict[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI.md",), "claude": ("CLAUDE.md",), "codex": (),
+}
+SKIPPED_FOLDERS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox"})
+MAX_COPY_BYTES = 512 * 1024 * 1024
+
+Progress = Callable[[str], None]
+
+
+class VerifyError(Exception):
+    """A problem with what was asked (no such folder, unknown agent): exit 2."""
+
+
+def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str] | None = None,
+           *, home: str | None = None, read: str | None = None, remember: bool = True,
+           progress: Progress | None = None, timeout: float = TIMEOUT,
+           predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None = None,
+           ) -> VerifyResult:
+    """Verify each of `agents` (default: every installed one) on the workspace at `path`.
+    `predict` (tests): another prediction (agent, version, capture) → (start-up payloads,
+    on-read payloads) in place of the workspace service's."""
+    folder = os.path.realpath(path)
+    if not os.path.isdir(folder):
+        raise VerifyError(f"not a directory: {path}")
+    wanted = agents or [a for a in COMMANDS if a in installed] or list(COMMANDS)
+    for agent in wanted:
+        if agent not in COMMANDS:
+            raise VerifyError(f"unknown agent {agent!r} (one of {', '.join(COMMANDS)})")
+    user_home = os.path.realpath(home or os.path.expanduser("~"))
+    results = []
+    for agent in wanted:
+        found = installed.get(agent)
+        if found is None:
+            results.append(AgentVerification(
+                agent=agent, label=AGENT_LABELS[agent], status="missing",
+                message=f"{AGENT_LABELS[agent]} is not installed (no `{agent}` on PATH): "
+                        f"nothing to verify"))
+            continue
+        if progress:
+            progress(f"running {AGENT_LABELS[agent]} {found.version} offline")
+        results.append(_verify_one(found, folder, user_home, read, remember, timeout, predict))
+    ran = [r for r in results if r.status in ("identical", "differs")]
+    return VerifyResult(path=folder, agents=results,
+                        identical=bool(ran) and all(r.status == "identical" for r in ran))
+
+
+def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | None,
+                remember: bool, timeout: float,
+                predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None,
+                ) -> AgentVerification:
+    agent, label = found.agent, f"{AGENT_LABELS[found.agent]} {found.version}"
+    base = AgentVerification(agent=agent, label=label, version=found.version,
+                             executable=found.executable, status="failed", message="")
+    root = _workspace_root(folder)
+    scratch = Path(tempfile.mkdtemp(prefix=f"memlens-verify-{agent}-"))
+    try:
+        ws_copy = scratch / "ws" / (os.path.basename(root) or "workspace")
+        home_copy = scratch / "home"
+        try:
+            _copy_workspace(Path(root), ws_copy)
+        except _TooLarge:
+            base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
+                            f"verify a smaller folder")
+            return base
+        _copy_home(agent, Path(user_home), home_copy)
+        prepare_home(agent, home_copy)
+        cwd = ws_copy / os.path.relpath(folder, root)
+        target = _read_target(agent, ws_copy, cwd, read)
+        base.read = os.path.relpath(target, cwd) if target else None
+        job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
+                  cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout)
+        started = time.monotonic()
+        try:
+            result = run_job(job)
+        except (OSError, RuntimeError) as error:
+            base.message = f"{label} could not be started: {str(error).splitlines()[0]}"
+            return base
+        base.seconds = round(time.monotonic() - started, 1)
+        base.isolation = "network-namespace" if result.isolated else "loopback-only"
+        if result.exit_code == -1:
+            base.status = "timeout"
+            base.message = f"{label} did not finish within {timeout:.0f} s"
+            return base
+        capture = extract(agent, found.version, result, ws_copy, home_copy, cwd, target)
+        if not result.requests or not (capture.startup or _asked_model(agent, result)):
+            base.status = "offline"
+            tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
+            base.message = (f"{label} sent nothing to the local model (exit "
+                            f"{result.exit_code}: {tail[0][:200]}): it cannot run offline here")
+            return base
+        if result.exit_code != 0:
+            base.message = (f"{label} exited {result.exit_code}: "
+                            f"{(result.stderr.strip().splitlines() or [''])[-1][:200]}")
+            return base
+        sent_start, sent_read = sent_payloads(capture)
+        if predict is not None:
+            want_start, want_read = predict(agent, found.version, capture)
+        else:
+            want_start, want_read = predicted_payloads(agent, found.version, capture)
+        mapping = [(str(ws_copy), root), (str(home_copy), user_home)]
+        base.payloads = _compare("start-up", sent_start, want_start, mapping)
+        if target is not None:
+            shown = os.path.relpath(_mapped(str(target), mapping), folder)
+            base.payloads += _compare(f"after reading {shown}", sent_read, want_read, mapping)
+        differing = [p for p in base.payloads if not p.identical]
+        base.status = "differs" if differing else "identical"
+        base.message = (f"{len(differing)} of {len(base.payloads)} payloads differ" if differing
+                        else "identical" if base.payloads
+                        else "identical (it sends no memory here, as predicted)")
+        if remember:
+            # `remembered` tells the user what changed: a release the verified list did not
+            # hold is now verified here (the list's own releases are recorded all the same).
+            listed = profile_for(agent, found.version).verified
+            written = remember_verification(agent, found.version, base.status,
+                                            time.strftime("%Y-%m-%d", time.gmtime()))
+            base.remembered = written and base.status == "identical" and not listed
+        return base
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _asked_model(agent: str, result: object) -> bool:
+    routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai"}[agent]
+    return any(r.route == routes for r in getattr(result, "requests", []))
+
+
+def sent_payloads(capture: Capture) -> tuple[list[str], list[str]]:
+    """What the agent sent, as the strings `show --agent A --json` / `jit --agent A --json`
+    predict (the conformance suite compares the same): (at start, after the read)."""
+    if capture.agent == "gemini":
+        start = [p.text for p in capture.startup if p.text]
+        appended = "".join(p.text for p in capture.on_read)
+        return start, [appended] if appended else []
+    if capture.agent == "claude":
+        joined = "".join(p.text for p in capture.startup)
+        messages: dict[str, str] = {}
+        for payload in capture.on_read:
+            messages[payload.where] = messages.get(payload.where, "") + payload.text
+        return [joined] if joined else [], list(messages.values())
+    return [p.text for p in capture.startup], []
+
+
+def predicted_payloads(agent: str, version: str, capture: Capture) -> tuple[list[str], list[str]]:
+    """Memory Lens's prediction for the run's copy, in-process through the workspace service,
+    with the profile that serves `version`."""
+    from memlens.agents import agent_by_id
+    from memlens.agents.gemini.settings import load_settings
+    from memlens.protocol.memory import AgentProfileInfo
+    from memlens.workspace.queries import agent_jit_payloads, agent_show
+
+    settings = load_settings(capture.cwd, home=capture.home,
+                             cli={"trusted": True, "agents": [f"{agent}@{version}"]},
+                             installed={})
+    profile = profile_for(agent, version)
+    info = AgentProfileInfo(agent=agent, profile=profile.name, version=profile.profile or None,
+                            installed=version, verified=profile.verified, note=profile.note)
+    engine_agent = agent_by_id(agent)
+    start = agent_show(engine_agent, capture.cwd, settings, info).payloads
+    after: list[str] = []
+    if capture.read_path:
+        entries = agent_jit_payloads(engine_agent, capture.cwd, [capture.read_path], settings)
+        after = entries[0].payloads if entries else []
+    return list(start), list(after)
+
+
+def _mapped(text: str, mapping: list[tuple[str, str]]) -> str:
+    for copy, original in mapping:
+        text = text.replace(copy, original)
+    return text
+
+
+def _compare(what: str, sent: list[str], predicted: list[str],
+             mapping: list[tuple[str, str]]) -> list[PayloadComparison]:
+    out = []
+    for i in range(max(len(sent), len(predicted))):
+        got = _mapped(sent[i], mapping) if i < len(sent) else ""
+        want = _mapped(predicted[i], mapping) if i < len(predicted) else ""
+        name = f"{what}, message {i + 1}"
+        if i >= len(sent):
+            name += " (predicted, not sent)"
+        elif i >= len(predicted):
+            name += " (sent, not predicted)"
+        same = i < len(sent) and i < len(predicted) and sent[i] == predicted[i]
+        diff = "" if same else "".join(difflib.unified_diff(
+            want.splitlines(keepends=True), got.splitlines(keepends=True),
+            fromfile=f"predicted: {name}", tofile=f"sent: {name}", n=2))
+        if not same and not diff:  # differ only in a final newline or are both empty
+            diff = f"--- predicted: {name}\n+++ sent: {name}\n{want!r} != {got!r}\n"
+        out.append(PayloadComparison(name=name, identical=same, sent=got, predicted=want,
+                                     diff=diff))
+    return out
+
+
+def _workspace_root(folder: str) -> str:
+    from memlens.files.roots import repository_root
+
+    return repository_root(folder) or folder
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _copy_workspace(source: Path, target: Path) -> None:
+    """Copy the tree (symlinks as symlinks): `.git` becomes an empty marker folder (the agents
+    look for it to find the project root), heavy folders are left out."""
+    total = 0
+    gits: list[str] = []
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        nonlocal total
+        skipped = [n for n in names if n in SKIPPED_FOLDERS or n == ".git"]
+        if ".git" in names:
+            gits.append(os.path.relpath(folder, source))
+        for name in names:
+            if name not in skipped:
+                try:
+                    info = os.lstat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                total += info.st_size
+        if total > MAX_COPY_BYTES:
+            raise _TooLarge
+        return skipped
+
+    shutil.copytree(source, target, symlinks=True, ignore=ignore)
+    for folder in gits:
+        (target / folder / ".git").mkdir(exist_ok=True)
+
+
+def _copy_home(agent: str, home: Path, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for pattern in HOME_FILES[agent]:
+        for path in sorted(home.glob(pattern)):
+            if path.is_file():
+                copy = target / path.relative_to(home)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, copy)
+
+
+def _read_target(agent: str, ws: Path, cwd: Path, read: str | None) -> Path | None:
+    """The file the scripted tool call reads: `read` (relative to the working folder), else a
+    file beside the first subfolder memory file of this agent (so its on-read loading is
+    verified too), else none."""
+    if read is not None:
+        target = Path(os.path.normpath(cwd / read))
+        if not target.is_file():
+            raise VerifyError(f"--read: no such file in the workspace: {read}")
+        return target
+    names = MEMORY_NAMES[agent]
+    if not names:
+        return None
+    for folder, dirs, files in os.walk(cwd):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        if Path(folder) == cwd or not any(n in files for n in names):
+            continue
+        others = sorted(f for f in files if f not in names and not f.startswith(".")
+                        and os.path.isfile(os.path.join(folder, f)))
+        if others:
+            return Path(folder) / others[0]
+    return None

@@ -1,0 +1,155 @@
+"""`memlens verify` with the real agents (issue 20): each installed agent run offline on the
+user's own workspace says "identical" on the demo and on real repositories, never writes the
+user's files, and shows a unified diff when what the agent sent is not what was predicted.
+
+The agents are the harness's (tests/conformance/agents.py: the reference releases, or
+MEMLENS_AGENT_VERSIONS), put on PATH as a user has them. The real repositories are checkouts
+made by scripts/agents/verify-repos.sh (skipped when absent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlens.agent_versions import InstalledAgent, detect_installed, remembered_verification
+from memlens.verify.capture import Capture
+from memlens.verify.run import predicted_payloads, verify
+from tests.conformance.agents import PINNED, agent_binary, is_installed
+from tests.conformance.sandbox import REPO
+
+DEMO = REPO / "examples" / "demo"
+REPOS = Path(os.environ.get("MEMLENS_VERIFY_REPOS")
+             or Path.home() / ".cache" / "memlens" / "verify-repos")
+# name → the agents that read its memory files (the others send none there, as predicted)
+REAL_REPOSITORIES = {"openai-agents-python": {"claude", "codex"},  # AGENTS.md, CLAUDE.md → it
+                     "claude-code-action": {"claude"}}  # CLAUDE.md, base-action/CLAUDE.md
+AGENTS = [(a, PINNED[a][0]) for a in ("gemini", "claude", "codex") if a in PINNED]
+INSTALLED = [(a, v) for a, v in AGENTS if is_installed(a, v)]
+
+
+def _path_env() -> str:
+    """PATH as a user with these agents installed has it (node's folder for the agents)."""
+    bins = [str(agent_binary(a, v).parent) for a, v in INSTALLED]
+    return os.pathsep.join([*bins, os.environ.get("PATH", "")])
+
+
+def _tree_hash(*roots: Path) -> str:
+    """Every entry under the roots: its path, kind, mode, link target or content."""
+    digest = hashlib.sha256()
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            dirs.sort()
+            for name in sorted(dirs + files):
+                path = Path(folder) / name
+                info = path.lstat()
+                digest.update(f"{path.relative_to(root)}\0{info.st_mode}\0".encode())
+                if path.is_symlink():
+                    digest.update(os.readlink(path).encode())
+                elif path.is_file():
+                    digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _verify_cli(path: Path, home: Path, tmp_path: Path, *more: str
+                ) -> tuple[int, str, dict[str, object]]:
+    env = {**os.environ, "PATH": _path_env(),
+           "MEMLENS_VERIFICATIONS": str(tmp_path / "verified-here.json"),
+           "PYTHONPATH": str(REPO / "server")}
+    done = subprocess.run([sys.executable, "-m", "memlens", "verify", str(path), "--home",
+                           str(home), "--json", *more], env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    return done.returncode, done.stderr, json.loads(done.stdout) if done.stdout else {}
+
+
+needs_agents = pytest.mark.skipif(not INSTALLED, reason="no agent installed: bash "
+                                                         "scripts/agents/install.sh")
+pytestmark = pytest.mark.skipif(os.environ.get("MEMLENS_CONFORMANCE_REPLAY") == "1",
+                                reason="memlens verify runs the agents themselves")
+
+
+def _check_identical(result: dict[str, object], code: int, stderr: str) -> None:
+    agents = result["agents"]
+    assert isinstance(agents, list)
+    assert [(a["agent"], a["version"], a["status"]) for a in agents] == [
+        (agent, version, "identical") for agent, version in INSTALLED], (stderr, agents)
+    for agent in agents:
+        assert agent["isolation"] in ("network-namespace", "loopback-only")
+        assert all(p["identical"] for p in agent["payloads"])
+    assert code == 0
+
+
+def _sent_something(result: dict[str, object]) -> set[str]:
+    """The agents that sent memory (so the comparison was not of two empty lists)."""
+    return {a["agent"] for a in result["agents"]  # type: ignore[union-attr]
+            if any(p["sent"] for p in a["payloads"])}
+
+
+@needs_agents
+def test_the_demo_is_identical_and_untouched(tmp_path: Path) -> None:
+    home = DEMO / ".home"
+    before = _tree_hash(DEMO)
+    code, stderr, result = _verify_cli(DEMO, home, tmp_path)
+    _check_identical(result, code, stderr)
+    # Something was compared: the demo's memory reaches every agent.
+    assert _sent_something(result) == {a for a, _ in INSTALLED}
+    assert _tree_hash(DEMO) == before
+    # Remembered on "this machine" (the test's own record).
+    record = json.loads((tmp_path / "verified-here.json").read_text(encoding="utf-8"))
+    assert {a: set(v) for a, v in record["agents"].items()} == {
+        a: {v} for a, v in INSTALLED}
+
+
+@needs_agents
+@pytest.mark.parametrize("name", REAL_REPOSITORIES)
+def test_a_real_repository_is_identical_and_untouched(name: str, tmp_path: Path) -> None:
+    checkout = REPOS / name
+    if not (checkout / ".git").exists():
+        pytest.skip(f"no checkout of {name}: bash scripts/agents/verify-repos.sh")
+    home = tmp_path / "home"  # a user with no global memory
+    home.mkdir()
+    before = _tree_hash(checkout)
+    code, stderr, result = _verify_cli(checkout, home, tmp_path)
+    _check_identical(result, code, stderr)
+    assert _sent_something(result) == REAL_REPOSITORIES[name] & {a for a, _ in INSTALLED}
+    assert _tree_hash(checkout) == before
+
+
+@needs_agents
+@pytest.mark.parametrize(("agent", "version"), INSTALLED)
+def test_a_wrong_prediction_shows_a_unified_diff(agent: str, version: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify compares with whatever it is given to predict: a prediction with one line
+    changed is caught, shown as a unified diff of that line, and not remembered."""
+    monkeypatch.setenv("MEMLENS_VERIFICATIONS", str(tmp_path / "verified-here.json"))
+
+    def wrong(agent: str, version: str, capture: Capture) -> tuple[list[str], list[str]]:
+        start, after = predicted_payloads(agent, version, capture)
+        return [start[0].replace("\n", "\nan extra line\n", 1), *start[1:]], after
+
+    installed = detect_installed(_path_env())
+    found = installed[agent]
+    assert isinstance(found, InstalledAgent) and found.version == version
+    result = verify(str(DEMO), installed, [agent], home=str(DEMO / ".home"), predict=wrong)
+    (checked,) = result.agents
+    assert (checked.status, result.identical) == ("differs", False)
+    first = checked.payloads[0]
+    assert not first.identical
+    assert "\n-an extra line\n" in first.diff
+    assert first.diff.startswith("--- predicted: start-up, message 1\n+++ sent: start-up")
+    assert str(DEMO) in first.sent and "/memlens-verify-" not in first.sent  # paths mapped back
+    assert remembered_verification(agent, version) == "differs"
+
+
+def test_verify_repos_script_names_the_same_repositories() -> None:
+    script = (REPO / "scripts" / "agents" / "verify-repos.sh").read_text(encoding="utf-8")
+    for name in REAL_REPOSITORIES:
+        assert f"/{name} " in script
+    assert shutil.which("git")
