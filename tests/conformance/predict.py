@@ -25,8 +25,10 @@ from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
 
-def memlens(*args: str, cwd: str) -> Any:
+def memlens(*args: str, cwd: str, home: str | None = None) -> Any:
     env = dict(os.environ)
+    if home is not None:  # settings may say $HOME, which the agent read as its own HOME
+        env["HOME"] = home
     # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
     # the trees it got wrong into regression scenarios).
     server = os.environ.get("MEMLENS_PREDICT_SERVER") or str(REPO / "server")
@@ -49,7 +51,7 @@ def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
     if not capture.read_path:
         return None
     answer = memlens("jit", "--json", *_common(capture, agent), "--cwd", capture.cwd,
-                     capture.read_path, cwd=capture.cwd)
+                     capture.read_path, cwd=capture.cwd, home=capture.home)
     entry: dict[str, Any] = answer[0]
     return entry
 
@@ -59,9 +61,11 @@ def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     the appended string and jit_payloads (None without a read), skills: `skills list --json`
     ({name, description, location}, in order), written: what `memlens add` writes for the
     scripted save_memory call ({path under HOME: text}; {} without one)}."""
-    show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     jit = _jit(capture, profile)
-    listed = memlens("skills", "list", "--json", *_common(capture, profile), cwd=capture.cwd)
+    listed = memlens("skills", "list", "--json", *_common(capture, profile), cwd=capture.cwd,
+                     home=capture.home)
     return {"show": show, "payloads": show["payloads"],
             "jit": None if jit is None else jit["context"],
             "jit_payloads": None if jit is None else jit["payloads"],
@@ -97,7 +101,8 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 def claude(capture: Capture) -> dict[str, Any]:
     """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
     jit_payloads: the text blocks sent after the read (None without a read)}."""
-    show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     jit = _jit(capture, "claude")
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
@@ -107,7 +112,8 @@ def claude(capture: Capture) -> dict[str, Any]:
 
 def codex(capture: Capture) -> dict[str, Any]:
     """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]}."""
-    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd)
+    show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home)
     return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
 
 

@@ -66,6 +66,7 @@ RULES: dict[str, str] = {
     "agent-version-unverified": "The installed agent is newer than the newest verified profile",
     "payload-budget-exceeded": "The agent cuts its memory at a byte budget; files are lost",
     "agent-ignores-file": "A memory file the chosen agent will not read",
+    "agent-config-invalid": "The agent refuses to start with this configuration file",
     "hidden-text": "Invisible, bidi-control or tag characters the agent reads and a reviewer "
                    "cannot see",
     "hidden-comment": "An HTML comment an agent receives that rendered Markdown hides",

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, dedupe_by_identity
+from memlens.agents.gemini.ignore import IgnoreFilter
 from memlens.agents.gemini.imports import RealPaths
 from memlens.agents.gemini.render import append_jit_context, concatenate_instructions
 from memlens.files.fsread import file_identity
@@ -36,11 +37,15 @@ class JitSession:
     trusted: bool = True
     loaded_paths: set[str] = field(default_factory=set)
     loaded_identities: set[tuple[int, int]] = field(default_factory=set)
+    # The folder Gemini CLI started in: its read_file tool applies the ignore files from there
+    # (None: no read_file check, as when the editor touches a path).
+    cwd: str | None = None
 
     @classmethod
     def after_startup(cls, engine: MemoryEngine, startup: MemoryLoad) -> JitSession:
         """A session whose loaded set holds what startup memory already loaded."""
-        session = cls(engine, startup.workspace_dirs or [startup.cwd], startup.trusted)
+        session = cls(engine, startup.workspace_dirs or [startup.cwd], startup.trusted,
+                      cwd=startup.cwd)
         for loaded in startup.files:
             if loaded.content is not None:
                 session.mark_loaded(loaded.path)
@@ -82,11 +87,27 @@ class JitSession:
         real = os.path.realpath(target)
         return any(is_subpath(os.path.realpath(r), real) for r in self.trusted_roots)
 
+    def _refused_by_read_file(self, target: str) -> bool:
+        """Gemini CLI's read_file refuses a file its ignore files ignore (`.gitignore`,
+        `.geminiignore` from the folder it started in, as context.fileFiltering says), by the
+        path it is given and (0.44+) by its real path; a refused read appends nothing, so no
+        memory loads just in time. (A folder target stands for list_directory and a missing
+        file for write_file creating it: both load the folder's memory.)"""
+        if self.cwd is None or not os.path.isfile(target):
+            return False
+        settings = self.engine.settings
+        ignore = IgnoreFilter(self.cwd, respect_git_ignore=settings.respect_git_ignore,
+                              respect_gemini_ignore=settings.respect_gemini_ignore)
+        if not ignore.active:
+            return False
+        real = settings.gemini_profile != "0.43" and ignore.ignored(os.path.realpath(target))
+        return ignore.ignored(target) or real
+
     def _discover(self, target: str) -> list[LoadedFile]:
         if not self.trusted:
             return []
         root = self.best_root(target)
-        if root is None or not self._really_inside(target):
+        if root is None or not self._really_inside(target) or self._refused_by_read_file(target):
             return []
         # A session lives as long as the editor: real paths are looked up afresh each time
         # (a file may have become a symbolic link since).

@@ -7,6 +7,7 @@ mode puts in the first user message, `append_jit_context` what tools append.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 
 from memlens.files.nodecompat import js_trim, js_trim_start
@@ -135,5 +136,15 @@ def render_prompt_memory(mode: str, global_: str, user_project: str, extension: 
             system = render_user_memory(global_, user_project, "", "")
         else:
             system = render_string_memory(global_, file_names)
-        return system, render_session_memory(extension, project)
-    return render_user_memory(global_, user_project, extension, project), ""
+        return collapse_blank_lines(system), render_session_memory(extension, project)
+    return collapse_blank_lines(render_user_memory(global_, user_project, extension, project)), ""
+
+
+_BLANK_RUN = re.compile(r"\n{3,}")
+
+
+def collapse_blank_lines(system: str) -> str:
+    """The system instruction's final sanitising (`finalPrompt.replace(/\\n{3,}/g, "\\n\\n")`):
+    a run of three or more newlines becomes two (blank lines in memory files and imports
+    included; the first user message is not sanitised)."""
+    return _BLANK_RUN.sub("\n\n", system)
