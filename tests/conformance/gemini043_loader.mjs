@@ -20,7 +20,7 @@
 // The functions are not exported by the bundle: a module-load hook appends an export line to
 // the bundle's main module as Node loads it (the files on disk stay untouched).
 import { register } from "node:module";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import path from "node:path";
 import os from "node:os";
@@ -129,7 +129,17 @@ async function load(cwd, jitTargets) {
   const jit = [];
   for (const target of jitTargets) {
     const roots = [...config.getWorkspaceContext().getDirectories()];
-    const found = manager ? await manager.discoverContext(path.resolve(cwd, target), roots) : "";
+    const resolved = path.resolve(cwd, target);
+    // The scripted read is read_file's: its validation refuses a file the ignore files ignore
+    // (its own FileDiscoveryService, the config's filtering options) before any memory loads.
+    let refused = false;
+    try {
+      refused = statSync(resolved).isFile()
+        && config.getFileService().shouldIgnoreFile(resolved, config.getFileFilteringOptions());
+    } catch {
+      refused = false; // a missing target: written, not read (write_file loads its memory)
+    }
+    const found = manager && !refused ? await manager.discoverContext(resolved, roots) : "";
     jit.push({
       target,
       context: found ? `\n\n--- Newly Discovered Project Context ---\n${found}\n--- End Project Context ---` : "",
