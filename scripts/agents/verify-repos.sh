@@ -17,7 +17,10 @@ for entry in "${REPOS[@]}"; do
     continue
   fi
   rm -rf "$folder"
-  git clone --quiet --filter=blob:none "$url" "$folder"
+  # Bounded: where only the package registries are reachable (CI), this fails fast and the
+  # tests that need these repositories skip.
+  timeout 120 git -c http.lowSpeedLimit=1000 -c http.lowSpeedTime=20 \
+    clone --quiet --filter=blob:none "$url" "$folder"
   git -C "$folder" checkout --quiet "$commit"
   echo "memlens/verify-repos: $name at $commit in $folder" >&2
 done
