@@ -348,25 +348,32 @@ def remember_verification(agent: str, version: str, result: str, when: str) -> b
     path = verifications_path()
     data = _read_verifications(path)
     data.setdefault(agent, {})[version] = {"result": result, "date": when}
-    folder = os.path.dirname(path) or "."
-    temp = None
     try:
-        os.makedirs(folder, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder,
-                                         prefix=".verified-here.", suffix=".tmp",
-                                         delete=False) as handle:
-            temp = handle.name
-            json.dump({"format": VERIFICATIONS_FORMAT, "agents": data}, handle, indent=1)
-        os.replace(temp, path)
-        temp = None
-        return True
+        _write_json_atomic(path, {"format": VERIFICATIONS_FORMAT, "agents": data}, indent=1)
     except OSError:
         return False
+    return True
+
+
+def _write_json_atomic(path: str, value: object, *, indent: int | None = None) -> None:
+    """`value` as JSON at `path`: a temp file in the same folder, then `os.replace` (a reader
+    never sees half a file; the temp file never stays behind). OSError when it cannot."""
+    folder = os.path.dirname(path) or "."
+    os.makedirs(folder, exist_ok=True)
+    name = os.path.basename(path)
+    temp = None
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder,
+                                         prefix=f".{name}.", suffix=".tmp",
+                                         delete=False) as handle:
+            temp = handle.name
+            json.dump(value, handle, indent=indent)
+        os.replace(temp, path)
+        temp = None
     finally:
         if temp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-
 
 # --- detection -----------------------------------------------------------------------------
 def default_cache_path() -> str:
@@ -419,23 +426,9 @@ class VersionCache:
     def _save(self) -> None:
         if self.path is None:
             return
-        folder = os.path.dirname(self.path) or "."
-        temp = None
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder,
-                                             prefix=".agent-versions.", suffix=".tmp",
-                                             delete=False) as handle:
-                temp = handle.name
-                json.dump({"format": CACHE_FORMAT, "agents": self._entries}, handle)
-            os.replace(temp, self.path)
-            temp = None
-        except (OSError, TypeError, ValueError):
-            pass  # an unwritable cache only costs a `--version` next time
-        finally:
-            if temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
+        # An unwritable cache only costs a `--version` next time.
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            _write_json_atomic(self.path, {"format": CACHE_FORMAT, "agents": self._entries})
 
 
 @functools.cache
