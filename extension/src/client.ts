@@ -259,8 +259,10 @@ export class MemlensClient implements vscode.Disposable {
       started = true;
       mark(this.log, "initialized");
     } catch (error) {
-      // Wait (briefly) for the process's last words: the launcher's line comes on stderr.
-      await Promise.race([closed, new Promise((done) => setTimeout(done, 3000))]);
+      // Wait for the process's last words: the launcher's line comes on stderr, read to the
+      // end at "close". A process that exited closes at once; one still running gets 3 s, and a
+      // busy machine 10 s at most (a child holding stderr open must not hang the report).
+      await Promise.race([closed, new Promise((done) => setTimeout(done, exited ? 10_000 : 3000))]);
       const message =
         cannotStart ??
         (exited

@@ -69,7 +69,13 @@ async function launcherCase(page2, second, step) {
   await openFromExplorer(page2, 'GEMINI.md');
   step('the launcher\'s line is the one notification, with Choose Interpreter');
   const toast2 = page2.locator('.notifications-toasts .notification-toast', { hasText: 'e2e stand-in' }).first();
-  await toast2.waitFor({ state: 'visible', timeout: 60_000 });
+  try {
+    await toast2.waitFor({ state: 'visible', timeout: 60_000 });
+  } catch (e) {
+    // Name what was shown instead, so a failure says more than "timed out".
+    const shown = await page2.locator('.notifications-toasts .notification-list-item-message').allTextContents();
+    throw new Error(`no notification with the launcher's line in 60 s; shown: ${JSON.stringify(shown)} (${e.message.split('\n')[0]})`);
+  }
   await toast2.locator('.monaco-button', { hasText: 'Choose Interpreter' }).first().waitFor({ state: 'visible' });
   await screenshot(page2, 'bad-python-launcher');
   await page2.waitForTimeout(1000);
