@@ -58,17 +58,27 @@ def ancestors(cwd: str) -> list[str]:
 _PROJECT_KINDS = ("project", "rule", "local")
 
 
+def _origin(entry: ClaudeFile, by_path: dict[str, ClaudeFile]) -> tuple[str, str]:
+    """The kind and path of the memory file that brought `entry` in. A `paths:` rule's
+    includes load at start without the rule (it waits for a read): their origin is the rule."""
+    top = chain_top(entry, by_path)
+    if top.included_from is not None and top.owner_kind is not None:
+        return top.owner_kind, top.included_from
+    return top.kind, top.path
+
+
 def _is_project(entry: ClaudeFile, by_path: dict[str, ClaudeFile]) -> bool:
-    return chain_top(entry, by_path).kind in _PROJECT_KINDS
+    return _origin(entry, by_path)[0] in _PROJECT_KINDS
 
 
 def _insert_at(files: list[ClaudeFile], folder: str) -> int:
     """Where the agents-md plugin puts a folder's AGENTS.md: before the first project file of
-    a folder below it, else after the last project file, else before the auto memory."""
+    a folder below it, else after the last project file (a scoped rule's includes among
+    them), else before the auto memory."""
     by_path = {f.path: f for f in files}
     for i, f in enumerate(files):
-        if _is_project(f, by_path) and owner_folder(chain_top(f, by_path).path).startswith(
-                folder.rstrip("/") + "/"):
+        kind, origin = _origin(f, by_path)
+        if kind in _PROJECT_KINDS and owner_folder(origin).startswith(folder.rstrip("/") + "/"):
             return i
     last = [i for i, f in enumerate(files) if _is_project(f, by_path)]
     if last:
