@@ -511,6 +511,32 @@ def test_jit_outside_the_workspace_loads_nothing(jit_tree: Path) -> None:
     assert session.discover(str(jit_tree / "outside" / "f.py")).files == []
 
 
+@pytest.mark.parametrize("segment", ["node_modules", ".git", ".env", "Node_Modules", "node_m~1",
+                                     ".env. ", "gha-creds-1.json"])
+def test_jit_under_a_blocked_segment_loads_nothing_from_0_44(jit_tree: Path, segment: str) -> None:
+    """Gemini CLI 0.44+ (hasBlockedPathSegment): every file tool refuses a path with a
+    node_modules, .git or .env segment, so a read there appends nothing; 0.43 loads it."""
+    folder = jit_tree / "w" / segment / "lib"
+    folder.mkdir(parents=True)
+    (folder / "GEMINI.md").write_text("deep", encoding="utf-8")
+    (folder / "x.txt").write_text("", encoding="utf-8")
+    newer = session_for(jit_tree, gemini_profile="0.44+")
+    assert newer.discover(str(folder / "x.txt")).files == []
+    if segment == ".git":
+        return  # 0.43's read_file refuses it too: its git ignore always ignores .git
+    older = session_for(jit_tree, gemini_profile="0.43")
+    assert str(folder / "GEMINI.md") in [f.path for f in older.discover(str(folder / "x.txt")).files]
+
+
+def test_jit_blocked_segments_are_whole_names(jit_tree: Path) -> None:
+    folder = jit_tree / "w" / "my_node_modules" / ".envrc.d"
+    folder.mkdir(parents=True)
+    (folder / "GEMINI.md").write_text("fine", encoding="utf-8")
+    session = session_for(jit_tree, gemini_profile="0.44+")
+    assert [f.path for f in session.discover(str(folder / "x.txt")).files] == [
+        str(folder / "GEMINI.md")]
+
+
 def test_jit_preview_does_not_mark_loaded(jit_tree: Path) -> None:
     session = session_for(jit_tree)
     target = str(jit_tree / "w" / "c" / "f.py")

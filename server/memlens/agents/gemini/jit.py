@@ -8,6 +8,7 @@ at most once per session.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, dedupe_by_identity
@@ -16,6 +17,25 @@ from memlens.agents.gemini.imports import RealPaths
 from memlens.agents.gemini.render import append_jit_context, concatenate_instructions
 from memlens.files.fsread import file_identity
 from memlens.files.nodecompat import dirname, is_subpath, resolve, to_absolute
+
+
+# Gemini CLI 0.44+ (`hasBlockedPathSegment`): a path under the workspace with one of these
+# segments (case-insensitive, a `:stream` and trailing spaces and dots cut off, Windows short
+# names too) is not "within the workspace", so every file tool refuses it.
+_BLOCKED_SEGMENTS = frozenset({".git", ".env", "node_modules"})
+_BLOCKED_SHORT_NAMES = re.compile(
+    r"^(?:(?:git|gi[0-9a-f]{4})~\d+|(?:env|en[0-9a-f]{4})~\d+|(?:node_m|no[0-9a-f]{4})~\d+"
+    r"|(?:gha-cr|gh[0-9a-f]{4})~\d+\.jso(?:n)?)$")
+
+
+def has_blocked_segment(relative: str) -> bool:
+    for segment in re.split(r"[/\\]", relative):
+        clean = segment.split(":")[0].rstrip(" .").lower()
+        if clean in _BLOCKED_SEGMENTS or _BLOCKED_SHORT_NAMES.match(clean):
+            return True
+        if clean.startswith("gha-creds-") and clean.endswith(".json"):
+            return True
+    return False
 
 
 @dataclass
@@ -83,9 +103,15 @@ class JitSession:
             self.loaded_paths, self.loaded_identities = paths, identities
 
     def _really_inside(self, target: str) -> bool:
-        """Gemini CLI's tools refuse a path whose real path leaves the workspace folders."""
+        """Gemini CLI's tools refuse a path whose real path leaves the workspace folders, and
+        (0.44+) one under `node_modules`, `.git` or `.env` in the first folder holding it."""
         real = os.path.realpath(target)
-        return any(is_subpath(os.path.realpath(r), real) for r in self.trusted_roots)
+        for root in self.trusted_roots:
+            real_root = os.path.realpath(root)
+            if is_subpath(real_root, real):
+                return (self.engine.settings.gemini_profile == "0.43"
+                        or not has_blocked_segment(os.path.relpath(real, real_root)))
+        return False
 
     def _refused_by_read_file(self, target: str) -> bool:
         """Gemini CLI's read_file refuses a file its ignore files ignore (`.gitignore`,
