@@ -171,8 +171,8 @@ def test_file_names_with_paths_are_dropped_and_reported_even_when_trusted(
     assert "- use tabs" in (home / ".gemini" / "GEMINI.md").read_text()
 
 
-@pytest.mark.parametrize("bad", ["../.bashrc", "/etc/passwd", "sub/GEMINI.md", "a\\b.md", "..",
-                                 ".", "  "])
+@pytest.mark.parametrize("bad", ["../.bashrc", "/etc/passwd", "sub/../../x.md", "a\\b.md", "..",
+                                 ".", "  ", "docs/"])
 def test_only_plain_file_names_are_context_file_names(hostile: Path, bad: str) -> None:
     home, repo = hostile / "home", hostile / "repo"
     (home / ".gemini" / "settings.json").write_text(json.dumps(
@@ -184,6 +184,26 @@ def test_only_plain_file_names_are_context_file_names(hostile: Path, bad: str) -
     # Given on the command line, a path is a usage error.
     used = run("show", "--file-name", "../.bashrc", cwd=repo, home=home)
     assert used.returncode == 2 and "--file-name" in used.stderr
+
+
+def test_a_relative_context_file_name_is_read_and_warned(hostile: Path) -> None:
+    """`docs/CONTEXT.md` is what Gemini CLI reads below each folder of its upward walk and in
+    ~/.gemini: shown, with a warning on the setting (G5); it never climbs out."""
+    home, repo = hostile / "home", hostile / "repo"
+    (home / ".gemini" / "settings.json").write_text(json.dumps(
+        {"context": {"fileName": "./docs/CONTEXT.md"}}))
+    (repo / ".gemini" / "settings.json").unlink()
+    (repo / "docs").mkdir()
+    (repo / "docs" / "CONTEXT.md").write_text("project ctx\n")
+    settings = load_settings(str(repo), home=str(home), cli={"trusted": True})
+    assert settings.context_file_names == ["./docs/CONTEXT.md"]
+    assert [(p.code, p.severity) for p in settings.problems] == [
+        ("settings-file-name-path", "warning")]
+    trust(home, repo)
+    shown = run("show", "--json", cwd=repo, home=home)
+    assert shown.returncode == 0, shown.stderr
+    assert str(repo / "docs" / "CONTEXT.md") in json.loads(shown.stdout)["files"]
+    assert "is a path: Gemini CLI reads it below each folder" in shown.stderr
 
 
 def test_memlens_check_reports_the_bad_setting_on_the_settings_file(hostile: Path) -> None:

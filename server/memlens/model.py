@@ -3,6 +3,7 @@ cross a boundary live in `protocol/`."""
 
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
@@ -35,16 +36,47 @@ def gemini_profile_for(version: str | None) -> GeminiProfile:
 
 
 def file_name_problem(name: str) -> str | None:
-    """Why `name` cannot be a context file name, or None: it must be a plain file name (Gemini
-    CLI joins it to every folder it searches and to HOME/.gemini, so `../.bashrc` would read
-    and, through save_memory, write the user's own files)."""
+    """Why `name` cannot be a context file name, or None. Gemini CLI joins the name to every
+    folder it searches and to HOME/.gemini: a relative path below the folder
+    (`docs/CONTEXT.md`) is read as Gemini CLI reads it (and warned about: `context_name_is_path`),
+    but one that climbs out (`../.bashrc`) or is absolute would read and, through save_memory,
+    write the user's own files, so it is refused (a deliberate difference, G5 in
+    KNOWN_DIFFERENCES)."""
     if not name.strip():
         return "is empty"
-    if "/" in name or "\\" in name:
+    if "\\" in name:
         return "is a path, not a file name"
+    if name.startswith("/"):
+        return "is an absolute path, not a file name"
     if name in (".", "..") or "\0" in name:
         return "is not a file name"
+    parts = name.split("/")
+    if ".." in parts:
+        return "climbs out of the folder (..)"
+    if posixpath.normpath(name) in (".", "") or name.endswith("/"):
+        return "is not a file name"
     return None
+
+
+def context_name_is_path(name: str) -> bool:
+    """A context file name with a folder in it (`docs/CONTEXT.md`): found only by the upward
+    search and in HOME/.gemini, never by a downward search (which compares file names)."""
+    return "/" in posixpath.normpath(name)
+
+
+def join_context_name(folder: str, name: str) -> str:
+    """`path.join(folder, name)` as Gemini CLI does it: `./x` and `a//b` normalised."""
+    joined = posixpath.join(folder, name)
+    return posixpath.normpath(joined) if "/" in name else joined
+
+
+def is_context_file(path: str, names: list[str]) -> bool:
+    """Whether `path` is one of the context files `names` name (a relative name matches the
+    end of the path)."""
+    if posixpath.basename(path) in names:
+        return True
+    return any(path.endswith("/" + posixpath.normpath(n)) for n in names
+               if context_name_is_path(n))
 
 
 class SettingsProblem(Wire):
@@ -122,10 +154,13 @@ class MemorySettings(Wire):
     def _profile_rules(self) -> MemorySettings:
         """Gemini CLI 0.44+: JIT is the only mode (`experimental.jitContext` and the classic
         search are gone), and `context.fileName` adds to GEMINI.md: the configured names first,
-        trimmed, each once, then GEMINI.md (`setGeminiMdFilename`). Idempotent."""
+        trimmed and normalised, each once, then GEMINI.md (`setGeminiMdFilename`). Idempotent."""
         if self.gemini_profile == "0.44+":
             self.jit_context = True
-            names = [n.strip() for n in self.context_file_names if n.strip()]
+            # path.normalize: `./docs//CONTEXT.md` is named `docs/CONTEXT.md` (also in the
+            # system instruction's header).
+            names = [posixpath.normpath(n.strip()) if "/" in n else n.strip()
+                     for n in self.context_file_names if n.strip()]
             self.context_file_names = list(dict.fromkeys([*names, DEFAULT_CONTEXT_FILE]))
         return self
 

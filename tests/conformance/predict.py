@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memlens.agents.gemini.render import collapse_blank_lines
+from memlens.agents.gemini.skills import Skill, render_available_skills
+from memlens.verify.capture import skills_in_system_instruction
 from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
@@ -69,8 +72,16 @@ def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     return {"show": show, "payloads": show["payloads"],
             "jit": None if jit is None else jit["context"],
             "jit_payloads": None if jit is None else jit["payloads"],
-            "skills": [{k: s[k] for k in ("name", "description", "location")} for s in listed],
+            "skills": _as_listed(listed),
             "written": _written(capture, profile)}
+
+
+def _as_listed(listed: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The skills as the model reads them: Gemini CLI's listing, then its system instruction's
+    sanitising (three newlines or more become two, also inside a description)."""
+    skills = [Skill(s["name"], s["description"], s["location"], "") for s in listed]
+    system = collapse_blank_lines(render_available_skills(skills))
+    return skills_in_system_instruction(system, []) or []
 
 
 def _written(capture: Capture, profile: str) -> dict[str, str]:

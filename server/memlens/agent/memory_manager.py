@@ -25,6 +25,7 @@ from memlens.agent.tools.memory import SaveMemory, SaveMemoryArgs
 from memlens.agent.tools.search import Glob
 from memlens.agent.tools.workspace import Workspace
 from memlens.files.pathpolicy import PathPolicy, PathRefused, Refusal
+from memlens.model import is_context_file
 
 MAX_TURNS = 10
 MAX_SECONDS = 5 * 60
@@ -41,8 +42,8 @@ class MemoryFiles(Workspace):
         self.names_allowed = set(context.settings.context_file_names)
 
     def _memory_name(self, path: str, real: str) -> bool:
-        return (posixpath.basename(path) in self.names_allowed
-                and posixpath.basename(real) in self.names_allowed)
+        names = sorted(self.names_allowed)
+        return is_context_file(path, names) and is_context_file(real, names)
 
     def allow_file(self, tool: str, path: str, real: str, write: bool) -> None:
         if not self._memory_name(path, real):

@@ -48,6 +48,7 @@ RULES: dict[str, str] = {
     "memory-duplicate-entry": "The same saved memory appears twice",
     "settings-invalid-file-name": "A context file name in settings.json is ignored",
     "settings-include-not-found": "An include directory in settings.json does not exist",
+    "settings-file-name-path": "A context file name in settings.json is a relative path",
     "settings-include-home": "An include directory in settings.json contains HOME",
     "settings-include-directory": "An include directory in settings.json adds a folder",
     "skill-invalid-yaml": "A SKILL.md frontmatter is not valid YAML",

@@ -8,6 +8,7 @@ wants the closing `---` alone on its line. The YAML inside is read the same way 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import yaml
 
@@ -46,11 +47,52 @@ def js_yaml_mapping(text: str) -> dict[str, object] | None:
         text = "   " + text[3:]
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = False
-    try:
-        data = reader.load(text)
-    except Exception:  # ruamel's errors share no base class worth naming; all mean "invalid"
-        return None
-    return data if isinstance(data, dict) else None
+    shielded = "\t" in text and _TAB_MARK not in text
+    tries = [text]
+    if shielded:
+        lines = text.splitlines(keepends=True)
+        tries = ["".join(_shield_tabs(line, outer=False) for line in lines),
+                 "".join(_shield_tabs(line, outer=True) for line in lines)]
+    for attempt in tries:
+        try:
+            data = reader.load(attempt)
+        except Exception:  # ruamel's errors share no base class worth naming: "invalid"
+            continue
+        if not isinstance(data, dict):
+            return None
+        return _unshield(data) if shielded else data
+    return None
+
+
+# ruamel.yaml refuses a tab inside a plain scalar (`description: tab<TAB>here`), which YAML 1.2
+# and js-yaml allow: a tab between two characters goes through as this mark and is put back
+# after the load. When that is not enough, a tab before a comment or at the end of a line is
+# taken as the whitespace it is to js-yaml (the value ends there): a space, on lines without
+# quotes (a second try, so that block scalars which load keep their tabs).
+_TAB_MARK = "\ue000"
+_INNER_TABS = re.compile(r"(?<=[^\s:])([ \t]*\t[ \t]*)(?=[^\s#])")
+_OUTER_TABS = re.compile(r"(?<=\S)[ \t]*\t[ \t]*(?=#|\r?\n|$)")
+
+
+def _shield_tabs(line: str, *, outer: bool) -> str:
+    body = line.lstrip(" \t")
+    indent = line[:len(line) - len(body)]
+    if "\t" not in body:
+        return line
+    body = _INNER_TABS.sub(lambda m: m.group(1).replace("\t", _TAB_MARK), body)
+    if outer and '"' not in body and "'" not in body:
+        body = _OUTER_TABS.sub(lambda m: m.group(0).replace("\t", " "), body)
+    return indent + body
+
+
+def _unshield(value: object) -> Any:
+    if isinstance(value, str):
+        return value.replace(_TAB_MARK, "\t")
+    if isinstance(value, dict):
+        return {_unshield(k): _unshield(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshield(v) for v in value]
+    return value
 
 
 def line_closed_frontmatter(text: str) -> dict[str, object] | None:

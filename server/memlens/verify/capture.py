@@ -292,11 +292,19 @@ def _gemini_skills(requests: list[Request], notes: list[str]) -> list[dict[str, 
     system = "".join(
         part.get("text", "") for part in turns[0].body.get("systemInstruction", {}).get("parts", [])
     )
+    return skills_in_system_instruction(system, notes)
+
+
+def skills_in_system_instruction(system: str, notes: list[str]) -> list[dict[str, str]] | None:
+    """The <available_skills> entries of a system instruction ({name, description,
+    location}, in order); None without the section."""
     start = system.find(_SKILLS_OPEN)
     if start < 0:
         return None
     start += len(_SKILLS_OPEN)
     end = system.find(_SKILLS_CLOSE + "\n", start)
+    if end < 0 and system.endswith(_SKILLS_CLOSE):
+        end = len(system) - len(_SKILLS_CLOSE)
     listing = system[start:end] if end >= 0 else ""
     skills: list[dict[str, str]] = []
     at = 0

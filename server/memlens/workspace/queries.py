@@ -12,7 +12,7 @@ from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad
 from memlens.agents.gemini.ignore import IgnoreFilter
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
-from memlens.model import MemorySettings
+from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
@@ -72,6 +72,10 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
     The walk reads at most `memlens.maxIndexedFolders` folders over all the roots; a root
     whose walk stopped short is added to `stops`. `progress` hears the folders read so far."""
     found: dict[str, list[str]] = {name: [] for name in names}
+    # A relative name (`docs/CONTEXT.md`) is looked for by its file name, then by its end.
+    by_base: dict[str, list[str]] = {}
+    for name in names:
+        by_base.setdefault(posixpath.basename(posixpath.normpath(name)), []).append(name)
     left = engine.settings.max_indexed_folders
     done = 0
     for root in roots:
@@ -83,12 +87,14 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
         ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
                               respect_gemini_ignore=engine.settings.respect_gemini_ignore)
         paths, report = engine.downward_search(
-            root, tuple(names), ignore, left, include_special=True,
+            root, tuple(by_base), ignore, left, include_special=True,
             progress=None if progress is None else functools.partial(_shifted, progress, done))
         left -= report.scanned
         done += report.scanned
         for path in paths:
-            found[posixpath.basename(path)].append(path)
+            for name in by_base.get(posixpath.basename(path), []):
+                if is_context_file(path, [name]):
+                    found[name].append(path)
         if unreadable is not None:
             unreadable += [u for u in report.unreadable if u not in unreadable]
         if report.exhausted and stops is not None:

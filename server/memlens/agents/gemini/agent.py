@@ -37,7 +37,7 @@ from memlens.agents.gemini.render import (
 from memlens.agents.gemini.trust import memory_summary
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
-from memlens.model import MemorySettings
+from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic
 from memlens.text.references import ImportToken, relative_import
 
@@ -134,7 +134,7 @@ class GeminiAgent(MemoryAgent):
         return settings.context_file_names
 
     def owns(self, path: str, settings: MemorySettings) -> bool:
-        return posixpath.basename(path) in settings.context_file_names
+        return is_context_file(path, settings.context_file_names)
 
     def claims(self, path: str) -> bool:
         return False  # the index follows Gemini CLI's files through its import graph

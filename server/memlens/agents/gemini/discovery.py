@@ -24,7 +24,7 @@ from memlens.agents.gemini.trust import decide_trust
 from memlens.files.fsread import FileReader, ReadResult, file_identity, is_readable
 from memlens.files.nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve, to_absolute
 from memlens.files.roots import ProjectRootFinder
-from memlens.model import MemorySettings, Mode, Tier
+from memlens.model import MemorySettings, Mode, Tier, is_context_file, join_context_name
 from memlens.protocol.memory import HierarchicalMemory
 from memlens.text.references import ImportToken
 
@@ -157,7 +157,7 @@ class MemoryEngine:
     def global_paths(self) -> list[str]:
         out = []
         for name in self.settings.context_file_names:
-            path = posixpath.join(self.global_dir, name)
+            path = join_context_name(self.global_dir, name)
             if self.is_candidate(path):
                 out.append(path)
         return out
@@ -238,14 +238,14 @@ class MemoryEngine:
         start = resolve(directory)
         project_root = self.project_root(start)
         stop = dirname(project_root) if project_root else dirname(self.home)
-        global_file = posixpath.join(self.global_dir, filename)
+        global_file = join_context_name(self.global_dir, filename)
         found: list[str] = []
         above: list[str] = []
         current = start
         while current and current != dirname(current):
             if current == self.global_dir:
                 break
-            candidate = posixpath.join(current, filename)
+            candidate = join_context_name(current, filename)
             if candidate != global_file and is_readable(candidate):
                 found.insert(0, candidate)
                 outside = (current == stop) if project_root else current != start
@@ -383,7 +383,7 @@ class MemoryEngine:
         return frozenset({".git"})
 
     def global_paths_for(self, name: str) -> list[str]:
-        path = posixpath.join(self.global_dir, name)
+        path = join_context_name(self.global_dir, name)
         return [path] if is_readable(path) else []
 
     # --- jit mode --------------------------------------------------------------------
@@ -395,7 +395,7 @@ class MemoryEngine:
         while True:
             if current == self.global_dir:
                 break
-            here = [posixpath.join(current, n) for n in names]
+            here = [join_context_name(current, n) for n in names]
             here = [p for p in here if self.is_candidate(p)]
             if here:
                 found.insert(0, here)
@@ -419,7 +419,7 @@ class MemoryEngine:
         preferred = posixpath.join(memory_dir, PROJECT_MEMORY_INDEX)
         if is_readable(preferred):
             return [preferred]
-        return [p for p in (posixpath.join(memory_dir, n)
+        return [p for p in (join_context_name(memory_dir, n)
                             for n in self.settings.context_file_names) if is_readable(p)]
 
     def workspace_roots(self, cwd: str) -> list[str]:
@@ -505,7 +505,7 @@ def _same_real(a: str, b: str) -> bool:
 
 
 def is_memory_name(path: str, settings: MemorySettings) -> bool:
-    return posixpath.basename(path) in settings.context_file_names
+    return is_context_file(path, settings.context_file_names)
 
 
 def inside_any(path: str, roots: Iterable[str]) -> bool:

@@ -18,7 +18,6 @@ from memlens.agents.gemini.render import append_jit_context, concatenate_instruc
 from memlens.files.fsread import file_identity
 from memlens.files.nodecompat import dirname, is_subpath, resolve, to_absolute
 
-
 # Gemini CLI 0.44+ (`hasBlockedPathSegment`): a path under the workspace with one of these
 # segments (case-insensitive, a `:stream` and trailing spaces and dots cut off, Windows short
 # names too) is not "within the workspace", so every file tool refuses it.

@@ -25,7 +25,13 @@ from memlens.agent_versions import (
 from memlens.agents.gemini.jsonc import read_json_file
 from memlens.agents.gemini.trust import decide_trust
 from memlens.files.nodecompat import is_subpath, js_number, js_trim, js_truthy, resolve
-from memlens.model import MemorySettings, SettingsProblem, Severity, file_name_problem
+from memlens.model import (
+    MemorySettings,
+    SettingsProblem,
+    Severity,
+    context_name_is_path,
+    file_name_problem,
+)
 
 Origin = Literal["user", "workspace", "editor", "cli", "env"]
 AGENTS_ENV = "MEMLENS_AGENTS"
@@ -98,6 +104,17 @@ class _Layer:
             problem = file_name_problem(name)
             if problem is None:
                 kept.append(name)
+                if context_name_is_path(name):
+                    self.problems.append(SettingsProblem(
+                        origin=self.origin, source=self.source,
+                        setting=_FILE_NAME_KEYS[self.origin], value=name,
+                        code="settings-file-name-path", severity="warning",
+                        reason="is a path",
+                        message=f"context file name {json.dumps(name, ensure_ascii=False)} in "
+                                f"{self.where(_FILE_NAME_KEYS[self.origin])} is a path: Gemini "
+                                "CLI reads it below each folder of the upward search and in "
+                                "~/.gemini (never in subfolders), and save_memory writes "
+                                f"~/.gemini/{posixpath.normpath(name)}"))
             else:
                 self.report(_FILE_NAME_KEYS[self.origin], name, "settings-invalid-file-name",
                             "error", "context file name", problem)

@@ -26,6 +26,7 @@ from memlens.files.nodecompat import (
     js_trim_start,
     node_error_message,
 )
+from memlens.model import join_context_name
 
 MEMORY_SECTION_HEADER = "## Gemini Added Memories"
 EMPTY_FACT_ERROR = 'Parameter "fact" must be a non-empty string.'
@@ -325,7 +326,7 @@ def memory_target(home: str, file_names: list[str], workspace: str, scope: Scope
         temp = project_temp_dir(home, workspace, claim=True)
         assert temp is not None
         return os.path.join(temp, "memory", PROJECT_MEMORY_INDEX)
-    return os.path.join(home, ".gemini", file_names[0])
+    return join_context_name(os.path.join(home, ".gemini"), file_names[0])
 
 
 def memory_description(path: str, home: str) -> str:
