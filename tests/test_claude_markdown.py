@@ -1,4 +1,4 @@
-"""agents/claude/markdown.py: Claude Code 2.1.330's reading of a memory file's markdown (each
+"""agents/claude/markdown.py: Claude Code 2.1's reading of a memory file's markdown (each
 case here was sent by the real agent: tests/conformance/differential/regressions_claude.yaml
 runs the same texts through it)."""
 
@@ -8,6 +8,7 @@ import pytest
 
 from memlens.agents.claude.markdown import (
     comment_spans,
+    follow_claude_version,
     includes,
     split_frontmatter,
     strip_comments,
@@ -25,11 +26,30 @@ from memlens.agents.claude.rules import globs_match, rule_globs
     ("kept\r\ncrlf\r\n", "kept\r\ncrlf\r\n"),
     ("text\n  <!-- indented -->\n  \nnext\n", "text\n  <!-- indented -->\n  \nnext\n"),
     ("  <!-- alone -->\n\nx\n", "x\n"),
-    # 2.1.330 continues the quote (2.1.332 ends it: KNOWN_DIFFERENCES.md)
-    ("> quoted\n  <!-- after a quote -->\n  \nx\n", "> quoted\n  <!-- after a quote -->\n  \nx\n"),
 ])
 def test_comment_blocks(text: str, sent: str) -> None:
     assert strip_comments(text) == sent
+
+
+@pytest.mark.parametrize(("version", "text", "sent"), [
+    # 2.1.330 continues a block quote at an indented HTML line; 2.1.332 ends it there (C8)
+    ("2.1.330", "> quoted\n  <!-- after a quote -->\n  \nx\n",
+     "> quoted\n  <!-- after a quote -->\n  \nx\n"),
+    ("2.1.332", "> quoted\n  <!-- after a quote -->\n  \nx\n", "> quoted\n  \nx\n"),
+    ("2.1.330", "> quoted\n   <!-- 3sp -->\n\nx\n", "> quoted\n   <!-- 3sp -->\n\nx\n"),
+    ("2.1.332", "> quoted\n   <!-- 3sp -->\n\nx\n", "> quoted\nx\n"),
+    (None, "> quoted\n   <!-- 3sp -->\n\nx\n", "> quoted\nx\n"),  # unknown: the newest
+    ("2.1.400", "> quoted\n   <!-- 3sp -->\n\nx\n", "> quoted\nx\n"),
+    # a paragraph goes on in both; a comment in the first column ends the quote in both
+    ("2.1.332", "para\n  <!-- indented -->\n\nx\n", "para\n  <!-- indented -->\n\nx\n"),
+    ("2.1.330", "> quoted\n<!-- col0 -->\n\nx\n", "> quoted\nx\n"),
+])
+def test_comment_blocks_per_release(version: str | None, text: str, sent: str) -> None:
+    try:
+        follow_claude_version(version)
+        assert strip_comments(text) == sent
+    finally:
+        follow_claude_version(None)
 
 
 def test_comment_spans_are_in_the_text_as_written() -> None:

@@ -175,6 +175,11 @@ class MemorySettings(Wire):
         """The agents shown, the chosen one first (SPEC §4)."""
         return self._chosen_agents
 
+    def agent_version(self, agent: str) -> str | None:
+        """The installed or pinned version of `agent` among the chosen agents (None: not
+        known)."""
+        return next((p.installed for p in self._chosen_agents if p.agent == agent), None)
+
     @property
     def mode(self) -> Mode:
         return "jit" if self.jit_context else "classic"

@@ -112,9 +112,11 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 def claude(capture: Capture) -> dict[str, Any]:
     """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
     jit_payloads: the text blocks sent after the read (None without a read)}."""
-    show = memlens("show", "--json", *_common(capture, "claude"), capture.cwd, cwd=capture.cwd,
+    # The release that ran (its grammar: Claude Code 2.1.332 changed one lexer rule, C8).
+    agent = f"claude@{capture.version}"
+    show = memlens("show", "--json", *_common(capture, agent), capture.cwd, cwd=capture.cwd,
                    home=capture.home)
-    jit = _jit(capture, "claude")
+    jit = _jit(capture, agent)
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),

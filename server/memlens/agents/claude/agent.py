@@ -17,6 +17,7 @@ from memlens.agents.base import (
     ignores_file,
 )
 from memlens.agents.claude.includes import find_includes
+from memlens.agents.claude.markdown import follow_claude_version
 from memlens.agents.claude.memory_index import claude_home
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
@@ -161,6 +162,7 @@ class ClaudeAgent(MemoryAgent):
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:
         """With `target`, the rules whose `paths:` match it load too."""
+        follow_claude_version(settings.agent_version("claude"))
         loader = ClaudeLoader(settings.home, reader=reader)
         load = loader.load(folder)
         # The text is what Claude Code sends: its start-up reminder, then (with a target) the
@@ -194,6 +196,7 @@ class ClaudeAgent(MemoryAgent):
                         reader: FileReader) -> WorkspaceCheck:
         """What it loads working in each root and in each folder a found CLAUDE.md puts it to
         work in (a subfolder's CLAUDE.md is checked as Claude Code loads it there)."""
+        follow_claude_version(settings.agent_version("claude"))
         folders = claude_project_folders(found)
         checked = check_claude_folders(settings.home, list(dict.fromkeys([*roots, *folders])),
                                        reader)
@@ -202,6 +205,7 @@ class ClaudeAgent(MemoryAgent):
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
+        follow_claude_version(settings.agent_version("claude"))
         return ClaudeJitSession(settings.home, folder, reader)
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
@@ -216,6 +220,7 @@ class ClaudeAgent(MemoryAgent):
                    ) -> list[AgentFile]:
         """Its start-up load for the folder, rules scoped by `paths:`, and the subfolder
         CLAUDE.md files it reads when it works there."""
+        follow_claude_version(settings.agent_version("claude"))
         load = ClaudeLoader(settings.home, reader=reader).load(folder)
         rows = [AgentFile(f.path, f.kind, f.content) for f in load.files]
         rows += [AgentFile(r.path, r.kind, r.content, "applies to " + ", ".join(r.applies_to),

@@ -1,4 +1,4 @@
-"""How Claude Code 2.1.330 reads a memory file's text: its frontmatter, the HTML comments it
+"""How Claude Code 2.1 reads a memory file's text: its frontmatter, the HTML comments it
 strips and the `@path` includes it follows.
 
 Claude Code lexes the file with a `marked` lexer (``gfm: false``) and works on its tokens:
@@ -52,17 +52,41 @@ def _html_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return html_block(state, start, end, silent)
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
+def _html_ends_quote(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Claude Code 2.1.332: an HTML block indented by one to three spaces ends a block
+    quote's lazy continuation (2.1.330 continues the quote; a paragraph goes on in both).
+    Only ever asked as a terminator: in the main chain it never matches."""
+    indent = state.sCount[start] - state.blkIndent
+    return silent and 0 < indent < 4 and html_block(state, start, end, True)
+
+
+# Which Claude Code release's grammar to follow (`follow_claude_version`): the newest verified
+# unless the installed or pinned one is older.
+_QUOTE_ENDS_AT_INDENTED_HTML = (2, 1, 332)
+_grammar = {"quote_ends_at_indented_html": True}
+
+
+def follow_claude_version(version: str | None) -> None:
+    """Parse as this Claude Code release does (None: the newest verified)."""
+    numbers = tuple(int(n) for n in re.findall(r"\d+", version or "")[:3])
+    _grammar["quote_ends_at_indented_html"] = (
+        len(numbers) < 3 or numbers >= _QUOTE_ENDS_AT_INDENTED_HTML)
+
+
+@lru_cache(maxsize=2)
+def _parser(quote_ends_at_indented_html: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark")
     md.block.ruler.at("html_block", _html_block,
                       {"alt": ["paragraph", "reference", "blockquote"]})
+    if quote_ends_at_indented_html:
+        md.block.ruler.before("html_block", "html_ends_quote", _html_ends_quote,
+                              {"alt": ["blockquote"]})
     # Escapes stay tokens of their own (marked's `escape` tokens end a text token).
     return md.disable("text_join")
 
 
 def _tokens(text: str) -> list[Token]:
-    return _parser().parse(text)
+    return _parser(_grammar["quote_ends_at_indented_html"]).parse(text)
 
 
 def _line_starts(text: str) -> list[int]:
