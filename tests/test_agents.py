@@ -4,9 +4,9 @@ markers in the common shape."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,38 +22,45 @@ from memlens.agents import (
     workspace_file_names,
 )
 from memlens.agents.claude.includes import find_includes
+from memlens.agents.claude.markdown import includes as markdown_includes
+from memlens.agents.claude.markdown import split_frontmatter
 from memlens.agents.gemini.imports import find_imports
 from memlens.files.roots import repository_root
 from memlens.lsp.custom import context_sections
 from memlens.model import MemorySettings
 from memlens.text.frontmatter import line_closed_frontmatter
-from memlens.text.references import ImportToken, find_code_regions
 
 from .conftest import build_tree
 
-# What Claude Code's include scanner was before it shared Gemini CLI's: the oracle.
-_CLAUDE_INCLUDE = re.compile(r"(?:^|(?<=[ \t\n\r]))@([^\s]+)")
-
-
-def _regex_includes(text: str) -> list[ImportToken]:
-    regions = find_code_regions(text) if "`" in text else []
-    tokens = []
-    for match in _CLAUDE_INCLUDE.finditer(text):
-        path = match.group(1)
-        if not (path[0] in "./~" or path[0].isalnum()):
-            continue
-        in_code = any(a <= match.start() < b for a, b in regions)
-        tokens.append(ImportToken(match.start(), match.end(), path, in_code))
-    return tokens
-
-
-_TRICKY = "@ab~./1`\t\n\r \x0b\x0c\x1c\x85\xa0\u2003\u3000é٣-_"
+_TRICKY = "@ab~./1`\t\n\r \x0b\x0c\x1c\x85\xa0\u2003\u3000é٣-_#\\<!->"
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet=_TRICKY, max_size=40))
-def test_claude_includes_scan_as_they_did(text: str) -> None:
-    assert find_includes(text) == _regex_includes(text)
+def test_claude_include_tokens_are_what_its_lexer_follows(text: str) -> None:
+    """The editor's links and renames (find_includes) mark as followed exactly the includes
+    the loader follows (markdown.includes, Claude Code's own lexer), each token at an `@`."""
+    tokens = find_includes(text)
+    followed = sorted(t.path for t in tokens if not t.in_code)
+    assert followed == sorted(r.path for r in markdown_includes(split_frontmatter(text)[0]))
+    assert all(text[t.start] == "@" and t.start < t.end for t in tokens)
+
+
+@pytest.mark.parametrize(("text", "followed", "not_followed"), [
+    ("See @./a.md and @docs/style.md#naming\n", ["./a.md", "docs/style.md"], []),
+    ("```\n@./fenced.md\n```\n~~~\n@x.md\n~~~\n    @indented.md\n", [],
+     ["./fenced.md", "x.md", "indented.md"]),
+    ("@docs/my\\ notes.md here\n", ["docs/my notes.md"], []),
+    ("---\nk: @fm.md\n---\n@body.md\n", ["body.md"], ["fm.md"]),
+    ("<!-- @hidden.md -->\n\ntext @real.md\n", ["real.md"], ["hidden.md"]),
+])
+def test_claude_include_tokens(text: str, followed: list[str], not_followed: list[str]) -> None:
+    tokens = find_includes(text)
+    assert [t.path for t in tokens if not t.in_code] == followed
+    assert [t.path for t in tokens if t.in_code] == not_followed
+    fragment = next((t for t in tokens if t.path == "docs/style.md"), None)
+    if fragment is not None:  # the span stops before the fragment: a rename keeps it
+        assert text[fragment.start:fragment.end] == "@docs/style.md"
 
 
 def test_the_two_scanners_differ_only_where_the_agents_do() -> None:

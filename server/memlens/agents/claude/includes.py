@@ -48,8 +48,35 @@ def _include_may_start(char: str) -> bool:
 
 
 def find_includes(text: str) -> list[ImportToken]:
-    """`@path` includes as Claude Code writes them: `@./rel`, `@~/x`, `@/abs`, `@rel`."""
-    return find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start)
+    """Every `@path` written in `text`, each where it is written; the ones Claude Code follows
+    (what its lexer finds: markdown.includes, the same reading the loader uses) have
+    `in_code` False and the path it reads (`#fragment` cut, `\\ ` unescaped), spanning the
+    written path without its fragment (a rename keeps the fragment); the others (in code, in
+    a comment, in the frontmatter, not a path Claude Code takes) have `in_code` True."""
+    body = split_frontmatter(text)[0]
+    offset = len(text) - len(body)
+    wanted: dict[str, str] = {}  # the written path without its fragment -> the path read
+    for ref in markdown_includes(body):
+        wanted.setdefault(ref.raw.split("#", 1)[0], ref.path)
+    tokens: list[ImportToken] = []
+    placed: set[str] = set()
+    for token in find_references(text, path_ends=_PATH_ENDS, may_start=_include_may_start):
+        written = text[token.start + 1:token.end].split("#", 1)[0]
+        if token.start >= offset and written in wanted and written not in placed:
+            placed.add(written)
+            tokens.append(ImportToken(token.start, token.start + 1 + len(written),
+                                      wanted[written], False))
+        else:
+            tokens.append(ImportToken(token.start, token.end, token.path, True))
+    # What the generic scanner cuts short (an escaped space: `@docs/my\\ notes.md`).
+    for written, path in wanted.items():
+        if written in placed:
+            continue
+        start = text.find("@" + written, offset)
+        if start >= 0:
+            tokens = [t for t in tokens if not (start <= t.start < start + 1 + len(written))]
+            tokens.append(ImportToken(start, start + 1 + len(written), path, False))
+    return sorted(tokens, key=lambda t: t.start)
 
 
 def external_includes_approved(home: str, cwd: str) -> bool:
