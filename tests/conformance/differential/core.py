@@ -62,6 +62,9 @@ class AgentSpec:
     regressions: Path | None = None
     # Treated as one kind of difference when minimising (default: the field names before ':').
     kind: Callable[[list[str]], str] | None = None
+    # A deliberate difference (KNOWN_DIFFERENCES.md) a tree is expected to show: its class
+    # (`G5`), or None. Long runs count such trees apart and do not minimise them.
+    deliberate: Callable[[Scenario], str | None] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -227,6 +230,7 @@ def run(spec: AgentSpec, seed: int, cases: int, start: int = 0, jobs: int = 2,
                          f"{spec.agent}@{spec.version}")
     started = time.monotonic()
     differ: dict[str, list[str]] = {}
+    deliberate: dict[str, str] = {}
     failed: dict[str, list[str]] = {}
     kinds: set[str] = set()
     kept: list[str] = []
@@ -241,6 +245,11 @@ def run(spec: AgentSpec, seed: int, cases: int, start: int = 0, jobs: int = 2,
                 failed[sid] = outcome.found
                 log(f"FAILED {sid}: {outcome.found}")
                 continue
+            known = spec.deliberate(outcome.scenario) if spec.deliberate else None
+            if known is not None:
+                deliberate[sid] = known
+                log(f"DELIBERATE {sid}: {known} ({spec.kind_of(outcome.found)})")
+                continue
             differ[sid] = outcome.found
             log(f"DIFF {sid}: {spec.kind_of(outcome.found)}")
             kind = spec.kind_of(outcome.found)
@@ -252,13 +261,15 @@ def run(spec: AgentSpec, seed: int, cases: int, start: int = 0, jobs: int = 2,
                 log(f"  kept as {made.id} ({len(small.tree)} + {len(small.home)} entries)")
         done = first + count - start
         log(f"{spec.target} seed {seed}: {done}/{cases} trees, {len(differ)} differ, "
-            f"{len(failed)} failed, {time.monotonic() - started:.0f} s")
+            f"{len(deliberate)} deliberate, {len(failed)} failed, "
+            f"{time.monotonic() - started:.0f} s")
     return {"agent": spec.target, "seed": seed, "cases": cases, "start": start,
-            "differ": differ, "failed": failed, "kept": kept,
+            "differ": differ, "deliberate": deliberate, "failed": failed, "kept": kept,
             "seconds": round(time.monotonic() - started, 1)}
 
 
 def summary_line(summary: dict[str, Any]) -> str:
-    brief = {k: v for k, v in summary.items() if k not in ("differ", "failed")}
+    brief = {k: v for k, v in summary.items() if k not in ("differ", "deliberate", "failed")}
     return json.dumps(brief | {"differ": len(summary["differ"]),
+                               "deliberate": len(summary.get("deliberate", {})),
                                "failed": len(summary["failed"])})

@@ -332,7 +332,23 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
     return out
 
 
+def climbs_out(scenario: Scenario) -> str | None:
+    """G5 (deliberate): a context file name with a `..` segment, which memlens refuses."""
+    for where in (scenario.home, scenario.tree):
+        text = where.get(".gemini/settings.json")
+        try:
+            names = json.loads(text).get("context", {}).get("fileName") if isinstance(
+                text, str) else None
+        except (ValueError, AttributeError):
+            continue
+        names = [names] if isinstance(names, str) else names or []
+        if any(isinstance(n, str) and ".." in n.split("/") for n in names):
+            return "G5"
+    return None
+
+
 def spec(version: str | None = None) -> AgentSpec:
     return AgentSpec(agent=AGENT, version=version or VERSION, generate=generate,
                      predict=predict_gemini, compare=compare, ci_seed=CI_SEED,
-                     ci_cases=CI_CASES, regressions=HERE / "regressions_gemini43.yaml")
+                     ci_cases=CI_CASES, regressions=HERE / "regressions_gemini43.yaml",
+                     deliberate=climbs_out)
