@@ -340,6 +340,35 @@ def test_jit_json(ws: Path) -> None:
         JitEntry.model_validate(entry)
 
 
+@pytest.mark.parametrize("target", ["sub/missing.py", "sub", "sub/deeper"])
+def test_jit_read_tool_loads_nothing_for_what_a_read_cannot_read(ws: Path, target: str) -> None:
+    """A missing file or a folder: read_file fails before any memory is discovered (without
+    --read-tool they stand for a write creating the file and a listing of the folder)."""
+    for agent in ([], ["--agent", "gemini"]):
+        read = memlens("jit", "--cwd", "proj", "--read-tool", "--json", *agent, target, cwd=ws,
+                       home=ws / "home")
+        assert read.code == 0, read.err
+        assert read.json()[0]["files"] == []
+        any_tool = memlens("jit", "--cwd", "proj", "--json", *agent, target, cwd=ws,
+                           home=ws / "home")
+        assert any_tool.json()[0]["files"] == [str(ws / "proj" / "sub" / "GEMINI.md")]
+
+
+def test_jit_read_tool_follows_a_link_from_gemini_0_44(ws: Path) -> None:
+    (ws / "proj" / "other").mkdir()
+    (ws / "proj" / "other" / "GEMINI.md").write_text("Other rules\n")
+    (ws / "proj" / "other" / "real.py").write_text("")
+    (ws / "proj" / "sub" / "link.py").symlink_to("../other/real.py")
+    loaded = {}
+    for profile in ("gemini@0.43", "gemini@0.44+"):
+        run = memlens("jit", "--cwd", "proj", "--read-tool", "--json", "--agent", profile,
+                      "sub/link.py", cwd=ws, home=ws / "home")
+        assert run.code == 0, run.err
+        loaded[profile] = run.json()[0]["files"]
+    assert loaded == {"gemini@0.43": [str(ws / "proj" / "sub" / "GEMINI.md")],
+                      "gemini@0.44+": [str(ws / "proj" / "other" / "GEMINI.md")]}
+
+
 def test_jit_nothing_new_prints_nothing(ws: Path) -> None:
     run = memlens("jit", "--cwd", "proj", "docs/a.md", cwd=ws, home=ws / "home")
     assert (run.code, run.out) == (0, "")

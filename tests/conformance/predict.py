@@ -49,11 +49,13 @@ def _common(capture: Capture, agent: str) -> list[str]:
     return ["--home", capture.home, "--trusted", "--agent", agent]
 
 
-def _jit(capture: Capture, agent: str) -> dict[str, Any] | None:
-    """`jit --agent A --json`'s entry for the scripted read (None without a read)."""
+def _jit(capture: Capture, agent: str, read_tool: bool = False) -> dict[str, Any] | None:
+    """`jit --agent A --json`'s entry for the scripted read (None without a read); with
+    `read_tool`, as the agent's read tool reads it (a missing file loads nothing)."""
     if not capture.read_path:
         return None
     answer = memlens("jit", "--json", *_common(capture, agent), "--cwd", capture.cwd,
+                     *(["--read-tool"] if read_tool else []),
                      capture.read_path, cwd=capture.cwd, home=capture.home)
     entry: dict[str, Any] = answer[0]
     return entry
@@ -66,7 +68,7 @@ def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
     scripted save_memory call ({path under HOME: text}; {} without one)}."""
     show = memlens("show", "--json", *_common(capture, profile), capture.cwd, cwd=capture.cwd,
                    home=capture.home)
-    jit = _jit(capture, profile)
+    jit = _jit(capture, profile, read_tool=True)  # the scripted call is read_file
     listed = memlens("skills", "list", "--json", *_common(capture, profile), cwd=capture.cwd,
                      home=capture.home)
     return {"show": show, "payloads": show["payloads"],

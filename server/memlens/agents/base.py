@@ -8,6 +8,7 @@ questions through this interface and never branch on which agent it is.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -162,6 +163,11 @@ class MemoryAgent(Protocol):
                     check: WorkspaceCheck) -> AgentJitSession | None:
         """A JIT session for work in `folder` (None: it loads nothing just in time here)."""
         ...
+
+    def read_tool_target(self, path: str, settings: MemorySettings) -> str | None:
+        """Where the agent's read tool looks for memory after reading `path` (None: the read
+        fails before any memory is discovered: a missing file, a folder)."""
+        return path if os.path.isfile(path) else None
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
                       reader: FileReader) -> list[Diagnostic]:

@@ -22,6 +22,10 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     jit.add_argument("--cwd", default=".", metavar="DIR")
     jit.add_argument("targets", nargs="+", metavar="TARGET")
     jit.add_argument("--json", action="store_true")
+    jit.add_argument("--read-tool", action="store_true",
+                     help="the agent's read tool reads each TARGET: a missing file or a folder "
+                          "fails before any memory loads (default: any tool; a folder is "
+                          "listed, a missing file created)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,14 +36,16 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_for(args, cwd)
     if args.json and args.agent is not None:
         print_json([e.wire() for e in agent_jit_payloads(agent_by_id(args.agent_id), cwd,
-                                                         args.targets, settings)])
+                                                         args.targets, settings,
+                                                         read_tool=args.read_tool)])
         return 0
     if not shows_primary(args):
-        entries = agent_jit(agent_by_id(args.agent_id), cwd, args.targets, settings)
+        entries = agent_jit(agent_by_id(args.agent_id), cwd, args.targets, settings,
+                            read_tool=args.read_tool)
     else:
         if not settings.jit_context:
             print("memlens: classic mode loads no memory just in time", file=sys.stderr)
-        entries = jit(cwd, args.targets, settings)
+        entries = jit(cwd, args.targets, settings, read_tool=args.read_tool)
     if args.json:
         print_json([e.wire() for e in entries])
         return 0

@@ -255,8 +255,18 @@ def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileRe
                                lambda path: reader.read(path).content)
 
 
+def _touched(agent: MemoryAgent, cwd: str, target: str, settings: MemorySettings,
+             read_tool: bool) -> str | None:
+    """The path whose memory loads after the agent's tools touch `target` (None: nothing
+    loads). With `read_tool` its read tool reads it (`MemoryAgent.read_tool_target`: a missing
+    file or a folder fails first; Gemini CLI 0.44+ follows a link to its real path); without
+    it a folder stands for list_directory and a missing file for a write creating it."""
+    path = posixpath.join(cwd, target)
+    return agent.read_tool_target(path, settings) if read_tool else path
+
+
 def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],
-              settings: MemorySettings) -> list[JitEntry]:
+              settings: MemorySettings, *, read_tool: bool = False) -> list[JitEntry]:
     """For each target in turn, what `agent` adds after its tools read it (one session)."""
     from memlens.agents.base import WorkspaceCheck
     from memlens.protocol.memory import JitEntry
@@ -264,16 +274,18 @@ def agent_jit(agent: MemoryAgent, cwd: str, targets: list[str],
     session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
     entries = []
     for target in targets:
-        if session is None:
+        touched = _touched(agent, cwd, target, settings, read_tool)
+        if session is None or touched is None:
             entries.append(JitEntry(target=target, files=[], context=""))
             continue
-        load = session.load_for(posixpath.join(cwd, target))
+        load = session.load_for(touched)
         entries.append(JitEntry(target=target, files=[f.path for f in load.files],
                                 context=load.context))
     return entries
 
 
-def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry]:
+def jit(cwd: str, targets: list[str], settings: MemorySettings, *,
+        read_tool: bool = False) -> list[JitEntry]:
     """For each target in turn, what Gemini CLI's tools would append (shared loaded set)."""
     from memlens.protocol.memory import JitEntry
 
@@ -281,12 +293,17 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings) -> list[JitEntry
     if not settings.jit_context:
         return [JitEntry(target=t, files=[], context="") for t in targets]
     startup = engine.load_jit(cwd)
+    from memlens.agents import agent_by_id
     from memlens.agents.gemini.jit import JitSession
 
     session = JitSession.after_startup(engine, startup)
     entries = []
     for target in targets:
-        result = session.discover(posixpath.join(startup.cwd, target))
+        touched = _touched(agent_by_id("gemini"), startup.cwd, target, settings, read_tool)
+        if touched is None:
+            entries.append(JitEntry(target=target, files=[], context=""))
+            continue
+        result = session.discover(touched)
         entries.append(JitEntry(target=target, files=[f.path for f in result.files],
                                 context=result.appendix))
     return entries
@@ -329,7 +346,8 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
 
 
 def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
-                       settings: MemorySettings) -> list[AgentJitEntry]:
+                       settings: MemorySettings, *, read_tool: bool = False
+                       ) -> list[AgentJitEntry]:
     """`memlens jit --agent`: for each target in turn (one session), the files `agent` adds
     and the exact strings it sends then."""
     from memlens.agents.base import WorkspaceCheck
@@ -338,10 +356,11 @@ def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
     session = agent.jit_session(settings, cwd, FileReader(), WorkspaceCheck())
     entries = []
     for target in targets:
-        if session is None:
+        touched = _touched(agent, cwd, target, settings, read_tool)
+        if session is None or touched is None:
             entries.append(AgentJitEntry(target=target, files=[], payloads=[], context=""))
             continue
-        load = session.load_for(posixpath.join(cwd, target))
+        load = session.load_for(touched)
         entries.append(AgentJitEntry(target=target, files=[f.path for f in load.files],
                                      payloads=load.payloads, context=load.context))
     return entries

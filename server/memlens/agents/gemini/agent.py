@@ -133,6 +133,13 @@ class GeminiAgent(MemoryAgent):
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return settings.context_file_names
 
+    def read_tool_target(self, path: str, settings: MemorySettings) -> str | None:
+        """read_file fails on a missing file or a folder; from 0.44 it discovers memory from
+        the file's real path (a symbolic link's target), 0.43 from the path as given."""
+        if not os.path.isfile(path):
+            return None
+        return os.path.realpath(path) if settings.gemini_profile != "0.43" else path
+
     def owns(self, path: str, settings: MemorySettings) -> bool:
         return is_context_file(path, settings.context_file_names)
 
