@@ -525,7 +525,8 @@ def test_jit_under_a_blocked_segment_loads_nothing_from_0_44(jit_tree: Path, seg
     if segment == ".git":
         return  # 0.43's read_file refuses it too: its git ignore always ignores .git
     older = session_for(jit_tree, gemini_profile="0.43")
-    assert str(folder / "GEMINI.md") in [f.path for f in older.discover(str(folder / "x.txt")).files]
+    loaded = older.discover(str(folder / "x.txt")).files
+    assert str(folder / "GEMINI.md") in [f.path for f in loaded]
 
 
 def test_jit_blocked_segments_are_whole_names(jit_tree: Path) -> None:
