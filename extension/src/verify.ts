@@ -9,6 +9,10 @@ import { AgentVerification, VerifyParams, VerifyResult } from "./generated/proto
 
 export const VERIFY = "memlens/verify";
 export const VERIFY_SCHEME = "memlens-verify";
+const RESTRICTED =
+  "Restricted Mode: Memory Lens runs your agents only in a trusted workspace, since they run with " +
+  "the folder's own settings (Claude Code's hooks among them). Nothing was run.";
+const MANAGE_TRUST = "Manage Workspace Trust";
 
 /** The report document: one section per agent, each differing payload as a unified diff. */
 export function verifyReport(result: VerifyResult): string {
@@ -57,6 +61,16 @@ export function registerVerify(context: vscode.ExtensionContext, client: Memlens
     changed,
     vscode.workspace.registerTextDocumentContentProvider(VERIFY_SCHEME, provider),
     vscode.commands.registerCommand("memlens.verifyAgents", async () => {
+      if (!vscode.workspace.isTrusted) {
+        // Offered in the palette all the same (a command disabled there is simply missing):
+        // the answer says why it does not run and how to change that. The server refuses an
+        // untrusted folder too.
+        const picked = await vscode.window.showWarningMessage(RESTRICTED, MANAGE_TRUST);
+        if (picked === MANAGE_TRUST) {
+          await vscode.commands.executeCommand("workbench.trust.manage");
+        }
+        return;
+      }
       const folders = vscode.workspace.workspaceFolders ?? [];
       if (folders.length === 0) {
         void vscode.window.showWarningMessage("Open a folder first: Memory Lens verifies what your agents read there.");

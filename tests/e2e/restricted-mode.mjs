@@ -11,13 +11,10 @@
 // Screenshots: artifacts/e2e/restricted-status-{light,dark}.png (the status item's tooltip),
 // restricted-hover-{light,dark}.png (lens and hover on line 1), restricted-view-{light,dark}.png
 // (the Memory view) and restricted-trust-editor.png (after the click).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import net from 'node:net';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
-  REPO, runScenario, copyWorkspace, openWorkbench, openFromExplorer, MEMORY_STATUS, settled,
+  runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS, settled,
   waitForCodeLens, hoverLineUntil, openMemoryLens, viewPane, treeRow, screenshot, log,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
@@ -31,44 +28,11 @@ function findFiles(dir, match) {
     .map((e) => path.join(e.parentPath ?? e.path, e.name));
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-// A code-server with workspace trust on, serving `workspace`; resolves to its URL.
-async function startTrustingCodeServer(workspace, cleanup) {
-  const state = mkdtempSync(path.join(tmpdir(), 'memlens-e2e-trust-'));
-  const port = await freePort();
-  const child = spawn('bash', [path.join(REPO, 'scripts/vscode/start.sh'), workspace, String(port)], {
-    env: { ...process.env, MEMLENS_WORKSPACE_TRUST: '1', MEMLENS_STATE_DIR: state },
-    detached: true,
-    stdio: 'ignore',
-  });
-  cleanup(() => {
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    rmSync(state, { recursive: true, force: true });
-  });
-  const deadline = Date.now() + 180_000;
-  const urlFile = path.join(state, 'url');
-  while (!existsSync(urlFile) || !readFileSync(urlFile, 'utf8').trim()) {
-    if (child.exitCode !== null) throw new Error(`start.sh exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('the trusting code-server did not start in 180 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { url: readFileSync(urlFile, 'utf8').trim(), state };
-}
-
 await runScenario('restricted-mode', async ({ page, step, cleanup }) => {
   step('copy the demo; start a code-server with workspace trust on');
   const { root, workspace } = copyWorkspace();
   cleanup(() => rmSync(root, { recursive: true, force: true }));
-  const { url, state } = await startTrustingCodeServer(workspace, cleanup);
+  const { url, state } = await startCodeServer(workspace, cleanup, { MEMLENS_WORKSPACE_TRUST: '1' });
   log(`restricted-mode: code-server with workspace trust at ${url}`);
 
   step('open the folder: it is in Restricted Mode');

@@ -9,7 +9,9 @@
 // own extension host and language server), names each wait with step(), saves
 // ARTIFACTS/<name>.png itself and gets ARTIFACTS/<name>-failure.png when it fails. Tests that
 // change files work on copyWorkspace(). MEMLENS_E2E_DEBUG=1 logs more (hover attempts).
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import {
   mkdtempSync, mkdirSync, rmSync, writeFileSync, appendFileSync, cpSync, realpathSync, existsSync, readFileSync,
   readdirSync,
@@ -202,6 +204,45 @@ export function isolatedWorkspace({ settings = {} } = {}) {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify({ ...current, 'memlens.home': home, ...settings }, null, 2)}\n`);
   return { root, workspace, home };
+}
+
+// A free loopback port.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+// A code-server of the test's own (scripts/vscode/start.sh, in its own process group) serving
+// `workspace`, for a test that needs another environment than the harness's code-server
+// (workspace trust on, another PATH): `env` is added to this process's environment (so the
+// harness's MEMLENS_VSIX, MEMLENS_PYTHON and HOME reach it too). Stopped, and its state folder
+// removed, by `cleanup`. Resolves to { url, state } (state: its MEMLENS_STATE_DIR, with
+// user-data/ and its logs) once it answers.
+export async function startCodeServer(workspace, cleanup, env = {}) {
+  const state = mkdtempSync(path.join(tmpdir(), 'memlens-e2e-cs-'));
+  const port = await freePort();
+  const child = spawn('bash', [path.join(REPO, 'scripts/vscode/start.sh'), workspace, String(port)], {
+    env: { ...process.env, ...env, MEMLENS_STATE_DIR: state },
+    detached: true,
+    stdio: 'ignore',
+  });
+  cleanup(() => {
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    rmSync(state, { recursive: true, force: true });
+  });
+  const deadline = Date.now() + 180_000;
+  const urlFile = path.join(state, 'url');
+  while (!existsSync(urlFile) || !readFileSync(urlFile, 'utf8').trim()) {
+    if (child.exitCode !== null) throw new Error(`scripts/vscode/start.sh exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('the test\'s own code-server did not start in 180 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url: readFileSync(urlFile, 'utf8').trim(), state };
 }
 
 // The project's Python (it runs the language server), for a test that prepares files with
