@@ -35,18 +35,32 @@ class Probed:
 
 def run_bounded(argv: Sequence[str], *, max_output: int, timeout: float | None = None,
                 cwd: str | None = None, env: Mapping[str, str] | None = None,
-                merge_stderr: bool = False, max_errors: int = 64 * 1024) -> Probed:
+                merge_stderr: bool = False, max_errors: int = 64 * 1024,
+                stdin: int | None = None) -> Probed:
     """Run `argv` (no shell, stdin closed, a session of its own) and read its stdout up to
     `max_output` bytes (stderr up to `max_errors`, or merged into stdout). Past a cap or the
-    `timeout` its whole process group is killed. Never raises for the program's behaviour."""
+    `timeout` its whole process group is killed. Never raises for the program's behaviour.
+    `stdin`: a file descriptor to read from instead of nothing."""
     try:
         proc = subprocess.Popen(list(argv), cwd=cwd, env=None if env is None else dict(env),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL if stdin is None else stdin,
+                                stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
                                 start_new_session=True)
     except (OSError, ValueError, subprocess.SubprocessError) as err:
         return Probed(None, b"", failed=getattr(err, "strerror", None) or str(err))
     deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        return _collect(proc, deadline, max_output, max_errors, timeout)
+    except BaseException:  # interrupted (SIGTERM, Ctrl-C): the program goes with us
+        _kill_group(proc)
+        with contextlib.suppress(Exception):
+            proc.wait(timeout=5)
+        raise
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float | None, max_output: int,
+             max_errors: int, timeout: float | None) -> Probed:
     assert proc.stdout is not None
     out_fd = proc.stdout.fileno()
     buffers: dict[int, bytearray] = {}
