@@ -18,6 +18,7 @@ from memlens.files.secrets import (
     known_secrets,
     register_secret,
 )
+from memlens.files.structured import json_file_or_none
 from memlens.protocol.chat import ChatEvent, SessionRecord, SessionSummary, TextEvent, ThoughtEvent
 
 # The redaction itself lives in files/secrets.py (the command line uses it for every output).
@@ -25,6 +26,7 @@ __all__ = ["KEY_ENVIRONMENT", "REDACTED", "Redactor", "install_stream_redaction"
            "known_secrets", "register_secret"]
 
 Emit = Callable[[Any], Awaitable[None]]
+_INDEX_BYTES = 64 * 1024 * 1024  # the sessions index (in HOME: read through files.structured)
 
 
 def redacting_emit(emit: Emit, redactor: Redactor) -> Emit:
@@ -93,11 +95,7 @@ class Transcript:
 
         index_path = os.path.join(self.folder, "index.json")
         with memory_lock(index_path):
-            try:
-                with open(index_path, encoding="utf-8") as handle:
-                    index = json.load(handle)
-            except (OSError, ValueError):
-                index = {}
+            index = json_file_or_none(index_path, max_bytes=_INDEX_BYTES)
             if not isinstance(index, dict):
                 index = {}
             index[self.session_id] = SessionSummary(
@@ -108,10 +106,8 @@ class Transcript:
 
 
 def list_sessions(folder: str) -> list[SessionSummary]:
-    try:
-        with open(os.path.join(folder, "index.json"), encoding="utf-8") as handle:
-            index = json.load(handle)
-    except (OSError, ValueError):
+    index = json_file_or_none(os.path.join(folder, "index.json"), max_bytes=_INDEX_BYTES)
+    if not isinstance(index, dict):
         return []
     sessions = [SessionSummary.model_validate(v) for v in index.values()]
     return sorted(sessions, key=lambda s: s.updated, reverse=True)
