@@ -220,3 +220,113 @@ def test_a_subfolder_compares_that_folder(repo: Path) -> None:
     # Working in api/, Claude Code sends the root CLAUDE.md's import line as written.
     assert changed_pairs(result) == [("gemini", ".")]
     assert f"{repo}/GEMINI.md" in result.changes[0].diff
+
+
+# --- issue 23, finding 6: the temporary copy ------------------------------------------------
+
+def _diff_env(repo: Path, **extra: str) -> dict[str, str]:
+    from .test_cli import _SCRUBBED
+
+    environ = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+    home = repo.parent / "home"
+    environ.update({"HOME": str(home), "GEMINI_CLI_HOME": str(home),
+                    "TMPDIR": str(repo.parent / "tmp"), **extra})
+    return environ
+
+
+def test_diff_copies_only_what_an_agent_can_read(repo: Path) -> None:
+    """A 64 MB file that is no memory (untracked, not ignored) is never copied: under a 1 MB
+    cap on the size of a file the process may write, diff still answers."""
+    import resource
+
+    with (repo / "dataset.bin").open("wb") as handle:  # sparse: costs no disk here
+        handle.truncate(64 * 1024 * 1024)
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    proc = subprocess.run([str(memlens.__globals__["MEMLENS"]), "diff", "HEAD", *AGENTS,
+                           "--json"], cwd=repo, env=_diff_env(repo), capture_output=True,
+                          text=True, timeout=120, preexec_fn=cap, stdin=subprocess.DEVNULL)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    json.loads(proc.stdout)
+    assert list((repo.parent / "tmp").iterdir()) == []
+
+
+def test_diff_still_sees_what_memory_imports_outside_the_agent_folders(repo: Path) -> None:
+    """Only memory is copied, but what it imports comes with it, transitively."""
+    build_tree(repo, {"docs/style.md": "Style v3 @./deeper/rule.md\n",
+                      "docs/deeper/rule.md": "Deep rule v1\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "third")
+    (repo / "docs" / "deeper" / "rule.md").write_text("Deep rule v2\n")
+    out = run(repo, "HEAD", "--agent", "gemini@0.44+", "--json")
+    assert out.code == 1, out.err
+    diff = "".join(c.diff for c in as_result(out).changes)
+    assert "-Deep rule v1" in diff and "+Deep rule v2" in diff
+
+
+def test_a_relative_link_out_of_the_repository_keeps_its_meaning(repo: Path) -> None:
+    shared = repo.parent / "shared"
+    build_tree(shared, {"GEMINI.md": "Shared team memory.\n"})
+    (repo / "team").mkdir()
+    (repo / "team" / "GEMINI.md").symlink_to("../../shared/GEMINI.md")
+    out = run(repo, "HEAD", "--agent", "gemini@0.44+", "--json")
+    assert out.code == 1, out.err
+    diff = "".join(c.diff for c in as_result(out).changes)
+    assert "+Shared team memory." in diff
+
+
+def test_sigterm_removes_the_temporary_copy(repo: Path, tmp_path: Path) -> None:
+    """A cancelled CI job: SIGTERM while git runs. The copy goes, and so does git."""
+    import signal
+    import time
+
+    bin_dir = tmp_path / "slow-git"
+    bin_dir.mkdir()
+    marker = tmp_path / "git-started"
+    real_git = subprocess.run(["sh", "-c", "command -v git"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    slow = bin_dir / "git"
+    slow.write_text(f"#!/bin/sh\ncase \"$*\" in *ls-files*) touch {marker}; sleep 60;; "
+                    f"esac\nexec {real_git} \"$@\"\n")
+    slow.chmod(0o755)
+    env = _diff_env(repo, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.Popen([str(memlens.__globals__["MEMLENS"]), "diff", "HEAD", *AGENTS],
+                            cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "git was never run"
+            time.sleep(0.05)
+        assert [p.name[:13] for p in (repo.parent / "tmp").iterdir()] == ["memlens-diff-"]
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert list((repo.parent / "tmp").iterdir()) == []
+
+
+def test_the_next_run_removes_a_copy_a_killed_run_left(repo: Path) -> None:
+    left = repo.parent / "tmp" / "memlens-diff-killed1"
+    build_tree(left, {"0/GEMINI.md": "old\n", ".memlens-diff.lock": ""})
+    out = run(repo, "HEAD", *AGENTS)
+    assert out.code in (0, 1), out.err
+    assert list((repo.parent / "tmp").iterdir()) == []
+
+
+def test_a_partial_clone_without_the_blobs_answers_one_line(repo: Path, root: Path) -> None:
+    git(repo, "config", "uploadpack.allowFilter", "true")
+    clone = root / "clone"
+    git(root, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{repo}",
+        str(clone))
+    (repo / ".git").rename(repo / ".git-away")  # the promisor remote is gone: offline
+    out = run(clone, "HEAD~1", "HEAD", *AGENTS)
+    assert out.code == 2, (out.code, out.err)
+    assert "Traceback" not in out.err
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and "partial or shallow clone" in lines[0], out.err

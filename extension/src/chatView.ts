@@ -432,7 +432,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** "Chat Approval Mode…": when the agent's writes wait for the user (`memlens.chat.approvalMode`). */
   async chooseApprovalMode(): Promise<void> {
     const config = vscode.workspace.getConfiguration("memlens");
-    const current = this.status?.approvalMode ?? config.get<string>("chat.approvalMode", "manual");
+    const current =
+      this.status?.approvalMode ?? config.inspect<string>("chat.approvalMode")?.globalValue ?? "manual";
     type Item = vscode.QuickPickItem & { mode: string };
     const items: Item[] = APPROVAL_MODES.map((item) => ({
       label: `${item.mode === current ? "$(check) " : "$(blank) "}${item.label}`,
@@ -447,16 +448,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (!pick || pick.mode === current) {
       return;
     }
-    // Where the user keeps the setting: the workspace's value wins over the user's.
-    const inspected = config.inspect("chat.approvalMode");
-    const target =
-      inspected?.workspaceFolderValue !== undefined
-        ? vscode.ConfigurationTarget.WorkspaceFolder
-        : inspected?.workspaceValue !== undefined
-          ? vscode.ConfigurationTarget.Workspace
-          : vscode.ConfigurationTarget.Global;
+    // The user's settings only (an application setting: a workspace cannot set it).
     try {
-      await config.update("chat.approvalMode", pick.mode, target);
+      await config.update("chat.approvalMode", pick.mode, vscode.ConfigurationTarget.Global);
     } catch (error) {
       void vscode.window.showErrorMessage(`Cannot change the chat's approval mode: ${errorText(error)}`);
       return;

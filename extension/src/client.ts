@@ -84,9 +84,15 @@ export function memlensSettings(): Record<string, unknown> {
     }
   }
   const chat: Record<string, unknown> = {};
+  // Where the key goes (baseUrl) and whether writes wait for the user (approvalMode) are the
+  // user's alone: a repository's .vscode/settings.json may set them (even in a trusted window),
+  // so only the user settings' value is read (issue 23; the settings are application-scoped).
+  const userOnly = new Set(["baseUrl", "approvalMode"]);
   for (const name of ["model", "baseUrl", "approvalMode", "stallTimeoutMs"]) {
     const inspected = config.inspect(`chat.${name}`);
-    const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+    const value = userOnly.has(name)
+      ? inspected?.globalValue
+      : (inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue);
     if (value !== undefined && value !== "") {
       chat[name] = value;
     }

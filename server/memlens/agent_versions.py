@@ -38,12 +38,12 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memlens.files.probe import run_bounded
+from memlens.files.structured import json_file_or_none
 from memlens.protocol.memory import Diagnostic
 
 Version = tuple[int, int, int]
@@ -319,11 +319,7 @@ def verifications_path() -> str:
 
 
 def _read_verifications(path: str) -> dict[str, dict[str, dict[str, str]]]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
+    data = json_file_or_none(path)
     if not isinstance(data, dict) or data.get("format") != VERIFICATIONS_FORMAT:
         return {}
     agents = data.get("agents")
@@ -395,11 +391,7 @@ class VersionCache:
         if self._entries is None:
             self._entries = {}
             if self.path is not None:
-                try:
-                    with open(self.path, encoding="utf-8") as handle:
-                        data = json.load(handle)
-                except (OSError, ValueError):
-                    data = None
+                data = json_file_or_none(self.path)
                 if (isinstance(data, dict) and data.get("format") == CACHE_FORMAT
                         and isinstance(data.get("agents"), dict)):
                     self._entries = {a: e for a, e in data["agents"].items()
@@ -445,12 +437,10 @@ def package_version(executable: str, package: str) -> str | None:
     except (OSError, ValueError):
         return None
     while True:
-        manifest = os.path.join(folder, "package.json")
-        try:
-            with open(manifest, encoding="utf-8") as handle:
-                data = json.loads(handle.read(1_000_000))
-        except (OSError, ValueError):
-            data = None
+        # A project's own package.json may sit above a `node_modules/.bin/gemini`: read
+        # through the one reader for what others supply (regular files, bounded, any parser
+        # failure is "no version here")
+        data = json_file_or_none(os.path.join(folder, "package.json"), max_bytes=1_000_000)
         if isinstance(data, dict) and data.get("name") == package:
             found = _VERSION_IN_OUTPUT.search(str(data.get("version", "")))
             return found.group(0) if found else None
@@ -462,27 +452,16 @@ def package_version(executable: str, package: str) -> str | None:
 
 def ask_version(executable: str, timeout: float = VERSION_TIMEOUT) -> tuple[str | None, bool]:
     """(the first `X.Y.Z` `<exe> --version` prints, timed out). No shell, stdin closed, the
-    environment kept; on timeout its whole process group is killed. Never raises."""
-    try:
-        proc = subprocess.Popen([executable, "--version"], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    except (OSError, ValueError, subprocess.SubprocessError):
+    environment kept; its output is read up to 64 KiB (`files.probe.run_bounded`): a program
+    that prints more, or runs past the timeout, has its whole process group killed. Never
+    raises."""
+    probed = run_bounded([executable, "--version"], max_output=_OUTPUT_LIMIT, timeout=timeout,
+                         merge_stderr=True)
+    if probed.timed_out:
+        return None, True
+    if not probed.ok:  # could not start, failed, or printed without end
         return None, False
-    with proc:
-        try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
-                proc.communicate(timeout=1)
-            return None, True
-        except (OSError, ValueError):
-            return None, False
-    if proc.returncode != 0:
-        return None, False
-    found = _VERSION_IN_OUTPUT.search(output[:_OUTPUT_LIMIT].decode("utf-8", "replace"))
+    found = _VERSION_IN_OUTPUT.search(probed.output.decode("utf-8", "replace"))
     return (found.group(0) if found else None), False
 
 

@@ -506,8 +506,10 @@ def test_tcp_transport_has_the_same_framing(workspace: Path, tmp_path: Path) -> 
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with (tmp_path / "tcp-server.log").open("wb") as log:
+        token_file = tmp_path / "token.json"
         server = subprocess.Popen([sys.executable, "-m", "memlens", "serve", "--tcp",
-                                   f"127.0.0.1:{port}"], stderr=log,
+                                   f"127.0.0.1:{port}", "--token-file", str(token_file)],
+                                  stderr=log,
                                   env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"})
         try:
             deadline = time.monotonic() + READ_TIMEOUT
@@ -518,11 +520,14 @@ def test_tcp_transport_has_the_same_framing(workspace: Path, tmp_path: Path) -> 
                 except OSError:
                     assert time.monotonic() < deadline, "the TCP server never listened"
                     time.sleep(0.1)
+            token = json.loads(token_file.read_text())["token"]  # the owner's (issue 23)
             with client:
                 client.settimeout(READ_TIMEOUT)
                 client.sendall(b"Content-Length: 1000000000000\r\n\r\n{}" + b"garbage\r\n"
                                + frame(encode({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                               "params": {"capabilities": {}}})))
+                                               "params": {"capabilities": {},
+                                                          "initializationOptions": {
+                                                              "memlensToken": token}}})))
                 received = b""
                 while b'"id": 1' not in received:
                     chunk = client.recv(65536)

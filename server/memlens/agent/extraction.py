@@ -20,6 +20,7 @@ from memlens.agent.tools.search import Glob
 from memlens.agent.tools.workspace import Workspace
 from memlens.agents.gemini.skills import load_skill_file, skill_files
 from memlens.files.pathpolicy import PathPolicy
+from memlens.files.structured import json_file_or_none
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 
 LOCK_STALE_SECONDS = 35 * 60
@@ -134,11 +135,9 @@ async def extract_skills(context: AgentContext, transcripts: str, inbox: str,
     lock_path = posixpath.join(inbox, ".extraction.lock")
     fd = _lock(lock_path)
     try:
-        try:
-            with open(state_path, encoding="utf-8") as handle:
-                processed = set(json.load(handle).get("processed", []))
-        except (OSError, ValueError):
-            processed = set()
+        state = json_file_or_none(state_path, max_bytes=64 * 1024 * 1024)
+        listed = state.get("processed") if isinstance(state, dict) else None
+        processed = {p for p in listed if isinstance(p, str)} if isinstance(listed, list) else set()
         index, paths, new = session_index(transcripts, processed)
         if not new:
             return {"status": "done", "created": [], "sessions": 0,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from memlens import __version__
 from memlens.cli.common import EXIT_USAGE, Parser, UsageError, apply_agent, common_options
 from memlens.files.output import display_path, escape_controls
+from memlens.files.secrets import install_stream_redaction
 
 # Each command is a module of this package with `add_parser(commands, common, summary)` and
 # `run(args)`. Only the module of the command being run is imported (the others are listed by
@@ -72,7 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if reconfigure is not None:
         reconfigure(errors="surrogateescape")
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_in(words))
+    command = _command_in(words)
+    # No key the process knows (GEMINI_API_KEY, GOOGLE_API_KEY, a value that environment
+    # expansion put into a context file name) reaches the terminal or a CI log; `serve`
+    # redacts its own stderr (its stdout is JSON-RPC).
+    install_stream_redaction(stdout=command != "serve", stderr=command != "serve")
+    parser = build_parser(command)
     try:
         args = parser.parse_args(words)
         apply_agent(args)

@@ -22,7 +22,7 @@ from memlens.agent.records import (
     register_secret,
 )
 from memlens.lsp.agent_bridge import agent_context, chat_settings, lsp_approver
-from memlens.lsp.errors import parse_params
+from memlens.lsp.errors import RequestFailed, parse_params
 from memlens.protocol.chat import (
     ApiKeyParams,
     ApiKeyResult,
@@ -165,6 +165,10 @@ def register(server: MemlensServer) -> None:
     @server.feature(SET_API_KEY)
     def set_api_key(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(ApiKeyParams, params)
+        register_secret(request.key)  # even a refused key is never logged
+        if not ls.owner_proven:
+            raise RequestFailed("only the client that started the server (or proved it holds "
+                                "the token of memlens serve --tcp) may set the API key")
         ls.api_key = request.key.strip() or None
         register_secret(ls.api_key)  # redacted everywhere from now on
         for session in ls.chat_sessions.values():

@@ -164,7 +164,7 @@ async def _pull_configuration(ls: MemlensServer) -> None:
     except Exception:
         return
     if result and isinstance(result[0], dict):
-        ls.editor.window = {**ls.editor.window, **result[0]}
+        ls.editor.window = {**ls.editor.window, **ls.owner_settings(result[0])}
     # Then each folder's own values (a client resolves them for its scopeUri, as VS Code does
     # resource-scoped settings); a client that cannot answer still has the window's.
     folders = ls.service.folders
@@ -178,7 +178,8 @@ async def _pull_configuration(ls: MemlensServer) -> None:
         return
     for folder, values in zip(folders, scoped or [], strict=False):
         if isinstance(values, dict):
-            ls.editor.folders[folder] = {**ls.editor.folders.get(folder, {}), **values}
+            ls.editor.folders[folder] = {**ls.editor.folders.get(folder, {}),
+                                         **ls.owner_settings(values)}
 
 
 WATCHED_GLOBS = ["**/*.md", "**/*.txt", "**/.geminiignore", "**/.gitignore",

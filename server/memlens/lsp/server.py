@@ -27,6 +27,7 @@ from memlens.workspace.service import EditorSettings, WorkspaceService
 
 if TYPE_CHECKING:
     from memlens.agent.chat import ChatSession
+    from memlens.lsp.transport import TcpOptions
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
@@ -66,6 +67,9 @@ class MemlensServer(LanguageServer):
         self.watcher_stop: threading.Event | None = None  # set: the file watcher stops
         self.chat_sessions: dict[str, ChatSession] = {}
         self.api_key: str | None = None  # the one the editor sent (memlens/setApiKey)
+        # The client is the user's own: true on stdio (the editor started us); over TCP only
+        # once it has sent the per-start token (transport.serve_tcp).
+        self.owner_proven = True
         # Features that follow documents besides sync.py: (event, path), event one of "open",
         # "change" (before the buffer counts), "save", "disk" (the file watcher).
         self.document_listeners: list[Callable[[str, str], None]] = []
@@ -82,7 +86,7 @@ class MemlensServer(LanguageServer):
     def configure(self, section: dict[str, Any]) -> None:
         """The editor's `memlens` section: its values for the window, and `folderTrust`
         naming folders trusted (or not) apart from the window's `trusted`."""
-        window = dict(section)
+        window = self.owner_settings(dict(section))
         trust = window.pop(FOLDER_TRUST, None)
         if "trusted" in window:
             # The editor's workspace trust is the window's: the default and an upper bound,
@@ -206,14 +210,40 @@ class MemlensServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]
 
     def start_tcp(self, host: str, port: int) -> None:
-        """`memlens serve --tcp`: one client, the same framing as stdio."""
-        from memlens.lsp.transport import serve_tcp
+        """pygls's own TCP server would serve anyone who connects: never used."""
+        raise NotImplementedError("memlens serves TCP only with a token: start_tcp_owned")
+
+    def start_tcp_owned(self, options: TcpOptions) -> int:
+        """`memlens serve --tcp`: one client, the one that proves it holds the per-start
+        token; the same framing as stdio. Until a client has proved it, no setting that
+        decides where the key goes or what runs unasked can be set."""
+        from memlens.lsp.transport import TcpOptions, serve_tcp
+
+        self.owner_proven = False
+
+        def proven() -> None:
+            self.owner_proven = True
+            options.on_owner()
 
         self._stop_event = threading.Event()
         try:
-            serve_tcp(self.protocol, host, port, self._stop_event)
+            return serve_tcp(self.protocol, TcpOptions(
+                options.host, options.port, options.token, options.token_file,
+                options.on_listening, proven), self._stop_event)
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+
+    def owner_settings(self, values: dict[str, Any]) -> dict[str, Any]:
+        """`values` (a `memlens` settings section), without what only the owner may set when
+        the client has not proved it is the owner (the chat's endpoint, model and approval
+        mode: where the key goes and what runs unasked)."""
+        if self.owner_proven:
+            return values
+        dropped = [k for k in values if k == "chat" or k.startswith("chat.")]
+        if dropped:
+            log.warning("ignored from a client that has not proved it is the owner: %s",
+                        ", ".join(sorted(dropped)))
+        return {k: v for k, v in values.items() if k not in dropped}
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         key = f"{type(error).__name__}:{error}"

@@ -17,7 +17,10 @@ MemoryError out of the loop and kills it. This module replaces that reader (SPEC
   JSON is answered ParseError.
 - `serve_stdio` runs the server's protocol on it: stdin is read on a daemon thread, so a
   blocked read never keeps the process alive after `exit`; end of input ends the server.
-  `serve_tcp` does the same for the first client of `memlens serve --tcp`.
+  `serve_tcp` does the same for the first client of `memlens serve --tcp` that proves it is
+  the owner: its first message must be `initialize` carrying the per-start token (written by
+  `memlens serve` to a file only the user can read); until then nothing it sends reaches the
+  server, and a client that fails gets one error and is closed.
 
 Limits: a declared length that overshoots, when no message follows, makes the server wait
 for the bytes it was promised, as any reader of a byte stream must.
@@ -26,6 +29,8 @@ for the bytes it was promised, as any reader of a byte stream must.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hmac
 import json
 import logging
 import queue
@@ -273,10 +278,14 @@ def deliver(receiver: Receiver, event: Received | Garbled) -> None:
 
 
 async def serve_stream(read: Callable[[], Awaitable[bytes]], receiver: Receiver,
-                       stop: threading.Event, max_message_bytes: int = MAX_MESSAGE_BYTES
-                       ) -> None:
-    """Deliver the messages `read` returns the bytes of, until end of input or `stop`."""
-    reader = MessageReader(max_message_bytes)
+                       stop: threading.Event, max_message_bytes: int = MAX_MESSAGE_BYTES,
+                       reader: MessageReader | None = None) -> None:
+    """Deliver the messages `read` returns the bytes of, until end of input or `stop`
+    (`reader`: one that already holds bytes read before, such as the TCP handshake's)."""
+    reader = reader or MessageReader(max_message_bytes)
+    for event in reader:  # what arrived with the handshake
+        deliver(receiver, event)
+        await asyncio.sleep(0)
     while not stop.is_set():
         try:
             data = await read()
@@ -304,8 +313,95 @@ def serve_stdio(receiver: Receiver, stdin: BinaryIO, stdout: BinaryIO,
     return _run(serve_stream(_StdinPump(stdin).read, receiver, stop))
 
 
-def serve_tcp(receiver: Receiver, host: str, port: int, stop: threading.Event) -> int:
-    """Serve the first client to connect to HOST:PORT, with the same framing, until it goes."""
+TOKEN_OPTION = "memlensToken"  # in `initialize`'s initializationOptions
+HANDSHAKE_SECONDS = 10.0  # a connection that has not proved itself by then is closed
+HANDSHAKE_BYTES = 1024 * 1024  # nor may it send more than this before it has
+NOT_AUTHORISED = -32600  # InvalidRequest: the only answer a client without the token gets
+
+
+@dataclass(frozen=True)
+class TcpOptions:
+    """How `memlens serve --tcp` listens and whom it serves."""
+
+    host: str
+    port: int
+    token: str  # the per-start secret, from a file only the user can read
+    token_file: str  # where it is (named in the refusal, never the token itself)
+    on_listening: Callable[[str, int], None]  # (host, port actually bound)
+    on_owner: Callable[[], None]  # a client proved it holds the token
+
+
+def _token_of(value: Any) -> str | None:
+    if not (isinstance(value, dict) and value.get("method") == "initialize"):
+        return None
+    params = value.get("params")
+    options = params.get("initializationOptions") if isinstance(params, dict) else None
+    token = options.get(TOKEN_OPTION) if isinstance(options, dict) else None
+    return token if isinstance(token, str) else None
+
+
+def _without_token(value: dict[str, Any]) -> dict[str, Any]:
+    """The `initialize` request with the token taken out (it never reaches a handler or a
+    log)."""
+    params = dict(value["params"])
+    options = {k: v for k, v in params["initializationOptions"].items() if k != TOKEN_OPTION}
+    params["initializationOptions"] = options
+    return {**value, "params": params}
+
+
+def _frame(value: Any) -> bytes:
+    body = json.dumps(value).encode("utf-8")
+    return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
+
+
+async def _handshake(stream: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                     options: TcpOptions) -> tuple[MessageReader, Received] | None:
+    """The connection's first message, when it is `initialize` carrying the token; otherwise
+    the client is answered one clear error and None (the caller closes the connection).
+    Nothing the client sends before that reaches the server."""
+    reader = MessageReader(HANDSHAKE_BYTES)
+    received = 0
+    deadline = asyncio.get_running_loop().time() + HANDSHAKE_SECONDS
+    first: Received | None = None
+    while first is None:
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0 or received > HANDSHAKE_BYTES:
+            log.warning("a TCP client sent no initialize with the token: closed")
+            return None
+        try:
+            data = await asyncio.wait_for(stream.read(READ_CHUNK), remaining)
+        except (TimeoutError, OSError, ValueError):
+            return None
+        if not data:
+            return None
+        received += len(data)
+        reader.feed(data)
+        for event in reader:
+            if isinstance(event, Received):
+                first = event
+                break
+            log.warning("before the handshake, from a TCP client: %s", event.reason)
+    token = _token_of(first.value)
+    if token is not None and hmac.compare_digest(token.encode("utf-8"),
+                                                 options.token.encode("utf-8")):
+        reader.max_message_bytes = MAX_MESSAGE_BYTES  # proven: the usual limit from now on
+        return reader, Received(_without_token(first.value), first.note)
+    request_id = first.value.get("id") if isinstance(first.value, dict) else None
+    message = (f"memlens serve --tcp: not authorised. The first message must be initialize "
+               f"with initializationOptions.{TOKEN_OPTION} set to the token in "
+               f"{options.token_file} (readable by its owner only)")
+    log.warning("a TCP client without the token was refused")
+    with contextlib.suppress(OSError, ConnectionError):
+        writer.write(_frame({"jsonrpc": "2.0", "id": request_id,
+                             "error": {"code": NOT_AUTHORISED, "message": message}}))
+        await writer.drain()
+    return None
+
+
+def serve_tcp(receiver: Receiver, options: TcpOptions, stop: threading.Event) -> int:
+    """Serve the first client to connect to HOST:PORT that proves it holds the token (its
+    `initialize` carries it), with the same framing, until it goes. Every other connection is
+    answered one error and closed; none of its bytes reaches the server."""
 
     async def main() -> None:
         done = asyncio.Event()
@@ -316,15 +412,25 @@ def serve_tcp(receiver: Receiver, host: str, port: int, stop: threading.Event) -
             if clients:
                 writer.close()  # one client: the protocol has one writer
                 return
+            shaken = await _handshake(reader, writer, options)
+            if shaken is None or clients:
+                writer.close()
+                return
             clients.append(writer)
+            options.on_owner()
             receiver.set_writer(writer)
+            messages, first = shaken
+            deliver(receiver, first)
             try:
-                await serve_stream(lambda: reader.read(READ_CHUNK), receiver, stop)
+                await serve_stream(lambda: reader.read(READ_CHUNK), receiver, stop,
+                                   reader=messages)
             finally:
                 done.set()
 
-        server = await asyncio.start_server(connection, host, port)
+        server = await asyncio.start_server(connection, options.host, options.port)
+        bound = server.sockets[0].getsockname()
         log.info("serving on %s", ", ".join(str(s.getsockname()) for s in server.sockets))
+        options.on_listening(str(bound[0]), int(bound[1]))
         async with server:
             await done.wait()
 

@@ -51,6 +51,10 @@ RULES: dict[str, str] = {
     "settings-file-name-path": "A context file name in settings.json is a relative path",
     "settings-include-home": "An include directory in settings.json contains HOME",
     "settings-include-directory": "An include directory in settings.json adds a folder",
+    "settings-unreadable": "A settings.json cannot be read (not a regular file, too large, "
+                           "nested too deeply, not JSON): it is ignored",
+    "frontmatter-unreadable": "A rule's frontmatter cannot be read (nested too deeply, too "
+                              "large)",
     "skill-invalid-yaml": "A SKILL.md frontmatter is not valid YAML",
     "skill-missing-field": "A SKILL.md lacks a required field",
     "skill-invalid-name": "A skill name breaks the naming rules",

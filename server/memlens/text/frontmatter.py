@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
+from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml, parse_yaml_with
 
 # Gemini CLI's skill loader: group 1 the YAML, group 2 the body (None without a line break).
 FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
@@ -20,10 +20,11 @@ _LINE_CLOSED = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)")
 
 def yaml_mapping(text: str) -> dict[str, object] | None:
     """`text` read as YAML when it is a mapping of keys to values; None when it is invalid
-    YAML or anything else (a list, a scalar, nothing)."""
+    YAML or anything else (a list, a scalar, nothing), and when it cannot be read at all
+    (nested too deeply, too large: `files.structured`)."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
+        data = parse_yaml(text)
+    except StructuredDataError:
         return None
     return data if isinstance(data, dict) else None
 
@@ -47,6 +48,7 @@ def js_yaml_mapping(text: str) -> dict[str, object] | None:
         text = "   " + text[3:]
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = False
+    reader.max_depth = MAX_DEPTH  # nested deeper: refused before the composer recurses
     shielded = "\t" in text and _TAB_MARK not in text
     tries = [text]
     if shielded:
@@ -55,8 +57,10 @@ def js_yaml_mapping(text: str) -> dict[str, object] | None:
                  "".join(_shield_tabs(line, outer=True) for line in lines)]
     for attempt in tries:
         try:
-            data = reader.load(attempt)
-        except Exception:  # ruamel's errors share no base class worth naming: "invalid"
+            # ruamel's errors share no base class worth naming: every one is "invalid", and
+            # so is a RecursionError or MemoryError (the shared guard turns them all into one)
+            data = parse_yaml_with(reader.load, attempt)
+        except StructuredDataError:
             continue
         if not isinstance(data, dict):
             return None

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from memlens.files.structured import load_json_file
 from memlens.verify.sandbox import JobResult, Request
 
 PROMPT = "Read the file the tool call names, then stop."
@@ -170,7 +171,10 @@ def prepare_home(agent: str, home: Path) -> None:
         settings_file = home / ".gemini" / "settings.json"
         settings: dict[str, Any] = {}
         if settings_file.is_file():
-            settings = json.loads(settings_file.read_text(encoding="utf-8"))
+            # the user's settings (comments allowed); a file that cannot be read (nested too
+            # deeply, not JSON) is a StructuredDataError (a ValueError) naming why
+            loaded = load_json_file(str(settings_file), comments=True)
+            settings = loaded if isinstance(loaded, dict) else {}
         settings_file.parent.mkdir(parents=True, exist_ok=True)
         settings_file.write_text(
             json.dumps(_deep_merge(settings, GEMINI_REQUIRED_SETTINGS), indent=2) + "\n",

@@ -5,7 +5,6 @@ includes inside the working folder unless the user approved external includes in
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 
@@ -15,6 +14,7 @@ from memlens.agents.claude.messages import MAX_FILE_CHARS, ClaudeFile, is_blank
 from memlens.files.fsread import FileReader, ReadResult
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.roots import repository_root
+from memlens.files.structured import json_file_or_none
 from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
 from memlens.text.references import ImportToken, find_references
@@ -83,11 +83,8 @@ def external_includes_approved(home: str, cwd: str) -> bool:
     """Whether the user approved includes outside the project for the project `cwd` lies in:
     Claude Code keeps the answer in `~/.claude.json`, under `projects[<project folder>]` (the
     repository's root, else the working folder) as `hasClaudeMdExternalIncludesApproved`."""
-    try:
-        with open(posixpath.join(home, ".claude.json"), encoding="utf-8") as handle:
-            config = json.load(handle)
-    except (OSError, ValueError):
-        return False
+    # Claude Code keeps its history there too: the file grows to megabytes
+    config = json_file_or_none(posixpath.join(home, ".claude.json"), max_bytes=64 << 20)
     projects = config.get("projects") if isinstance(config, dict) else None
     if not isinstance(projects, dict):
         return False

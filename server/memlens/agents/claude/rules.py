@@ -12,6 +12,7 @@ import yaml
 
 from memlens.agents.claude.markdown import split_frontmatter
 from memlens.files.nodecompat import resolve
+from memlens.files.structured import StructuredDataError, parse_yaml
 
 
 def _split_globs(value: object) -> list[str]:
@@ -60,8 +61,8 @@ def _quote_values(text: str) -> str:
             listed = False
             if value.startswith("[") and value.endswith("]"):
                 try:
-                    listed = isinstance(yaml.safe_load(value), list)
-                except yaml.YAMLError:
+                    listed = isinstance(parse_yaml(value), list)
+                except StructuredDataError:
                     listed = False
             if not listed and _SPECIAL_VALUE.search(value):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
@@ -87,32 +88,46 @@ _Loader.add_multi_constructor("!", _untagged)
 
 
 def _load(text: str) -> object:
-    return yaml.load(text, Loader=_Loader)
+    return parse_yaml(text, _Loader)
 
 
-def frontmatter_meta(content: str) -> dict[str, object] | None:
-    """The frontmatter's keys as Claude Code parses them (markdown.py's block, read as a YAML
-    mapping; what does not parse is tried again with its values quoted and leading tabs made
-    spaces), None without frontmatter."""
+def read_frontmatter(content: str) -> tuple[dict[str, object] | None, str | None]:
+    """(the frontmatter's keys as Claude Code parses them, why it could not be read at all).
+    The keys: markdown.py's block, read as a YAML mapping; what does not parse is tried again
+    with its values quoted and leading tabs made spaces, and what still does not is `{}`;
+    None without frontmatter. The reason is set only when the block could not be read for
+    want of bounds (nested too deeply, too large: `files.structured`), not for plain invalid
+    YAML, which Claude Code also reads as no keys."""
     text = split_frontmatter(content)[1]
     if text is None:
-        return None
+        return None, None
     try:
         value = _load(text)
-    except yaml.YAMLError:
+    except StructuredDataError as err:
+        if err.bound:  # nested too deeply, too large: no retry would read it
+            return {}, err.message
         retry = re.sub(r"^\t+", lambda m: "  " * len(m[0]), _quote_values(text),
                        flags=re.MULTILINE)
         try:
             value = _load(retry)
-        except yaml.YAMLError:
-            return {}
-    return value if isinstance(value, dict) else {}
+        except StructuredDataError as again:
+            return {}, (again.message if again.bound else None)
+    return (value if isinstance(value, dict) else {}), None
+
+
+def frontmatter_meta(content: str) -> dict[str, object] | None:
+    """The frontmatter's keys as Claude Code parses them (`read_frontmatter`)."""
+    return read_frontmatter(content)[0]
 
 
 def rule_globs(content: str) -> list[str] | None:
     """A rule's `paths:` globs (a trailing `/**` dropped), or None when it applies everywhere
     (no `paths:`, or only `**`)."""
-    meta = frontmatter_meta(content)
+    return globs_of(frontmatter_meta(content))
+
+
+def globs_of(meta: dict[str, object] | None) -> list[str] | None:
+    """`rule_globs` of frontmatter keys already read."""
     if not meta or not meta.get("paths"):
         return None
     globs = [g[:-3] if g.endswith("/**") else g for g in _split_globs(meta["paths"])]

@@ -35,7 +35,13 @@ from memlens.agents.claude.messages import (
     owner_folder,
     sent_text,
 )
-from memlens.agents.claude.rules import globs_match, linked_rule_files, rule_files, rule_globs
+from memlens.agents.claude.rules import (
+    globs_match,
+    globs_of,
+    linked_rule_files,
+    read_frontmatter,
+    rule_files,
+)
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
 from memlens.protocol.memory import Diagnostic
@@ -227,7 +233,14 @@ class ClaudeLoader(IncludeReader):
             read = self._read(path)
             if read.content is None:
                 continue
-            globs = rule_globs(read.content)
+            meta, problem = read_frontmatter(read.content)
+            if problem is not None:
+                self.diagnostics.append(Diagnostic(
+                    path=path, line=1, col=1, end_line=1, end_col=4, severity="warning",
+                    code="frontmatter-unreadable",
+                    message=f"The frontmatter {problem}: Memory Lens reads the rule as if it "
+                            "had no paths: (it applies everywhere); Claude Code may differ"))
+            globs = globs_of(meta)
             if globs is not None:
                 self.processed.add(path)
                 if not is_blank(read.content):

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +44,7 @@ from memlens.agents.base import (
 )
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname
+from memlens.files.structured import StructuredDataError, load_toml_file
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 
@@ -142,16 +142,14 @@ def _apply_memory_keys(config: CodexConfig, data: dict[str, object], path: str,
 
 def _load_toml(path: str) -> tuple[dict[str, object] | None, str | None]:
     """(the table, None), (None, None) when there is no such file, (None, why) when Codex
-    cannot read it."""
+    cannot read it (read through `files.structured`: a FIFO, a huge or deeply nested file is
+    refused, never opened or recursed into)."""
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle), None
-    except FileNotFoundError:
-        return None, None
-    except IsADirectoryError:
-        return None, f"{path} is a folder"
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        return None, f"{path}: {error}"
+        return load_toml_file(path), None
+    except StructuredDataError as error:
+        if error.message == "is a folder, not a file":
+            return None, f"{path} is a folder"
+        return None, f"{path}: {error.message}"
 
 
 def read_config(folder: str) -> CodexConfig:

@@ -288,10 +288,12 @@ def add_settings_diagnostics(sink: DiagnosticSink, settings: MemorySettings) -> 
     for problem in settings.problems:
         if problem.source is None:
             continue
-        text = sink.engine.reader.read(problem.source).content or ""
-        literal = json.dumps(problem.value, ensure_ascii=False)
-        found = text.find(literal)
-        start, end = (found, found + len(literal)) if found >= 0 else (0, 0)
+        start = end = 0
+        if problem.code != "settings-unreadable":  # that one is on the file as a whole
+            text = sink.engine.reader.read(problem.source).content or ""
+            literal = json.dumps(problem.value, ensure_ascii=False)
+            found = text.find(literal)
+            start, end = (found, found + len(literal)) if found >= 0 else (0, 0)
         sink.add_range(problem.source, start, end, problem.severity, problem.code,
                        problem.message)
 

@@ -1,27 +1,27 @@
-"""JSON with comments and trailing commas, as Gemini CLI's settings files allow."""
+"""JSON with comments and trailing commas, as Gemini CLI's settings files allow, read through
+the one reader for what others supply (`files.structured`: regular files only, bounded)."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
-_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*[\s\S]*?\*/')
+from memlens.files.structured import (
+    json_file_or_none,
+    load_json_file,
+    strip_json_comments,
+)
 
-
-def strip_json_comments(text: str) -> str:
-    return _COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
+__all__ = ["load_json_file", "read_json_file", "read_settings_file", "strip_json_comments"]
 
 
 def read_json_file(path: str | Path) -> Any:
-    """Parsed JSON (comments and trailing commas tolerated), or None if missing or invalid."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return None
-    text = re.sub(r",(\s*[}\]])", r"\1", strip_json_comments(text))
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    """Parsed JSON (comments and trailing commas tolerated), or None if missing or unreadable
+    in any way (not a regular file, too large, nested too deeply, not JSON)."""
+    return json_file_or_none(str(path), comments=True)
+
+
+def read_settings_file(path: str | Path) -> Any:
+    """A Gemini CLI settings file: its JSON (comments and trailing commas tolerated), None when
+    there is none; `files.structured.StructuredDataError` saying why when it cannot be read."""
+    return load_json_file(str(path), comments=True)

@@ -22,9 +22,11 @@ from memlens.agent_versions import (
     parse_agent_spec,
     profile_for,
 )
-from memlens.agents.gemini.jsonc import read_json_file
+from memlens.agents.gemini.jsonc import read_settings_file
 from memlens.agents.gemini.trust import decide_trust
 from memlens.files.nodecompat import is_subpath, js_number, js_trim, js_truthy, resolve
+from memlens.files.secrets import register_secret
+from memlens.files.structured import StructuredDataError
 from memlens.model import (
     MemorySettings,
     SettingsProblem,
@@ -66,12 +68,37 @@ class _Layer:
 
     def __init__(self, origin: Origin, source: str | None, problems: list[SettingsProblem]):
         self.origin, self.source, self.problems = origin, source, problems
+        # What environment expansion put into this file's values: (the variable's value, how
+        # the file named it). A value from the environment (GEMINI_API_KEY, a cloud token)
+        # is never quoted back: messages show the reference as written.
+        self.expanded: list[tuple[str, str]] = []
+
+    def shown(self, value: str) -> str:
+        """`value` (or a path made from it) as it may be printed: each variable's value that
+        expansion put in it is shown as the reference the file wrote (`$GEMINI_API_KEY`)."""
+        for secret, reference in self.expanded:
+            value = value.replace(secret, reference)
+        return value
+
+    def read(self) -> Any:
+        """The layer's settings file (None when there is none); one that cannot be read (not a
+        regular file, too large, nested too deeply, not JSON) is reported and ignored."""
+        assert self.source is not None
+        try:
+            return read_settings_file(self.source)
+        except StructuredDataError as err:
+            self.problems.append(SettingsProblem(
+                origin=self.origin, source=self.source, setting="settings.json", value="",
+                code="settings-unreadable", severity="error", reason=err.message,
+                message=f"the settings file {self.source} {err.message}: ignored"))
+            return None
 
     def where(self, setting: str) -> str:
         return f"{self.source} ({setting})" if self.source else setting
 
     def report(self, setting: str, value: str, code: str, severity: Severity, noun: str,
                reason: str) -> None:
+        value = self.shown(value)
         literal = json.dumps(value, ensure_ascii=False)
         self.problems.append(SettingsProblem(
             origin=self.origin, source=self.source, setting=setting, value=value, code=code,
@@ -80,6 +107,7 @@ class _Layer:
 
     def note_include(self, setting: str, directory: str, absolute: str, home: str) -> None:
         """Say, on the settings file, what an include directory gives the agents."""
+        directory, absolute = self.shown(directory), self.shown(absolute)
         literal = json.dumps(directory, ensure_ascii=False)
         where = self.where(setting)
         if is_subpath(os.path.realpath(absolute), os.path.realpath(home)):
@@ -104,17 +132,23 @@ class _Layer:
             problem = file_name_problem(name)
             if problem is None:
                 kept.append(name)
+                for secret, _reference in self.expanded:
+                    if secret in name:
+                        # Gemini CLI names its context files in what it sends (and so does
+                        # `show`): a value from the environment there is redacted on output
+                        register_secret(secret)
                 if context_name_is_path(name):
+                    shown = self.shown(name)
                     self.problems.append(SettingsProblem(
                         origin=self.origin, source=self.source,
-                        setting=_FILE_NAME_KEYS[self.origin], value=name,
+                        setting=_FILE_NAME_KEYS[self.origin], value=shown,
                         code="settings-file-name-path", severity="warning",
                         reason="is a path",
-                        message=f"context file name {json.dumps(name, ensure_ascii=False)} in "
+                        message=f"context file name {json.dumps(shown, ensure_ascii=False)} in "
                                 f"{self.where(_FILE_NAME_KEYS[self.origin])} is a path: Gemini "
                                 "CLI reads it below each folder of the upward search and in "
                                 "~/.gemini (never in subfolders), and save_memory writes "
-                                f"~/.gemini/{posixpath.normpath(name)}"))
+                                f"~/.gemini/{self.shown(posixpath.normpath(name))}"))
             else:
                 self.report(_FILE_NAME_KEYS[self.origin], name, "settings-invalid-file-name",
                             "error", "context file name", problem)
@@ -143,7 +177,7 @@ class _Layer:
                 self.report(setting, written, "settings-include-not-found", "error",
                             "include directory",
                             f"does not exist as a folder: Gemini CLI stops at start "
-                            f"(\"{failure}: {absolute}\"); the preview leaves it out")
+                            f"(\"{failure}: {self.shown(absolute)}\"); the preview leaves it out")
             else:
                 self.report(setting, written, "settings-include-not-found", "warning",
                             "include directory", "does not exist")
@@ -200,10 +234,13 @@ def _choose_agents(merged: dict[str, Any], installed: Mapping[str, InstalledAgen
 _ENV_VAR = re.compile(r"\$(?:([A-Za-z0-9_]+)|\{([^}]+?)(?::-([^}]*))?\})")
 
 
-def expand_env_vars(value: Any, env: Mapping[str, str] | None = None) -> Any:
+def expand_env_vars(value: Any, env: Mapping[str, str] | None = None,
+                    expanded: list[tuple[str, str]] | None = None) -> Any:
     """Gemini CLI's `resolveEnvVarsInObject`: `$VAR`, `${VAR}` and `${VAR:-default}` in every
     string value of a settings file (not in keys) become the variable's value; an unset
-    variable without a default stays as written."""
+    variable without a default stays as written. `expanded` collects (a variable's value, the
+    reference that named it) for every value taken from the environment, longest first, so
+    that messages can show the reference instead (`_Layer.shown`)."""
     environ = os.environ if env is None else env
     if isinstance(value, str):
         def one(match: re.Match[str]) -> str:
@@ -211,14 +248,16 @@ def expand_env_vars(value: Any, env: Mapping[str, str] | None = None) -> Any:
             if not name:
                 return match[0]
             if name in environ:
+                if expanded is not None and environ[name]:
+                    expanded.append((environ[name], match[0]))
                 return environ[name]
             return match[3] if match[3] is not None else match[0]
 
         return _ENV_VAR.sub(one, value)
     if isinstance(value, list):
-        return [expand_env_vars(v, environ) for v in value]
+        return [expand_env_vars(v, environ, expanded) for v in value]
     if isinstance(value, dict):
-        return {k: expand_env_vars(v, environ) for k, v in value.items()}
+        return {k: expand_env_vars(v, environ, expanded) for k, v in value.items()}
     return value
 
 
@@ -316,7 +355,9 @@ def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[st
     switches and its number conversion for the folder budget (a value of the wrong type is
     only a warning there, and is used as it is)."""
     layer = layer or _Layer("user", None, [])
-    data = expand_env_vars(data)
+    found: list[tuple[str, str]] = []
+    data = expand_env_vars(data, expanded=found)
+    layer.expanded = sorted(set(found), key=lambda pair: len(pair[0]), reverse=True)
     # A file that passes Gemini CLI's schema is used as the schema reads it ("true"/"false"
     # and numeric strings become booleans and numbers); one that fails it only warns, and its
     # values are used as written (JavaScript's truthiness, its number comparison).
@@ -393,7 +434,7 @@ def load_settings(
     merged: dict[str, Any] = {"home": home_dir}
     user_file = os.path.join(home_dir, ".gemini", "settings.json")
     user_layer = _Layer("user", user_file, problems)
-    user = gemini_settings_overrides(read_json_file(user_file), user_layer)
+    user = gemini_settings_overrides(user_layer.read(), user_layer)
     merged.update(user)
     overrides: dict[str, Any] = {}
     editor_layer = {_snake(k): v for k, v in (editor or {}).items() if k != "home"}
@@ -421,7 +462,7 @@ def load_settings(
         # Gemini CLI reads the workspace's settings only in a trusted folder.
         workspace_file = os.path.join(cwd, ".gemini", "settings.json")
         workspace_layer = _Layer("workspace", workspace_file, problems)
-        workspace = gemini_settings_overrides(read_json_file(workspace_file), workspace_layer)
+        workspace = gemini_settings_overrides(workspace_layer.read(), workspace_layer)
         if "include_directories" in workspace:
             workspace["include_directories"] = workspace_layer.include_directories(
                 cwd, home_dir, workspace["include_directories"], origins)

@@ -9,9 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from memlens.agents.gemini.skills import _fallback, parse_frontmatter
+from memlens.files.structured import StructuredDataError, parse_yaml
 from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
 from memlens.text.frontmatter import FRONTMATTER
@@ -63,14 +62,14 @@ def check_skill(path: str, text: str, *, extracted: bool = False) -> list[Diagno
     frontmatter = match.group(1)
     data: Any = None
     try:
-        data = yaml.safe_load(frontmatter)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
+        data = parse_yaml(frontmatter)
+    except StructuredDataError as err:
         offset = fm_start
-        if mark is not None:
+        if err.line is not None and err.column is not None:
             line_starts = [0] + [m.end() for m in re.finditer("\n", frontmatter)]
-            offset = fm_start + line_starts[min(mark.line, len(line_starts) - 1)] + mark.column
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            offset = (fm_start + line_starts[min(err.line, len(line_starts) - 1)]
+                      + err.column)
+        problem = err.problem
         fallback = _fallback(frontmatter)
         seen = (f"Gemini CLI's fallback parser still loads it as name {fallback[0]!r}, "
                 f"description {fallback[1]!r}" if fallback else

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memlens.agents.gemini.jsonc import read_json_file
+from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import JS_WHITESPACE, js_trim
 from memlens.text.frontmatter import FRONTMATTER, js_yaml_mapping
 
@@ -69,10 +70,9 @@ def parse_frontmatter(frontmatter: str) -> tuple[str, str] | None:
 
 
 def load_skill_file(path: str) -> Skill | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-            text = handle.read()
-    except OSError:
+    # Regular files only, bounded (a SKILL.md swapped for a FIFO is never opened)
+    text = FileReader().read(path).content
+    if text is None:
         return None
     match = FRONTMATTER.match(text)
     if not match:
