@@ -56,6 +56,11 @@ async def deep_client(lsp_client: LanguageClient, workspace: Path
     def on_ready(params: Any) -> None:
         ready.append(plain(params))
 
+    # The server registers its file watchers (as with VS Code); answered, not refused.
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        return None
+
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual_studio_code"),
         workspace_folders=[types.WorkspaceFolder(uri=uri(workspace), name="ws")],
