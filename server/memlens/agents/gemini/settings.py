@@ -234,6 +234,15 @@ def _choose_agents(merged: dict[str, Any], installed: Mapping[str, InstalledAgen
 _ENV_VAR = re.compile(r"\$(?:([A-Za-z0-9_]+)|\{([^}]+?)(?::-([^}]*))?\})")
 
 
+# Variables whose values are no secret: the home folder, the user and the usual folders are in
+# every path memlens prints (`~/.gemini/GEMINI.md` written out), so shown as they expand —
+# Gemini CLI's own start error names `$HOME/inc` expanded, and so does the diagnostic.
+_PUBLIC_VARIABLES = frozenset({
+    "HOME", "USERPROFILE", "USER", "USERNAME", "LOGNAME", "PWD", "TMPDIR", "TMP", "TEMP",
+    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+})
+
+
 def expand_env_vars(value: Any, env: Mapping[str, str] | None = None,
                     expanded: list[tuple[str, str]] | None = None) -> Any:
     """Gemini CLI's `resolveEnvVarsInObject`: `$VAR`, `${VAR}` and `${VAR:-default}` in every
@@ -248,7 +257,7 @@ def expand_env_vars(value: Any, env: Mapping[str, str] | None = None,
             if not name:
                 return match[0]
             if name in environ:
-                if expanded is not None and environ[name]:
+                if expanded is not None and environ[name] and name not in _PUBLIC_VARIABLES:
                     expanded.append((environ[name], match[0]))
                 return environ[name]
             return match[3] if match[3] is not None else match[0]
