@@ -43,6 +43,20 @@ class ReadResult:
         return self.kind is ReadKind.OK
 
 
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Up to `limit` bytes of the open file `fd`, read in 1 MiB steps (a caller asks for one
+    byte more than it accepts, to tell a file that is too large)."""
+    chunks: list[bytes] = []
+    remaining = limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
 def file_identity(path: str) -> tuple[int, int] | None:
     """(device, inode) following symlinks, like Node's `fs.stat`; None when it cannot stat."""
     try:
@@ -117,20 +131,12 @@ class FileReader:
                 return ReadResult(path, ReadKind.SPECIAL, None,
                                   f"ENXIO: no such device or address, open '{path}'",
                                   identity=identity)
-            chunks: list[bytes] = []
-            remaining = self.max_bytes + 1
-            while remaining > 0:
-                chunk = os.read(fd, min(remaining, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
+            data = read_at_most(fd, self.max_bytes + 1)
         except OSError as err:
             return ReadResult(path, ReadKind.ERROR, None, node_error_message(err, "read", None),
                               identity=identity)
         finally:
             os.close(fd)
-        data = b"".join(chunks)
         truncated = len(data) > self.max_bytes
         if truncated:
             data = data[: self.max_bytes]

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memlens.files.fsread import read_at_most
 from memlens.files.nodecompat import is_subpath, resolve
 
 
@@ -130,20 +131,12 @@ class PathPolicy:
             opened = _fd_path(fd)
             if opened is not None and not self.contains_real(opened):
                 raise self._outside(path)
-            chunks: list[bytes] = []
-            remaining = limit + 1
-            while remaining > 0:
-                chunk = os.read(fd, min(remaining, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
+            data = read_at_most(fd, limit + 1)
         except OSError as err:
             raise PathRefused(Refusal.ERROR, f"Cannot read {path}: "
                               f"{err.strerror or err}") from None
         finally:
             os.close(fd)
-        data = b"".join(chunks)
         return FileData(path, real, data[:limit], len(data) > limit)
 
     def read_found(self, path: str, limit: int) -> bytes | None:
@@ -162,15 +155,7 @@ class PathPolicy:
             opened = _fd_path(fd) or _real(path)
             if not self.contains_real(opened):
                 return None
-            chunks: list[bytes] = []
-            remaining = limit
-            while remaining > 0:
-                chunk = os.read(fd, min(remaining, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                remaining -= len(chunk)
-            return b"".join(chunks)
+            return read_at_most(fd, limit)
         except OSError:
             return None
         finally:

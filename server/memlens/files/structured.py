@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from memlens.files.fsread import read_at_most
+
 MAX_DEPTH = 100  # nesting levels (mappings and lists): no memory setting comes near
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a settings file, a manifest, a config.toml
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # a YAML or JSON text handed over already read
@@ -73,19 +75,11 @@ def read_text(path: str, *, max_bytes: int = MAX_FILE_BYTES) -> str | None:
                                       "never opened for reading", bound=True)
         if info.st_size > max_bytes:
             raise StructuredDataError(f"is larger than {max_bytes} bytes: not read", bound=True)
-        chunks: list[bytes] = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        data = read_at_most(fd, max_bytes + 1)
     except OSError as err:
         raise StructuredDataError(f"cannot be read ({_reason(err)})") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > max_bytes:
         raise StructuredDataError(f"is larger than {max_bytes} bytes: not read", bound=True)
     try:
