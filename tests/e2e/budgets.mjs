@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  waitForCodeLens, hoverLineUntil, waitInPage, MEMORY_STATUS, runCommand, quickInputTitled,
+  waitForCodeLens, hoverLineUntil, hoverUntil, waitInPage, MEMORY_STATUS, runCommand, quickInputTitled,
   quickOpen, openMemoryLens, viewPane, treeRow, openProblemsPanel,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
@@ -86,10 +86,7 @@ await runScenario('budgets', async ({ page, step, cleanup }) => {
 
   step('the status tooltip adds the bytes and names the estimate');
   const statusItem = page.locator(MEMORY_STATUS).first();
-  await page.mouse.move(5, 5);
-  await statusItem.hover();
-  const tip = page.locator('.monaco-hover:not(.hidden)', { hasText: "Gemini CLI's estimate" }).first();
-  await tip.waitFor({ state: 'visible' });
+  const tip = await hoverUntil(page, statusItem, "Gemini CLI's estimate");
   const tipText = (await tip.innerText()).replace(/\u00a0/g, ' ');
   if (!/[\d,]+ bytes \(UTF-8\), ~[\d,]+ tokens/.test(tipText) || !tipText.includes(`~${tokens} tokens`)) {
     throw new Error(`status tooltip: ${tipText}`);

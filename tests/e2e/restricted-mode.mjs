@@ -14,8 +14,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
-  runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS, settled,
-  waitForCodeLens, hoverLineUntil, openMemoryLens, viewPane, treeRow, screenshot, log,
+  runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS,
+  waitForCodeLens, hoverLineUntil, hoverUntil, openMemoryLens, viewPane, treeRow, screenshot, log,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -48,14 +48,7 @@ await runScenario('restricted-mode', async ({ page, step, cleanup }) => {
   if (!/Restricted Mode · 1 memory file · [\d,]+ chars/.test(statusText)) throw new Error(`status item: ${statusText}`);
 
   step('the status item\'s tooltip explains it and links to Manage Workspace Trust');
-  const showTooltip = async () => {
-    await page.mouse.move(5, 5);
-    await status.hover();
-    const tip = page.locator('.monaco-hover:not(.hidden)', { hasText: NOTICE }).first();
-    await tip.waitFor({ state: 'visible' });
-    await settled(tip);
-    return tip;
-  };
+  const showTooltip = () => hoverUntil(page, status, NOTICE);
   const tip = await showTooltip();
   const tipText = (await tip.innerText()).replace(/\u00a0/g, ' ');
   if (!tipText.includes('Manage Workspace Trust')) throw new Error(`status tooltip lacks the action: ${tipText}`);

@@ -502,6 +502,27 @@ export async function hoverLineUntil(page, line, contains, { x = 40 } = {}) {
   }
 }
 
+// Hovers `target` (a locator) until a hover containing `contains` shows, and returns that hover.
+// One hover is not enough on a busy machine: the status item can be re-rendered (its text or
+// tooltip updated by the server) between the pointer arriving and the hover delay ending, and
+// VS Code then shows nothing until the pointer moves again. So: move away, hover, wait a few
+// seconds, and try again until the scenario's timeout.
+export async function hoverUntil(page, target, contains) {
+  const deadline = Date.now() + TIMEOUT;
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(5, 5);
+    await target.hover();
+    const tip = page.locator('.monaco-hover:not(.hidden)', { hasText: contains }).first();
+    try {
+      await tip.waitFor({ state: 'visible', timeout: 5_000 });
+      await settled(tip);
+      return tip;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`no hover with "${contains}" after ${attempt} attempts: ${e.message}`);
+    }
+  }
+}
+
 // Waits for a code lens whose text matches `text` in the active editor. A code lens is drawn
 // above its line and pushes the lines below it down: wait for it before pointing at a line.
 export async function waitForCodeLens(page, text) {
