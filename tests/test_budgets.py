@@ -133,17 +133,17 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
 
 def test_memory_index_cut_names_what_is_lost(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None})
-    from memlens.agents.claude.memory_index import auto_memory_index
+    from memlens.agents.claude.memory_folder import auto_memory_folder
 
-    index = Path(auto_memory_index(str(root / "home"), str(root / "repo")))
+    index = Path(auto_memory_folder(str(root / "home"), str(root / "repo"), env={}).index or "")
     index.parent.mkdir(parents=True)
     index.write_text("".join(f"- line {n}\n" for n in range(210)))
     load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
     (diag,) = [d for d in load.diagnostics if d.code == "memory-index-truncated"]
     assert (diag.line, diag.col) == (201, 1)
-    # Lines 201-210, and the line break ending line 200 (the kept text stops before it).
-    lost = "\n" + "".join(f"- line {n}\n" for n in range(200, 210))
-    assert f"{len(lost.encode()):,} bytes in 10 line(s) not sent" in diag.message
+    # Claude Code's own warning, which replaces lines 201-210, says what is lost.
+    assert ("10 of 210 lines were cut off, starting at line 201 (\"- line 200\")"
+            in diag.message)
 
 
 # --- count exactly, against the local fake ----------------------------------------------------

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from memlens.agents.agentsmd.agent import load_agents
-from memlens.agents.claude.memory_index import auto_memory_index, sanitize_path, truncate_index
+from memlens.agents.claude.memory_folder import auto_memory_folder, project_slug
+from memlens.agents.claude.memory_index import cut_index
 from memlens.agents.claude.messages import REMINDER_HEAD, payload
 from memlens.agents.claude.startup import ClaudeLoader
 
@@ -95,7 +96,9 @@ def test_include_depth_is_four(root: Path) -> None:
 
 
 def _index(root: Path, text: str) -> Path:
-    path = Path(auto_memory_index(str(root / "home"), str(root / "repo")))
+    index = auto_memory_folder(str(root / "home"), str(root / "repo"), env={}).index
+    assert index is not None
+    path = Path(index)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
@@ -103,40 +106,55 @@ def _index(root: Path, text: str) -> Path:
 
 def test_auto_memory_index_cut_at_line_200(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None})
-    assert sanitize_path(str(root / "repo")) == str(root / "repo").replace("/", "-").replace(
+    assert project_slug(str(root / "repo")) == str(root / "repo").replace("/", "-").replace(
         "_", "-")
     text = "".join(f"- [Topic {n}](t{n}.md) — short\n" for n in range(250))
     path = _index(root, text)
-    kept, cut, warning = truncate_index(text)
-    assert cut == 201 and warning is not None
-    assert kept.split("\n> WARNING")[0].rstrip("\n").count("\n") == 199
+    cut = cut_index(text)
+    assert cut.first_cut_line == 201 and cut.warning is not None
+    assert cut.kept.count("\n") == 199
+    assert cut.warning.startswith("MEMORY.md is 250 lines (limit: 200). Only part of it was "
+                                  "loaded: 50 of 250 lines were cut off, starting at line 201")
     load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
     (cut_diag,) = [d for d in load.diagnostics if d.code == "memory-index-truncated"]
     assert (cut_diag.path, cut_diag.line, cut_diag.col) == (str(path), 201, 1)
 
 
-def test_auto_memory_index_cut_at_byte_25000(root: Path) -> None:
+def test_auto_memory_index_cut_at_the_line_end_before_25000_characters(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None})
-    line = "- " + "x" * 297 + "\n"  # 300 bytes a line: byte 25,000 falls in line 84
+    line = "- " + "x" * 297 + "\n"  # 300 characters a line: 83 whole lines fit in 25,000
     text = line * 150
-    kept, cut, _ = truncate_index(text)
-    assert cut == 84
-    assert len(kept.split("\n\n> WARNING")[0].encode()) == 25_000
+    cut = cut_index(text)
+    assert cut.first_cut_line == 84
+    assert len(cut.kept) == 83 * 300 - 1
+    assert cut.warning is not None and cut.warning.startswith(
+        "MEMORY.md is 43.9KB (limit: 24.4KB) — index entries are too long. Only part of it "
+        "was loaded: 67 of 150 lines were cut off, starting at line 84 (\"- xxx")
     _index(root, text)
     load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
-    assert [(d.line, d.code) for d in load.diagnostics] == [(84, "memory-index-truncated")]
+    assert [(d.line, d.code) for d in load.diagnostics
+            if d.code != "memory-index-line-long"] == [(84, "memory-index-truncated")]
 
 
 def test_topic_files_and_links(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None})
     index = _index(root, "- [Role](user_role.md) — data scientist\n- [Gone](gone.md) — x\n")
     folder = index.parent
-    (folder / "user_role.md").write_text("---\nname: role\ndescription: d\ntype: user\n---\nx\n")
-    (folder / "odd.md").write_text("---\nname: odd\ndescription: d\ntype: gossip\n---\nx\n")
+    (folder / "user_role.md").write_text(
+        "---\nname: role\ndescription: d\nmetadata:\n  type: user\n---\nx\n")
+    (folder / "old.md").write_text("---\nname: old\ndescription: d\ntype: user\n---\nx\n")
+    (folder / "odd.md").write_text(
+        "---\nname: Odd Name\ndescription: d\nmetadata:\n  type: gossip\n---\nx\n")
     load = ClaudeLoader(str(root / "home")).load(str(root / "repo"))
     found = sorted((Path(d.path).name, d.line, d.code) for d in load.diagnostics)
     assert found == [("MEMORY.md", 2, "memory-link-not-found"),
-                     ("odd.md", 4, "memory-invalid-type")]
+                     ("odd.md", 1, "memory-not-indexed"),
+                     ("odd.md", 2, "memory-invalid-type"),
+                     ("odd.md", 5, "memory-invalid-type"),
+                     ("old.md", 1, "memory-not-indexed"),
+                     ("old.md", 4, "memory-invalid-type")]
+    assert sorted((t.relative, t.type) for t in load.topics) == [
+        ("odd.md", "gossip"), ("old.md", "user"), ("user_role.md", "user")]
 
 
 def test_large_claude_md_warns(root: Path) -> None:

@@ -39,6 +39,29 @@ def js_sorted(items: list[str]) -> list[str]:
     return sorted(items, key=js_sort_key)
 
 
+def js_units(text: str) -> str:
+    """`text` with each astral character as its two UTF-16 surrogates, so that Python's
+    indices, `len` and slices are JavaScript's (code units)."""
+    if all(ord(c) < 0x10000 for c in text):
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[i:i + 2], "little")) for i in range(0, len(data), 2))
+
+
+def from_js_units(units: str) -> str:
+    """Back from `js_units`: surrogate pairs joined again (a lone one stays lone)."""
+    if all(not 0xD800 <= ord(c) <= 0xDFFF for c in units):
+        return units
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def js_to_fixed(value: float, digits: int) -> str:
+    """`Number.prototype.toFixed` for a non-negative number: the exact binary value rounded
+    half up (Python's formatting rounds half to even)."""
+    from decimal import ROUND_HALF_UP, Decimal
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
 def resolve(base: str, *parts: str) -> str:
     """`path.resolve(base, ...parts)` on POSIX (no cwd lookup when base is absolute)."""
     joined = posixpath.join(base, *parts) if parts else base

@@ -119,6 +119,11 @@ def _category(cp: int) -> str:
     return unicodedata.category(chr(cp))
 
 
+def is_default_ignorable(cp: int) -> bool:
+    """Unicode's Default_Ignorable_Code_Point (category Cf is a superset of most of it)."""
+    return cp in _IGNORABLE_NOT_CF or _category(cp) == "Cf"
+
+
 def _is_ignorable(cp: int) -> bool:
     return cp in _IGNORABLE_NOT_CF or (_category(cp) == "Cf" and cp not in _VISIBLE_FORMAT)
 

@@ -18,7 +18,7 @@ from memlens.agents.base import (
 )
 from memlens.agents.claude.includes import find_includes
 from memlens.agents.claude.markdown import follow_claude_version
-from memlens.agents.claude.memory_index import claude_home
+from memlens.agents.claude.memory_folder import claude_home
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
     is_blank,

@@ -1,109 +1,130 @@
-"""Claude Code's auto memory: where `MEMORY.md` lives (`~/.claude/projects/<slug>/memory/`),
-how much of it is sent (200 lines or 25,000 bytes) and the checks of the index and its topic
-files."""
+"""Claude Code's auto-memory index, `MEMORY.md`, as Claude Code 2.1.330/2.1.332 send it: its
+frontmatter and top-level HTML comment blocks removed, trimmed, cut at 200 lines or 25,000
+characters (JavaScript's UTF-16 units, which Claude Code's warning calls bytes) at the last line
+end before the limit, a warning appended naming the cut, then sanitised (sanitize.py). When
+the folder has topic files but no `MEMORY.md`, Claude Code writes one from them at start-up
+and sends that (`synthesized_index`). The checks of the index live in memory_topics.py."""
 
 from __future__ import annotations
 
-import os
-import posixpath
 import re
+from dataclasses import dataclass
 
-from memlens.agents.claude.includes import IncludeReader
-from memlens.files.nodecompat import dirname, resolve
-from memlens.files.roots import repository_root
-from memlens.text.frontmatter import line_closed_frontmatter
+from memlens.agents.claude.sanitize import sanitize_memory, strip_invisible
+from memlens.files.nodecompat import from_js_units, js_to_fixed, js_trim, js_units
 
 INDEX_MAX_LINES = 200
-INDEX_MAX_BYTES = 25_000
-TOPIC_TYPES = ("user", "feedback", "project", "reference")
+INDEX_MAX_CHARS = 25_000
+# What a written index line may hold (Claude Code's own index lines stop at 150 characters).
+SYNTHESIZED_LINE_MAX = 150
 
 
-def sanitize_path(path: str) -> str:
-    """Claude Code's project folder name: every non-alphanumeric character becomes '-'."""
-    return re.sub(r"[^a-zA-Z0-9]", "-", path)
+def format_size(n: int) -> str:
+    """Claude Code's size words: `912 bytes`, `24.4KB`, `1.5MB`."""
+    kib = n / 1024
+    if kib < 1:
+        return f"{n} bytes"
+    for unit, value in (("KB", kib), ("MB", kib / 1024), ("GB", kib / 1024 / 1024)):
+        if value < 1024 or unit == "GB":
+            return js_to_fixed(value, 1).removesuffix(".0") + unit
+    raise AssertionError("unreachable")
 
 
-def claude_home(home: str) -> str:
-    return os.environ.get("CLAUDE_CONFIG_DIR") or posixpath.join(home, ".claude")
+def shorten(text: str, limit: int) -> str:
+    """Claude Code's quote of a line: cut to `limit` - 1 units at a word end when that keeps
+    more than half, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    if head and 0xD800 <= ord(head[-1]) <= 0xDBFF:
+        head = head[:-1]
+    last_space = re.search(r"\s\S*$", head)
+    words = head[:last_space.start()].rstrip() if last_space else ""
+    return (words if len(words) > limit / 2 else head.rstrip()) + "\u2026"
 
 
-def auto_memory_index(home: str, cwd: str) -> str:
-    root = repository_root(cwd) or resolve(cwd)
-    return posixpath.join(claude_home(home), "projects", sanitize_path(root), "memory",
-                          "MEMORY.md")
+@dataclass
+class IndexCut:
+    """The index as sent and where it was cut (in the text after frontmatter and comments)."""
+
+    sent: str  # what reaches the model: kept part, the warning, sanitised
+    kept: str  # the kept part of the processed text
+    cut: bool
+    first_cut_line: int | None = None  # 1-based, in the processed text
+    first_cut_text: str = ""  # that line, trimmed (Claude Code quotes it)
+    lost_lines: int = 0
+    warning: str | None = None
 
 
-def truncate_index(text: str) -> tuple[str, int | None, str | None]:
-    """(what reaches the model, the 1-based line where the cut falls, the warning)."""
-    lines = text.split("\n")
-    cut_line: int | None = None
-    kept = text
-    if len(lines) > INDEX_MAX_LINES:
-        kept = "\n".join(lines[:INDEX_MAX_LINES])
-        cut_line = INDEX_MAX_LINES + 1
-    data = kept.encode("utf-8")
-    if len(data) > INDEX_MAX_BYTES:
-        kept = data[:INDEX_MAX_BYTES].decode("utf-8", "ignore")
-        cut_line = kept.count("\n") + 1
-    if cut_line is None:
-        return text, None, None
-    total = len(lines)
-    warning = (f"\n\n> WARNING: MEMORY.md is {total} lines and {len(text.encode('utf-8')):,} "
-               f"bytes; only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_BYTES:,} bytes are "
-               "loaded. Keep the index to one short line per memory and move detail into "
-               "topic files.")
-    return kept + warning, cut_line, warning
+def cut_index(processed: str) -> IndexCut:
+    """`processed`: the index without frontmatter and top-level comment blocks."""
+    units = js_units(js_trim(processed))
+    line_count = units.count("\n") + 1
+    size = len(units)
+    over_lines, over_size = line_count > INDEX_MAX_LINES, size > INDEX_MAX_CHARS
+    if not over_lines and not over_size:
+        text = from_js_units(units)
+        return IndexCut(sanitize_memory(text), text, False)
+    kept = "\n".join(units.split("\n")[:INDEX_MAX_LINES]) if over_lines else units
+    if len(kept) > INDEX_MAX_CHARS:
+        end = kept.rfind("\n", 0, INDEX_MAX_CHARS + 1)
+        kept = kept[:end if end > 0 else INDEX_MAX_CHARS]
+    kept_lines = kept.count("\n") + 1 if units[len(kept):len(kept) + 1] == "\n" else 0
+    start = len(kept) + 1
+    end = units.find("\n", start)
+    first = units[start:end if end >= 0 else None]
+    first = js_trim(first)
+    if kept_lines == 0:
+        what = f"everything after the first {len(kept)} characters of line 1 was cut off"
+        lost = line_count - 1
+    else:
+        quote = f' ("{from_js_units(shorten(first, 80))}")' if first else ""
+        lost = line_count - kept_lines
+        what = (f"{lost} of {line_count} lines were cut off, starting at line "
+                f"{kept_lines + 1}{quote}")
+    if over_size and not over_lines:
+        why = (f"{format_size(size)} (limit: {format_size(INDEX_MAX_CHARS)}) \u2014 index "
+               "entries are too long")
+    elif over_lines and not over_size:
+        why = f"{line_count} lines (limit: {INDEX_MAX_LINES})"
+    else:
+        why = f"{line_count} lines and {format_size(size)}"
+    warning = (f"MEMORY.md is {why}. Only part of it was loaded: {what}. Keep index entries "
+               "to one line under ~200 chars; move detail into topic files.")
+    kept_text = from_js_units(kept)
+    return IndexCut(sanitize_memory(f"{kept_text}\n\n> WARNING: {warning}"), kept_text, True,
+                    kept_lines + 1 if kept_lines else 1, from_js_units(first), lost, warning)
 
 
-def check_index(loader: IncludeReader, path: str, text: str, cut_line: int | None,
-                kept: str) -> None:
-    """The index as Claude Code sends it, checked: where the cut falls, links to missing topic
-    files, and each topic file's frontmatter."""
-    if cut_line is not None:
-        # The cut falls where the kept text ends: a line start after 200 lines, or inside
-        # a line at the byte budget (a split character is dropped whole).
-        offset = len(kept) + (1 if len(kept) < len(text) and text[len(kept)] == "\n"
-                              and kept.count("\n") + 1 < cut_line else 0)
-        lost_bytes = len(text.encode("utf-8")) - len(kept.encode("utf-8"))
-        lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-        lost_lines = lines - cut_line + 1
-        loader._diag(path, text, offset, offset, "warning", "memory-index-truncated",
-                   f"Claude Code loads only the first {INDEX_MAX_LINES} lines or "
-                   f"{INDEX_MAX_BYTES:,} bytes of MEMORY.md: everything from here on is "
-                   f"cut — {lost_bytes:,} bytes in {lost_lines:,} line(s) not sent (and a "
-                   "warning is appended)")
-    folder = dirname(path)
-    for match in re.finditer(r"\]\(([^)\s]+\.md)\)", text):
-        target = resolve(folder, match.group(1))
-        if not os.path.isfile(target):
-            loader._diag(path, text, match.start(1), match.end(1), "warning",
-                       "memory-link-not-found",
-                       f"The index links to {match.group(1)}, which does not exist")
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        names = []
-    for name in names:
-        if not name.endswith(".md") or name == "MEMORY.md":
-            continue
-        topic = posixpath.join(folder, name)
-        read = loader._read(topic)
-        if read.content is None:
-            continue
-        meta = line_closed_frontmatter(read.content)
-        if meta is None:
-            loader._diag(topic, read.content, 0, 0, "warning", "memory-invalid-type",
-                       "A memory topic file needs frontmatter with name, description and "
-                       f"type ({', '.join(TOPIC_TYPES)})")
-            continue
-        kind = meta.get("type")
-        if kind not in TOPIC_TYPES:
-            where = read.content.find("type:")
-            start = where if where >= 0 else 0
-            loader._diag(topic, read.content, start, start + (5 if where >= 0 else 3),
-                       "warning", "memory-invalid-type",
-                       f"type {kind!r} is not one of {', '.join(TOPIC_TYPES)}")
-        for key in ("name", "description"):
-            if not meta.get(key):
-                loader._diag(topic, read.content, 0, 3, "warning", "memory-invalid-type",
-                           f"The topic file's frontmatter has no {key!r}")
+@dataclass
+class TopicEntry:
+    """A topic file as the synthesised index lists it."""
+
+    relative: str  # path in the memory folder, `/`-separated
+    description: str
+    mtime: float
+
+
+_UNLISTABLE = re.compile(r"[\[\]()\n\r\u2028\u2029]")
+
+
+def index_line(entry: TopicEntry) -> str | None:
+    """The pointer line Claude Code writes for a topic file (None: a name it will not list)."""
+    name = entry.relative
+    if _UNLISTABLE.search(name) or strip_invisible(name.replace("\t", "")) != name:
+        return None
+    stem = name.rsplit("/", 1)[-1].removesuffix(".md")
+    head = f"- [{stem}]({name})"
+    description = " ".join(strip_invisible(entry.description).split())
+    room = SYNTHESIZED_LINE_MAX - len(js_units(head)) - 3
+    if not description or room <= 1:
+        return head
+    return f"{head} \u2014 " + strip_invisible(from_js_units(shorten(js_units(description),
+                                                                     room)))
+
+
+def synthesized_index(entries: list[TopicEntry]) -> str:
+    """The MEMORY.md Claude Code writes when there is none: newest topic file first."""
+    lines = [line for e in sorted(entries, key=lambda e: -e.mtime)
+             if (line := index_line(e)) is not None]
+    return "".join(f"{line}\n" for line in lines)

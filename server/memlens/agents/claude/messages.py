@@ -6,10 +6,15 @@ JavaScript trims)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memlens.agents.claude.markdown import comment_spans, split_frontmatter, strip_comments
 from memlens.files.nodecompat import js_trim
 from memlens.protocol.memory import Diagnostic
+
+if TYPE_CHECKING:
+    from memlens.agents.claude.memory_folder import AutoMemoryFolder
+    from memlens.agents.claude.memory_topics import TopicFile
 
 
 @dataclass
@@ -23,6 +28,11 @@ class ClaudeFile:
     # An include sent without the file that includes it (a `paths:` rule's includes load at
     # start, the rule on read): the kind whose label it takes.
     owner_kind: str | None = None
+    # The text Claude Code sends for it, when that is not the file cut and trimmed as usual
+    # (the auto-memory index: cut at its limits, a warning added, sanitised).
+    sent: str | None = None
+    # Not on disk yet: Claude Code writes it at start-up (an index made from the topic files).
+    written: bool = False
 
 
 @dataclass
@@ -31,6 +41,8 @@ class ClaudeLoad:
     files: list[ClaudeFile]
     conditional_rules: list[ClaudeFile]
     diagnostics: list[Diagnostic]
+    auto_memory: AutoMemoryFolder | None = None
+    topics: list[TopicFile] = field(default_factory=list)
 
 
 REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "
@@ -76,7 +88,7 @@ def payload(files: list[ClaudeFile]) -> str:
     for f in files:
         top = chain_top(f, by_path)
         kind = top.owner_kind or top.kind
-        text = js_trim(sent_text(f.content))
+        text = f.sent if f.sent is not None else js_trim(sent_text(f.content))
         if not text:
             continue
         blocks.append(f"Contents of {f.path}{PAYLOAD_LABELS.get(kind, '')}:\n\n{text}")

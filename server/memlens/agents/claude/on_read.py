@@ -7,7 +7,7 @@ import posixpath
 from dataclasses import dataclass
 
 from memlens.agents.base import AgentJitSession, JitFile, JitLoad
-from memlens.agents.claude.memory_index import claude_home
+from memlens.agents.claude.memory_folder import claude_home
 from memlens.agents.claude.messages import ClaudeFile, sent_text
 from memlens.agents.claude.rules import globs_match
 from memlens.agents.claude.startup import (

@@ -4,11 +4,15 @@ Load order (later = higher priority): managed `/etc/claude-code/CLAUDE.md`, user
 `~/.claude/CLAUDE.md`, then for each folder from the filesystem root down to the working
 folder `CLAUDE.md`, `.claude/CLAUDE.md`, `.claude/rules/*.md` (rules without `paths:`; rules
 with `paths:` apply only to matching files), `CLAUDE.local.md`; last the auto-memory index
-`~/.claude/projects/<sanitised git root>/memory/MEMORY.md`, of which only the first 200 lines
-or 25,000 bytes (whichever comes first) reach the model. `@path` includes (`@./rel`, `@~/x`,
-`@/abs`, `@rel`) are followed four levels deep (a file is read once per load), text files only, not
-in code; a project file's include must lie inside the working folder (outside it Claude Code
-asks first, and nobody answers a non-interactive run), the user's may go anywhere. A file that
+`MEMORY.md` of the auto-memory folder (memory_folder.py says where, and whether at all;
+memory_index.py how much of it is sent, and what Claude Code writes when it is missing). In a
+git worktree nested in its main repository, the main repository's checked-in files above the
+worktree (CLAUDE.md, .claude/CLAUDE.md, its rules) are skipped — the worktree has its own
+copies — and its CLAUDE.local.md is still read (seen in 2.1.330).
+`@path` includes (`@./rel`, `@~/x`, `@/abs`, `@rel`) are followed four levels deep (a file
+is read once per load), text files only, not in code; a project file's include must lie
+inside the working folder (outside it Claude Code asks first, and nobody answers a
+non-interactive run), the user's may go anywhere. A file that
 is empty once its frontmatter and HTML comments are gone is not sent, nor what it includes.
 Without a non-empty CLAUDE.md in the working folder or above, AGENTS.md (and
 `.claude/AGENTS.md`) of those folders load in their place (Claude Code's agents-md plugin,
@@ -21,12 +25,13 @@ import posixpath
 
 from memlens.agents.base import WorkspaceCheck
 from memlens.agents.claude.includes import IncludeReader, external_includes_approved
-from memlens.agents.claude.memory_index import (
-    auto_memory_index,
-    check_index,
+from memlens.agents.claude.memory_folder import (
+    auto_memory_folder,
     claude_home,
-    truncate_index,
+    main_repository,
 )
+from memlens.agents.claude.memory_index import cut_index, synthesized_index
+from memlens.agents.claude.memory_topics import check_index, scan_topics
 from memlens.agents.claude.messages import (
     ClaudeFile,
     ClaudeLoad,
@@ -44,6 +49,7 @@ from memlens.agents.claude.rules import (
 )
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
+from memlens.files.roots import repository_root
 from memlens.protocol.memory import Diagnostic
 
 CLAUDE_NAMES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
@@ -109,6 +115,17 @@ def dedupe_against(found: list[ClaudeFile], loaded: list[ClaudeFile]) -> list[Cl
     return kept
 
 
+def main_repository_above(cwd: str) -> tuple[str, str] | None:
+    """(main repository root, worktree root) when `cwd` is in a git worktree that lies inside
+    its main repository: Claude Code skips the main repository's checked-in memory files in
+    the folders between the two."""
+    root = repository_root(cwd)
+    main = main_repository(root) if root else None
+    if root is None or main is None or main == root or not is_subpath(main, root):
+        return None
+    return main, root
+
+
 class ClaudeLoader(IncludeReader):
     """Claude Code's start-up load of a working folder (one per run; see the module's doc)."""
 
@@ -155,23 +172,45 @@ class ClaudeLoader(IncludeReader):
         # folder); they load before the project's, which take precedence.
         self._rules(posixpath.join(claude_home(self.home), "rules"), cwd, files, conditional,
                     "userRule")
+        skipped = main_repository_above(cwd)
         for folder in ancestors(cwd):
             if folder == self.home or folder == claude_home(self.home):
                 continue
-            self.add(posixpath.join(folder, "CLAUDE.md"), "project", files)
-            self.add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
-            self._rules(posixpath.join(folder, ".claude", "rules"), folder, files, conditional)
+            if not (skipped and is_subpath(skipped[0], folder)
+                    and not is_subpath(skipped[1], folder)):
+                self.add(posixpath.join(folder, "CLAUDE.md"), "project", files)
+                self.add(posixpath.join(folder, ".claude", "CLAUDE.md"), "project", files)
+                self._rules(posixpath.join(folder, ".claude", "rules"), folder, files,
+                            conditional)
             self.add(posixpath.join(folder, "CLAUDE.local.md"), "local", files)
-        index = auto_memory_index(self.home, cwd)
-        read = self._read(index)
-        if read.content is not None:
-            kept, cut_line, warning = truncate_index(read.content)
-            files.append(ClaudeFile(index, "auto", kept))
-            check_index(self, index, read.content, cut_line,
-                        kept.removesuffix(warning) if warning else kept)
+        load = ClaudeLoad(cwd, files, conditional, self.diagnostics)
+        self._auto_memory(load)
         if not self.is_claude_project(cwd, files):
-            files = self._agents_fallback(cwd, files)
-        return ClaudeLoad(cwd, files, conditional, self.diagnostics)
+            load.files = self._agents_fallback(cwd, files)
+        return load
+
+    def _auto_memory(self, load: ClaudeLoad) -> None:
+        """MEMORY.md as Claude Code sends it (or writes it from the topic files, when there is
+        none), its topic files and their checks."""
+        place = auto_memory_folder(self.home, load.cwd)
+        load.auto_memory = place
+        if place.folder is None or place.index is None:
+            return
+        topics = scan_topics(self, place.folder)
+        load.topics = [topic for topic, _ in topics]
+        read = self._read(place.index)
+        if read.content is None:
+            if read.kind is ReadKind.MISSING and load.topics:
+                written = synthesized_index([t.entry() for t in load.topics])
+                if written:
+                    load.files.append(ClaudeFile(place.index, "auto", written,
+                                                 sent=cut_index(written).sent, written=True))
+            return
+        self.processed.add(place.index)
+        cut = cut_index(sent_text(read.content))
+        if cut.sent:
+            load.files.append(ClaudeFile(place.index, "auto", read.content, sent=cut.sent))
+        check_index(self, place.index, read.content, cut, topics)
 
     def claude_file_above(self, cwd: str) -> str | None:
         """The nearest non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or
