@@ -14,7 +14,7 @@
 # with flock, so parallel test runs share one install.
 set -euo pipefail
 
-DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 codex@0.169.0)
+DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0)
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memlens/agents"
 mkdir -p "$CACHE_ROOT"
 

@@ -159,12 +159,14 @@ def run_agent(
     *,
     name: str | None = None,
     tool_call: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Capture:
     """Run the agent on staged copies of ``workspace`` and ``home`` (see ``stage``) and
     capture its memory. ``tool_call`` ({name, args}, Gemini CLI only): the scripted first
     turn calls that tool instead of reading ``read_path``; the memory files the run wrote are
     captured, and HOME is put back as it was before the run (also kept as ``home-before``,
-    for a prediction of what the call writes; the run's own as ``home-after``)."""
+    for a prediction of what the call writes; the run's own as ``home-after``). ``env``:
+    variables added to the agent's environment."""
     staged = stage(agent, version, workspace, home, cwd, read_path, name=name)
     before: dict[str, bytes] = {}
     if tool_call is not None:
@@ -176,7 +178,7 @@ def run_agent(
         argv[1:1] = ["--approval-mode", "yolo"]
     job = Job(
         argv=argv,
-        env=_env(agent, staged.home),
+        env={**_env(agent, staged.home), **(env or {})},
         cwd=str(staged.cwd),
         read_path=str(staged.read_path) if staged.read_path else None,
         tool_call=tool_call,
