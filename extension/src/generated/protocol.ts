@@ -133,8 +133,9 @@ export interface AgentChoice {
   chosen: boolean;
 }
 /**
- * A file the agent reads working in the folder: at start, or later when a tool touches a
- * path (`on-read`).
+ * A file the agent reads working in the folder: at start, later when a tool touches a
+ * path (`on-read`), or when the model decides to read it (`on-demand`: Claude Code's
+ * auto-memory topic files, which its index points to).
  */
 export interface AgentFileRow {
   path: string;
@@ -142,7 +143,7 @@ export interface AgentFileRow {
   chars: number | null;
   bytes?: number | null;
   tokens?: number | null;
-  when: "startup" | "on-read";
+  when: "startup" | "on-read" | "on-demand";
   note?: string | null;
 }
 /**

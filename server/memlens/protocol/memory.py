@@ -173,15 +173,16 @@ class ClaudeListResult(Wire):
 # --- `memlens show|jit --agent NAME[@VERSION] --json` (SPEC §4, §7) ---------------------------
 
 class AgentFileRow(Wire):
-    """A file the agent reads working in the folder: at start, or later when a tool touches a
-    path (`on-read`)."""
+    """A file the agent reads working in the folder: at start, later when a tool touches a
+    path (`on-read`), or when the model decides to read it (`on-demand`: Claude Code's
+    auto-memory topic files, which its index points to)."""
 
     path: str
     label: str  # its place in the agent's load: a tier or a kind ("global", "rule", "jit")
     chars: int | None  # None: listed but not readable
     bytes: int | None = None  # UTF-8
     tokens: int | None = None  # the agent's own estimate (README "Budgets")
-    when: Literal["startup", "on-read"]
+    when: Literal["startup", "on-read", "on-demand"]
     note: str | None = None  # why or when it applies ("when a tool reads a file in api/")
 
 

@@ -325,14 +325,15 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
     later = agent.on_read_files(memory, settings, reader, check)
     from memlens.reports.budgets import context_budget, measure
 
-    def row(f: AgentFile, when: Literal["startup", "on-read"]) -> AgentFileRow:
+    def row(f: AgentFile, when: Literal["startup", "on-read", "on-demand"]) -> AgentFileRow:
         figures = None if f.content is None else measure(agent.id, f.content)
         return AgentFileRow(path=f.path, label=f.label, when=when, note=f.note,
                             chars=figures.chars if figures else None,
                             bytes=figures.bytes if figures else None,
                             tokens=figures.tokens if figures else None)
 
-    rows = [row(f, "startup") for f in memory.files] + [row(f, "on-read") for f in later]
+    rows = [row(f, "startup") for f in memory.files] + [
+        row(f, "on-demand" if f.when == "on-demand" else "on-read") for f in later]
     budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
     content, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
     facts = {k: v for k, v in agent.show_json(memory, content).items()

@@ -19,6 +19,7 @@ from memlens.agents.base import (
 from memlens.agents.claude.includes import find_includes
 from memlens.agents.claude.markdown import follow_claude_version
 from memlens.agents.claude.memory_folder import claude_home
+from memlens.agents.claude.memory_topics import auto_memory_facts, topic_note
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
     is_blank,
@@ -182,12 +183,15 @@ class ClaudeAgent(MemoryAgent):
         listing = [ListedFile(f.path, f.kind, len(f.content)) for f in load.files]
         listing += [ListedFile(r.path, "rule (paths: " + ", ".join(r.applies_to) + ")",
                                len(r.content)) for r in load.conditional_rules]
+        listing += [ListedFile(t.path, f"memory ({t.type or 'no type'})", t.chars)
+                    for t in load.topics]
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="claude",
             files=[*(AgentFile(f.path, f.kind, f.content) for f in load.files), *later],
             text=text, diagnostics=load.diagnostics, headline=headline, listing=listing,
             details={"conditionalRules": [{"path": r.path, "paths": r.applies_to}
                                           for r in load.conditional_rules],
+                     "autoMemory": auto_memory_facts(load),
                      # What Claude Code 2.1.330 sends at start, byte for byte.
                      "payload": sent},
             payloads=[sent] if sent else [])
@@ -225,6 +229,8 @@ class ClaudeAgent(MemoryAgent):
         rows = [AgentFile(f.path, f.kind, f.content) for f in load.files]
         rows += [AgentFile(r.path, r.kind, r.content, "applies to " + ", ".join(r.applies_to),
                            when="on-read") for r in load.conditional_rules]
+        rows += [AgentFile(t.path, "memory", t.content, topic_note(t), when="on-demand")
+                 for t in load.topics]
         listed = {f.path for f in rows}
         for sub in check.folders:
             for name in NESTED_NAMES:
@@ -244,7 +250,8 @@ class ClaudeAgent(MemoryAgent):
         below = memory.cwd.rstrip("/") + "/"
         return [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
-                if r.when == "on-read" and (r.label != "nested" or r.path.startswith(below))]
+                if r.when in ("on-read", "on-demand")
+                and (r.label != "nested" or r.path.startswith(below))]
 
     def section_starts(self, path: str) -> list[str]:
         return [f"Contents of {path}{label}:"

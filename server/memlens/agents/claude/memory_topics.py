@@ -18,11 +18,14 @@ import contextlib
 import os
 import posixpath
 import re
+import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from memlens.agents.claude.includes import IncludeReader
 from memlens.agents.claude.markdown import split_frontmatter, strip_comments
 from memlens.agents.claude.memory_index import IndexCut, TopicEntry
+from memlens.agents.claude.messages import ClaudeLoad
 from memlens.files.nodecompat import js_trim, js_trim_start
 from memlens.text.frontmatter import line_closed_frontmatter
 
@@ -48,6 +51,8 @@ class TopicFile:
     links: list[str] = field(default_factory=list)  # the `[[name]]` links of its body
     frontmatter: bool = False
     top_level_type: bool = False  # the older format
+    content: str | None = None
+    chars: int | None = None
 
     def entry(self) -> TopicEntry:
         return TopicEntry(self.relative, self.description or "", self.mtime)
@@ -87,6 +92,7 @@ def read_topic(reader: IncludeReader, folder: str, path: str) -> tuple[TopicFile
             kind, topic.top_level_type = meta.get("type"), True
         topic.type = kind if isinstance(kind, str) else None
     topic.links = [js_trim(m.group(1)) for m in LINK.finditer(read.content)]
+    topic.content, topic.chars = read.content, len(read.content)
     return topic, read.content
 
 
@@ -188,3 +194,41 @@ def check_index(reader: IncludeReader, path: str, raw: str, cut: IndexCut,
                          "No pointer in MEMORY.md reaches this memory: Claude Code sees only "
                          "the index at start-up, so it will not know this file exists "
                          f"(add `- [Title]({topic.relative}) — hook` to MEMORY.md)")
+
+
+def saved_ago(mtime: float, now: float | None = None) -> str:
+    """`saved today`, `saved yesterday`, `saved 3 days ago`, `saved 2 months ago`."""
+    days = int(((time.time() if now is None else now) - mtime) // 86_400)
+    if days <= 0:
+        return "saved today"
+    if days == 1:
+        return "saved yesterday"
+    if days < 60:
+        return f"saved {days} days ago"
+    if days < 730:
+        return f"saved {days // 30} months ago"
+    return f"saved {days // 365} years ago"
+
+
+def topic_note(topic: TopicFile) -> str:
+    """The Memory view's line for a topic file."""
+    parts = [topic.type or "no type", *([topic.description] if topic.description else []),
+             saved_ago(topic.mtime), "read when relevant"]
+    return " · ".join(parts)
+
+
+def auto_memory_facts(load: ClaudeLoad) -> dict[str, object]:
+    """`memlens show --agent claude --json`'s `autoMemory`: the folder, why, and its files."""
+    place = load.auto_memory
+    index = next((f for f in load.files if f.kind == "auto"), None)
+    return {
+        "enabled": bool(place and place.folder),
+        "folder": place.folder if place else None,
+        "reason": place.reason if place else None,
+        "index": place.index if place else None,
+        "indexWrittenAtStart": bool(index and index.written),
+        "topics": [{"path": t.path, "relative": t.relative, "name": t.name,
+                    "description": t.description, "type": t.type,
+                    "savedAt": datetime.fromtimestamp(t.mtime, UTC).isoformat()
+                    if t.mtime else None, "links": t.links} for t in load.topics],
+    }
