@@ -21,6 +21,7 @@ default mode `claude-md-or-agents-md`).
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from memlens.agents.base import WorkspaceCheck
@@ -374,6 +375,10 @@ def check_claude_folders(home: str, folders: list[str],
     for folder in folders:
         load = loader.load(folder)
         sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
+        # Topic files and subagent indexes: read by the model when relevant, so checked for
+        # hidden text like the rest.
+        sources += [t.path for t in load.topics]
+        sources += [a.index for a in load.agent_memory if os.path.isfile(a.index)]
     unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
     return WorkspaceCheck(diagnostics=list(unique.values()),
                           sources=list(dict.fromkeys(sources)),
