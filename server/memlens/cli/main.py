@@ -31,6 +31,8 @@ COMMANDS = {
     "diff": "what each agent reads, per folder, between two git revisions",
     "verify": "run your installed agents offline on this workspace and compare what they "
               "send with the prediction",
+    "report": "every memory file x every agent, and each agent's context, as HTML, JSON or "
+              "Markdown",
 }
 _MODULE_OF = {"list": "listing"}
 

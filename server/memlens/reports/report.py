@@ -1,0 +1,60 @@
+"""The agent matrix as a file: one self-contained HTML page (no network, no external asset: it
+opens from a CI artifact or an email; its Content-Security-Policy forbids loading anything)
+and a Markdown table for a CI job summary. Both render `protocol.matrix.MatrixResult`; what
+each cell says is decided in workspace/matrix.py."""
+
+from __future__ import annotations
+
+import posixpath
+from importlib import resources
+
+from memlens.protocol.matrix import MatrixResult
+
+ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "not-read": "○"}
+
+
+def _relative(result: MatrixResult, path: str) -> str:
+    folder = result.folder.rstrip("/") + "/"
+    if path.startswith(folder):
+        return posixpath.relpath(path, result.folder)
+    home = result.home.rstrip("/") + "/"
+    return "~/" + posixpath.relpath(path, result.home) if path.startswith(home) else path
+
+
+def html_report(result: MatrixResult, version: str) -> str:
+    import jinja2
+
+    template = resources.files("memlens").joinpath("data/report.html.j2").read_text("utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    scale = max([0, *(max(a.map.tokens, a.map.limit or 0) for a in result.agents)])
+    return env.from_string(template).render(
+        r=result, version=version, icons=ICONS, rel=lambda p: _relative(result, p),
+        scale_all=scale)
+
+
+def _md(text: str) -> str:
+    """A table cell's text: pipes and line breaks would end the cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_summary(result: MatrixResult) -> str:
+    """The matrix as GitHub-flavoured Markdown (for `$GITHUB_STEP_SUMMARY`)."""
+    head = "| File | " + " | ".join(_md(a.label) for a in result.agents) + " |"
+    rule = "|---|" + "---|" * len(result.agents)
+    lines = [f"### What each agent reads in `{_md(result.folder)}`", "", head, rule]
+    for row in result.rows:
+        cells = []
+        for agent in result.agents:
+            cell = row.cells[agent.id]
+            text = f"{ICONS[cell.state]} {cell.word}" + (f" ({cell.cut})" if cell.cut else "")
+            cells.append(_md(text if cell.state == "not-read" else f"**{text}**"))
+        lines.append(f"| `{_md(row.relative)}` | " + " | ".join(cells) + " |")
+    lines += ["", "| Agent | Tokens at start-up | Files |", "|---|---:|---:|"]
+    for agent in result.agents:
+        lines.append(f"| {_md(agent.label)} | {agent.map.tokens:,} | "
+                     f"{len(agent.map.segments)} |")
+    errors = sum(d.severity == "error" for d in result.diagnostics)
+    warnings = sum(d.severity == "warning" for d in result.diagnostics)
+    lines += ["", f"{errors} error(s), {warnings} warning(s), {len(result.hidden)} hidden-content "
+              "finding(s). ● at start-up · ◐ on read · ◌ on demand · ○ not read", ""]
+    return "\n".join(lines)

@@ -1,0 +1,189 @@
+"""The agent matrix of a workspace folder (protocol/matrix.py): every memory and instruction
+file × every agent, from what each agent's profile predicts — its start-up load, what it
+loads when a tool reads a path, what the model reads on demand, the files it ignores and why
+— and each agent's context map. Both the CLI (`memlens report`) and the server
+(`memlens/matrix`) ask this module; nothing here renders."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Sequence
+
+from memlens.agents import all_agents, owner_of, primary, workspace_file_names
+from memlens.agents.base import AgentFile, MemoryAgent
+from memlens.agents.gemini.discovery import MemoryEngine
+from memlens.agents.gemini.imports import Outcome
+from memlens.files.fsread import FileReader
+from memlens.model import MemorySettings
+from memlens.protocol.matrix import (
+    CellState,
+    ContextMap,
+    MapSegment,
+    MatrixAgent,
+    MatrixCell,
+    MatrixResult,
+    MatrixRow,
+)
+from memlens.protocol.memory import Diagnostic
+from memlens.reports.budgets import context_budget
+from memlens.workspace.queries import agent_hidden_check, workspace_files_named
+from memlens.workspace.queries import check as check_folder
+
+# Diagnostics that say an agent sends only part of a file.
+CUT_CODES = ("payload-budget-exceeded", "memory-index-truncated", "context-truncated")
+HIDDEN_CODES = ("hidden-text", "hidden-comment")
+# What an agent's own load labels mean, for a reader of the matrix.
+LABELS = {"global": "global memory", "project": "project memory", "include": "included",
+          "active": "the AGENTS.md in force", "auto": "the auto-memory index",
+          "user": "user memory", "userRule": "user rule", "rule": "rule", "local":
+          "private project memory", "managed": "managed policy", "extension": "extension",
+          "userProjectMemory": "private project memory"}
+WORDS = {"startup": "at start-up", "on-read": "on read", "on-demand": "on demand",
+         "not-read": "not read"}
+
+
+def _relative(path: str, folder: str, home: str) -> str:
+    if path == folder or path.startswith(folder.rstrip("/") + "/"):
+        return posixpath.relpath(path, folder)
+    if home and path.startswith(home.rstrip("/") + "/"):
+        return "~/" + posixpath.relpath(path, home)
+    return path
+
+
+class _AgentView:
+    """One agent's reading of the folder."""
+
+    def __init__(self, agent: MemoryAgent, folder: str, settings: MemorySettings,
+                 found: list[str], reader: FileReader):
+        self.agent, self.settings = agent, settings
+        self.memory = agent.load(folder, settings, reader)
+        names = set(agent.file_names(settings))
+        own = [p for p in found if posixpath.basename(p) in names or agent.owns(p, settings)]
+        check = agent.check_workspace(settings, [folder], own, reader)
+        self.later = agent.on_read_files(self.memory, settings, reader, check)
+        self.ignored = agent.ignored_files(settings, [folder], found, reader)
+        # The primary agent's checks are the workspace's own (they include every agent's
+        # hidden-content findings); another agent's are its workspace check's.
+        self.diagnostics = [*self.memory.diagnostics, *check.diagnostics, *(
+            check_folder(folder, settings) if agent is primary()
+            else agent_hidden_check(agent, check, reader))]
+        self.sources = set(check.sources)
+        # Gemini CLI inlines its imports: each imported file, by the memory file it came in.
+        self.imports: dict[str, str] = {}
+        if agent is primary():
+            for loaded in MemoryEngine(settings, reader).load(folder).files:
+                for event in loaded.events:
+                    if event.outcome is Outcome.IMPORTED and loaded.content is not None:
+                        self.imports.setdefault(event.target, loaded.path)
+
+    def files(self) -> list[AgentFile]:
+        return [*self.memory.files, *self.later]
+
+    def reads_anything(self) -> bool:
+        return bool(self.memory.files or self.later)
+
+    def cell(self, path: str) -> MatrixCell:
+        startup = next((f for f in self.memory.files if f.path == path), None)
+        cut = next((f"cut at line {d.line}" for d in self.diagnostics
+                    if d.path == path and d.code in CUT_CODES), None)
+        if startup is not None:
+            return MatrixCell(state="startup", word=WORDS["startup"],
+                              why=startup.note or LABELS.get(startup.label, startup.label),
+                              cut=cut)
+        if path in self.imports:
+            via = posixpath.basename(self.imports[path])
+            return MatrixCell(state="startup", word=WORDS["startup"],
+                              why=f"imported into {via}", cut=cut)
+        later = next((f for f in self.later if f.path == path), None)
+        if later is not None:
+            state: CellState = "on-demand" if later.when == "on-demand" else "on-read"
+            return MatrixCell(state=state, word=WORDS[state], why=later.note or later.label,
+                              cut=cut)
+        ignored = next((d for d in self.ignored if d.path == path), None)
+        if ignored is not None:
+            return MatrixCell(state="not-read", word=WORDS["not-read"], why=ignored.message)
+        if self.memory.details.get("trusted") is False and self.agent.owns(path, self.settings):
+            return MatrixCell(state="not-read", word=WORDS["not-read"],
+                              why=f"the folder is not trusted: {self.agent.label} reads no "
+                                  "project memory here until it is")
+        if path in self.sources:
+            return MatrixCell(state="not-read", word=WORDS["not-read"],
+                              why="read only when it works in another folder")
+        return MatrixCell(state="not-read", word=WORDS["not-read"], why="not its file")
+
+    def context_map(self, folder: str, home: str, budget: int) -> ContextMap:
+        rows = [(f.path, f.label, f.content) for f in self.memory.files]
+        figures = context_budget(self.agent.id, rows)
+        cuts = [f"{_relative(d.path, folder, home)}:{d.line}: {d.message}"
+                for d in self.diagnostics if d.code in CUT_CODES]
+        return ContextMap(
+            tokens=figures.total.tokens, chars=figures.total.chars,
+            estimator=figures.estimator.label,
+            segments=[MapSegment(path=b.path, relative=_relative(b.path, folder, home),
+                                 chars=b.figures.chars, tokens=b.figures.tokens)
+                      for b in figures.files],
+            limit=budget or None, limit_label="your budget (memlens.budget)" if budget else None,
+            cuts=cuts)
+
+
+def _columns(views: Sequence[_AgentView], settings: MemorySettings,
+             present: set[str]) -> list[tuple[_AgentView, str]]:
+    """The agents worth a column: the chosen one, and each one that reads something here or
+    whose files are here."""
+    chosen = [p.agent for p in settings.chosen_agents]
+    out = []
+    for view in views:
+        agent_id = view.agent.id
+        if agent_id in chosen:
+            out.append((view, "chosen" if agent_id == chosen[0] else "one of your agents"))
+        elif agent_id in present:
+            out.append((view, "its files are here"))
+        elif view.reads_anything():
+            out.append((view, "reads files here"))
+    return out
+
+
+def agent_matrix(folder: str, settings: MemorySettings, *,
+                 agents: Sequence[str] | None = None) -> MatrixResult:
+    folder = os.path.realpath(folder)
+    reader = FileReader()
+    names = workspace_file_names(settings)
+    found_by_name = workspace_files_named(MemoryEngine(settings, reader), [folder], names)
+    found = list(dict.fromkeys(p for n in names for p in found_by_name[n]))
+    chosen = [a for a in all_agents() if agents is None or a.id in agents]
+    views = [_AgentView(a, folder, settings, found, reader) for a in chosen]
+    present = {owner.id for p in found if (owner := owner_of(p, settings)) is not None}
+    columns = _columns(views, settings, present) if agents is None else [
+        (v, "asked for") for v in views]
+    home = settings.home
+    paths = list(dict.fromkeys([
+        *found, *(f.path for v, _ in columns for f in v.files()),
+        *(p for v, _ in columns for p in v.imports),
+        *(d.path for v, _ in columns for d in v.ignored)]))
+    diagnostics = {(d.path, d.line, d.col, d.code): d
+                   for v, _ in columns for d in v.diagnostics}
+    ordered: list[Diagnostic] = sorted(diagnostics.values(), key=lambda d: d.sort_key())
+
+    def sort_key(path: str) -> tuple[int, str]:
+        inside = path.startswith(folder.rstrip("/") + "/")
+        return (0 if inside else 1, path)
+
+    rows = []
+    for path in sorted(paths, key=sort_key):
+        owner = owner_of(path, settings)
+        rows.append(MatrixRow(
+            path=path, relative=_relative(path, folder, home),
+            owner=owner.id if owner else None,
+            cells={v.agent.id: v.cell(path) for v, _ in columns},
+            problems=sum(d.path == path and d.severity in ("error", "warning")
+                         for d in ordered)))
+    return MatrixResult(
+        folder=folder, home=home,
+        agents=[MatrixAgent(id=v.agent.id, label=v.agent.label, why=why,
+                            map=v.context_map(folder, home, settings.budget))
+                for v, why in columns],
+        rows=rows,
+        diagnostics=[d for d in ordered if d.code not in HIDDEN_CODES],
+        hidden=[d for d in ordered if d.code in HIDDEN_CODES])
+

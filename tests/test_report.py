@@ -1,0 +1,128 @@
+"""`memlens report`: the agent matrix (every memory file × every agent) and each agent's
+context map, as JSON, one self-contained HTML page and a Markdown job summary. The cells are
+compared with what each agent's profile predicts through the CLI's own `show --agent A --json`
+(a separate process), not with the matrix's own code."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "examples" / "demo"
+
+
+def _memlens(*args: str, home: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "GEMINI_CLI_HOME": str(home),
+           "HOME": str(home)}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    env.pop("MEMLENS_AGENTS", None)
+    return subprocess.run([sys.executable, "-m", "memlens", *args], env=env, text=True,
+                          capture_output=True, check=False, cwd=cwd, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    copy = tmp_path_factory.mktemp("report") / "demo"
+    shutil.copytree(DEMO, copy, symlinks=True)
+    return copy
+
+
+def _report(folder: Path, home: Path, *more: str) -> dict[str, Any]:
+    done = _memlens("report", str(folder), "--trusted", *more, home=home)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_every_cell_is_what_that_agents_profile_predicts(demo: Path) -> None:
+    home = demo / ".home"
+    result = _report(demo, home)
+    agents = [a["id"] for a in result["agents"]]
+    assert agents == ["gemini", "claude", "agents", "codex"]
+    for agent in agents:
+        done = _memlens("show", str(demo), "--trusted", "--agent", agent, "--json", home=home)
+        shown = json.loads(done.stdout)
+        want = {f["path"]: f["when"] for f in shown["files"]}
+        got = {row["path"]: row["cells"][agent]["state"] for row in result["rows"]
+               if row["cells"][agent]["state"] in ("startup", "on-read", "on-demand")}
+        if agent == "gemini":
+            # Gemini CLI inlines its imports into GEMINI.md: the matrix lists them as rows of
+            # their own, loaded at start-up with the file that imports them.
+            imported = {p for p, s in got.items() if s == "startup" and p not in want}
+            assert {Path(p).name for p in imported} == {"architecture.md", "onboarding.md",
+                                                        "style.md"}
+            got = {p: s for p, s in got.items() if p not in imported}
+        assert got == want, agent
+    # The demo's import-not-found and its hidden text are in the report.
+    assert [d["code"] for d in result["diagnostics"]] == ["import-not-found"]
+    assert sorted(d["code"] for d in result["hidden"]) == ["hidden-comment", "hidden-text"]
+    # Each map adds up what the agent loads at start.
+    for entry in result["agents"]:
+        assert len(entry["map"]["segments"]) == sum(
+            row["cells"][entry["id"]]["state"] == "startup"
+            and "imported" not in row["cells"][entry["id"]]["why"] for row in result["rows"])
+
+
+def test_untrusted_claude_rules_codex_chain_and_a_cut(tmp_path: Path) -> None:
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (home / ".codex").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("claude rules\n")
+    rules = repo / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "py.md").write_text("---\npaths:\n  - \"src/**/*.py\"\n---\npython rule\n")
+    (repo / "AGENTS.md").write_text("root agents\n" + "x" * 40_000 + "\n")
+    (repo / "src").mkdir()
+    (repo / "src" / "AGENTS.md").write_text("src agents\n")
+    (repo / "GEMINI.md").write_text("gemini\n")
+    done = _memlens("report", str(repo), home=home)
+    result = json.loads(done.stdout)
+    rows = {r["relative"]: r["cells"] for r in result["rows"]}
+    assert rows["GEMINI.md"]["gemini"]["state"] == "not-read"
+    assert "not trusted" in rows["GEMINI.md"]["gemini"]["why"]
+    assert rows[".claude/rules/py.md"]["claude"]["state"] == "on-read"
+    assert "src/**/*.py" in rows[".claude/rules/py.md"]["claude"]["why"]
+    assert rows["AGENTS.md"]["codex"]["state"] == "startup"
+    assert rows["AGENTS.md"]["codex"]["cut"] is not None  # over Codex's 32 KiB budget
+    codex = next(a for a in result["agents"] if a["id"] == "codex")
+    assert codex["map"]["cuts"] and "AGENTS.md" in codex["map"]["cuts"][0]
+
+
+def test_the_html_report_opens_offline_and_shows_every_file_and_agent(demo: Path,
+                                                                      tmp_path: Path) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH")
+    page = tmp_path / "report.html"
+    result = _report(demo, demo / ".home", "--html", str(page), "--json")
+    html = page.read_text(encoding="utf-8")
+    # Nothing to fetch: no external URL in any src, href or url().
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//|url\(""", html)
+    assert "default-src 'none'" in html
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    for row in result["rows"]:
+        assert f"<code>{row['relative']}</code>" in dom
+    for agent in result["agents"]:
+        assert f"<th scope=\"col\">{agent['label']}<br>" in dom
+
+
+def test_the_markdown_summary_is_a_table_per_row(demo: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    result = _report(demo, demo / ".home", "--markdown", str(summary), "--json")
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n### What each agent reads in ")  # appended
+    table = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(table) == len(result["rows"])
+    assert all(line.count(" | ") == len(result["agents"]) for line in table)
