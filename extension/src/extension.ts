@@ -7,6 +7,7 @@ import { registerCommands } from "./commands";
 import { registerContextDiff } from "./contextDiff";
 import { registerCountTokens } from "./countTokens";
 import { registerVerify } from "./verify";
+import { registerMatrixView } from "./matrixView";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
@@ -51,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerContextDiff(context, client);
   registerCountTokens(context, client);
   registerVerify(context, client);
+  registerMatrixView(context, client, merged);
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);

@@ -51,6 +51,11 @@ export class MergedContextProvider implements vscode.TextDocumentContentProvider
     return result.content + "\n";
   }
 
+  /** The line of the document at `uri` where the server says `path`'s text starts. */
+  lineOf(uri: vscode.Uri, path: string): number | undefined {
+    return this.links.get(uri.toString())?.find((link) => link.path === path)?.line;
+  }
+
   refreshAll(): void {
     for (const uri of this.open) {
       this.changed.fire(vscode.Uri.parse(uri));

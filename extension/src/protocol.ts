@@ -18,6 +18,7 @@ export type {
   JitLoadedEvent,
   ListResult,
   ListedFile,
+  MatrixResult,
   NameParams,
   ReadyEvent,
   ShowParams,
@@ -50,3 +51,5 @@ export const INBOX = "memlens/inbox";
 export const INBOX_ACCEPT = "memlens/inbox/accept";
 export const INBOX_REJECT = "memlens/inbox/reject";
 export const EXTRACT_SKILLS = "memlens/skills/extract";
+/** The agent matrix of a workspace folder (every memory file × every agent). */
+export const MATRIX = "memlens/matrix";

@@ -38,6 +38,7 @@ export type MemlensPayload =
   | ContextChangedEvent
   | ContextDiffParams
   | ContextDiffResult
+  | ContextMap
   | ContextSection
   | CountTokensResponse
   | Diagnostic
@@ -58,6 +59,12 @@ export type MemlensPayload =
   | JitResponse
   | ListResult
   | ListedFile
+  | MapSegment
+  | MatrixAgent
+  | MatrixCell
+  | MatrixParams
+  | MatrixResult
+  | MatrixRow
   | MemoryFile
   | MemoryLoadedEvent
   | NameParams
@@ -456,6 +463,24 @@ export interface ContextDiffResult {
   after: string;
 }
 /**
+ * An agent's start-up memory, in tokens by its own estimate, against its limits.
+ */
+export interface ContextMap {
+  tokens: number;
+  chars: number;
+  estimator: string;
+  segments: MapSegment[];
+  limit?: number | null;
+  limitLabel?: string | null;
+  cuts: string[];
+}
+export interface MapSegment {
+  path: string;
+  relative: string;
+  chars: number;
+  tokens: number;
+}
+/**
  * Where one file's text lies in a rendered context (0-based lines): `start_line` is the
  * line naming `path` (`--- Context from: <path> ---`, `Contents of <path> (…):`,
  * `--- <path> ---`), `end_line` the section's last line (its end marker, when it has one).
@@ -591,6 +616,41 @@ export interface ListedFile {
   chars: number | null;
   bytes?: number | null;
   tokens?: number | null;
+}
+export interface MatrixAgent {
+  id: string;
+  label: string;
+  why: string;
+  map: ContextMap;
+}
+export interface MatrixCell {
+  state: "startup" | "on-read" | "on-demand" | "not-read";
+  word: string;
+  why: string;
+  cut?: string | null;
+}
+/**
+ * `memlens/matrix`: the workspace folder (default: the first).
+ */
+export interface MatrixParams {
+  folder?: string | null;
+}
+export interface MatrixResult {
+  folder: string;
+  home: string;
+  agents: MatrixAgent[];
+  rows: MatrixRow[];
+  diagnostics: Diagnostic[];
+  hidden: Diagnostic[];
+}
+export interface MatrixRow {
+  path: string;
+  relative: string;
+  owner: string | null;
+  cells: {
+    [k: string]: MatrixCell | undefined;
+  };
+  problems: number;
 }
 export interface NameParams {
   name: string;

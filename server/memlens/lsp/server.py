@@ -265,6 +265,7 @@ def create_server() -> MemlensServer:
         hover,
         lens,
         lifecycle,
+        matrix,
         memory,
         navigation,
         rename,
@@ -277,7 +278,7 @@ def create_server() -> MemlensServer:
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
                    actions, lens, rename, custom, chat, memory, skills, context_diff, budgets,
-                   verify):
+                   verify, matrix):
         module.register(server)
     return server
 

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from memlens.protocol.memory import Diagnostic
-from memlens.protocol.wire import Wire
+from memlens.protocol.wire import Inbound, Wire
 
 CellState = Literal["startup", "on-read", "on-demand", "not-read"]
 
@@ -63,3 +63,9 @@ class MatrixResult(Wire):
     diagnostics: list[Diagnostic]
     # hidden-text / hidden-comment findings, each with what the hidden text says decoded
     hidden: list[Diagnostic] = Field(default_factory=list)
+
+
+class MatrixParams(Inbound):
+    """`memlens/matrix`: the workspace folder (default: the first)."""
+
+    folder: str | None = None

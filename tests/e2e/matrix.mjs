@@ -1,0 +1,62 @@
+// The Agent Matrix (issue 26) in the real VS Code, on the demo: "Memory Lens: Show Agent
+// Matrix" opens a panel whose table has a row per memory file and a column per agent (the
+// demo has files for Gemini CLI, Claude Code, Codex and the AGENTS.md convention), each cell
+// saying when that agent reads the file; arrow keys move between cells; Enter on Claude Code ×
+// CLAUDE.md opens Claude Code's view at that file. Screenshots: matrix-{light,dark}.png.
+import { rmSync } from 'node:fs';
+import {
+  runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
+  runCommand, screenshot,
+} from './lib/vscode.mjs';
+import { screenshotThemes } from './lib/themes.mjs';
+
+await runScenario('matrix', async ({ page, step, cleanup }) => {
+  const { root, workspace } = isolatedWorkspace();
+  cleanup(() => rmSync(root, { recursive: true, force: true }));
+
+  step('open the workbench and GEMINI.md; wait for the server');
+  await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
+  await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
+  await waitForServer(page);
+
+  step('"Show Agent Matrix" opens the panel: a column per agent, a row per memory file');
+  await runCommand(page, 'Memory Lens: Show Agent Matrix');
+  const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
+  const headers = await frame.locator('thead th').allInnerTexts();
+  const labels = headers.map((h) => h.split('\n')[0].trim());
+  for (const want of ['Gemini CLI', 'Claude Code', 'AGENTS.md', 'Codex']) {
+    if (!labels.includes(want)) throw new Error(`no column for ${want}: ${JSON.stringify(labels)}`);
+  }
+  const cellOf = async (file, agent) => {
+    const row = frame.locator('tr', { has: frame.locator('th.file', { hasText: new RegExp(`^${file.replace('.', '\\.')}`) }) }).first();
+    const column = labels.indexOf(agent);
+    return row.locator('td').nth(column - 1);
+  };
+  const expectations = [
+    ['CLAUDE.md', 'Claude Code', 'at start-up'], ['CLAUDE.md', 'Gemini CLI', 'not read'],
+    ['AGENTS.md', 'Codex', 'at start-up'], ['.claude/rules/python.md', 'Claude Code', 'on read'],
+  ];
+  for (const [file, agent, word] of expectations) {
+    const text = (await (await cellOf(file, agent)).innerText()).replace(/\s+/g, ' ');
+    if (!text.includes(word)) throw new Error(`${agent} × ${file}: "${text}", expected "${word}"`);
+  }
+  const maps = await frame.locator('section.map h3').allInnerTexts();
+  if (maps.length !== labels.length - 1) throw new Error(`context maps: ${JSON.stringify(maps)}`);
+  await screenshotThemes(page, workspace, 'matrix', async () => {
+    await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
+  });
+
+  step('arrow keys move between cells; Enter on Claude Code × CLAUDE.md opens its view there');
+  const first = frame.locator('td.cell').first();
+  await first.focus();
+  await first.press('ArrowRight');
+  const focused = await frame.locator('td.cell:focus').getAttribute('data-col');
+  if (focused !== '2') throw new Error(`ArrowRight moved focus to column ${focused}`);
+  const target = await cellOf('CLAUDE.md', 'Claude Code');
+  await target.focus();
+  await target.press('Enter');
+  const tab = page.locator('.tabs-container .tab.active', { hasText: 'Claude Code Context.md' });
+  await tab.waitFor({ state: 'visible' });
+  await screenshot(page, 'matrix-claude-view');
+});
