@@ -62,6 +62,11 @@ def test_every_cell_is_what_that_agents_profile_predicts(demo: Path) -> None:
                                                         "style.md"}
             got = {p: s for p, s in got.items() if p not in imported}
         assert got == want, agent
+    # The JSON is what `memlens schema MatrixResult` says it is.
+    import jsonschema
+
+    schema = json.loads(_memlens("schema", "MatrixResult", home=home).stdout)["MatrixResult"]
+    jsonschema.validate(result, schema)
     # The demo's import-not-found and its hidden text are in the report.
     assert [d["code"] for d in result["diagnostics"]] == ["import-not-found"]
     assert sorted(d["code"] for d in result["hidden"]) == ["hidden-comment", "hidden-text"]

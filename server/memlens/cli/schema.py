@@ -18,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     from memlens.model import MemorySettings
     from memlens.protocol.context_diff import DiffResult
+    from memlens.protocol.matrix import MatrixResult
     from memlens.protocol.memory import (
         AgentJitEntry,
         AgentListResult,
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         "AgentJitResult": list[AgentJitEntry],
         "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
         "MemorySettings": MemorySettings, "DiffResult": DiffResult,
+        "MatrixResult": MatrixResult,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")
