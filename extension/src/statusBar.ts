@@ -58,7 +58,7 @@ export class MemoryStatusBar implements vscode.Disposable {
       // Whose view (SPEC §4): the agent and version shown, and why it is not verified.
       const agent = result.agentLabel ? ` · ${result.agentLabel}${result.agentNote ? " (unverified)" : ""}` : "";
       this.item.text = `${result.agentNote ? "$(warning)" : "$(book)"} ${summary}${agent}`;
-      this.item.tooltip =
+      const text =
         `${summary}: what ${result.agentLabel || "the agent"} reads at start-up here` +
         `${result.agentProfile ? ` (profile ${result.agentProfile}, ${result.mode} mode)` : ` (${result.mode} mode)`}, ` +
         `each file with its imports, as the Memory view counts them. The merged context adds ` +
@@ -67,6 +67,13 @@ export class MemoryStatusBar implements vscode.Disposable {
         (result.tokens ? `\n\nThe same text: ${(result.bytes ?? 0).toLocaleString("en-US")} bytes (UTF-8), ~${result.tokens.toLocaleString("en-US")} tokens (Gemini CLI's estimate; Count Tokens Exactly asks the model).` : "") +
         (result.agentNote ? `\n\n${result.agentNote}. Pin a version with the memlens.agents setting.` : "") +
         "\nClick to show the merged context.";
+      // Plain text (escaped) with the Agent Matrix one click away.
+      const tooltip = new vscode.MarkdownString();
+      tooltip.appendText(text);
+      tooltip.appendMarkdown("\n\n[$(table) Which agent reads which file: Show Agent Matrix](command:memlens.showAgentMatrix)");
+      tooltip.supportThemeIcons = true;
+      tooltip.isTrusted = { enabledCommands: ["memlens.showAgentMatrix"] };
+      this.item.tooltip = tooltip;
       this.item.command = "memlens.showMergedContext";
       this.item.backgroundColor = undefined;
     }

@@ -1,12 +1,12 @@
 // The Agent Matrix (issue 26) in the real VS Code, on the demo: "Memory Lens: Show Agent
-// Matrix" opens a panel whose table has a row per memory file and a column per agent (the
+// Matrix" (the status item's tooltip link, the command palette) opens a panel whose table has a row per memory file and a column per agent (the
 // demo has files for Gemini CLI, Claude Code, Codex and the AGENTS.md convention), each cell
 // saying when that agent reads the file; arrow keys move between cells; Enter on Claude Code ×
 // CLAUDE.md opens Claude Code's view at that file. Screenshots: matrix-{light,dark}.png.
 import { rmSync } from 'node:fs';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  runCommand, screenshot,
+  runCommand, screenshot, hoverUntil, MEMORY_STATUS,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -19,8 +19,10 @@ await runScenario('matrix', async ({ page, step, cleanup }) => {
   await openFromExplorer(page, 'GEMINI.md', { contains: 'project memory' });
   await waitForServer(page);
 
-  step('"Show Agent Matrix" opens the panel: a column per agent, a row per memory file');
-  await runCommand(page, 'Memory Lens: Show Agent Matrix');
+  step('the status item\'s tooltip links to the Agent Matrix; the link opens the panel');
+  const tip = await hoverUntil(page, page.locator(MEMORY_STATUS).first(), 'Show Agent Matrix');
+  await tip.locator('a', { hasText: 'Show Agent Matrix' }).first().click();
+  await page.mouse.move(700, 500);
   const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
   await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
   const headers = await frame.locator('thead th').allInnerTexts();
@@ -46,6 +48,10 @@ await runScenario('matrix', async ({ page, step, cleanup }) => {
   await screenshotThemes(page, workspace, 'matrix', async () => {
     await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
   });
+
+  step('the command palette\'s "Show Agent Matrix" brings the same panel back');
+  await runCommand(page, 'Memory Lens: Show Agent Matrix');
+  await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
 
   step('arrow keys move between cells; Enter on Claude Code × CLAUDE.md opens its view there');
   const first = frame.locator('td.cell').first();
