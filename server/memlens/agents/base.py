@@ -39,6 +39,7 @@ class ListedFile:
     path: str
     label: str
     chars: int | None = None
+    text: str | None = None  # what the agent reads of it (its tokens column), when it reads it
 
 
 @dataclass

@@ -179,9 +179,9 @@ class ClaudeAgent(MemoryAgent):
         headline = (f"**{self.label} memory for `{folder}`** — {len(load.files)} file(s), "
                     f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{scoped}"
                                                    if scoped else ""))
-        listing = [ListedFile(f.path, f.kind, len(f.content)) for f in load.files]
+        listing = [ListedFile(f.path, f.kind, len(f.content), f.content) for f in load.files]
         listing += [ListedFile(r.path, "rule (paths: " + ", ".join(r.applies_to) + ")",
-                               len(r.content)) for r in load.conditional_rules]
+                               len(r.content), r.content) for r in load.conditional_rules]
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="claude",
             files=[*(AgentFile(f.path, f.kind, f.content) for f in load.files), *later],

@@ -537,7 +537,7 @@ class CodexAgent(WithoutReferences, MemoryAgent):
         files += [AgentFile(d.path, "project", d.text,
                             f"cut at {d.sent_bytes:,} of {d.size:,} bytes" if d.cut else None)
                   for d in load.docs]
-        listing = [ListedFile(f.path, f.label, len(f.content or "")) for f in files]
+        listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content) for f in files]
         listing += [ListedFile(p, "lost") for p in load.lost]
         text = load.render()
         headline = (f"**{self.label} memory for `{load.cwd}`** — {len(files)} file(s), "
