@@ -131,6 +131,7 @@ export interface AgentChoice {
   verified: boolean;
   note?: string | null;
   chosen: boolean;
+  hasFiles: boolean;
 }
 /**
  * A file the agent reads working in the folder: at start, or later when a tool touches a
@@ -165,12 +166,14 @@ export interface AgentListResult {
 }
 /**
  * A row of another agent's `memlens list --json`: `tier` is the agent's own label for
- * the file; `chars` None where its listing shows no size.
+ * the file; `chars` None where its listing shows no size; `tokens` the agent's own estimate
+ * of what it reads of the file (None when it reads none of it).
  */
 export interface AgentListedFile {
   path: string;
   tier: string;
   chars?: number | null;
+  tokens?: number | null;
 }
 /**
  * Which agent, which profile serves it and whether that profile was verified on it.
@@ -258,10 +261,13 @@ export interface AgentsParams {
   uri?: string | null;
 }
 /**
- * `memlens/agents` {uri?}: the chosen agents first, then every other one.
+ * `memlens/agents` {uri?}: the chosen agents first, then every other one; `side_by_side`:
+ * the agents to open side by side (the chosen ones and every one with files in the folder;
+ * when that is one agent, every agent).
  */
 export interface AgentsResponse {
   agents: AgentChoice[];
+  sideBySide: ("gemini" | "claude" | "agents" | "codex")[];
 }
 export interface AgentsShowResult {
   cwd: string;

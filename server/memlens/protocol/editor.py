@@ -151,7 +151,8 @@ class AgentChoice(Wire):
     installed: str | None  # the version found on PATH (or pinned)
     verified: bool
     note: str | None = None
-    chosen: bool  # detected or pinned (shown side by side); the first is the chosen agent
+    chosen: bool  # detected or pinned; the first is the chosen agent
+    has_files: bool = False  # the workspace folder holds its memory files
 
 
 class AgentsParams(Inbound):
@@ -159,9 +160,12 @@ class AgentsParams(Inbound):
 
 
 class AgentsResponse(Wire):
-    """`memlens/agents` {uri?}: the chosen agents first, then every other one."""
+    """`memlens/agents` {uri?}: the chosen agents first, then every other one; `side_by_side`:
+    the agents to open side by side (the chosen ones and every one with files in the folder;
+    when that is one agent, every agent)."""
 
     agents: list[AgentChoice]
+    side_by_side: list[Dialect] = []
 
 
 class TreeResponse(Wire):

@@ -41,7 +41,14 @@ def agents_with_files(roots: Sequence[str], settings: MemorySettings,
 
     names = workspace_file_names(settings)
     found = workspace_files_named(MemoryEngine(settings, reader), list(roots), names)
-    ids = owners((p for n in names for p in found[n]), settings)
+    return agents_of_files(roots, (p for n in names for p in found[n]), settings)
+
+
+def agents_of_files(roots: Sequence[str], found: Iterable[str],
+                    settings: MemorySettings) -> list[str]:
+    """The agents of the memory files `found` under `roots` (a walk's, or the language
+    server index's), and Claude Code for a root holding `.claude/rules`."""
+    ids = owners(found, settings)
     if "claude" not in ids and any(os.path.isdir(os.path.join(r, ".claude", "rules"))
                                    for r in roots):
         ids.append("claude")
