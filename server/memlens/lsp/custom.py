@@ -32,8 +32,8 @@ from memlens.protocol.editor import (
 )
 from memlens.protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from memlens.reports.budgets import context_budget, measure, summary
-from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.agents_here import agents_to_cover
+from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
 
 if TYPE_CHECKING:
