@@ -165,7 +165,7 @@ class AgentsResponse(Wire):
     when that is one agent, every agent)."""
 
     agents: list[AgentChoice]
-    side_by_side: list[Dialect] = []
+    side_by_side: list[Dialect] = Field(default_factory=list)
 
 
 class TreeResponse(Wire):
