@@ -18,7 +18,7 @@ from memlens.cli.common import (
     UsageError,
     covered_agents,
     gemini_notes,
-    others_note,
+    nothing_note,
     positive,
     print_json,
     print_text,
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 diagnostics += found
                 if args.agent is not None and not found and _loads_nothing(agent, real,
                                                                             settings):
-                    others_note(args, real, settings)
+                    nothing_note(args, real, settings)
         elif args.agent_id != "gemini" and not agent_by_id(args.agent_id).has_references:
             continue
         else:

@@ -206,19 +206,19 @@ def section_header(agent_id: str, settings: Any) -> str:
     return f"==> {agent_by_id(agent_id).label} ({profile_name(agent_id, settings)}) <=="
 
 
-def others_note(args: argparse.Namespace, cwd: str, settings: Any) -> None:
-    """When the agent `--agent` chose loads nothing here but other agents' files exist, say
-    whose they are and name the option."""
+def nothing_note(args: argparse.Namespace, cwd: str, settings: Any) -> None:
+    """The agent shown loads nothing here: say so, and when other agents' files are here,
+    whose they are and the option that shows them (one line)."""
     from memlens.agents import agent_by_id
     from memlens.workspace.agents_here import agents_with_files
 
+    line = f"memlens: {agent_by_id(args.agent_id).nothing_loads}"
     others = [a for a in agents_with_files([cwd], settings) if a != args.agent_id]
-    if not others:
-        return
-    options = " or ".join(f"--agent {a}" for a in others)
-    labels = ", ".join(agent_by_id(a).label for a in others)
-    print(f"memlens: {agent_by_id(args.agent_id).label} loads nothing here, but {labels} "
-          f"files are here: {options}, or no --agent for every agent", file=sys.stderr)
+    if others:
+        options = " or ".join(f"--agent {a}" for a in others)
+        labels = " and ".join(agent_by_id(a).label for a in others)
+        line += f"; {labels} files are here: {options} (no --agent: every agent)"
+    print(line, file=sys.stderr)
 
 
 def _home_relative(path: str) -> str:

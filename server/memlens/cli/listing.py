@@ -13,7 +13,7 @@ from memlens.cli.common import (
     covered_agents,
     directory,
     gemini_notes,
-    others_note,
+    nothing_note,
     print_json,
     print_text,
     section_header,
@@ -41,12 +41,13 @@ def run(args: argparse.Namespace) -> int:
     for number, agent_id in enumerate(agents):
         if len(agents) > 1:
             print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
+        alone = len(agents) == 1
         if agent_id == "gemini":
-            listed |= _gemini_list(args, cwd, settings)
+            listed |= _gemini_list(args, cwd, settings, alone=alone)
         else:
-            listed |= _agent_list(args, agent_id, cwd, settings)
-    if not listed and len(agents) == 1:
-        others_note(args, cwd, settings)
+            listed |= _agent_list(args, agent_id, cwd, settings, alone=alone)
+    if not listed and len(agents) == 1 and not args.json:
+        nothing_note(args, cwd, settings)
     return 0
 
 
@@ -60,7 +61,7 @@ def _table(rows: list[tuple[str, str, str, str]]) -> str:
     return "".join(f"{r[0]:<{tier}}  {r[1]:>{chars}}  {r[2]:>{tokens}}  {r[3]}\n" for r in rows)
 
 
-def _gemini_list(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
+def _gemini_list(args: argparse.Namespace, cwd: str, settings: Any, *, alone: bool) -> bool:
     """Gemini CLI's files; whether it lists any."""
     from memlens.cli.budget_output import tokens_cell
     from memlens.workspace.queries import list_files
@@ -78,20 +79,24 @@ def _gemini_list(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
          display_path(f.path)) for f in result.files]
     if result.exact_tokens is not None:
         rows.append(("exact", "", str(result.exact_tokens), f"({result.exact_model})"))
-    _print_rows(rows, "gemini")
+    _print_rows(rows, "gemini", alone=alone)
     return bool(result.files)
 
 
-def _print_rows(rows: list[tuple[str, str, str, str]], agent_id: str) -> None:
+def _print_rows(rows: list[tuple[str, str, str, str]], agent_id: str, *, alone: bool
+                ) -> None:
+    """The table; an agent with nothing to list says so in its section (alone, on stderr:
+    `nothing_note`)."""
     if rows:
         print_text(_table(rows))
-    else:
+    elif not alone:
         from memlens.agents import agent_by_id
 
         print_text(f"({agent_by_id(agent_id).nothing_loads})\n")
 
 
-def _agent_list(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any) -> bool:
+def _agent_list(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any, *,
+                alone: bool) -> bool:
     from memlens.agents import agent_by_id
     from memlens.cli.budget_output import tokens_cell
     from memlens.protocol.memory import AgentListedFile, AgentListResult
@@ -108,5 +113,5 @@ def _agent_list(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any
         return bool(memory.listing)
     _print_rows([(escape_controls(f.label), "-" if f.chars is None else str(f.chars),
                   tokens_cell(t), display_path(f.path))
-                 for f, t in zip(memory.listing, tokens, strict=True)], agent.id)
+                 for f, t in zip(memory.listing, tokens, strict=True)], agent.id, alone=alone)
     return bool(memory.listing)

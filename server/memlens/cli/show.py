@@ -6,7 +6,6 @@ and `--json`, that agent's files at start and on read and the strings it sends
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from memlens.cli.common import (
@@ -14,7 +13,7 @@ from memlens.cli.common import (
     covered_agents,
     directory,
     gemini_notes,
-    others_note,
+    nothing_note,
     print_json,
     print_text,
     profile_info,
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         loaded = _gemini(args, cwd, settings)
     if not loaded:
-        others_note(args, cwd, settings)
+        nothing_note(args, cwd, settings)
     return 0
 
 
@@ -91,8 +90,6 @@ def _gemini(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
     text = result.content if args.render == "flat" else result.prompt + result.session_memory
     if text:
         print_text(text + "\n")
-    else:
-        print("memlens: no memory files loaded", file=sys.stderr)
     return bool(text)
 
 
@@ -121,11 +118,7 @@ def _agent_string(agent_id: str, cwd: str, settings: Any) -> str:
 
 def _agent_text(agent_id: str, cwd: str, settings: Any) -> bool:
     """Another agent's text alone; whether it sends any."""
-    from memlens.agents import agent_by_id
-
     text = _agent_string(agent_id, cwd, settings)
     if text:
         print_text(text + "\n")
-    else:
-        print(f"memlens: {agent_by_id(agent_id).nothing_loads}", file=sys.stderr)
     return bool(text)
