@@ -750,6 +750,8 @@ export interface TreeFile {
   errors: number;
   warnings: number;
   imports: TreeImport[];
+  importErrors: number;
+  importWarnings: number;
   bytes?: number | null;
   tokens?: number | null;
   note?: string | null;

@@ -256,11 +256,15 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
         imports.append(TreeImport(text=f"@{edge.token.path}", target=edge.target, line=line,
                                   exists=os.path.isfile(edge.target)))
     figures = measure(agent, content) if content is not None else None
+    imported = [d for p in (index.graph.imported_by(path) if with_imports else [])
+                for d in ls.service.diagnostics_for(p)]
     return TreeFile(path=path, tier=tier, chars=chars,
                     bytes=figures.bytes if figures else None,
                     tokens=figures.tokens if figures else None,
                     errors=sum(d.severity == "error" for d in diagnostics),
                     warnings=sum(d.severity == "warning" for d in diagnostics),
+                    import_errors=sum(d.severity == "error" for d in imported),
+                    import_warnings=sum(d.severity == "warning" for d in imported),
                     imports=imports, note=note)
 
 

@@ -112,9 +112,13 @@ class TreeFile(Wire):
     path: str
     tier: str
     chars: int | None
-    errors: int
+    errors: int  # the file's own problems
     warnings: int
     imports: list[TreeImport]
+    # The problems in the files it imports (directly or not, each file once): a missing
+    # import is the file's own; a hidden character in an imported file is its import's.
+    import_errors: int = 0
+    import_warnings: int = 0
     # UTF-8 bytes and tokens (the agent's own estimate; README "Budgets"); None: unreadable.
     bytes: int | None = None
     tokens: int | None = None
