@@ -1,7 +1,9 @@
 """`memlens show [PATH]`: what the agent reads working in PATH — Gemini CLI's merged memory
 (`--render flat|prompt`, `--json`: ShowResult), or another agent's exact text; with `--agent`
 and `--json`, that agent's files at start and on read and the strings it sends
-(AgentShowResult, SPEC §7)."""
+(AgentShowResult, SPEC §7). Without `--agent` (and without `--json`), one section per agent
+covered (common.covered_agents), each under a `==> Label (profile) <==` line; one agent's
+text alone when only one is covered."""
 
 from __future__ import annotations
 
