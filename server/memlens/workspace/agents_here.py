@@ -17,20 +17,37 @@ every agent with files, each once, in that order.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterable, Sequence
 
-from memlens.agents import AGENT_IDS, owner_of, workspace_file_names
+from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.files.fsread import FileReader
-from memlens.model import MemorySettings
+from memlens.model import MemorySettings, is_context_file
 
 CODEX = "codex"
 CONVENTION = "agents"
 
 
+def file_names(settings: MemorySettings) -> list[str]:
+    """Every agent's memory-file names (as `agents.workspace_file_names`, without importing
+    the agents: a folder with Gemini CLI's files alone never loads the others)."""
+    return list(dict.fromkeys([*settings.context_file_names,
+                               *(n for names in FIXED_FILE_NAMES.values() for n in names)]))
+
+
+def owner(path: str, settings: MemorySettings) -> str | None:
+    """The agent `path` is named for, as `agents.owner_of` decides it: the primary agent's
+    names first (the user's to choose), then the registry's order."""
+    if is_context_file(path, settings.context_file_names):
+        return AGENT_IDS[0]
+    name = posixpath.basename(path)
+    return next((a for a in AGENT_IDS if name in FIXED_FILE_NAMES.get(a, ())), None)
+
+
 def owners(paths: Iterable[str], settings: MemorySettings) -> list[str]:
     """The agents (ids, in the registry's order) the files `paths` are named for."""
-    found = {agent.id for p in paths if (agent := owner_of(p, settings)) is not None}
+    found = {agent for p in paths if (agent := owner(p, settings)) is not None}
     return [a for a in AGENT_IDS if a in found]
 
 
@@ -39,7 +56,7 @@ def agents_with_files(roots: Sequence[str], settings: MemorySettings,
     """The agents whose memory files the folders `roots` (and their subfolders) hold."""
     from memlens.workspace.queries import workspace_files_named
 
-    names = workspace_file_names(settings)
+    names = file_names(settings)
     found = workspace_files_named(MemoryEngine(settings, reader), list(roots), names)
     return agents_of_files(roots, (p for n in names for p in found[n]), settings)
 
