@@ -28,7 +28,7 @@ await runScenario('agents-picker-default', async ({ page, step, cleanup }) => {
   if (!/Side by side/.test(first) || !/Gemini CLI/.test(first) || !/Claude Code/.test(first)) {
     throw new Error(`first item: ${first}`);
   }
-  const all = (await page.locator('.quick-input-widget .monaco-list').innerText()).replace(/\s+/g, ' ');
+  const all = (await rows.allInnerTexts()).join(' | ').replace(/\s+/g, ' ');
   if (!/files here/.test(all)) throw new Error(`no agent is marked "files here": ${all}`);
   await rows.first().click();
 
