@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         else:
             settings = _check_settings(args, os.path.dirname(real))
+            checked.append(args.agent_id)
             if shows_primary(args):
                 gemini_notes(settings, os.path.dirname(real), checking=True)
             diagnostics += check_file(real, _static(settings))
