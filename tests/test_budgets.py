@@ -181,7 +181,8 @@ def test_list_text_has_a_tokens_column(proj: Path) -> None:
     run = memlens("list", "proj", "--mode", "classic", cwd=proj, home=proj / "home")
     assert run.code == 0, run.err
     rows = [line.split() for line in run.out.splitlines()]
-    assert [row[:3] for row in rows] == [["project", "19", "~4"], ["project", "4", "~4"]]
+    assert [row[:3] for row in rows] == [["tier", "chars", "tokens"], ["project", "19", "~4"],
+                                         ["project", "4", "~4"]]
 
 
 def test_list_json_carries_bytes_tokens_and_the_total(proj: Path) -> None:

@@ -189,7 +189,8 @@ def test_show_untrusted_keeps_global_only_and_says_why(ws: Path) -> None:
 def test_list_text(ws: Path) -> None:
     run = memlens("list", "proj", cwd=ws, home=ws / "home")
     assert run.code == 0, run.err
-    lines = run.out.splitlines()
+    header, *lines = run.out.splitlines()
+    assert header.split() == ["tier", "chars", "tokens", "path"]
     assert [line.split()[0] for line in lines] == ["global", "project"]
     assert [line.split()[-1] for line in lines] == [str(global_file(ws)),
                                                     str(ws / "proj" / "GEMINI.md")]
@@ -234,7 +235,7 @@ def test_check_text_lines_and_exit_1_on_errors(broken: Path) -> None:
     # The short message, then its detail (the resolved path, what Gemini CLI embeds).
     assert ("Import not found: ./gone.md — " + str(broken / "proj" / "gone.md")
             + " does not exist. Gemini CLI embeds: <!-- Import failed: ./gone.md") in lines[0]
-    assert run.err.strip() == "memlens: 2 error(s), 1 warning(s)"
+    assert run.err.strip() == "memlens: 2 error(s), 1 warning(s), 0 info(s) (Gemini CLI)"
 
 
 def test_check_clean_tree_exits_0(ws: Path) -> None:

@@ -195,8 +195,14 @@ def test_cli_dialects(root: Path) -> None:
         "checked into the codebase):\n\nClaude root\n</system-reminder>\n")
     agents = json.loads(memlens("show", ".", "--agent", "agents", "--json").stdout)
     assert agents["active"] == f"{root}/repo/AGENTS.md"
-    gemini = memlens("show", ".")
+    gemini = memlens("show", ".", "--agent", "gemini")
     assert "Gemini root" in gemini.stdout and "Claude root" not in gemini.stdout
+    # Without --agent: every agent whose files are here, each in a labelled section.
+    every = memlens("show", ".").stdout
+    assert [line for line in every.splitlines() if line.startswith("==> ")] == [
+        "==> Gemini CLI (gemini@0.43) <==", "==> Claude Code (claude@2.1) <==",
+        "==> AGENTS.md (agents) <=="]
+    assert every.split("==> Claude Code (claude@2.1) <==\n")[1].startswith(claude.stdout)
 
 
 def test_cli_check_covers_subfolder_claude_md(root: Path) -> None:

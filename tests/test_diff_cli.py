@@ -209,7 +209,11 @@ def test_agents_from_the_environment(repo: Path) -> None:
     home = repo.parent / "home"
     out = memlens("diff", "HEAD~1", "HEAD", "--json", cwd=repo, home=home,
                   env={"TMPDIR": str(repo.parent / "tmp"), "MEMLENS_AGENTS": "claude@2.1"})
-    assert changed_pairs(as_result(out)) == [("claude", ".")]
+    # The pinned agent first, then every agent whose files the repository holds.
+    result = as_result(out)
+    assert result.agents == ["claude@2.1", "gemini@0.44+", "codex@0.169"]
+    assert changed_pairs(result) == [("claude", "."), ("gemini", "."), ("gemini", "api"),
+                                     ("gemini", "web")]
 
 
 def test_a_subfolder_compares_that_folder(repo: Path) -> None:
@@ -330,3 +334,23 @@ def test_a_partial_clone_without_the_blobs_answers_one_line(repo: Path, root: Pa
     assert "Traceback" not in out.err
     lines = out.err.strip().splitlines()
     assert len(lines) == 1 and "partial or shallow clone" in lines[0], out.err
+
+
+def test_without_agent_a_commit_adding_agents_md_is_codexs_change(root: Path) -> None:
+    """Only Gemini CLI is in use (MEMLENS_AGENTS pins it): a commit that adds an AGENTS.md
+    still shows, as what Codex sends (issue 24: it said "no change")."""
+    build_tree(root, {"home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
+                      "tmp": None, "repo/GEMINI.md": "Gemini rules\n"})
+    repo = root / "repo"
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    (repo / "AGENTS.md").write_text("Run the tests before you commit.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "second: AGENTS.md")
+    out = run(repo, "HEAD~1", "HEAD", "--json")
+    assert out.code == 1, out.err
+    result = as_result(out)
+    assert result.agents == ["gemini@0.43", "codex@0.169"]
+    assert changed_pairs(result) == [("codex", ".")]
+    assert "+Run the tests before you commit." in result.changes[0].diff

@@ -418,7 +418,8 @@ def _run(project: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 def test_text_output_quotes_paths_that_would_forge_lines(hostile_tree: Path) -> None:
     listed = _run(hostile_tree, "list", ".", "--mode", "classic")
     assert listed.returncode == 0, listed.stderr
-    lines = listed.stdout.decode("utf-8").splitlines()  # valid UTF-8
+    header, *lines = listed.stdout.decode("utf-8").splitlines()  # valid UTF-8
+    assert header.split() == ["tier", "chars", "tokens", "path"]
     assert len(lines) == 3 and all(line.startswith("project ") for line in lines), lines
     assert f'"{hostile_tree}/evil\\n::error file=x.py,line=1::forged/GEMINI.md"' in lines[2]
     assert f'"{hostile_tree}/bad\\xff/GEMINI.md"' in lines[1]

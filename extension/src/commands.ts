@@ -60,13 +60,18 @@ export function registerCommands(
     type Pick = vscode.QuickPickItem & { dialects?: Dialect[] };
     const describe = (agent: AgentChoice): string =>
       agent.agent === "agents" ? "a convention, not a verified agent"
-        : `${agent.profile}${agent.verified ? "" : " · unverified"}${agent.chosen ? "" : " · not detected"}`;
+        : `${agent.profile}${agent.verified ? "" : " · unverified"}${agent.chosen ? "" : " · not detected"}${agent.hasFiles ? " · files here" : ""}`;
+    // Side by side is always offered: the server says which agents (the chosen ones and
+    // every one whose files the folder holds; every agent when that is only one).
+    const together = (answer?.sideBySide ?? [])
+      .map((id) => agents.find((agent) => agent.agent === id))
+      .filter((agent): agent is AgentChoice => agent !== undefined);
     const picks: Pick[] = [];
-    if (chosen.length > 1) {
+    if (together.length > 1) {
       picks.push({
         label: "$(split-horizontal) Side by side",
-        description: chosen.map((agent) => agent.label).join(" · "),
-        dialects: chosen.map((agent) => agent.agent),
+        description: together.map((agent) => agent.label).join(" · "),
+        dialects: together.map((agent) => agent.agent),
       });
     }
     for (const [i, agent] of agents.entries()) {

@@ -213,18 +213,24 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         const item = new vscode.TreeItem(uri, state);
         const relative = path.relative(node.folder.folder, file.path);
         item.label = relative.startsWith("..") ? file.path : relative;
+        // Its own problems, then those in the files it imports (said apart: the row counts
+        // both, and says which are whose).
+        const count = (n: number | undefined, what: string, where = "") =>
+          n ? `${n} ${what}${n === 1 ? "" : "s"}${where}` : "";
         const problems = [
-          file.errors ? `${file.errors} error${file.errors === 1 ? "" : "s"}` : "",
-          file.warnings ? `${file.warnings} warning${file.warnings === 1 ? "" : "s"}` : "",
+          count(file.errors, "error"),
+          count(file.warnings, "warning"),
+          count(file.importErrors, "error", " in imports"),
+          count(file.importWarnings, "warning", " in imports"),
         ].filter(Boolean);
         const size = file.chars === null ? "not readable"
           : `${file.chars.toLocaleString()} chars${file.tokens != null ? ` · ~${file.tokens.toLocaleString()} tokens` : ""}`;
         const tier = node.file.tier === "agents" || TIER_LABELS[node.file.tier] ? [] : [node.file.tier];
         item.description = [...tier, size, ...problems, ...(file.note ? [file.note] : [])].join(" · ");
         item.tooltip = `${file.path}\n${item.description}`;
-        item.iconPath = file.errors
+        item.iconPath = file.errors || file.importErrors
           ? new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"))
-          : file.warnings
+          : file.warnings || file.importWarnings
             ? new vscode.ThemeIcon("warning", new vscode.ThemeColor("problemsWarningIcon.foreground"))
             : new vscode.ThemeIcon("markdown");
         item.command = { title: "Open", command: "vscode.open", arguments: [uri] };

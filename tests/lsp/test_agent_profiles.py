@@ -109,3 +109,32 @@ async def test_memlens_agents_pins_the_agent_the_editor_follows(
     ignored = [d for d in await _pulled(pinned, workspace / "AGENTS.md")
                if d[0] == "agent-ignores-file"]
     assert len(ignored) == 1 and "CLAUDE.md" in ignored[0][2]
+
+
+@pytest.mark.asyncio
+async def test_side_by_side_is_always_offered(detected: LanguageClient) -> None:
+    """Only Gemini CLI is in use and only its files are here: side by side is still offered,
+    with every agent (issue 24: the picker's placeholder promised it)."""
+    answer = await _request(detected, "memlens/agents", {})
+    assert answer["sideBySide"] == ["gemini", "claude", "agents", "codex"]
+    assert [(a["agent"], a["hasFiles"]) for a in answer["agents"]] == [
+        ("gemini", True), ("claude", False), ("agents", False), ("codex", False)]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def with_claude(lsp_client: LanguageClient, workspace: Path
+                      ) -> AsyncIterator[LanguageClient]:
+    (workspace / "api" / "CLAUDE.md").write_text("Claude rules for the API\n")
+    await start(lsp_client, workspace)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_side_by_side_covers_every_agent_whose_files_are_here(
+        with_claude: LanguageClient, workspace: Path) -> None:
+    """Gemini CLI is the agent in use; a CLAUDE.md in a subfolder puts Claude Code beside it."""
+    answer = await _request(with_claude, "memlens/agents", {"uri": uri(workspace)})
+    assert answer["sideBySide"] == ["gemini", "claude"]
+    assert [(a["agent"], a["chosen"], a["hasFiles"]) for a in answer["agents"]][:2] == [
+        ("gemini", True, True), ("claude", False, True)]

@@ -190,3 +190,29 @@ async def test_claude_md_hover_counts_with_claude_codes_estimate(
     value = hover.contents.value
     assert "| `CLAUDE.md` | 14 | 23 | ~4 |" in value, value
     assert "Claude Code's estimate" in value
+
+
+@pytest.mark.asyncio
+async def test_claude_md_hover_header_counts_what_its_table_totals(
+        plain_client: LanguageClient, small: Path) -> None:
+    """The header said "1 file(s), 400 characters" while the table totalled 14: it counted
+    Claude Code's reminder text without saying so. Now it counts the files, as the table
+    does, and names the wrapper text with what is sent."""
+    import re
+
+    (small / "CLAUDE.md").write_text("Claude: 日本語 😀\n", encoding="utf-8")
+    await plain_client.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(plain_client, small / "CLAUDE.md")
+    hover = await plain_client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=0, character=0)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    value = hover.contents.value
+    header = value.splitlines()[0]
+    said = re.search(r"— 1 file\(s\), ([\d,]+) characters \(([\d,]+) sent, with Claude "
+                     r"Code's wrapper text\)$", header)
+    assert said is not None, header
+    total = re.search(r"\| \*\*Folder total\*\* \| \*\*([\d,]+)\*\* \|", value)
+    assert total is not None and said.group(1) == total.group(1) == "14"
+    # What is sent is the preview below: the reminder around the file.
+    assert int(said.group(2).replace(",", "")) > 14 and "<system-reminder>" in value

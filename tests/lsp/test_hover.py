@@ -42,12 +42,23 @@ async def test_hover_on_import_shows_the_rendered_target(client: LanguageClient,
 
 
 @pytest.mark.asyncio
-async def test_hover_on_missing_import_shows_the_embedded_error(client: LanguageClient,
-                                                                workspace: Path) -> None:
+async def test_hover_on_missing_import_shows_the_embedded_error_once(
+        client: LanguageClient, workspace: Path) -> None:
+    """VS Code shows the problem (its detail: the comment Gemini CLI embeds) and the import's
+    hover together: the comment is said once, by the problem; the hover points to it."""
     doc = await open_doc(client, workspace / "GEMINI.md")
+    comment = (f"<!-- Import failed: ./docs/missing.md - ENOENT: no such file or directory, "
+               f"access '{workspace}/docs/missing.md' -->")
     value = _value(await _hover(client, doc, 3, 5))
-    assert (f"<!-- Import failed: ./docs/missing.md - ENOENT: no such file or directory, "
-            f"access '{workspace}/docs/missing.md' -->") in value
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=doc)))
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    on_line = [d for d in report.items if d.range.start.line == 3]
+    related = [r.message for d in on_line for r in d.related_information or []]
+    shown = "\n".join([value, *(d.message for d in on_line), *related])
+    assert shown.count(comment) == 1, shown
+    assert any(comment in message for message in related)
+    assert f"`{workspace}/docs/missing.md`" in value and "the problem shows" in value
 
 
 @pytest.mark.asyncio

@@ -138,6 +138,7 @@ export interface AgentChoice {
   verified: boolean;
   note?: string | null;
   chosen: boolean;
+  hasFiles: boolean;
 }
 /**
  * A file the agent reads working in the folder: at start, later when a tool touches a
@@ -173,12 +174,14 @@ export interface AgentListResult {
 }
 /**
  * A row of another agent's `memlens list --json`: `tier` is the agent's own label for
- * the file; `chars` None where its listing shows no size.
+ * the file; `chars` None where its listing shows no size; `tokens` the agent's own estimate
+ * of what it reads of the file (None when it reads none of it).
  */
 export interface AgentListedFile {
   path: string;
   tier: string;
   chars?: number | null;
+  tokens?: number | null;
 }
 /**
  * Which agent, which profile serves it and whether that profile was verified on it.
@@ -267,10 +270,13 @@ export interface AgentsParams {
   uri?: string | null;
 }
 /**
- * `memlens/agents` {uri?}: the chosen agents first, then every other one.
+ * `memlens/agents` {uri?}: the chosen agents first, then every other one; `side_by_side`:
+ * the agents to open side by side (the chosen ones and every one with files in the folder;
+ * when that is one agent, every agent).
  */
 export interface AgentsResponse {
   agents: AgentChoice[];
+  sideBySide: ("gemini" | "claude" | "agents" | "codex")[];
 }
 export interface AgentsShowResult {
   cwd: string;
@@ -806,6 +812,8 @@ export interface TreeFile {
   errors: number;
   warnings: number;
   imports: TreeImport[];
+  importErrors: number;
+  importWarnings: number;
   bytes?: number | null;
   tokens?: number | null;
   note?: string | null;

@@ -27,6 +27,15 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("codex", "codex.agent:CodexAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
+# The memory-file names of the agents whose names are fixed (the primary agent's are the user's:
+# `settings.context_file_names`), for the question "which agents have files here", which a
+# command asks before it knows it needs any agent (workspace/agents_here.py); each agent's
+# `file_names` says the same (tests/test_every_agent.py).
+FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
+    "claude": ("CLAUDE.md", "CLAUDE.local.md"),
+    "agents": ("AGENTS.md",),
+    "codex": ("AGENTS.override.md", "AGENTS.md"),
+}
 
 
 @functools.cache

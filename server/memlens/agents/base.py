@@ -39,6 +39,7 @@ class ListedFile:
     path: str
     label: str
     chars: int | None = None
+    text: str | None = None  # what the agent reads of it (its tokens column), when it reads it
 
 
 @dataclass
@@ -216,6 +217,17 @@ class MemoryAgent(Protocol):
 
 
 IGNORES_FILE = "agent-ignores-file"
+
+
+def files_figures(label: str, files: list[AgentFile], sent: str) -> str:
+    """"2 file(s), 201 characters": what the hover's table totals (the files' texts), then
+    what the agent sends when its own wrapper text (headings, a reminder) makes it differ:
+    "(661 sent, with Claude Code's wrapper text)"."""
+    chars = sum(len(f.content) for f in files if f.content is not None)
+    said = f"{len(files)} file(s), {chars:,} characters"
+    if sent and len(sent) != chars:
+        said += f" ({len(sent):,} sent, with {label}'s wrapper text)"
+    return said
 
 
 def ignores_file(path: str, message: str, detail: str | None = None) -> Diagnostic:

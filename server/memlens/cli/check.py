@@ -1,5 +1,10 @@
 """`memlens check [PATH ...]`: every diagnostic for each folder (or file), as text, JSON,
-GitHub workflow commands or SARIF; exit status 1 on any error."""
+GitHub workflow commands or SARIF; exit status 1 on any error.
+
+A check is static analysis: a folder's memory files are checked whatever Gemini CLI's folder
+trust (one line says when Gemini CLI would not load them). Without `--agent` it covers the
+agents in use and every agent whose files the folder holds (common.covered_agents); `--budget
+[AGENT=]N` adds `context-over-budget` errors."""
 
 from __future__ import annotations
 
@@ -11,10 +16,14 @@ from typing import TYPE_CHECKING, Any
 from memlens.cli.common import (
     Parser,
     UsageError,
+    covered_agents,
+    gemini_notes,
+    nothing_note,
     positive,
     print_json,
     print_text,
     settings_for,
+    shows_primary,
 )
 from memlens.files.output import display_path, escape_controls
 
@@ -30,32 +39,74 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     check.add_argument("--max-indexed-folders", type=positive, metavar="N",
                        help="folders the walk for subfolder memory reads at most "
                             "(memlens.maxIndexedFolders, default 50,000)")
+    check.add_argument("--budget", action="append", type=budget_spec, metavar="[AGENT=]N",
+                       dest="budgets",
+                       help="a token budget (each agent's own estimate, as memlens.budget): "
+                            "a folder whose memory passes it is a context-over-budget error; "
+                            "AGENT=N for one agent (repeatable)")
+
+
+def budget_spec(value: str) -> tuple[str | None, int]:
+    """`--budget N` (every agent) or `--budget AGENT=N`."""
+    from memlens.agents import AGENT_IDS
+
+    name, sep, number = value.rpartition("=")
+    if sep and name not in AGENT_IDS:
+        raise argparse.ArgumentTypeError(
+            f"unknown agent {name!r} (one of {', '.join(AGENT_IDS)})")
+    return (name or None), positive(number)
 
 
 def run(args: argparse.Namespace) -> int:
-    from memlens.agents import agent_by_id, primary
-    from memlens.workspace.queries import check, check_file
+    from memlens.agents import agent_by_id
+    from memlens.workspace.agents_here import chosen_ids
+    from memlens.workspace.queries import check_file
 
-    agent = agent_by_id(args.agent_id)
-    other = agent is not primary()
-    diagnostics = []
+    budgets = dict(args.budgets or [])
+    named = [a for a in budgets if a is not None]
+    if args.agent is not None and any(a != args.agent_id for a in named):
+        raise UsageError(f"--budget names {', '.join(a for a in named if a != args.agent_id)}"
+                         f", which --agent {args.agent_id} leaves out")
+    diagnostics: list[Diagnostic] = []
+    checked: list[str] = []
     for raw in args.paths:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
         if os.path.isdir(real):
             settings = _check_settings(args, real)
-            diagnostics += _profile_diagnostics(agent, real, settings)
-            if not other:
-                diagnostics += check(real, settings)
-            else:  # its own checks (Codex: its byte budget), and hidden content even in
-                # files without references (AGENTS.md)
-                diagnostics += _check_agent_tree(agent, real, settings)
-        elif other and not agent.has_references:
+            agents = list(dict.fromkeys([*covered_agents(args, real, settings), *named]))
+            checked += agents
+            if "gemini" in agents:
+                gemini_notes(settings, real, checking=True)
+            settings = _static(settings)
+            # What a profile says (`agent-ignores-file`...) concerns the agents in use, as in
+            # the editor; an agent covered only for its files gets its memory checked.
+            in_use = [args.agent_id] if args.agent is not None else [
+                args.agent_id, *chosen_ids(settings)]
+            for agent_id in agents:
+                agent = agent_by_id(agent_id)
+                found = _check_folder(agent, real, settings, profile=agent_id in in_use)
+                limit = budgets.get(agent_id, budgets.get(None))
+                if limit is not None:
+                    found += _over_budget(agent, real, settings, limit)
+                diagnostics += found
+                if args.agent is not None and not found and _loads_nothing(agent, real,
+                                                                            settings):
+                    nothing_note(args, real, settings)
+        elif args.agent_id != "gemini" and not agent_by_id(args.agent_id).has_references:
             continue
         else:
-            diagnostics += check_file(real, _check_settings(args, os.path.dirname(real)))
-    unique = {(d.path, d.line, d.col, d.code): d for d in diagnostics}
+            settings = _check_settings(args, os.path.dirname(real))
+            checked.append(args.agent_id)
+            if shows_primary(args):
+                gemini_notes(settings, os.path.dirname(real), checking=True)
+            diagnostics += check_file(real, _static(settings))
+    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
+    # content check names every agent that reads a file.
+    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.path, d.line, d.col, d.code), d)
     ordered = sorted(unique.values(), key=lambda d: d.sort_key())
     if args.format == "json":
         print_json([d.wire() for d in ordered])
@@ -74,17 +125,70 @@ def run(args: argparse.Namespace) -> int:
             # One line each (SPEC §7): the short message, then its detail.
             print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
                        f"{escape_controls(_with_detail(d))}\n")
-        errors = sum(d.severity == "error" for d in ordered)
-        warnings = sum(d.severity == "warning" for d in ordered)
-        print(f"memlens: {errors} error(s), {warnings} warning(s)", file=sys.stderr)
+        print(_summary(ordered, checked), file=sys.stderr)
     return 1 if any(d.severity == "error" for d in ordered) else 0
 
 
+def _summary(ordered: list[Diagnostic], checked: list[str]) -> str:
+    """`memlens: 1 error(s), 2 warning(s), 3 info(s) (Gemini CLI, Claude Code)`: every
+    severity counted, and the agents whose memory was checked."""
+    from memlens.agents import agent_by_id
+
+    counts = {s: sum(d.severity == s for d in ordered) for s in ("error", "warning", "info")}
+    labels = ", ".join(agent_by_id(a).label for a in dict.fromkeys(checked))
+    return (f"memlens: {counts['error']} error(s), {counts['warning']} warning(s), "
+            f"{counts['info']} info(s)" + (f" ({labels})" if labels else ""))
+
+
 def _check_settings(args: argparse.Namespace, cwd: str) -> Any:
-    settings = settings_for(args, cwd)
+    settings = settings_for(args, cwd, notes=False)
     if args.max_indexed_folders is not None:
         settings = settings.model_copy(update={"max_indexed_folders": args.max_indexed_folders})
     return settings
+
+
+def _static(settings: Any) -> Any:
+    """The settings a check runs with: memory files are checked whatever Gemini CLI's folder
+    trust (static analysis; the workspace's settings were still read only when it trusts the
+    folder), unless the user said `--untrusted` for this run."""
+    if settings.trusted is False:
+        return settings
+    return settings.model_copy(update={"trusted": True})
+
+
+def _check_folder(agent: MemoryAgent, root: str, settings: Any, *, profile: bool
+                  ) -> list[Diagnostic]:
+    from memlens.agents import primary
+    from memlens.workspace.queries import check
+
+    found = _profile_diagnostics(agent, root, settings) if profile else []
+    if agent is primary():
+        return found + check(root, settings)
+    # Its own checks (Codex: its byte budget), and hidden content even in files without
+    # references (AGENTS.md).
+    return found + _check_agent_tree(agent, root, settings)
+
+
+def _loads_nothing(agent: MemoryAgent, root: str, settings: Any) -> bool:
+    return not any(f.content is not None for f in agent.load(root, settings).files)
+
+
+def _over_budget(agent: MemoryAgent, root: str, settings: Any, limit: int) -> list[Diagnostic]:
+    """`context-over-budget` (an error: `--budget` gates CI) when what `agent` loads at start
+    working in `root` passes `limit` tokens by its own estimate; on line 1 of the folder's
+    first memory file (inside the folder and outside HOME, else the first it loads)."""
+    from memlens.files.nodecompat import is_subpath
+    from memlens.reports.budgets import context_budget, over_budget
+
+    files = [f for f in agent.load(root, settings).files
+             if f.content is not None and f.when == "startup"]
+    inside = [f.path for f in files if is_subpath(root, f.path)
+              and not is_subpath(settings.home, f.path)]
+    first = next(iter(inside or [f.path for f in files]), None)
+    budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in files])
+    found = over_budget(budget, limit, first, agent.label, source="--budget",
+                        severity="error")
+    return [found] if found else []
 
 
 def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:

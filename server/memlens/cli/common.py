@@ -134,8 +134,10 @@ def directory(path: str) -> str:
     return os.path.realpath(path)
 
 
-def settings_for(args: argparse.Namespace, cwd: str) -> Any:
-    """The settings in force for `cwd` (SPEC §3.1) with the command line's options on top."""
+def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> Any:
+    """The settings in force for `cwd` (SPEC §3.1) with the command line's options on top.
+    `notes`: print Gemini CLI's notes (trust, settings problems) now; a command covering
+    several agents prints them itself (`gemini_notes`) once it knows Gemini CLI is one."""
     from memlens.agent_versions import detect_installed
     from memlens.agents.gemini.settings import load_settings
     from memlens.model import MemorySettings
@@ -171,26 +173,84 @@ def settings_for(args: argparse.Namespace, cwd: str) -> Any:
                   if p.agent == getattr(args, "agent_id", None)), None)
     if shown is not None and shown.installed and not shown.verified and shown.note:
         print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
-    if shows_primary(args):
-        _settings_notes(settings, cwd)
+    if notes and shows_primary(args):
+        gemini_notes(settings, cwd)
     return settings
 
 
-def _settings_notes(settings: Any, cwd: str) -> None:
-    """Tell the user, on stderr, what the settings left out and which folders they add."""
-    from memlens.agents.gemini.trust import decide_trust, how_to_trust, untrusted_reason
+def covered_agents(args: argparse.Namespace, cwd: str, settings: Any) -> list[str]:
+    """The agents a command covers in `cwd`: the one `--agent` names; without it the agents
+    in use (pinned or detected) and every agent whose files the folder holds
+    (workspace/agents_here.py)."""
+    if args.agent is not None:
+        return [args.agent_id]
+    from memlens.workspace.agents_here import agents_to_cover, agents_with_files, chosen_ids
+
+    return agents_to_cover([args.agent_id, *chosen_ids(settings)],
+                           agents_with_files([cwd], settings))
+
+
+def profile_name(agent_id: str, settings: Any) -> str:
+    """What `--agent` takes for the profile serving `agent_id` (`gemini@0.44+`, `claude@2.1`,
+    `agents`)."""
+    from memlens.agent_versions import profile_for
+
+    profile = next((p for p in settings.chosen_agents if p.agent == agent_id), None)
+    return str((profile or profile_for(agent_id, None)).name)
+
+
+def section_header(agent_id: str, settings: Any) -> str:
+    """The line that starts one agent's section when a command covers several."""
+    from memlens.agents import agent_by_id
+
+    return f"==> {agent_by_id(agent_id).label} ({profile_name(agent_id, settings)}) <=="
+
+
+def nothing_note(args: argparse.Namespace, cwd: str, settings: Any) -> None:
+    """The agent shown loads nothing here: say so, and when other agents' files are here,
+    whose they are and the option that shows them (one line)."""
+    from memlens.agents import agent_by_id
+    from memlens.workspace.agents_here import agents_with_files
+
+    line = f"memlens: {agent_by_id(args.agent_id).nothing_loads}"
+    others = [a for a in agents_with_files([cwd], settings) if a != args.agent_id]
+    if others:
+        options = " or ".join(f"--agent {a}" for a in others)
+        labels = " and ".join(agent_by_id(a).label for a in others)
+        line += f"; {labels} files are here: {options} (no --agent: every agent)"
+    print(line, file=sys.stderr)
+
+
+def _home_relative(path: str) -> str:
+    real_home = os.path.expanduser("~")
+    if real_home not in ("", "/") and path.startswith(real_home.rstrip("/") + "/"):
+        return "~" + path[len(real_home.rstrip("/")):]
+    return path
+
+
+def trust_note(cwd: str, settings: Any, *, checking: bool = False) -> str | None:
+    """One short line when Gemini CLI would not trust `cwd` (None when it would)."""
+    from memlens.agents.gemini.trust import NO_RULE, decide_trust, trusted_folders_path
 
     trusted, source = decide_trust(cwd, settings.home, explicit=settings.trusted,
                                    folder_trust_enabled=settings.folder_trust_enabled)
-    if not trusted:
-        ignored = ("its .gemini/settings.json, project memory and skills are ignored; only "
-                   "global, extension and private project memory load")
-        if source == "setting":
-            print(f"memlens: {cwd} is not trusted (--untrusted): {ignored}", file=sys.stderr)
-        else:
-            print(f"memlens: {cwd} is not trusted "
-                  f"({untrusted_reason(source, settings.home)}): {ignored}; "
-                  f"{how_to_trust(cwd, settings.home)}", file=sys.stderr)
+    if trusted:
+        return None
+    rules = _home_relative(trusted_folders_path(settings.home))
+    why = {"setting": "--untrusted", NO_RULE: f"no rule in {rules}",
+           "file": f"DO_NOT_TRUST in {rules}"}.get(source or "", "marked untrusted")
+    if checking:
+        return (f"memlens: note: {cwd} is not trusted ({why}): checked anyway; Gemini CLI will "
+                "not load its project memory until you trust it")
+    return (f"memlens: {cwd} is not trusted ({why}): Gemini CLI loads no project memory or "
+            "settings here; --trusted to see them")
+
+
+def gemini_notes(settings: Any, cwd: str, *, checking: bool = False) -> None:
+    """Tell the user, on stderr, what the settings left out and which folders they add."""
+    note = trust_note(cwd, settings, checking=checking)
+    if note is not None:
+        print(note, file=sys.stderr)
     for problem in settings.problems:
         if problem.severity != "info":
             print(f"memlens: warning: {problem.message}", file=sys.stderr)

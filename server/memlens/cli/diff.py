@@ -391,6 +391,31 @@ def _agents(pins: list[str]) -> list[ChosenAgent]:
     return chosen((p.agent, p.name, p.installed or p.profile or None) for p in profiles)
 
 
+def _with_agents_of_files(agents: list[ChosenAgent], sides: Sequence[_Side], top: str,
+                          prefix: str, settings: MemorySettings) -> list[ChosenAgent]:
+    """`agents`, then every agent whose memory files either side holds in the folder compared
+    (workspace/agents_here.py; an AGENTS.md is Codex's here: a commit adding one changes what
+    Codex sends, even when only Gemini CLI is in use)."""
+    from memlens.agent_versions import profile_for
+    from memlens.workspace.agents_here import agents_to_cover, owners
+    from memlens.workspace.effective import chosen
+
+    rels: set[str] = set()
+    for side in sides:
+        entries = (_working_entries(top) if side.commit is None
+                   else _commit_entries(side.commit, top))
+        rels |= {rel for rel in entries if not prefix or rel.startswith(prefix + "/")}
+    ids = owners((posixpath.join(top, rel) for rel in rels), settings)
+    if any("/.claude/rules/" in "/" + rel for rel in rels):
+        ids.append("claude")
+    # The AGENTS.md convention sends nothing (no payloads): Codex is who sends an AGENTS.md.
+    ids = ["codex" if a == "agents" else a for a in ids]
+    have = [a.id for a in agents]
+    extra = [profile_for(a, None) for a in agents_to_cover(have, ids) if a not in have]
+    return [*agents, *chosen((p.agent, p.name, p.installed or p.profile or None)
+                             for p in extra)]
+
+
 # --- output ----------------------------------------------------------------------------------
 def _relative(folder: str, root: str) -> str:
     rel = posixpath.relpath(folder, root)
@@ -503,6 +528,8 @@ def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[s
     agents = _agents(list(args.diff_agents or []))
 
     real_settings = load_settings(root, home=args.home)
+    if not args.diff_agents:
+        agents = _with_agents_of_files(agents, (base, head), top, prefix, real_settings)
     trusted, _ = decide_trust(root, real_settings.home, explicit=args.trusted,
                               folder_trust_enabled=real_settings.folder_trust_enabled)
     with _temporary_folder() as temp:

@@ -1,6 +1,7 @@
-"""`memlens list [PATH]`: the files the agent reads, in load order — Gemini CLI's tier, chars
-and token estimate per file (`--count-exact`: the model's own count), or another agent's own
-labels (`--agent A`)."""
+"""`memlens list [PATH]`: the files each agent reads, in load order — under a header line, its
+tier (Gemini CLI's) or its own label (another agent's), chars, and the agent's own token
+estimate per file (`--count-exact`: the model's own count for Gemini CLI). Without `--agent`,
+one section per agent covered (common.covered_agents)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from typing import Any
 
 from memlens.cli.common import (
     Parser,
+    covered_agents,
     directory,
+    gemini_notes,
+    nothing_note,
     print_json,
     print_text,
+    section_header,
     settings_for,
-    shows_primary,
 )
 from memlens.files.output import display_path, escape_controls
 
@@ -29,9 +33,36 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
-    settings = settings_for(args, cwd)
-    if not shows_primary(args):
-        return _agent_list(args, cwd, settings)
+    settings = settings_for(args, cwd, notes=False)
+    agents = [args.agent_id] if args.json else covered_agents(args, cwd, settings)
+    if "gemini" in agents:
+        gemini_notes(settings, cwd)
+    listed = False
+    for number, agent_id in enumerate(agents):
+        if len(agents) > 1:
+            print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
+        alone = len(agents) == 1
+        if agent_id == "gemini":
+            listed |= _gemini_list(args, cwd, settings, alone=alone)
+        else:
+            listed |= _agent_list(args, agent_id, cwd, settings, alone=alone)
+    if not listed and len(agents) == 1 and not args.json:
+        nothing_note(args, cwd, settings)
+    return 0
+
+
+def _table(rows: list[tuple[str, str, str, str]]) -> str:
+    """The columns `tier  chars  tokens  path`, under a header line, each as wide as its
+    longest cell (a long label such as `rule (paths: …)` widens its column)."""
+    rows = [("tier", "chars", "tokens", "path"), *rows]
+    tier = max(len(r[0]) for r in rows)
+    chars = max(len(r[1]) for r in rows)
+    tokens = max(len(r[2]) for r in rows)
+    return "".join(f"{r[0]:<{tier}}  {r[1]:>{chars}}  {r[2]:>{tokens}}  {r[3]}\n" for r in rows)
+
+
+def _gemini_list(args: argparse.Namespace, cwd: str, settings: Any, *, alone: bool) -> bool:
+    """Gemini CLI's files; whether it lists any."""
     from memlens.cli.budget_output import tokens_cell
     from memlens.workspace.queries import list_files
 
@@ -42,29 +73,45 @@ def run(args: argparse.Namespace) -> int:
         with_exact(result, cwd, settings)
     if args.json:
         print_json(result.wire())
-        return 0
-    for f in result.files:
-        chars = "-" if f.chars is None else str(f.chars)
-        print_text(f"{f.tier:<17} {chars:>9} {tokens_cell(f.tokens):>8}  "
-                   f"{display_path(f.path)}\n")
+        return bool(result.files)
+    rows: list[tuple[str, str, str, str]] = [
+        (f.tier, "-" if f.chars is None else str(f.chars), tokens_cell(f.tokens),
+         display_path(f.path)) for f in result.files]
     if result.exact_tokens is not None:
-        print_text(f"{'exact':<17} {'':>9} {result.exact_tokens:>8}  ({result.exact_model})\n")
-    return 0
+        rows.append(("exact", "", str(result.exact_tokens), f"({result.exact_model})"))
+    _print_rows(rows, "gemini", alone=alone)
+    return bool(result.files)
 
 
-def _agent_list(args: argparse.Namespace, cwd: str, settings: Any) -> int:
+def _print_rows(rows: list[tuple[str, str, str, str]], agent_id: str, *, alone: bool
+                ) -> None:
+    """The table; an agent with nothing to list says so in its section (alone, on stderr:
+    `nothing_note`)."""
+    if rows:
+        print_text(_table(rows))
+    elif not alone:
+        from memlens.agents import agent_by_id
+
+        print_text(f"({agent_by_id(agent_id).nothing_loads})\n")
+
+
+def _agent_list(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any, *,
+                alone: bool) -> bool:
     from memlens.agents import agent_by_id
+    from memlens.cli.budget_output import tokens_cell
     from memlens.protocol.memory import AgentListedFile, AgentListResult
+    from memlens.reports.budgets import estimate_tokens
 
-    agent = agent_by_id(args.agent_id)
+    agent = agent_by_id(agent_id)
     memory = agent.load(cwd, settings)
+    tokens = [None if f.text is None else estimate_tokens(agent.id, f.text)
+              for f in memory.listing]
     if args.json:
         print_json(AgentListResult(cwd=cwd, agent=agent.id, files=[
-            AgentListedFile(path=f.path, tier=f.label, chars=f.chars)
-            for f in memory.listing]).compact())
-        return 0
-    for f in memory.listing:
-        size = "" if f.chars is None else f"{f.chars:>9}  "
-        print_text(f"{escape_controls(f.label):<{agent.list_label_width}} {size}"
-                   f"{display_path(f.path)}\n")
-    return 0
+            AgentListedFile(path=f.path, tier=f.label, chars=f.chars, tokens=t)
+            for f, t in zip(memory.listing, tokens, strict=True)]).compact())
+        return bool(memory.listing)
+    _print_rows([(escape_controls(f.label), "-" if f.chars is None else str(f.chars),
+                  tokens_cell(t), display_path(f.path))
+                 for f, t in zip(memory.listing, tokens, strict=True)], agent.id, alone=alone)
+    return bool(memory.listing)

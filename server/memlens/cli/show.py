@@ -1,20 +1,25 @@
 """`memlens show [PATH]`: what the agent reads working in PATH — Gemini CLI's merged memory
 (`--render flat|prompt`, `--json`: ShowResult), or another agent's exact text; with `--agent`
 and `--json`, that agent's files at start and on read and the strings it sends
-(AgentShowResult, SPEC §7)."""
+(AgentShowResult, SPEC §7). Without `--agent` (and without `--json`), one section per agent
+covered (common.covered_agents), each under a `==> Label (profile) <==` line; one agent's
+text alone when only one is covered."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from memlens.cli.common import (
     Parser,
+    covered_agents,
     directory,
+    gemini_notes,
+    nothing_note,
     print_json,
     print_text,
     profile_info,
+    section_header,
     settings_for,
     shows_primary,
 )
@@ -32,11 +37,48 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
-    settings = settings_for(args, cwd)
+    settings = settings_for(args, cwd, notes=False)
+    # One agent's JSON (its schema): `--agent`'s, else the agent in use.
+    agents = [args.agent_id] if args.json else covered_agents(args, cwd, settings)
+    if "gemini" in agents:
+        gemini_notes(settings, cwd)
     if args.json and (args.agent is not None or not shows_primary(args)):
-        return _agent_show(args, cwd, settings)
-    if not shows_primary(args):
-        return _agent_text(args, cwd, settings)
+        loaded = _agent_show(args, cwd, settings)
+    elif len(agents) > 1:
+        for number, agent_id in enumerate(agents):
+            print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
+            _section(args, agent_id, cwd, settings)
+        return 0
+    elif not shows_primary(args):
+        loaded = _agent_text(args.agent_id, cwd, settings)
+    else:
+        loaded = _gemini(args, cwd, settings)
+    if not loaded:
+        nothing_note(args, cwd, settings)
+    return 0
+
+
+def _section(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any) -> None:
+    """One agent's text in a show covering several: its exact text, or why there is none."""
+    from memlens.agents import agent_by_id
+
+    if agent_id == "gemini":
+        result_text = _gemini_text(args, cwd, settings)
+    else:
+        result_text = _agent_string(agent_id, cwd, settings)
+    print_text(result_text + "\n" if result_text
+               else f"({agent_by_id(agent_id).nothing_loads})\n")
+
+
+def _gemini_text(args: argparse.Namespace, cwd: str, settings: Any) -> str:
+    from memlens.workspace.queries import show
+
+    result = show(cwd, settings, with_diagnostics=False)
+    return result.content if args.render == "flat" else result.prompt + result.session_memory
+
+
+def _gemini(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
+    """Gemini CLI's merged memory (text or ShowResult); whether any file loaded."""
     from memlens.workspace.queries import show
 
     result = show(cwd, settings, with_diagnostics=args.json)
@@ -46,36 +88,39 @@ def run(args: argparse.Namespace) -> int:
         with_exact(result, cwd, settings)
     if args.json:
         print_json(result.wire())
-        return 0
+        return bool(result.files)
     text = result.content if args.render == "flat" else result.prompt + result.session_memory
     if text:
         print_text(text + "\n")
-    else:
-        print("memlens: no memory files loaded", file=sys.stderr)
-    return 0
+    return bool(text)
 
 
-def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> int:
+def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
     """`show --agent A --json` (SPEC §7): the agent's files at start and on read, and the
     exact strings it sends."""
     from memlens.agents import agent_by_id
     from memlens.workspace.queries import agent_show
 
-    print_json(agent_show(agent_by_id(args.agent_id), cwd, settings,
-                          profile_info(args, settings)).wire())
-    return 0
+    result = agent_show(agent_by_id(args.agent_id), cwd, settings,
+                        profile_info(args, settings))
+    print_json(result.wire())
+    return bool(result.files)
 
 
-def _agent_text(args: argparse.Namespace, cwd: str, settings: Any) -> int:
+def _agent_string(agent_id: str, cwd: str, settings: Any) -> str:
     """Another agent's text: exactly what it sends at start (cut at maxContextChars)."""
     from memlens.agents import agent_by_id
     from memlens.workspace.queries import truncate
 
-    agent = agent_by_id(args.agent_id)
+    agent = agent_by_id(agent_id)
     memory = agent.load(cwd, settings)
     text, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
+    return text
+
+
+def _agent_text(agent_id: str, cwd: str, settings: Any) -> bool:
+    """Another agent's text alone; whether it sends any."""
+    text = _agent_string(agent_id, cwd, settings)
     if text:
         print_text(text + "\n")
-    else:
-        print(f"memlens: {agent.nothing_loads}", file=sys.stderr)
-    return 0
+    return bool(text)

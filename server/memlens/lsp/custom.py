@@ -32,6 +32,7 @@ from memlens.protocol.editor import (
 )
 from memlens.protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from memlens.reports.budgets import context_budget, measure, summary
+from memlens.workspace.agents_here import agents_to_cover
 from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
 
@@ -190,12 +191,17 @@ def register(server: MemlensServer) -> None:
                     else ls.service.index_of_folder(ls.service.default_folder).settings)
         chosen = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
         rest = [profile_for(a, None) for a in AGENT_IDS if a not in {p.agent for p in chosen}]
-        return AgentsResponse(agents=[
+        folder = ls.service.folder_or_default(path)
+        with_files = ls.service.agents_with_files(folder)
+        side = agents_to_cover([p.agent for p in chosen], with_files)
+        if len(side) < 2:
+            side = list(AGENT_IDS)
+        return AgentsResponse.model_validate({"agents": [
             AgentChoice.model_validate({
                 "agent": p.agent, "label": p.short_label, "profile": p.name,
                 "installed": p.installed, "verified": p.verified, "note": p.note,
-                "chosen": i < len(chosen)})
-            for i, p in enumerate([*chosen, *rest])]).wire()
+                "chosen": i < len(chosen), "has_files": p.agent in with_files})
+            for i, p in enumerate([*chosen, *rest])], "side_by_side": side}).wire()
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
@@ -250,11 +256,15 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
         imports.append(TreeImport(text=f"@{edge.token.path}", target=edge.target, line=line,
                                   exists=os.path.isfile(edge.target)))
     figures = measure(agent, content) if content is not None else None
+    imported = [d for p in (index.graph.imported_by(path) if with_imports else [])
+                for d in ls.service.diagnostics_for(p)]
     return TreeFile(path=path, tier=tier, chars=chars,
                     bytes=figures.bytes if figures else None,
                     tokens=figures.tokens if figures else None,
                     errors=sum(d.severity == "error" for d in diagnostics),
                     warnings=sum(d.severity == "warning" for d in diagnostics),
+                    import_errors=sum(d.severity == "error" for d in imported),
+                    import_warnings=sum(d.severity == "warning" for d in imported),
                     imports=imports, note=note)
 
 

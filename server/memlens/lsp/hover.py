@@ -61,12 +61,29 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
     processor = ImportProcessor(index.reader, index.engine().root_finder,
                                 max_chars=IMPORT_PREVIEW_CHARS * 4)
     wrapped = processor.process(f"@{token.path}", dirname(path), source_file=path)
-    body, cut = clip(visible(ls, path, wrapped.content, base_file=path), IMPORT_PREVIEW_CHARS)
     header = f"**`@{token.path}`** → `{target}`"
+    if _said_by_a_problem(ls, path, position.line, wrapped.content):
+        # VS Code shows the problem's detail in the same hover: the comment once is enough.
+        value = (f"{header}\n\nGemini CLI includes no file here: it puts the error comment "
+                 "the problem shows in its place.")
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                        value=value),
+                           range=ls.positions.range_of(text, token.start, token.end))
+    body, cut = clip(visible(ls, path, wrapped.content, base_file=path), IMPORT_PREVIEW_CHARS)
     note = "\n\n*(preview truncated)*" if cut else ""
     value = f"{header}\n\nAs Gemini CLI includes it:\n\n{fenced(body)}{note}"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
                        range=ls.positions.range_of(text, token.start, token.end))
+
+
+def _said_by_a_problem(ls: MemlensServer, path: str, line: int, included: str) -> bool:
+    """Whether what Gemini CLI includes for an import on `line` (0-based) is a failure
+    comment that a diagnostic on that line already carries in its detail."""
+    comment = included.strip()
+    if not comment.startswith("<!-- Import failed"):
+        return False
+    return any(d.line - 1 == line and d.detail and comment in d.detail
+               for d in ls.service.diagnostics_for(path))
 
 
 TRUST_LINK = "[Manage Workspace Trust](command:workbench.trust.manage)"

@@ -112,9 +112,13 @@ class TreeFile(Wire):
     path: str
     tier: str
     chars: int | None
-    errors: int
+    errors: int  # the file's own problems
     warnings: int
     imports: list[TreeImport]
+    # The problems in the files it imports (directly or not, each file once): a missing
+    # import is the file's own; a hidden character in an imported file is its import's.
+    import_errors: int = 0
+    import_warnings: int = 0
     # UTF-8 bytes and tokens (the agent's own estimate; README "Budgets"); None: unreadable.
     bytes: int | None = None
     tokens: int | None = None
@@ -151,7 +155,8 @@ class AgentChoice(Wire):
     installed: str | None  # the version found on PATH (or pinned)
     verified: bool
     note: str | None = None
-    chosen: bool  # detected or pinned (shown side by side); the first is the chosen agent
+    chosen: bool  # detected or pinned; the first is the chosen agent
+    has_files: bool = False  # the workspace folder holds its memory files
 
 
 class AgentsParams(Inbound):
@@ -159,9 +164,12 @@ class AgentsParams(Inbound):
 
 
 class AgentsResponse(Wire):
-    """`memlens/agents` {uri?}: the chosen agents first, then every other one."""
+    """`memlens/agents` {uri?}: the chosen agents first, then every other one; `side_by_side`:
+    the agents to open side by side (the chosen ones and every one with files in the folder;
+    when that is one agent, every agent)."""
 
     agents: list[AgentChoice]
+    side_by_side: list[Dialect] = Field(default_factory=list)
 
 
 class TreeResponse(Wire):

@@ -220,11 +220,13 @@ class AgentShowResult(AgentProfileInfo):
 
 class AgentListedFile(Wire):
     """A row of another agent's `memlens list --json`: `tier` is the agent's own label for
-    the file; `chars` None where its listing shows no size."""
+    the file; `chars` None where its listing shows no size; `tokens` the agent's own estimate
+    of what it reads of the file (None when it reads none of it)."""
 
     path: str
     tier: str
     chars: int | None = None
+    tokens: int | None = None
 
 
 class AgentListResult(Wire):

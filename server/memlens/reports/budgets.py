@@ -34,6 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
 
 OVER_BUDGET = "context-over-budget"
@@ -168,17 +169,20 @@ def table(budget: ContextBudget, rel: dict[str, str] | None = None) -> str:
 
 
 def over_budget(budget: ContextBudget, limit: int, first_file: str | None,
-                agent_label: str) -> Diagnostic | None:
+                agent_label: str, *, source: str = "memlens.budget",
+                severity: Severity = "warning") -> Diagnostic | None:
     """`context-over-budget` on line 1 of the folder's first memory file when the folder's
-    estimated tokens pass `limit` (`memlens.budget`; 0: off)."""
+    estimated tokens pass `limit` (0: off). `source` names where the budget comes from
+    (`memlens.budget` in the editor, `--budget` for `memlens check`, where it is an error: the
+    user asked to gate on it)."""
     if limit <= 0 or first_file is None or budget.total.tokens <= limit:
         return None
     t = budget.total
     return Diagnostic(
-        path=first_file, line=1, col=1, end_line=1, end_col=1, severity="warning",
+        path=first_file, line=1, col=1, end_line=1, end_col=1, severity=severity,
         code=OVER_BUDGET,
         message=(f"This folder's memory is ~{t.tokens:,} tokens for {agent_label}, over the "
-                 f"budget of {limit:,} (memlens.budget)"),
+                 f"budget of {limit:,} ({source})"),
         detail=(f"{len(budget.files)} file(s), {t.chars:,} chars, {t.bytes:,} bytes; tokens: "
                 f"{budget.estimator.label}"))
 

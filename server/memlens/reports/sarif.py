@@ -44,6 +44,8 @@ RULES: dict[str, str] = {
     "index-budget-exhausted": "Memory Lens stopped walking the workspace at its folder limit",
     "workspace-not-indexed": "A folder too broad to walk (the file system root, HOME)",
     "read-above-root": "A memory file outside the workspace or repository is read",
+    "context-over-budget": "A folder's memory passes the token budget (--budget, "
+                           "memlens.budget)",
     "context-truncated": "The merged context passes memlens.maxContextChars",
     "memory-duplicate-entry": "The same saved memory appears twice",
     "settings-invalid-file-name": "A context file name in settings.json is ignored",

@@ -60,5 +60,17 @@ class ImportGraph:
                     queue.append(source)
         return seen
 
+    def imported_by(self, path: str) -> list[str]:
+        """Every file `path`'s rendering imports, directly or through other imports, each
+        once (in the order first reached), `path` itself left out."""
+        seen: dict[str, None] = {}
+        queue = deque([path])
+        while queue:
+            for edge in self.forward.get(queue.popleft(), []):
+                if edge.target != path and edge.target not in seen:
+                    seen[edge.target] = None
+                    queue.append(edge.target)
+        return list(seen)
+
     def files(self) -> list[str]:
         return sorted(self.forward)

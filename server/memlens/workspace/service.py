@@ -241,6 +241,22 @@ class WorkspaceService:
     def homes(self) -> list[str]:
         return list(dict.fromkeys(index.settings.home for index in self.indexes()))
 
+    def agents_with_files(self, folder: str | None) -> list[str]:
+        """The agents whose memory files the workspace folder `folder` holds (the index's walk:
+        in a trusted folder; else, and without a folder, a walk of its own), in the
+        registry's order (workspace/agents_here.py)."""
+        from memlens.workspace.agents_here import agents_of_files, agents_with_files
+
+        index = self.index_of_folder(folder)
+        if folder is None or folder not in index.folder_states:
+            return agents_with_files([folder], index.settings) if folder else []
+        state = index.folder_states[folder]
+        if not state.load.trusted or folder in index.refused:
+            return agents_with_files([folder], index.settings, index.reader)
+        inside = [p for p in index.found if is_subpath(folder, p)
+                  and self.folder_for(p) == folder]
+        return agents_of_files([folder], inside, index.settings)
+
     def jit_session_for(self, path: str) -> JitSession | None:
         folder = self.folder_for(path)
         if folder is None:

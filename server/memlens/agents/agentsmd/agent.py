@@ -96,7 +96,8 @@ class AgentsMdAgent(WithoutReferences, MemoryAgent):
         files = [AgentFile(agents.active, "active", agents.content)] if agents.active else []
         note = (f"shadows {len(agents.shadowed)} farther AGENTS.md" if agents.shadowed
                 else "the only AGENTS.md here")
-        listing = ([ListedFile(agents.active, "active")] if agents.active else []) + [
+        listing = ([ListedFile(agents.active, "active", len(agents.content), agents.content)]
+                   if agents.active else []) + [
             ListedFile(p, "shadowed") for p in agents.shadowed]
         return AgentMemory(
             agent=self.id, cwd=agents.cwd, mode="nearest", files=files, text=agents.render(),

@@ -14,6 +14,7 @@ from memlens.agents.base import (
     ListedFile,
     MemoryAgent,
     WorkspaceCheck,
+    files_figures,
     ignores_file,
 )
 from memlens.agents.claude.includes import find_includes
@@ -177,17 +178,18 @@ class ClaudeAgent(MemoryAgent):
                      for f in read.files]
         scoped = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
                          for r in load.conditional_rules)
-        headline = (f"**{self.label} memory for `{folder}`** — {len(load.files)} file(s), "
-                    f"{len(text):,} characters" + (f"\n\nRules scoped by `paths:`:{scoped}"
-                                                   if scoped else ""))
-        listing = [ListedFile(f.path, f.kind, len(f.content)) for f in load.files]
+        startup = [AgentFile(f.path, f.kind, f.content) for f in load.files]
+        headline = (f"**{self.label} memory for `{folder}`** — "
+                    f"{files_figures(self.label, startup, sent)}"
+                    + (f"\n\nRules scoped by `paths:`:{scoped}" if scoped else ""))
+        listing = [ListedFile(f.path, f.kind, len(f.content), f.content) for f in load.files]
         listing += [ListedFile(r.path, "rule (paths: " + ", ".join(r.applies_to) + ")",
-                               len(r.content)) for r in load.conditional_rules]
-        listing += [ListedFile(t.path, f"memory ({t.type or 'no type'})", t.chars)
+                               len(r.content), r.content) for r in load.conditional_rules]
+        listing += [ListedFile(t.path, f"memory ({t.type or 'no type'})", t.chars, t.content)
                     for t in load.topics]
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="claude",
-            files=[*(AgentFile(f.path, f.kind, f.content) for f in load.files), *later],
+            files=[*startup, *later],
             text=text, diagnostics=load.diagnostics, headline=headline, listing=listing,
             details={"conditionalRules": [{"path": r.path, "paths": r.applies_to}
                                           for r in load.conditional_rules],

@@ -40,6 +40,7 @@ from memlens.agents.base import (
     MemoryAgent,
     WithoutReferences,
     WorkspaceCheck,
+    files_figures,
     ignores_file,
 )
 from memlens.files.fsread import FileReader, ReadKind
@@ -537,11 +538,11 @@ class CodexAgent(WithoutReferences, MemoryAgent):
         files += [AgentFile(d.path, "project", d.text,
                             f"cut at {d.sent_bytes:,} of {d.size:,} bytes" if d.cut else None)
                   for d in load.docs]
-        listing = [ListedFile(f.path, f.label, len(f.content or "")) for f in files]
+        listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content) for f in files]
         listing += [ListedFile(p, "lost") for p in load.lost]
         text = load.render()
-        headline = (f"**{self.label} memory for `{load.cwd}`** — {len(files)} file(s), "
-                    f"{len(text):,} characters, sent once at start")
+        headline = (f"**{self.label} memory for `{load.cwd}`** — "
+                    f"{files_figures(self.label, files, text)}, sent once at start")
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="codex", files=files, text=text,
             diagnostics=_config_diagnostics(load) + _budget_diagnostics(load, reader),
