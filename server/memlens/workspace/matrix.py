@@ -27,6 +27,7 @@ from memlens.protocol.matrix import (
 )
 from memlens.protocol.memory import Diagnostic
 from memlens.reports.budgets import context_budget
+from memlens.workspace.agents_here import agents_of_files, chosen_ids
 from memlens.workspace.queries import agent_hidden_check, workspace_files_named
 from memlens.workspace.queries import check as check_folder
 
@@ -128,10 +129,11 @@ class _AgentView:
 
 
 def _columns(views: Sequence[_AgentView], settings: MemorySettings,
-             present: set[str]) -> list[tuple[_AgentView, str]]:
-    """The agents worth a column: the chosen one, and each one that reads something here or
-    whose files are here."""
-    chosen = [p.agent for p in settings.chosen_agents]
+             present: Sequence[str]) -> list[tuple[_AgentView, str]]:
+    """The agents worth a column: the ones in use (agents_here.chosen_ids), each one whose
+    files are here (agents_here.agents_of_files), and each other one that reads something
+    here (Codex reads AGENTS.md; Claude Code reads it where no CLAUDE.md is)."""
+    chosen = chosen_ids(settings)
     out = []
     for view in views:
         agent_id = view.agent.id
@@ -153,7 +155,7 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     found = list(dict.fromkeys(p for n in names for p in found_by_name[n]))
     chosen = [a for a in all_agents() if agents is None or a.id in agents]
     views = [_AgentView(a, folder, settings, found, reader) for a in chosen]
-    present = {owner.id for p in found if (owner := owner_of(p, settings)) is not None}
+    present = agents_of_files([folder], found, settings)
     columns = _columns(views, settings, present) if agents is None else [
         (v, "asked for") for v in views]
     home = settings.home
