@@ -84,10 +84,7 @@ def build_dists(house: Path, out: Path) -> tuple[Path, Path]:
     """The wheel and the sdist, built by `python -m build` in its isolated environment, offline:
     the build backend comes from `house`. The sources are copied first, so the checkout's own
     build/ and *.egg-info are never touched."""
-    src = out / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "node_modules", "build", "dist", "bundled", "*.vsix", "__pycache__",
-        "*.egg-info", "artifacts", "tests", "bench", ".home"))
+    src = copy_sources(out / "src")
     dist = out / "dist"
     result = subprocess.run(
         [sys.executable, "-m", "build", "--outdir", str(dist), str(src)],
@@ -97,6 +94,14 @@ def build_dists(house: Path, out: Path) -> tuple[Path, Path]:
     sdists = sorted(dist.glob("memlens-*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, sorted(p.name for p in dist.iterdir())
     return wheels[0], sdists[0]
+
+
+def copy_sources(to: Path) -> Path:
+    """The files of this checkout a fresh clone has (no caches, builds or installs)."""
+    shutil.copytree(ROOT, to, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "node_modules", "build", "dist", "bundled", "*.vsix", "__pycache__",
+        "*.egg-info", "artifacts", "tests", "bench", ".home"))
+    return to
 
 
 def make_venv(folder: Path) -> Path:
