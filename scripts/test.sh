@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 bash scripts/node-setup.sh
+# Neovim for tests/test_neovim.py (Debian's package; the test skips, saying so, without it)
+bash scripts/editors/install-neovim.sh || true
 
 echo "== ruff =="
 .venv/bin/ruff check server tests bench
