@@ -40,7 +40,7 @@ run_step --what "the server's Python wheels for $target (scripts/bundle_python.p
 # does not compile some 300 modules.
 stage="build/vsix-stage"
 rm -rf "$stage" && mkdir -p "$stage/server" "$stage/bundled"
-cp -r package.json README.md LICENSE dist media syntaxes pyproject.toml "$stage/"
+cp -r package.json README.md CHANGELOG.md LICENSE dist media syntaxes pyproject.toml "$stage/"
 cp server/launch.py "$stage/server/"
 # The server's modules and its data (memlens/data/verified-agents.json: the verified releases)
 (cd server && find memlens \( -name '*.py' -o -path 'memlens/data/*.json' \) \
