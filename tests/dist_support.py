@@ -30,12 +30,13 @@ def _pyproject() -> dict[str, object]:
 
 
 def requirements() -> list[str]:
-    """memlens's runtime dependencies and its build backend's."""
+    """memlens's runtime dependencies, its build backend's, and a current pip (pipx upgrades
+    the pip of its shared environment before it installs anything)."""
     data = _pyproject()
     project = data["project"]
     build = data["build-system"]
     assert isinstance(project, dict) and isinstance(build, dict)
-    return [*project["dependencies"], *build["requires"]]
+    return [*project["dependencies"], *build["requires"], "pip"]
 
 
 def clean_env(**extra: str) -> dict[str, str]:

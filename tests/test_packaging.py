@@ -7,6 +7,7 @@ from __future__ import annotations
 import email.parser
 import json
 import subprocess
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -108,6 +109,43 @@ def test_the_wheel_installs_offline_into_a_clean_venv_and_checks_the_demo(
     where = subprocess.run([str(python), "-c", "import memlens; print(memlens.__file__)"],
                            capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
     assert str(tmp_path / "venv") in where.stdout
+
+
+def _check_demo(command: list[str], tmp_path: Path, env: dict[str, str]) -> None:
+    """`command` (a memlens) checks a copy of the demo: exit 1 and the demo's two errors."""
+    demo = copy_demo(tmp_path / "demo")
+    check = subprocess.run([*command, "check", ".", "--trusted", "--format", "json"], cwd=demo,
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert check.returncode == 1, check.stdout[-2000:] + check.stderr[-2000:]
+    codes = {(d["code"], Path(d["path"]).name) for d in _diagnostics(json.loads(check.stdout))}
+    assert {("import-not-found", "GEMINI.md"), ("hidden-text", "onboarding.md")} <= codes
+
+
+def test_pipx_installs_the_wheel_offline(dists: tuple[Path, Path], house: Path,
+                                         tmp_path: Path) -> None:
+    wheel, _ = dists
+    pipx = Path(sys.executable).parent / "pipx"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = offline_pip_env(house, HOME=str(home), PIPX_HOME=str(tmp_path / "pipx"),
+                          PIPX_BIN_DIR=str(tmp_path / "bin"), PIPX_MAN_DIR=str(tmp_path / "man"),
+                          PATH="/usr/local/bin:/usr/bin:/bin")
+    install = subprocess.run([str(pipx), "install", str(wheel)], capture_output=True,
+                             text=True, env=env, timeout=600)
+    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-2000:]
+    _check_demo([str(tmp_path / "bin" / "memlens")], tmp_path, clean_env(HOME=str(home)))
+
+
+def test_uvx_runs_the_wheel_offline(dists: tuple[Path, Path], house: Path,
+                                    tmp_path: Path) -> None:
+    wheel, _ = dists
+    uvx = Path(sys.executable).parent / "uvx"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = clean_env(HOME=str(home), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+                    UV_TOOL_DIR=str(tmp_path / "uv-tools"), PATH="/usr/local/bin:/usr/bin:/bin")
+    _check_demo([str(uvx), "--offline", "--no-index", "--find-links", str(house),
+                 "--from", str(wheel), "memlens"], tmp_path, env)
 
 
 def _diagnostics(report: object) -> list[dict[str, str]]:
