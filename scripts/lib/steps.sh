@@ -64,7 +64,7 @@ _steps_last_line() {  # the last printable line FILE got after byte OFFSET (or n
   local file="$1" offset="$2"
   { tail -c +"$((offset + 1))" "$file" 2>/dev/null || true; } \
     | { grep -v -e nodedir -e '^=== ' -e '^[[:space:]]*$' || true; } \
-    | { tail -n 1 || true; } | tr -cd '[:print:]' | cut -c1-80
+    | { tail -n 1 || true; } | tr -cd '[:print:]' | cut -c1-110
 }
 
 run_step() {
