@@ -71,11 +71,17 @@ open(path, "w").write(json.dumps(manifest, indent=2) + "\n")
 PY
 echo "package-vsix: byte-code for ${tags[*]:-no bundled CPython found here}"
 rm -f "$out"
+# vsce's own secret scan grows with the square of the file count (scripts/vsix-secret-scan.mjs):
+# the same rules in batches here, then vsce with its scan off.
+run_step --what "secret scan of the staged package (vsce's rules, in batches)" --log "$log" \
+  --hint "remove what it names from the package (or exclude it in .vscodeignore), then run npm run package again" -- \
+  node scripts/vsix-secret-scan.mjs "$stage"
 run_step --what "vsce package --target $target -> $out" --log "$log" \
   --hint "read the log above (a manifest field vsce refuses, a file too large), fix it, then run npm run package again" -- \
   env -C "$stage" "$PWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
-    --no-rewrite-relative-links --out "$PWD/$out"
-{ grep -e ' WARNING ' -e ' DONE ' "$log" || true; } | tr -cd '[:print:]\n'
+    --no-rewrite-relative-links --allow-package-all-secrets --allow-package-env-file \
+    --out "$PWD/$out"
+{ grep -e ' WARNING ' -e ' DONE ' -e '^vsix-secret-scan: ' "$log" || true; } | tr -cd '[:print:]\n'
 rm -rf "$stage"
 [ -f "$out" ] || fail "vsce package exited 0 but $out was not written (log: $log)" "run npm run package again"
 echo "package-vsix: $out ($(du -h "$out" | cut -f1), $(unzip -l "$out" | tail -1 | awk '{print $2}') files)"

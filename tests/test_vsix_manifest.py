@@ -6,7 +6,10 @@ pytest) carries them."""
 from __future__ import annotations
 
 import json
+import secrets
+import string
 import struct
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -63,3 +66,29 @@ def test_the_built_vsix_carries_them() -> None:
     assert "extension/media/icon.png" in xml  # <Icon> of the listing
     assert 'Microsoft.VisualStudio.Services.Branding.Color" Value="#1e3a8a"' in xml
     assert "Microsoft.VisualStudio.Services.Content.Changelog" in xml
+
+
+def _scan(folder: Path) -> subprocess.CompletedProcess[str]:
+    if not (ROOT / "node_modules" / "@vscode" / "vsce").is_dir():
+        pytest.skip("node_modules is not installed: bash scripts/node-setup.sh")
+    return subprocess.run(["node", str(ROOT / "scripts" / "vsix-secret-scan.mjs"), str(folder)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_secret_scan_finds_what_vsce_would_refuse(tmp_path: Path) -> None:
+    # package-vsix.sh turns vsce's own scan off and runs this one, in batches: it must refuse
+    # what vsce refuses (a token, a .env file), wherever it sits among many clean files
+    for index in range(600):  # more than two batches
+        (tmp_path / f"module_{index}.py").write_text(f"VALUE = {index}\n")
+    clean = _scan(tmp_path)
+    assert clean.returncode == 0, clean.stderr
+    assert "601 files" not in clean.stdout and "600 files, no secrets" in clean.stdout
+    token = "ghp_" + "".join(secrets.choice(string.ascii_letters + string.digits)
+                             for _ in range(36))
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    (tmp_path / "deep" / "er" / "config.js").write_text(f'const token = "{token}";\n')
+    (tmp_path / ".env").write_text("API_KEY=1\n")
+    found = _scan(tmp_path)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "[github]" in found.stderr and "deep/er/config.js" in found.stderr
+    assert "[no-dotenv]" in found.stderr
