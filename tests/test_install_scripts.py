@@ -225,3 +225,16 @@ def test_no_install_script_hides_a_failing_pipeline() -> None:
         assert "scripts/lib/steps.sh" in text or "lib/steps.sh" in text, script
         assert "kill -0" not in text, f"{script} has a progress loop of its own"
     assert os.access(ROOT / "scripts" / "lib" / "steps.sh", os.R_OK)
+
+
+def test_packaging_without_vsce_says_to_install_the_node_packages(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shutil.copy(ROOT / "package.json", tree / "package.json")
+    shutil.copytree(ROOT / "scripts", tree / "scripts")
+    env, mark = _env(tmp_path)
+    result = _run(["scripts/package-vsix.sh"], env, cwd=tree)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "package-vsix: node_modules/.bin/vsce is missing" in result.stderr
+    assert "package-vsix: what to do: run bash scripts/node-setup.sh first" in result.stderr
+    _assert_nothing_left(mark)
