@@ -78,7 +78,7 @@ run_step --what "secret scan of the staged package (vsce's rules, in batches)" -
   node scripts/vsix-secret-scan.mjs "$stage"
 run_step --what "vsce package --target $target -> $out" --log "$log" \
   --hint "read the log above (a manifest field vsce refuses, a file too large), fix it, then run npm run package again" -- \
-  env -C "$stage" "$PWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
+  bash -c 'cd "$1" && shift && exec "$@"' - "$stage" "$PWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
     --no-rewrite-relative-links --allow-package-all-secrets --allow-package-env-file \
     --out "$PWD/$out"
 { grep -e ' WARNING ' -e ' DONE ' -e '^vsix-secret-scan: ' "$log" || true; } | tr -cd '[:print:]\n'
