@@ -1,36 +1,38 @@
 #!/usr/bin/env bash
 # Installs everything the Python side needs into ./.venv (idempotent, quick when up to date).
+# A failure says what failed and what to do; pip's progress shows every 10 s (scripts/lib/steps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STEPS_PREFIX="bootstrap"
+. scripts/lib/steps.sh
 PYTHON="${PYTHON:-python3}"
+if ! command -v "$PYTHON" >/dev/null 2>&1; then
+  fail "no '$PYTHON' on PATH: Memory Lens needs Python 3.11 or newer" \
+    "install it (Debian/Ubuntu: apt-get install python3 python3-venv), or point PYTHON at one"
+fi
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-  echo "Memory Lens needs Python 3.11 or newer (found: $("$PYTHON" --version 2>&1))" >&2
-  exit 1
+  fail "Memory Lens needs Python 3.11 or newer (found: $("$PYTHON" --version 2>&1 || true))" \
+    "install a newer Python and run PYTHON=/path/to/python3.X bash scripts/bootstrap.sh"
 fi
 if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
+  if ! venv_error=$("$PYTHON" -m venv .venv 2>&1); then
+    rm -rf .venv
+    fail "'$PYTHON -m venv .venv' failed: $venv_error" \
+      "install the venv module (Debian/Ubuntu: apt-get install python3-venv), then run this again"
+  fi
 fi
 stamp=.venv/.memlens-installed
-want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log=.venv/pip-install.log
-  echo "Installing Memory Lens's Python packages into .venv (log: $log)"
-  { .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip &&
-    .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'; } >"$log" 2>&1 &
-  pid=$!; started=$SECONDS
-  # Every 5 s: how many packages pip has collected so far and what it is doing.
-  while kill -0 "$pid" 2>/dev/null; do
-    for _ in 1 2 3 4 5; do kill -0 "$pid" 2>/dev/null && sleep 1; done
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "  ... $((SECONDS - started)) s, $(grep -c '^Collecting' "$log" 2>/dev/null || echo 0) packages collected" \
-        "($(tail -n 1 "$log" | tr -cd '[:print:]' | cut -c1-60))"
-    fi
-  done
-  if ! wait "$pid"; then
-    tail -n 30 "$log" >&2
-    echo "pip install failed (full log: $log)" >&2
-    exit 1
-  fi
+  : >"$log"
+  started=$SECONDS
+  hint="check that pip reaches its package index (pip config list shows where it looks; PIP_INDEX_URL overrides it), then run bash scripts/bootstrap.sh again"
+  run_step --what "pip: upgrade pip in .venv" --log "$log" --hint "$hint" -- \
+    .venv/bin/python -m pip install --disable-pip-version-check --upgrade pip
+  run_step --what "pip: install memlens and its dev packages into .venv" --log "$log" \
+    --hint "$hint" --folder .venv -- \
+    .venv/bin/python -m pip install --disable-pip-version-check -e '.[dev]'
   echo "  Python packages installed in $((SECONDS - started)) s"
   echo "$want" > "$stamp"
 fi

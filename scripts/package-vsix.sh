@@ -9,8 +9,15 @@
 # pip fetches that platform's wheels). The package for this machine is memlens-<version>.vsix
 # (what the demo and the tests install); for another target, memlens-<target>-<version>.vsix.
 # Expects dist/ built (npm run build). MEMLENS_BUNDLE_PYTHONS overrides the CPython versions.
+# Both long steps (the wheels, vsce package) report progress every 10 s and fail loudly
+# (scripts/lib/steps.sh); the log is build/package-vsix.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STEPS_PREFIX="package-vsix"
+. scripts/lib/steps.sh
+log="$PWD/build/package-vsix.log"
+mkdir -p build
+: >"$log"
 PY="${MEMLENS_BUNDLE_PIP_PYTHON:-}"
 if [ -z "$PY" ]; then
   if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
@@ -19,7 +26,13 @@ host="$("$PY" -c 'import sys; sys.path.insert(0, "scripts"); import bundle_pytho
 target="${1:-$host}"
 version="$(node -p 'require("./package.json").version')"
 if [ "$target" = "$host" ]; then out="memlens-$version.vsix"; else out="memlens-$target-$version.vsix"; fi
-"$PY" scripts/bundle_python.py --target "$target" ${MEMLENS_BUNDLE_PYTHONS:+--pythons "$MEMLENS_BUNDLE_PYTHONS"}
+if [ ! -x node_modules/.bin/vsce ]; then
+  fail "node_modules/.bin/vsce is missing" "run bash scripts/node-setup.sh first"
+fi
+run_step --what "the server's Python wheels for $target (scripts/bundle_python.py; cached)" \
+  --log "$log" --folder bundled/libs \
+  --hint "check that pip reaches its package index (only the first build of a target needs it), then run npm run package again" -- \
+  "$PY" scripts/bundle_python.py --target "$target" ${MEMLENS_BUNDLE_PYTHONS:+--pythons "$MEMLENS_BUNDLE_PYTHONS"}
 # The package is made from a staging copy (build/vsix-stage) so that the byte-code compiled for
 # it never lands in the source tree: byte-code for the bundle and the server, with unchecked
 # hashes (an installed extension never changes), for every bundled CPython found here.
@@ -27,7 +40,7 @@ if [ "$target" = "$host" ]; then out="memlens-$version.vsix"; else out="memlens-
 # does not compile some 300 modules.
 stage="build/vsix-stage"
 rm -rf "$stage" && mkdir -p "$stage/server" "$stage/bundled"
-cp -r package.json README.md LICENSE dist media syntaxes pyproject.toml "$stage/"
+cp -r package.json README.md CHANGELOG.md LICENSE dist media syntaxes pyproject.toml "$stage/"
 cp server/launch.py "$stage/server/"
 # The server's modules and its data (memlens/data/verified-agents.json: the verified releases)
 (cd server && find memlens \( -name '*.py' -o -path 'memlens/data/*.json' \) \
@@ -57,9 +70,18 @@ manifest["precompiled"] = tags
 open(path, "w").write(json.dumps(manifest, indent=2) + "\n")
 PY
 echo "package-vsix: byte-code for ${tags[*]:-no bundled CPython found here}"
-echo "package-vsix: vsce package --target $target -> $out"
-(cd "$stage" && "$OLDPWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
-  --no-rewrite-relative-links --out "$OLDPWD/$out" 2>&1 | grep -v -e 'nodedir' -e '^ *$' || true)
+rm -f "$out"
+# vsce's own secret scan grows with the square of the file count (scripts/vsix-secret-scan.mjs):
+# the same rules in batches here, then vsce with its scan off.
+run_step --what "secret scan of the staged package (vsce's rules, in batches)" --log "$log" \
+  --hint "remove what it names from the package (or exclude it in .vscodeignore), then run npm run package again" -- \
+  node scripts/vsix-secret-scan.mjs "$stage"
+run_step --what "vsce package --target $target -> $out" --log "$log" \
+  --hint "read the log above (a manifest field vsce refuses, a file too large), fix it, then run npm run package again" -- \
+  bash -c 'cd "$1" && shift && exec "$@"' - "$stage" "$PWD/node_modules/.bin/vsce" package --target "$target" --no-dependencies \
+    --no-rewrite-relative-links --allow-package-all-secrets --allow-package-env-file \
+    --out "$PWD/$out"
+{ grep -e ' WARNING ' -e ' DONE ' -e '^vsix-secret-scan: ' "$log" || true; } | tr -cd '[:print:]\n'
 rm -rf "$stage"
-[ -f "$out" ] || { echo "package-vsix: $out was not written" >&2; exit 1; }
+[ -f "$out" ] || fail "vsce package exited 0 but $out was not written (log: $log)" "run npm run package again"
 echo "package-vsix: $out ($(du -h "$out" | cut -f1), $(unzip -l "$out" | tail -1 | awk '{print $2}') files)"

@@ -13,6 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 bash scripts/node-setup.sh
+# Neovim for tests/test_neovim.py (Debian's package; the test skips, saying so, without it)
+bash scripts/editors/install-neovim.sh || true
 
 echo "== ruff =="
 .venv/bin/ruff check server tests bench
@@ -28,13 +30,17 @@ echo "== the extension's protocol types match the server's models =="
 .venv/bin/python scripts/gen_types.py --check
 echo "== tsc --strict, esbuild bundle, vsix =="
 npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
+if [ "${MEMLENS_SKIP_CONFORMANCE:-}" != 1 ]; then
+  # before pytest: tests/test_agent_versions.py::test_the_real_installs reads these installs
+  echo "== the real agents: install or reuse the cache (scripts/agents/install.sh) =="
+  bash scripts/agents/install.sh >/dev/null
+fi
 echo "== pytest =="
 .venv/bin/pytest -q -p no:cacheprovider "$@"
 if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
   echo "== conformance with the real agents skipped (MEMLENS_SKIP_CONFORMANCE=1) =="
 else
-  echo "== conformance: the real agents (installed and cached by scripts/agents/install.sh) =="
-  bash scripts/agents/install.sh >/dev/null
+  echo "== conformance: the real agents (installed above by scripts/agents/install.sh) =="
   # The real repositories `memlens verify` is tested on (test_verify.py skips them without)
   bash scripts/agents/verify-repos.sh || echo "(verify-repos.sh failed: those tests skip)"
   .venv/bin/pytest -q -p no:cacheprovider -m conformance tests/conformance

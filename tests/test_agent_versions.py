@@ -187,7 +187,9 @@ REAL_INSTALLS = {"gemini-0.61.0": ("gemini", "0.61.0"), "gemini-0.43.0": ("gemin
 
 
 @pytest.mark.skipif(not all((REAL / d / "node_modules" / ".bin").is_dir() for d in REAL_INSTALLS),
-                    reason="the real agents are not installed (scripts/agents/install.sh)")
+                    reason="the real agents are not installed: run bash scripts/agents/install.sh "
+                           "(scripts/test.sh does, before pytest, unless "
+                           "MEMLENS_SKIP_CONFORMANCE=1)")
 def test_the_real_installs(tmp_path: Path) -> None:
     for folder, (agent, version) in REAL_INSTALLS.items():
         path = str(REAL / folder / "node_modules" / ".bin")

@@ -13,6 +13,15 @@
 # CACHE_ROOT = ${XDG_CACHE_HOME:-$HOME/.cache}/memlens. Installs of one version are serialised
 # with flock, so parallel test runs share one install.
 set -euo pipefail
+STEPS_PREFIX="memlens/agents"
+STEPS_SAY=say_err
+say_err() { echo "$*" >&2; }  # stdout carries only the NAME@VERSION<TAB>path lines
+# shellcheck source=../lib/steps.sh
+. "$(dirname "$0")/../lib/steps.sh"
+if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+  fail "the agents install with npm: node and npm must be on PATH" \
+    "install Node.js 20 or newer with npm, then run bash scripts/agents/install.sh again"
+fi
 
 DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0)
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memlens/agents"
@@ -57,18 +66,17 @@ install_one() {
     flock 9
     if ! { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; }; then
       local log="$CACHE_ROOT/install-$name-$version.log" started=$SECONDS
-      echo "memlens/agents: installing $package@$version into $folder ..." >&2
+      echo "memlens/agents: installing $package@$version into $folder" >&2
       rm -rf "$folder"
       mkdir -p "$folder"
       # npm 11 gates install scripts behind allowScripts: approve the agent's own (Claude
       # Code puts its native binary in place in its postinstall).
       printf '{ "private": true, "allowScripts": { "%s": true } }\n' "$package" >"$folder/package.json"
-      if ! npm install --prefix "$folder" --no-audit --no-fund --no-update-notifier \
-          --loglevel=warn "$package@$version" >"$log" 2>&1; then
-        tail -n 40 "$log" >&2
-        echo "memlens/agents: npm install $package@$version failed (log: $log)" >&2
-        return 1
-      fi
+      : >"$log"
+      run_step --what "npm install $package@$version" --log "$log" --folder "$folder" \
+        --hint "check that npm reaches its registry (npm ping; npm config get registry), then run bash scripts/agents/install.sh again" -- \
+        npm install --prefix "$folder" --no-audit --no-fund --no-update-notifier \
+          --loglevel=warn "$package@$version"
       if [ "$name" = claude ]; then
         # The postinstall may not have run (allowScripts, --ignore-scripts in a user's
         # npmrc): redo it; it is idempotent.

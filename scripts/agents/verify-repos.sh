@@ -19,8 +19,15 @@ for entry in "${REPOS[@]}"; do
   rm -rf "$folder"
   # Bounded: where only the package registries are reachable (CI), this fails fast and the
   # tests that need these repositories skip.
-  timeout 120 git -c http.lowSpeedLimit=1000 -c http.lowSpeedTime=20 \
-    clone --quiet --filter=blob:none "$url" "$folder"
-  git -C "$folder" checkout --quiet "$commit"
+  if ! timeout 120 git -c http.lowSpeedLimit=1000 -c http.lowSpeedTime=20 \
+      clone --quiet --filter=blob:none "$url" "$folder"; then
+    rm -rf "$folder"
+    echo "memlens/verify-repos: FAILED: git clone $url (unreachable, or over 120 s): the tests that need $name skip; run this again where it is reachable" >&2
+    exit 1
+  fi
+  if ! git -C "$folder" checkout --quiet "$commit"; then
+    echo "memlens/verify-repos: FAILED: $name has no commit $commit: update REPOS in $0" >&2
+    exit 1
+  fi
   echo "memlens/verify-repos: $name at $commit in $folder" >&2
 done

@@ -17,6 +17,11 @@
 # Overrides (environment): MEMLENS_CODE_SERVER_VERSION, MEMLENS_NODE_VERSION,
 # MEMLENS_PLAYWRIGHT_VERSION, MEMLENS_SKIP_APT=1 (don't touch Debian packages).
 set -euo pipefail
+STEPS_PREFIX="memlens/vscode"
+STEPS_SAY=say
+# shellcheck source=../lib/steps.sh
+. "$(dirname "$0")/../lib/steps.sh"
+NPM_HINT="check that npm reaches its registry (npm ping; npm config get registry), then run bash scripts/vscode/install.sh again (it starts over in a clean cache folder)"
 
 CODE_SERVER_VERSION="${MEMLENS_CODE_SERVER_VERSION:-4.139.1}"
 NODE_VERSION="${MEMLENS_NODE_VERSION:-24.21.0}"
@@ -56,20 +61,17 @@ ensure_apt_packages() {
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
       sudo=(sudo -n)
     else
-      echo "memlens/vscode: missing Debian packages: ${missing[*]} (run as root: apt-get install ${missing[*]})" >&2
-      exit 1
+      fail "missing Debian packages: ${missing[*]}" "run as root: apt-get install ${missing[*]} (or MEMLENS_SKIP_APT=1 if you have them another way)"
     fi
   fi
-  say "memlens/vscode: installing Debian packages: ${missing[*]}"
   local apt_log
-  apt_log=$(mktemp)
-  if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
-      && "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-           --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1; then
-    tail -n 40 "$apt_log" >&2
-    echo "memlens/vscode: apt-get failed (full log: $apt_log)" >&2
-    exit 1
-  fi
+  apt_log=$(mktemp -t memlens-apt-XXXXXX.log)
+  local apt_hint="check that apt reaches its mirrors (apt-get update), or install them yourself: apt-get install ${missing[*]}; MEMLENS_SKIP_APT=1 skips this step"
+  run_step --what "apt-get update" --log "$apt_log" --hint "$apt_hint" -- \
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  run_step --what "apt-get install ${missing[*]}" --log "$apt_log" --hint "$apt_hint" -- \
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+      --no-install-recommends "${missing[@]}"
   rm -f "$apt_log"
 }
 
@@ -93,6 +95,10 @@ node_home() {  # the arch-specific folder of the `node` npm package (bin/node + 
 }
 
 install_all() {
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    fail "installing VS Code needs node and npm on PATH (found: node $(command -v node || echo none), npm $(command -v npm || echo none))" \
+      "install Node.js 20 or newer with npm, then run bash scripts/vscode/install.sh again"
+  fi
   local log="$CACHE_ROOT/install-code-server-$CODE_SERVER_VERSION.log"
   rm -rf "$CACHE"
   mkdir -p "$CACHE/node" "$CACHE/code-server" "$CACHE/playwright"
@@ -104,50 +110,28 @@ install_all() {
     >"$CACHE/code-server/package.json"
   printf '{ "private": true }\n' >"$CACHE/playwright/package.json"
   local npm_flags=(--no-audit --no-fund --no-update-notifier --loglevel=warn)
-  # run a step, its output to the log; every 10 s a line says how far it is (MB written into
-  # its folder, against the expected size when known, and the log's last line); on failure
-  # show the log's tail.
+  # run a step (scripts/lib/steps.sh): its output to the log; every 10 s a line says how far
+  # it is (MB written into its folder, against the expected size when known, and the last
+  # line this step wrote); on failure the log's tail, what failed and what to do; on exit or
+  # Ctrl-C no npm process is left behind.
   run_logged() {
     local what="$1" folder="$2" expect_mb="$3"; shift 3
-    say "memlens/vscode: $what ... ($(elapsed) s)"
-    echo "=== $what: $*" >>"$log"
-    "$@" >>"$log" 2>&1 &
-    local pid=$! started=$SECONDS rc=0
-    while kill -0 "$pid" 2>/dev/null; do
-      local i
-      for i in 1 2 3 4 5 6 7 8 9 10; do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 1
-      done
-      kill -0 "$pid" 2>/dev/null || break
-      local mb last
-      mb=$(du -sm "$folder" 2>/dev/null | cut -f1)
-      # (grep finds nothing while the step has written nothing yet: not a failure)
-      last=$(grep -v -e nodedir -e '^===' "$log" 2>/dev/null | tail -n 1 | tr -cd '[:print:]' \
-        | cut -c1-70) || last=""
-      say "memlens/vscode:   ... $what: $((SECONDS - started)) s, ${mb:-0} MB${expect_mb:+ of ~$expect_mb MB}${last:+ (last: $last)}"
-    done
-    wait "$pid" || rc=$?
-    if [ "$rc" != 0 ]; then
-      tail -n 60 "$log" >&2
-      echo "memlens/vscode: '$what' failed; full log: $log" >&2
-      exit 1
-    fi
-    say "memlens/vscode: $what done in $((SECONDS - started)) s"
+    run_step --what "$what" --log "$log" --folder "$folder" --expect-mb "$expect_mb" \
+      --hint "$NPM_HINT" -- "$@"
   }
   # 1. Node 24 (npm's `node` package downloads node-linux-<arch> in its preinstall).
   run_logged "[1/4] npm install node@$NODE_VERSION" "$CACHE/node" 190 \
     npm install --prefix "$CACHE/node" "${npm_flags[@]}" "node@$NODE_VERSION"
   local nh
   if ! nh=$(node_home); then
-    echo "memlens/vscode: node@$NODE_VERSION installed but no bin/node + include/node/node.h found under $CACHE/node" >&2
-    exit 1
+    fail "node@$NODE_VERSION installed but no bin/node + include/node/node.h found under $CACHE/node" \
+      "look at $log; remove $CACHE and run bash scripts/vscode/install.sh again"
   fi
   local got
   got=$("$nh/bin/node" --version)
   if [ "$got" != "v$NODE_VERSION" ]; then
-    echo "memlens/vscode: expected node v$NODE_VERSION, got $got ($nh/bin/node)" >&2
-    exit 1
+    fail "expected node v$NODE_VERSION, got $got ($nh/bin/node)" \
+      "remove $CACHE and run bash scripts/vscode/install.sh again"
   fi
   # 2. code-server, built with that Node first on PATH and node-gyp pointed at its headers
   #    (else node-gyp tries to download them, which fails on a closed network, or uses the

@@ -39,7 +39,10 @@ t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
 
 # Paths of the cached install (installs it first if needed; quick when it is there).
-install_env="$(bash "$HERE/install.sh" --env)"   # (a failed install stops here: set -e)
+if ! install_env="$(bash "$HERE/install.sh" --env)"; then
+  echo "memlens/vscode: the VS Code install failed (its message is above); nothing was started" >&2
+  exit 1
+fi
 eval "$install_env"
 NODE="$MEMLENS_NODE"
 ENTRY="$MEMLENS_CODE_SERVER_ENTRY"
@@ -112,7 +115,11 @@ if [ -n "${MEMLENS_VSIX:-}" ]; then
     exit 1
   fi
   echo "memlens/vscode: installing extension $MEMLENS_VSIX"
-  "$NODE" "$ENTRY" "${COMMON[@]}" --install-extension "$MEMLENS_VSIX" --force
+  if ! "$NODE" "$ENTRY" "${COMMON[@]}" --install-extension "$MEMLENS_VSIX" --force; then
+    echo "memlens/vscode: FAILED: installing $MEMLENS_VSIX into code-server (its message is above)" >&2
+    echo "memlens/vscode: what to do: rebuild the package (npm run package) and start again" >&2
+    exit 1
+  fi
 fi
 
 TRUST_FLAG=(--disable-workspace-trust)
@@ -155,6 +162,7 @@ if ! "$NODE" -e '
   kill -TERM "$CS_PID" 2>/dev/null || true
   wait "$CS_PID" 2>/dev/null || true
   cleanup_state
+  echo "memlens/vscode: what to do: read code-server's lines above (a port in use: pass another PORT or MEMLENS_PORT; slow start: raise MEMLENS_START_TIMEOUT)" >&2
   exit 1
 fi
 echo "$URL" >"$STATE/url"

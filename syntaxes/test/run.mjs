@@ -23,5 +23,22 @@ const tests = readdirSync(join(root, "syntaxes", "test")).filter((f) => f.endsWi
   .map((f) => join(root, "syntaxes", "test", f));
 const bin = join(root, "node_modules", ".bin", "vscode-tmgrammar-test");
 const args = [...[markdown, yaml, ...ours].flatMap((g) => ["-g", g]), ...tests];
-const run = spawnSync(bin, args, { stdio: "inherit" });
+// The markdown grammar names a grammar for fenced code in ~60 languages; the tests need none
+// of them, and vscode-tmgrammar-test prints one "grammar not found" line for each it lacks.
+// Those lines are counted into one; everything else it prints passes through.
+const run = spawnSync(bin, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+const missing = new Set();
+for (const [stream, text] of [[process.stdout, run.stdout], [process.stderr, run.stderr]]) {
+  const kept = (text ?? "").split("\n").filter((line) => {
+    const found = /^grammar not found for "([^"]+)"$/.exec(line.trim());
+    if (found) missing.add(found[1]);
+    return !found;
+  });
+  stream.write(kept.join("\n"));
+}
+if (missing.size > 0) {
+  console.log(`(${missing.size} grammars for fenced code that the markdown grammar names are not loaded: ` +
+    "code blocks in those languages stay unscoped, which these tests do not look at)");
+}
+if (run.error) console.error(`vscode-tmgrammar-test did not run: ${run.error.message}`);
 process.exit(run.status ?? 1);
