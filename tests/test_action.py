@@ -23,6 +23,7 @@ from .dist_support import ROOT, clean_env, copy_demo, copy_sources, offline_pip_
 
 pytestmark = pytest.mark.timeout(900)
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+ARTIFACT_URL = "https://github.invalid/artifacts/1"  # what upload-artifact would output
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Run:
     logs: dict[str, str] = field(default_factory=dict)
     failed: str | None = None
     uploaded: dict[str, str] | None = None
+    artifacts: list[dict[str, str]] = field(default_factory=list)  # upload-artifact's `with`
 
     def log(self) -> str:
         return "\n".join(f"--- {name}\n{text}" for name, text in self.logs.items())
@@ -99,6 +101,10 @@ def run_action(tmp: Path, workspace: Path, env: dict[str, str], **inputs: str) -
             if "upload-sarif" in step["uses"]:
                 result.uploaded = {k: _evaluate(str(v), context)
                                    for k, v in step.get("with", {}).items()}
+            elif "upload-artifact" in step["uses"]:
+                result.artifacts.append({k: _evaluate(str(v), context)
+                                         for k, v in step.get("with", {}).items()})
+                context["steps"][step["id"]] = {"outputs": {"artifact-url": ARTIFACT_URL}}
             continue
         assert step.get("shell") == "bash", f"{name}: a run step without shell: bash"
         output_file = tmp / f"output-{index}"
@@ -161,7 +167,14 @@ def test_the_action_checks_the_demo_uploads_sarif_and_fails_on_its_errors(
     assert f"{errors} finding(s) at level 'error'" in log
     # installed from the action's own checkout, into the runner's temp folder
     assert (tmp_path / "runner-temp" / "memlens-venv" / "bin" / "memlens").is_file()
-    assert f"memlens: {errors} error(s)" in (tmp_path / "step-summary.md").read_text()
+    summary = (tmp_path / "step-summary.md").read_text()
+    assert f"memlens: {errors} error(s)" in summary
+    # The agent matrix in the job summary, the HTML report attached and linked from it.
+    assert "| `CLAUDE.md` | " in summary and "| File | Gemini CLI | Claude Code |" in summary
+    report = Path(run.outputs["report"]["report-file"])
+    assert report.is_file() and "<th scope=\"col\">Claude Code<br>" in report.read_text()
+    assert run.artifacts == [{"name": "memlens-report", "path": str(report)}]
+    assert f"[memlens-report]({ARTIFACT_URL})" in summary
 
 
 def test_fail_on_never_and_no_upload(
