@@ -1,6 +1,7 @@
 """Budgets (issue 14): the figures and each agent's token estimate, computed by hand from the
-rule its source gives (README "Budgets"); the cut diagnostics naming what is lost; the CLI's
-tokens column and --count-exact against the local fake Gemini server (never the network)."""
+rule its source gives (docs/reference.md "Budgets"); the cut diagnostics naming what is lost;
+the CLI's tokens column and --count-exact against the local fake Gemini server (never the
+network)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ the install script caches): for each case below, the start-up memory message it 
 compared byte for byte with memlens's, and the folder its `# Memory` system-prompt section
 names (or that section's absence) with the folder memlens says it uses.
 
-The cases are the behaviours README's "Claude Code's memory" describes: the off switches,
+The cases are the behaviours docs/reference.md's "Claude Code's memory" describes: the off switches,
 `autoMemoryDirectory` from each settings file and their precedence, the variables that move
 the folder, the index cut at its limits and the warning Claude Code appends, the index it
 writes when there is none, what it strips from the index, and worktrees.

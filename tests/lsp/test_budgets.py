@@ -2,7 +2,7 @@
 Gemini CLI's token estimate, the hover's per-file table, `context-over-budget` past
 `memlens.budget`, and memlens/countTokens (the model's count) against the local fake Gemini.
 
-The workspace is small enough to count by hand (README "Budgets"): the global file
+The workspace is small enough to count by hand (docs/reference.md "Budgets"): the global file
 "Global.\\n" (8 ASCII units: 2 tokens) and GEMINI.md "Rules: 日本語\\n" (8 ASCII units and 3
 other units: 2 + 4.5 = 6.5, floored 6; 11 chars, 17 bytes). Together: 16 × 0.25 + 4.5 = 8.5,
 floored: ~8 tokens, 19 chars, 25 bytes."""

@@ -500,7 +500,7 @@ export interface ContextSection {
 /**
  * `memlens/countTokens` {uri}: the model's own token count (the Gemini API's
  * countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
- * Gemini CLI's estimate of it (README "Budgets").
+ * Gemini CLI's estimate of it (docs/reference.md "Budgets").
  */
 export interface CountTokensResponse {
   uri: string;

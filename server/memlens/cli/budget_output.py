@@ -1,5 +1,5 @@
-"""`memlens list`'s budget figures (README "Budgets"): the tokens column, and `--count-exact`,
-the model's own count through the Gemini API (the chat's key and endpoint)."""
+"""`memlens list`'s budget figures (docs/reference.md "Budgets"): the tokens column, and
+`--count-exact`, the model's own count through the Gemini API (the chat's key and endpoint)."""
 
 from __future__ import annotations
 

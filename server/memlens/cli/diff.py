@@ -1,5 +1,5 @@
 """`memlens diff [BASE [HEAD]]`: what each agent sends at start, per folder, compared between
-two git revisions, or a revision and the working tree (issue 14, README "memlens diff").
+two git revisions, or a revision and the working tree (issue 14, docs/reference.md "memlens diff").
 
 Both sides are materialised in one temporary folder outside the repository (a revision with
 `git archive`, the working tree as the files git lists: tracked and untracked, not ignored),

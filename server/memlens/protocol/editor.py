@@ -51,7 +51,7 @@ class ShowResponse(Wire):
     # Characters of the loaded files (imports expanded): what the Memory view's per-file
     # figures add up to; `content` adds the source markers.
     chars: int = 0
-    # The same text's UTF-8 bytes and tokens (Gemini CLI's estimate; README "Budgets").
+    # The same text's UTF-8 bytes and tokens (Gemini CLI's estimate; docs/reference.md "Budgets").
     bytes: int = 0
     tokens: int = 0
     summary: str = ""  # e.g. "2 memory files · 1,391 chars · ~348 tokens", as the code lens
@@ -119,7 +119,8 @@ class TreeFile(Wire):
     # import is the file's own; a hidden character in an imported file is its import's.
     import_errors: int = 0
     import_warnings: int = 0
-    # UTF-8 bytes and tokens (the agent's own estimate; README "Budgets"); None: unreadable.
+    # UTF-8 bytes and tokens (the agent's own estimate; docs/reference.md "Budgets");
+    # None: unreadable.
     bytes: int | None = None
     tokens: int | None = None
     note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
@@ -217,7 +218,7 @@ class AskUserReply(Inbound):
 class CountTokensResponse(Wire):
     """`memlens/countTokens` {uri}: the model's own token count (the Gemini API's
     countTokens) of the text the line-1 code lens measures for the folder of `uri`, beside
-    Gemini CLI's estimate of it (README "Budgets")."""
+    Gemini CLI's estimate of it (docs/reference.md "Budgets")."""
 
     uri: str
     tokens: int | None = None  # the model's count (None: it could not be asked; see `error`)

@@ -53,8 +53,8 @@ class ShowResult(Wire):
     session_memory: str
     truncated: bool = False
     diagnostics: list[Diagnostic] = Field(default_factory=list)
-    # The loaded files' texts taken together (README "Budgets"): code points, UTF-8 bytes,
-    # Gemini CLI's token estimate, and whose estimate it is.
+    # The loaded files' texts taken together (docs/reference.md "Budgets"): code points,
+    # UTF-8 bytes, Gemini CLI's token estimate, and whose estimate it is.
     chars: int = 0
     bytes: int = 0
     tokens: int = 0
@@ -79,7 +79,7 @@ class ListedFile(Wire):
     path: str
     tier: Tier
     chars: int | None  # None: listed by Gemini CLI but not readable (e.g. a directory)
-    # UTF-8 bytes and Gemini CLI's token estimate of the same text (README "Budgets").
+    # UTF-8 bytes and Gemini CLI's token estimate of the same text (docs/reference.md "Budgets").
     bytes: int | None = None
     tokens: int | None = None
 
@@ -91,7 +91,7 @@ class ListResult(Wire):
     mode: Mode
     files: list[ListedFile]
     file_count: int
-    # The files' texts taken together (README "Budgets"), and whose estimate `tokens` is.
+    # The files' texts taken together (docs/reference.md "Budgets"), and whose estimate `tokens` is.
     chars: int = 0
     bytes: int = 0
     tokens: int = 0
@@ -181,7 +181,7 @@ class AgentFileRow(Wire):
     label: str  # its place in the agent's load: a tier or a kind ("global", "rule", "jit")
     chars: int | None  # None: listed but not readable
     bytes: int | None = None  # UTF-8
-    tokens: int | None = None  # the agent's own estimate (README "Budgets")
+    tokens: int | None = None  # the agent's own estimate (docs/reference.md "Budgets")
     when: Literal["startup", "on-read", "on-demand"]
     note: str | None = None  # why or when it applies ("when a tool reads a file in api/")
 
@@ -211,7 +211,7 @@ class AgentShowResult(AgentProfileInfo):
     payloads: list[str]
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     # The start-up files' texts taken together: chars, UTF-8 bytes, the agent's own token
-    # estimate, and whose estimate it is (README "Budgets").
+    # estimate, and whose estimate it is (docs/reference.md "Budgets").
     chars: int = 0
     bytes: int = 0
     tokens: int = 0

@@ -2,7 +2,7 @@
 §12): invisible and bidi-control characters, Unicode tag characters, runs of variation
 selectors, and HTML comments. Pure text scanning (no file system, no agent).
 
-The classes, each with its rule (README "Hidden content" says the same to users):
+The classes, each with its rule (docs/reference.md "Hidden content" says the same to users):
 
 - `tag` — Unicode tag characters U+E0000–U+E007F. They render as nothing, and U+E0020–U+E007E
   spell ASCII ("ASCII smuggling"): the message shows the decoded text. Not hidden: an emoji
