@@ -223,3 +223,57 @@ async def test_a_dangling_link_is_information(client: LanguageClient, memories: 
     assert "something worth writing later, not an error" in dangling[0].message
     # The links that name a memory (one of them written with spaces) are fine.
     assert [d.code for d in report.items] == ["memory-link-dangling"]
+
+
+@pytest.mark.asyncio
+async def test_add_memory_for_claude_code_previews_then_writes(client: LanguageClient,
+                                                               memories: Path,
+                                                               workspace: Path) -> None:
+    from .conftest import plain
+
+    gemini = (workspace / "home" / ".gemini" / "GEMINI.md").read_bytes()
+    ask = {"fact": "Staging is read-only", "agent": "claude", "memoryType": "reference",
+           "uri": uri(workspace / "CLAUDE.md")}
+    preview = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {**ask, "preview": True}))
+    assert isinstance(preview, dict) and preview["success"] is True, preview
+    topic = memories / "staging-is-read-only.md"
+    pointer = "- [staging-is-read-only](staging-is-read-only.md) \u2014 Staging is read-only"
+    assert (preview["path"], preview["indexPath"], preview["indexLine"], preview["memoryTypes"]
+            ) == (str(topic), str(memories / "MEMORY.md"), pointer,
+                  ["user", "feedback", "project", "reference"])
+    # The preview shows both files' change and writes nothing.
+    assert "+  type: reference\n" in preview["diff"] and f"+{pointer}\n" in preview["diff"]
+    assert not topic.exists() and (memories / "MEMORY.md").read_text() == INDEX
+    saved = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {**ask, "name": preview["name"]}))
+    assert isinstance(saved, dict) and saved["success"] is True, saved
+    assert topic.read_text() == preview["proposed"]
+    assert (memories / "MEMORY.md").read_text() == INDEX + pointer + "\n"
+    assert (workspace / "home" / ".gemini" / "GEMINI.md").read_bytes() == gemini
+    # Saving it again under the same name is refused, and changes nothing.
+    again = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {**ask, "name": preview["name"]}))
+    assert isinstance(again, dict) and again["success"] is False
+    assert "exists already" in again["message"]
+    assert (memories / "MEMORY.md").read_text() == INDEX + pointer + "\n"
+    # The new memory is a link target at once.
+    doc = await open_doc(client, memories / "deploy.md", DEPLOY + "[[staging-is-read-only]]\n")
+    found = await definition_at(client, doc, DEPLOY.count("\n"), 4)
+    assert isinstance(found, types.Location) and found.uri == uri(topic)
+
+
+@pytest.mark.asyncio
+async def test_add_memory_for_claude_code_refused_when_auto_memory_is_off(
+        client: LanguageClient, memories: Path, workspace: Path) -> None:
+    from .conftest import plain
+
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text('{"autoMemoryEnabled": false}')
+    result = plain(await client.protocol.send_request_async(
+        "memlens/addMemory", {"fact": "x", "agent": "claude", "preview": True}))
+    assert isinstance(result, dict) and result["success"] is False
+    assert "auto memory is off" in result["message"]
+    assert str(workspace / ".claude" / "settings.json") in result["message"]
+    assert sorted(p.name for p in memories.iterdir()) == ["MEMORY.md", "deploy.md", "ops",
+                                                          "testing.md"]

@@ -105,6 +105,10 @@ export interface AddMemoryParams {
   preview?: boolean;
   modifiedContent?: string | null;
   uri?: string | null;
+  agent?: "gemini" | "claude";
+  memoryType?: string | null;
+  name?: string | null;
+  descriptionLine?: string | null;
 }
 /**
  * The outcome of a save (or of its preview): `success` false with the sentence to show
@@ -119,6 +123,11 @@ export interface AddMemoryResult {
   diff?: string | null;
   proposed?: string | null;
   needsKey?: boolean | null;
+  indexPath?: string | null;
+  indexLine?: string | null;
+  name?: string | null;
+  memoryType?: string | null;
+  memoryTypes?: string[] | null;
 }
 /**
  * An agent the editor can show (`memlens/agents`).
