@@ -277,3 +277,31 @@ async def test_add_memory_for_claude_code_refused_when_auto_memory_is_off(
     assert str(workspace / ".claude" / "settings.json") in result["message"]
     assert sorted(p.name for p in memories.iterdir()) == ["MEMORY.md", "deploy.md", "ops",
                                                           "testing.md"]
+
+
+@pytest.mark.asyncio
+async def test_memory_view_groups_topic_files_by_type_after_the_index(
+        client: LanguageClient, memories: Path) -> None:
+    import os
+    import time
+
+    from .conftest import plain
+
+    week = time.time() - 7 * 86_400 - 60
+    os.utime(memories / "deploy.md", (week, week))
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    assert isinstance(tree, dict)
+    (folder,) = tree["folders"]
+    (claude,) = [a for a in folder["otherAgents"] if a["agent"] == "claude"]
+    rows = [(Path(f["path"]).name, f["tier"], f.get("group"), f.get("note"))
+            for f in claude["files"]]
+    at = [r[0] for r in rows].index("MEMORY.md")
+    # The index first, then Claude Code's types in its order, each group by name.
+    assert rows[at:at + 4] == [
+        ("MEMORY.md", "auto", None, None),
+        ("testing.md", "memory", "Memories \u00b7 feedback",
+         "How to run the tests \u00b7 saved today"),
+        ("ci.md", "memory", "Memories \u00b7 project", "The CI pipeline \u00b7 saved today"),
+        ("deploy.md", "memory", "Memories \u00b7 project",
+         "How a release is deployed \u00b7 saved 7 days ago"),
+    ]

@@ -757,6 +757,7 @@ export interface TreeFile {
   bytes?: number | null;
   tokens?: number | null;
   note?: string | null;
+  group?: string | null;
 }
 export interface TreeImport {
   text: string;

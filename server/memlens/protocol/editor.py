@@ -119,6 +119,9 @@ class TreeFile(Wire):
     bytes: int | None = None
     tokens: int | None = None
     note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
+    # The heading the client groups the row under, in the order rows come (Claude Code's topic
+    # files by type: "Memories · feedback"); None: not grouped.
+    group: str | None = None
 
 
 class TreeAgent(Wire):
