@@ -87,7 +87,8 @@ def located(locations: list[types.Location]) -> list[tuple[str, int, int, int]]:
 
 @pytest.mark.asyncio
 async def test_definition_goes_to_the_memory_of_that_name(client: LanguageClient,
-                                                          memories: Path) -> None:
+                                                          memories: Path,
+                                                          workspace: Path) -> None:
     doc = await open_doc(client, memories / "testing.md")
     found = await definition_at(client, doc, *_pos(at(TESTING, "[[ci-setup]]", 4)))
     assert isinstance(found, types.Location)
@@ -103,19 +104,14 @@ async def test_definition_goes_to_the_memory_of_that_name(client: LanguageClient
     nested = await open_doc(client, memories / "ops" / "ci.md")
     found = await definition_at(client, nested, *_pos(at(CI, "run-tests]]")))
     assert isinstance(found, types.Location) and found.uri == uri(memories / "testing.md")
+    # A link naming no memory yet goes nowhere; nor does `[[…]]` outside the memory folder.
+    assert await definition_at(client, doc, *_pos(at(TESTING, "not-written-yet"))) is None
+    claude_md = await open_doc(client, workspace / "CLAUDE.md")
+    assert await definition_at(client, claude_md, 0, 18) is None
 
 
 def _pos(position: types.Position) -> tuple[int, int]:
     return position.line, position.character
-
-
-@pytest.mark.asyncio
-async def test_no_definition_for_a_dangling_link_or_outside_the_memory_folder(
-        client: LanguageClient, memories: Path, workspace: Path) -> None:
-    doc = await open_doc(client, memories / "testing.md")
-    assert await definition_at(client, doc, *_pos(at(TESTING, "not-written-yet"))) is None
-    claude_md = await open_doc(client, workspace / "CLAUDE.md")
-    assert await definition_at(client, claude_md, 0, 18) is None
 
 
 @pytest.mark.asyncio

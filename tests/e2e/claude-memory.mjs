@@ -1,0 +1,113 @@
+// Claude Code's auto memory in the editor: a copy of the demo whose HOME holds Claude Code's
+// memory folder for it (HOME/.claude/projects/<the workspace's path, every character but
+// letters and digits turned into "-">/memory: MEMORY.md and four topic files in the current
+// format, one in a subfolder, one saved three days ago). The Memory view, under "Claude Code",
+// shows MEMORY.md, then the topic files grouped by type in Claude Code's order ("Memories ·
+// feedback (2)", "… project (1)", "… reference (1)"), each row with its description and age;
+// clicking a topic row opens it; Go to Definition (F12) on its `[[deploy-steps]]` opens the
+// memory named deploy-steps.
+// Screenshots: artifacts/e2e/claude-memory-{light,dark}.png (the grouped view, the topic file
+// open), claude-memory-definition.png.
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
+  openMemoryLens, viewPane, treeRow, activeTab, goToLine, screenshot, waitInPage,
+} from './lib/vscode.mjs';
+import { saveSettings, screenshotThemes } from './lib/themes.mjs';
+
+const topic = (name, description, type, body) =>
+  `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: ${type}\n---\n\n${body}\n`;
+
+const TESTING_BODY = 'Run `make test`, never pytest directly.\nBefore a release: [[deploy-steps]].';
+const FILES = {
+  'testing.md': topic('run-tests', 'How to run the tests', 'feedback', TESTING_BODY),
+  'style.md': topic('review-style', 'Short review comments, one point each', 'feedback', 'Keep it short.'),
+  'ops/deploy.md': topic('deploy-steps', 'How a release is deployed', 'project', 'Tag, then `make deploy`.'),
+  'dashboards.md': topic('dashboards', 'Where the dashboards are', 'reference', 'https://grafana.example.invalid'),
+  'MEMORY.md': [
+    '- [testing](testing.md) — How to run the tests',
+    '- [style](style.md) — Short review comments',
+    '- [deploy](ops/deploy.md) — How a release is deployed',
+    '- [dashboards](dashboards.md) — Where the dashboards are',
+    '',
+  ].join('\n'),
+};
+const GROUPS = ['Memories · feedback (2)', 'Memories · project (1)', 'Memories · reference (1)'];
+
+await runScenario('claude-memory', async ({ page, step, cleanup }) => {
+  const { root, workspace, home } = isolatedWorkspace();
+  cleanup(() => rmSync(root, { recursive: true, force: true }));
+  const folder = path.join(home, '.claude', 'projects', workspace.replace(/[^a-zA-Z0-9]/g, '-'), 'memory');
+  for (const [name, text] of Object.entries(FILES)) {
+    mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
+    writeFileSync(path.join(folder, name), text);
+  }
+  const threeDays = Date.now() / 1000 - 3 * 86_400 - 60;
+  utimesSync(path.join(folder, 'ops/deploy.md'), threeDays, threeDays);
+
+  step('open the workbench and CLAUDE.md');
+  await openWorkbench(page, workbenchUrl(workspace), { expect: ['CLAUDE.md'] });
+  await openFromExplorer(page, 'CLAUDE.md');
+  await waitForServer(page);
+
+  step('the Memory view: collapse Chat and Skills for room, expand "Claude Code"');
+  const sidebar = await openMemoryLens(page);
+  for (const view of ['Chat', 'Skills']) {
+    const header = sidebar.locator(`.pane-header[aria-label^="${view} Section"]`).first();
+    if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+  }
+  const memory = viewPane(page, 'Memory');
+  for (const tier of ['Global', 'Project (loaded at start-up)', 'Subfolders (loaded just in time)']) {
+    const row = treeRow(memory, tier);
+    if ((await row.count()) && (await row.getAttribute('aria-expanded')) === 'true') await row.locator('.monaco-tl-twistie').click();
+  }
+  const claude = treeRow(memory, 'Claude Code');
+  await claude.waitFor({ state: 'visible' });
+  if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.locator('.monaco-tl-twistie').click();
+
+  step(`MEMORY.md first, then ${GROUPS.join(', ')}`);
+  for (const label of ['MEMORY.md', ...GROUPS]) await treeRow(memory, label).waitFor({ state: 'visible' });
+  const order = await memory.locator('.monaco-list-row .label-name').allInnerTexts();
+  const at = (label) => order.findIndex((text) => text.trim() === label);
+  const positions = ['MEMORY.md', ...GROUPS].map(at);
+  if (positions.some((p, i) => p < 0 || (i > 0 && p <= positions[i - 1]))) {
+    throw new Error(`rows out of order (MEMORY.md, then the groups by Claude Code's types): ${order.join(' | ')}`);
+  }
+  // Each group holds its files: feedback's two by name, the nested project one by its file name.
+  const feedback = order.slice(at(GROUPS[0]) + 1, at(GROUPS[1])).map((t) => t.trim());
+  if (feedback.join(',') !== 'style.md,testing.md') throw new Error(`the feedback group holds ${feedback}`);
+  const deploy = await treeRow(memory, 'deploy.md').innerText();
+  if (!deploy.includes('How a release is deployed') || !deploy.includes('saved 3 days ago')) {
+    throw new Error(`the deploy.md row does not show its description and age: ${deploy}`);
+  }
+  const testing = treeRow(memory, 'testing.md');
+  if (!(await testing.innerText()).includes('How to run the tests · saved today')) {
+    throw new Error(`the testing.md row: ${await testing.innerText()}`);
+  }
+
+  step('click the testing.md row: it opens');
+  await testing.click();
+  await activeTab(page, 'testing.md').waitFor({ state: 'visible' });
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: /make test/ })
+    .first().waitFor({ state: 'visible' });
+
+  step('light and dark screenshots of the grouped view');
+  const restore = saveSettings(workspace);
+  await page.mouse.move(1200, 600);
+  const shots = await screenshotThemes(page, workspace, 'claude-memory');
+  restore();
+
+  step('Go to Definition (F12) on [[deploy-steps]]: ops/deploy.md opens');
+  const lines = FILES['testing.md'].split('\n');
+  const line = lines.findIndex((l) => l.includes('[[deploy-steps]]'));
+  await goToLine(page, line + 1, lines[line].indexOf('[[deploy-steps]]') + 5);
+  await page.keyboard.press('F12');
+  await activeTab(page, 'deploy.md').waitFor({ state: 'visible' });
+  await waitInPage(page, 'the cursor on deploy.md\'s name: line', () => {
+    const status = [...document.querySelectorAll('.statusbar-item')].map((e) => e.textContent).join(' ');
+    return /Ln 2, Col \d+/.test(status);
+  });
+  await screenshot(page, 'claude-memory-definition');
+  console.log(`claude-memory: screenshots ${shots.join(', ')}`);
+});
