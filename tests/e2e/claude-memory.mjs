@@ -12,7 +12,7 @@ import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
-  openMemoryLens, viewPane, treeRow, activeTab, goToLine, screenshot, waitInPage,
+  openMemoryLens, viewPane, treeRow, activeTab, goToLine, screenshot, waitInPage, resizeSidebar,
 } from './lib/vscode.mjs';
 import { saveSettings, screenshotThemes } from './lib/themes.mjs';
 
@@ -53,6 +53,7 @@ await runScenario('claude-memory', async ({ page, step, cleanup }) => {
 
   step('the Memory view: collapse Chat and Skills for room, expand "Claude Code"');
   const sidebar = await openMemoryLens(page);
+  await resizeSidebar(page, 720);  // room for each row's description and age
   for (const view of ['Chat', 'Skills']) {
     const header = sidebar.locator(`.pane-header[aria-label^="${view} Section"]`).first();
     if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
@@ -67,10 +68,15 @@ await runScenario('claude-memory', async ({ page, step, cleanup }) => {
   if ((await claude.getAttribute('aria-expanded')) !== 'true') await claude.locator('.monaco-tl-twistie').click();
 
   step(`MEMORY.md first, then ${GROUPS.join(', ')}`);
-  for (const label of ['MEMORY.md', ...GROUPS]) await treeRow(memory, label).waitFor({ state: 'visible' });
+  // The index's row is labelled with its path (relative here: this HOME lies in the workspace).
+  const index = memory.locator('.monaco-list-row').filter({
+    has: page.locator('.label-name', { hasText: /\/memory\/MEMORY\.md\s*$/ }),
+  }).first();
+  await index.waitFor({ state: 'visible' });
+  for (const label of GROUPS) await treeRow(memory, label).waitFor({ state: 'visible' });
   const order = await memory.locator('.monaco-list-row .label-name').allInnerTexts();
   const at = (label) => order.findIndex((text) => text.trim() === label);
-  const positions = ['MEMORY.md', ...GROUPS].map(at);
+  const positions = [order.findIndex((text) => /\/memory\/MEMORY\.md\s*$/.test(text)), ...GROUPS.map(at)];
   if (positions.some((p, i) => p < 0 || (i > 0 && p <= positions[i - 1]))) {
     throw new Error(`rows out of order (MEMORY.md, then the groups by Claude Code's types): ${order.join(' | ')}`);
   }
@@ -89,7 +95,7 @@ await runScenario('claude-memory', async ({ page, step, cleanup }) => {
   step('click the testing.md row: it opens');
   await testing.click();
   await activeTab(page, 'testing.md').waitFor({ state: 'visible' });
-  await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: /make test/ })
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: /make.test/ })
     .first().waitFor({ state: 'visible' });
 
   step('light and dark screenshots of the grouped view');
