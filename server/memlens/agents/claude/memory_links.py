@@ -12,6 +12,7 @@ information, not as a problem). The folder is the auto-memory folder `memory_fol
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -75,7 +76,10 @@ def _name_span(path: str, text: str, name: str | None) -> Span | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)
 def read_memory(folder: str, path: str, text: str) -> Memory:
+    """A topic file's name, description and links (cached by its text: every link request
+    reads the whole folder; the result is never changed)."""
     meta = line_closed_frontmatter(text)
     name = meta.get("name") if meta is not None else None
     description = meta.get("description") if meta is not None else None
