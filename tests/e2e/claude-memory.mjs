@@ -5,14 +5,18 @@
 // shows MEMORY.md, then the topic files grouped by type in Claude Code's order ("Memories ·
 // feedback (2)", "… project (1)", "… reference (1)"), each row with its description and age;
 // clicking a topic row opens it; Go to Definition (F12) on its `[[deploy-steps]]` opens the
-// memory named deploy-steps.
+// memory named deploy-steps. Then "Add Memory…" with "Claude Code (auto memory)" picked (the
+// row names the topic file), the type "feedback": the diff shows the new topic file, the
+// notification its MEMORY.md line; nothing is written before "Save Memory", which writes both
+// (and nothing under .gemini); the view then counts "Memories · feedback (3)".
 // Screenshots: artifacts/e2e/claude-memory-{light,dark}.png (the grouped view, the topic file
-// open), claude-memory-definition.png.
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// open), claude-memory-definition.png, claude-memory-add.png (the review of a new memory).
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
   openMemoryLens, viewPane, treeRow, activeTab, goToLine, screenshot, waitInPage, resizeSidebar,
+  runCommand, quickInputTitled,
 } from './lib/vscode.mjs';
 import { saveSettings, screenshotThemes } from './lib/themes.mjs';
 
@@ -33,6 +37,26 @@ const FILES = {
     '',
   ].join('\n'),
 };
+// Every file under `dir` (relative path → size and mtime), to see what a write changed.
+function snapshot(dir, skip = new Set()) {
+  const out = new Map();
+  if (!existsSync(dir)) return out;
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (skip.has(full)) continue;
+      if (entry.isDirectory()) walk(full);
+      else { const st = statSync(full); out.set(path.relative(dir, full), `${st.size}:${st.mtimeMs}`); }
+    }
+  };
+  walk(dir);
+  return out;
+}
+function changes(before, after) {
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  return [...keys].filter((k) => before.get(k) !== after.get(k)).sort();
+}
+
 const GROUPS = ['Memories · feedback (2)', 'Memories · project (1)', 'Memories · reference (1)'];
 
 await runScenario('claude-memory', async ({ page, step, cleanup }) => {
@@ -115,5 +139,55 @@ await runScenario('claude-memory', async ({ page, step, cleanup }) => {
     return /Ln 2, Col \d+/.test(status);
   });
   await screenshot(page, 'claude-memory-definition');
+
+  step('"Add Memory…" with Claude Code: the pick names its folder, then the type, then the diff');
+  const fact = 'Always answer in British English';
+  const name = 'always-answer-in-british-english';
+  const gemini = path.join(home, '.gemini');
+  const indexBefore = readFileSync(path.join(folder, 'MEMORY.md'), 'utf8');
+  await runCommand(page, 'Memory Lens: Add Memory…', { waitHidden: false });
+  const factBox = await quickInputTitled(page, 'Add Memory');
+  await factBox.fill(fact);
+  await factBox.press('Enter');
+  await quickInputTitled(page, 'Where should it be saved?');
+  const claudeChoice = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Claude Code (auto memory)' }).first();
+  await claudeChoice.waitFor({ state: 'visible' });
+  // From here on (the pick's Gemini CLI project row has registered the project in .gemini, as
+  // Add Memory always did to name that file), nothing may change under .gemini.
+  const geminiBefore = snapshot(gemini, new Set([path.join(gemini, 'tmp')]));
+  const choiceText = await claudeChoice.innerText();
+  if (!choiceText.includes(path.join(folder, `${name}.md`))) throw new Error(`the Claude Code row does not name the topic file: ${choiceText}`);
+  await claudeChoice.click();
+  await quickInputTitled(page, `The memory's type (${name})`);
+  await page.locator('.quick-input-widget .monaco-list-row', {
+    has: page.locator('.label-name', { hasText: /^\s*feedback\s*$/ }),
+  }).first().click();
+  const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible' });
+  await waitInPage(page, 'the new topic file on the right of the diff', (want) => {
+    // Side by side or inline (the editor is narrow beside the wide side bar): any of its lines.
+    const text = [...document.querySelectorAll('.editor-group-container.active .monaco-diff-editor .view-lines')]
+      .map((e) => e.textContent).join('\n').replace(/\u00a0/g, ' ');
+    return want.every((w) => text.includes(w));
+  }, [`name: ${name}`, 'type: feedback', fact]);
+  const ask = page.locator('.notifications-toasts .notification-toast', { hasText: `its line in MEMORY.md: - [${name}](${name}.md)` }).first();
+  await ask.waitFor({ state: 'visible' });
+  if (existsSync(path.join(folder, `${name}.md`))) throw new Error('the topic file was written before "Save"');
+  await page.mouse.move(1200, 600);
+  await screenshot(page, 'claude-memory-add');
+
+  step('"Save Memory": the topic file and its MEMORY.md line are written, nothing under .gemini');
+  await page.locator('.editor-group-container.active .editor-actions .action-label[aria-label="Save Memory"]').first().click();
+  await diff.waitFor({ state: 'hidden' });
+  await page.locator('.notifications-toasts .notification-toast', { hasText: 'Saved a feedback memory for Claude Code' })
+    .first().waitFor({ state: 'visible' });
+  const written = readFileSync(path.join(folder, `${name}.md`), 'utf8');
+  const wantTopic = `---\nname: ${name}\ndescription: ${fact}\nmetadata:\n  type: feedback\n---\n\n${fact}\n`;
+  if (written !== wantTopic) throw new Error(`the topic file:\n${written}`);
+  const indexAfter = readFileSync(path.join(folder, 'MEMORY.md'), 'utf8');
+  if (indexAfter !== `${indexBefore}- [${name}](${name}.md) \u2014 ${fact}\n`) throw new Error(`MEMORY.md:\n${indexAfter}`);
+  const geminiChanged = changes(geminiBefore, snapshot(gemini, new Set([path.join(gemini, 'tmp')])));
+  if (geminiChanged.length) throw new Error(`written under .gemini: ${geminiChanged.join(', ')}`);
+  await treeRow(memory, 'Memories · feedback (3)').waitFor({ state: 'visible' });
   console.log(`claude-memory: screenshots ${shots.join(', ')}`);
 });
