@@ -148,6 +148,35 @@ def test_a_wrong_prediction_shows_a_unified_diff(agent: str, version: str, tmp_p
     assert remembered_verification(agent, version) == "differs"
 
 
+@pytest.mark.skipif(not is_installed("claude", PINNED.get("claude", ("",))[0]),
+                    reason="Claude Code not installed: bash scripts/agents/install.sh")
+def test_claude_auto_memory_is_verified_and_its_memory_section_shown(tmp_path: Path) -> None:
+    """The user's auto-memory folder is verified too (copied where Claude Code keeps it for
+    the copy), and what Claude Code was told about it comes back with the real paths."""
+    from memlens.agents.claude.memory_folder import auto_memory_folder
+
+    workspace, home = tmp_path / "repo", tmp_path / "home"
+    workspace.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "CLAUDE.md").write_text("project rules\n")
+    folder = auto_memory_folder(str(home), str(workspace), env={}).folder
+    assert folder is not None
+    Path(folder).mkdir(parents=True)
+    (Path(folder) / "MEMORY.md").write_text("- [Role](role.md) — the user's role\n")
+    (Path(folder) / "role.md").write_text(
+        "---\nname: role\ndescription: the user's role\nmetadata:\n  type: user\n---\nx\n")
+    before = _tree_hash(workspace, home)
+    code, stderr, result = _verify_cli(workspace, home, tmp_path, "--agent", "claude")
+    (claude,) = result["agents"]  # type: ignore[misc]
+    assert claude["status"] == "identical", (stderr, claude)
+    assert "MEMORY.md (user's auto-memory" in claude["payloads"][0]["sent"]
+    assert str(folder) in claude["payloads"][0]["sent"]
+    assert claude["memoryInstructions"].startswith("# Memory\n")
+    assert f"`{folder}/`" in claude["memoryInstructions"]
+    assert code == 0
+    assert _tree_hash(workspace, home) == before
+
+
 def test_verify_repos_script_names_the_same_repositories() -> None:
     script = (REPO / "scripts" / "agents" / "verify-repos.sh").read_text(encoding="utf-8")
     for name in REAL_REPOSITORIES:

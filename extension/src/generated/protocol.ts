@@ -243,6 +243,7 @@ export interface AgentVerification {
   seconds: number;
   remembered: boolean;
   payloads: PayloadComparison[];
+  memoryInstructions?: string | null;
 }
 /**
  * One payload: what the agent sent and what Memory Lens predicted, paths mapped back to

@@ -38,6 +38,9 @@ class AgentVerification(Wire):
     seconds: float = 0.0
     remembered: bool = False  # this version is now remembered as verified on this machine
     payloads: list[PayloadComparison] = Field(default_factory=list)
+    # Claude Code: what it was told about its auto memory (its `# Memory` system-prompt
+    # section, as it sent it, paths mapped back); None when it has none (auto memory off).
+    memory_instructions: str | None = None
 
 
 class VerifyResult(Wire):

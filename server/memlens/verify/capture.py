@@ -87,11 +87,15 @@ class Capture(BaseModel):
     # files under HOME it created or changed ({path relative to HOME: text}).
     tool_call: dict[str, Any] | None = None
     written: dict[str, str] = {}
+    # Claude Code: the `# Memory` section of its system prompt, as sent (what it is told about
+    # its auto memory: the folder, the topic-file format); None without one.
+    memory_instructions: str | None = None
 
     def golden(self) -> dict[str, Any]:
         """What is stored under captured/: everything but the run's timing (and the fields
         older goldens do not have, when empty)."""
-        empty = {k for k in ("skills", "tool_call", "written") if not getattr(self, k)}
+        empty = {k for k in ("skills", "tool_call", "written", "memory_instructions")
+                 if not getattr(self, k)}
         return self.model_dump(exclude={"seconds", *empty})
 
 
@@ -199,11 +203,13 @@ def extract(
     """The Capture of a finished run (pure: works on stored requests too)."""
     notes: list[str] = []
     skills = None
+    instructions = None
     if agent == "gemini":
         startup, on_read = _gemini(result.requests, read_path, notes)
         skills = _gemini_skills(result.requests, notes)
     elif agent == "claude":
         startup, on_read = _claude(result.requests, read_path, notes)
+        instructions = claude_memory_section(result.requests)
     else:
         startup, on_read = _codex(result.requests, notes)
     if result.exit_code != 0:
@@ -215,7 +221,25 @@ def extract(
         read_path=str(read_path) if read_path else None, startup=startup, on_read=on_read,
         blocks=blocks, exit_code=result.exit_code, requests=len(result.requests),
         isolated=result.isolated, seconds=result.seconds, notes=notes, skills=skills,
+        memory_instructions=instructions,
     )
+
+
+def claude_memory_section(requests: list[Request]) -> str | None:
+    """The `# Memory` section of Claude Code's first system prompt (to the next `# ` heading),
+    or None when it sent none (auto memory off)."""
+    for request in requests:
+        if request.route != "anthropic":
+            continue
+        system = request.body.get("system")
+        text = "\n".join(b.get("text", "") for b in system if isinstance(b, dict)) \
+            if isinstance(system, list) else str(system or "")
+        start = text.find("# Memory\n")
+        if start < 0 or (start > 0 and text[start - 1] != "\n"):
+            return None
+        end = text.find("\n# ", start + 1)
+        return text[start:end if end >= 0 else None].rstrip("\n")
+    return None
 
 
 def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> list[Block]:

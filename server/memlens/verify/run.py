@@ -117,6 +117,7 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
         _copy_home(agent, Path(user_home), home_copy)
         prepare_home(agent, home_copy)
         cwd = ws_copy / os.path.relpath(folder, root)
+        memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
         target = _read_target(agent, ws_copy, cwd, read)
         base.read = os.path.relpath(target, cwd) if target else None
         job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
@@ -149,7 +150,9 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
             want_start, want_read = predict(agent, found.version, capture)
         else:
             want_start, want_read = predicted_payloads(agent, found.version, capture)
-        mapping = [(str(ws_copy), root), (str(home_copy), user_home)]
+        mapping = [*memory_mapping, (str(ws_copy), root), (str(home_copy), user_home)]
+        if capture.memory_instructions:
+            base.memory_instructions = _mapped(capture.memory_instructions, mapping)
         base.payloads = _compare("start-up", sent_start, want_start, mapping)
         if target is not None:
             shown = os.path.relpath(_mapped(str(target), mapping), folder)
@@ -288,6 +291,36 @@ def _copy_home(agent: str, home: Path, target: Path) -> None:
                 copy = target / path.relative_to(home)
                 copy.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, copy)
+
+
+def _copy_auto_memory(agent: str, user_home: str, folder: str, home_copy: Path, cwd: Path
+                      ) -> list[tuple[str, str]]:
+    """Claude Code: the user's auto-memory folder for `folder` copied to where Claude Code
+    keeps it for the copy (its markdown files, bounded), so MEMORY.md is verified too; the
+    path mapping back. Only when both lie in their HOME (a folder that settings move
+    elsewhere is left alone: the agent would read, and could write, the real one)."""
+    if agent != "claude":
+        return []
+    from memlens.agents.claude.memory_folder import auto_memory_folder
+    from memlens.agents.claude.memory_topics import topic_paths
+    real = auto_memory_folder(user_home, folder).folder
+    copy = auto_memory_folder(str(home_copy), str(cwd)).folder
+    if real is None or copy is None or not os.path.isdir(real):
+        return []
+    if not (real.startswith(user_home.rstrip("/") + "/")
+            and copy.startswith(str(home_copy) + "/")):
+        return []
+    total = 0
+    for path in [os.path.join(real, "MEMORY.md"), *topic_paths(real)]:
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        total += os.path.getsize(path)
+        if total > MAX_COPY_BYTES:
+            break
+        target = Path(copy) / os.path.relpath(path, real)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    return [(copy, real)]
 
 
 def _read_target(agent: str, ws: Path, cwd: Path, read: str | None) -> Path | None:

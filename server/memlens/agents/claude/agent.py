@@ -232,6 +232,12 @@ class ClaudeAgent(MemoryAgent):
                            when="on-read") for r in load.conditional_rules]
         rows += [AgentFile(t.path, "memory", t.content, topic_note(t), when="on-demand")
                  for t in load.topics]
+        for memory in load.agent_memory:
+            read = reader.read(memory.index)
+            if read.content is not None:
+                rows.append(AgentFile(memory.index, "agent memory", read.content,
+                                      f"{memory.agent} subagent ({memory.scope}): in its "
+                                      "prompt when it runs", when="on-demand"))
         listed = {f.path for f in rows}
         for sub in check.folders:
             for name in NESTED_NAMES:

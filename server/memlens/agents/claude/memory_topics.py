@@ -131,7 +131,7 @@ def check_topic(reader: IncludeReader, topic: TopicFile, text: str) -> None:
         start, end = _key_offset(text, "type")
         reader._diag(topic.path, text, start, end, "warning", "memory-invalid-type",
                      "type is at the top level (an older format): Claude Code 2.1.330 asks "
-                     "for it under metadata (metadata:\\n  type: …)")
+                     "for it under metadata: (an indented `type:` below `metadata:`)")
     if topic.type not in TOPIC_TYPES:
         start, end = _key_offset(text, "type")
         said = "no metadata.type" if topic.type is None else f"type {topic.type!r}"
@@ -232,6 +232,8 @@ def auto_memory_facts(load: ClaudeLoad) -> dict[str, object]:
         "reason": place.reason if place else None,
         "index": place.index if place else None,
         "indexWrittenAtStart": bool(index and index.written),
+        "agentMemory": [{"agent": a.agent, "scope": a.scope, "definition": a.definition,
+                         "folder": a.folder} for a in load.agent_memory],
         "topics": [{"path": t.path, "relative": t.relative, "name": t.name,
                     "description": t.description, "type": t.type,
                     "savedAt": datetime.fromtimestamp(t.mtime, UTC).isoformat()

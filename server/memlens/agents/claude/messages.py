@@ -13,6 +13,7 @@ from memlens.files.nodecompat import js_trim
 from memlens.protocol.memory import Diagnostic
 
 if TYPE_CHECKING:
+    from memlens.agents.claude.agent_memory import AgentMemoryFolder
     from memlens.agents.claude.memory_folder import AutoMemoryFolder
     from memlens.agents.claude.memory_topics import TopicFile
 
@@ -43,6 +44,7 @@ class ClaudeLoad:
     diagnostics: list[Diagnostic]
     auto_memory: AutoMemoryFolder | None = None
     topics: list[TopicFile] = field(default_factory=list)
+    agent_memory: list[AgentMemoryFolder] = field(default_factory=list)
 
 
 REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "

@@ -21,11 +21,14 @@ default mode `claude-md-or-agents-md`).
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from memlens.agents.base import WorkspaceCheck
+from memlens.agents.claude.agent_memory import agent_memory_folders
 from memlens.agents.claude.includes import IncludeReader, external_includes_approved
 from memlens.agents.claude.memory_folder import (
+    AutoMemoryFolder,
     auto_memory_folder,
     claude_home,
     main_repository,
@@ -194,6 +197,10 @@ class ClaudeLoader(IncludeReader):
         none), its topic files and their checks."""
         place = auto_memory_folder(self.home, load.cwd)
         load.auto_memory = place
+        self._moved_folder(place)
+        load.agent_memory = agent_memory_folders(self, self.home, load.cwd)
+        for agent in load.agent_memory:
+            self._check_memory_folder(agent.folder)
         if place.folder is None or place.index is None:
             return
         topics = scan_topics(self, place.folder)
@@ -211,6 +218,41 @@ class ClaudeLoader(IncludeReader):
         if cut.sent:
             load.files.append(ClaudeFile(place.index, "auto", read.content, sent=cut.sent))
         check_index(self, place.index, read.content, cut, topics)
+
+    def _check_memory_folder(self, folder: str) -> None:
+        """A subagent's memory folder: its MEMORY.md cut as the main index is, and its topic
+        files checked in the same format."""
+        index = posixpath.join(folder, "MEMORY.md")
+        read = self._read(index)
+        if read.content is not None and index not in self.processed:
+            self.processed.add(index)
+            check_index(self, index, read.content, cut_index(sent_text(read.content)),
+                        scan_topics(self, folder))
+
+    def _moved_folder(self, place: AutoMemoryFolder) -> None:
+        """A warning on a project's `autoMemoryDirectory` (information on the local
+        settings'): where Claude Code will read and write memory because of it."""
+        source = place.setting
+        if source is None or place.key != "autoMemoryDirectory" or place.folder is None:
+            return
+        if source.scope not in ("project", "local"):
+            return
+        read = self._read(source.path)
+        if read.content is None:
+            return
+        at = read.content.find('"autoMemoryDirectory"')
+        start = max(at, 0)
+        end = start + (len('"autoMemoryDirectory"') if at >= 0 else 0)
+        if source.scope == "project":
+            self._diag(source.path, read.content, start, end, "warning", "memory-folder-moved",
+                       f"This project's settings move Claude Code's auto memory to "
+                       f"{place.folder}: every session here loads MEMORY.md from there and "
+                       "saves new memories there. A cloned repository's settings can point "
+                       "it at any folder you can write; check that it is one you chose")
+        else:
+            self._diag(source.path, read.content, start, end, "info", "memory-folder-moved",
+                       f"Claude Code keeps its auto memory for this project in {place.folder} "
+                       "(your local settings say so)")
 
     def claude_file_above(self, cwd: str) -> str | None:
         """The nearest non-blank CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md in `cwd` or
@@ -333,6 +375,10 @@ def check_claude_folders(home: str, folders: list[str],
     for folder in folders:
         load = loader.load(folder)
         sources += [f.path for f in load.files] + [r.path for r in load.conditional_rules]
+        # Topic files and subagent indexes: read by the model when relevant, so checked for
+        # hidden text like the rest.
+        sources += [t.path for t in load.topics]
+        sources += [a.index for a in load.agent_memory if os.path.isfile(a.index)]
     unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
     return WorkspaceCheck(diagnostics=list(unique.values()),
                           sources=list(dict.fromkeys(sources)),
