@@ -1,11 +1,12 @@
-// Add Memory: a fact and a scope (the pick names the real file, from the server), then the
+// Add Memory: a fact and where it goes (Gemini CLI's global or project memory, or Claude Code's
+// auto memory: then a type too; the pick names the real file, from the server), then the
 // change in VS Code's diff editor (the current file vs a read-only virtual document holding
 // the proposed text) with Save / Cancel in the editor title and in a notification. Nothing is
 // written until Save; the server writes (and re-reads the file) exactly as save_memory does.
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { activeFileUri, MemlensClient } from "./client";
-import { ADD_MEMORY, AddMemoryResult } from "./protocol";
+import { ADD_MEMORY, AddMemoryParams, AddMemoryResult } from "./protocol";
 
 export const PROPOSED_SCHEME = "memlens-proposed";
 
@@ -60,36 +61,69 @@ export function registerAddMemory(
     }
     // The folder of the file being edited: its project memory, its settings (file names).
     const uri = activeFileUri();
-    // Where each scope writes, as the server resolves it (HOME may not be ~).
+    // Where each choice writes, as the server resolves it (HOME may not be ~): Gemini CLI's
+    // two scopes, and Claude Code's auto memory (a topic file and its line in MEMORY.md).
     const previews = await Promise.all(
-      (["global", "project"] as const).map((scope) =>
-        client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope, preview: true, uri }).catch(() => undefined),
+      [{ scope: "global" }, { scope: "project" }, { agent: "claude" }].map((choice) =>
+        client.request<AddMemoryResult>(ADD_MEMORY, { fact, ...choice, preview: true, uri }).catch(() => undefined),
       ),
     );
     if (previews.some((p) => p === undefined)) {
       serverDown();
       return;
     }
-    const [globalPreview, projectPreview] = previews as AddMemoryResult[];
+    const [globalPreview, projectPreview, claudePreview] = previews as AddMemoryResult[];
     const scope = await vscode.window.showQuickPick(
       [
-        { label: "Global", description: globalPreview.path, detail: "Loaded in every workspace", value: "global" as const, preview: globalPreview },
-        { label: "Project (private)", description: projectPreview.path, detail: "Your private memory for this project (outside the repository)", value: "project" as const, preview: projectPreview },
+        { label: "Global", description: globalPreview.path, detail: "Loaded in every workspace", value: { scope: "global" } as Omit<AddMemoryParams, "fact">, preview: globalPreview },
+        { label: "Project (private)", description: projectPreview.path, detail: "Your private memory for this project (outside the repository)", value: { scope: "project" } as Omit<AddMemoryParams, "fact">, preview: projectPreview },
+        {
+          label: "Claude Code (auto memory)",
+          description: claudePreview.success ? claudePreview.path : "not available",
+          detail: claudePreview.success
+            ? `A topic file and its line in ${claudePreview.indexPath}: Claude Code reads it when relevant`
+            : claudePreview.message,
+          value: { agent: "claude" } as Omit<AddMemoryParams, "fact">,
+          preview: claudePreview,
+        },
       ],
       { title: "Where should it be saved?" },
     );
     if (!scope) {
       return;
     }
-    const preview = scope.preview;
+    let preview = scope.preview;
+    let params: AddMemoryParams = { fact, ...scope.value, uri };
     if (!preview.success) {
       void vscode.window.showErrorMessage(preview.message);
       return;
     }
+    if (params.agent === "claude") {
+      // Its type (the server lists them), then the preview again with it and the name it
+      // chose, so that what is saved is what was shown.
+      const kind = await vscode.window.showQuickPick(preview.memoryTypes ?? [], {
+        title: `The memory's type (${preview.name})`,
+        placeHolder: preview.memoryType ?? undefined,
+      });
+      if (!kind) {
+        return;
+      }
+      params = { ...params, memoryType: kind, name: preview.name };
+      const typed = await client.request<AddMemoryResult>(ADD_MEMORY, { ...params, preview: true }).catch(() => undefined);
+      if (!typed) {
+        serverDown();
+        return;
+      }
+      if (!typed.success) {
+        void vscode.window.showErrorMessage(typed.message);
+        return;
+      }
+      preview = typed;
+    }
     if (preview.managed) {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Memory manager: routing your memory…" },
-        () => client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, uri }),
+        () => client.request<AddMemoryResult>(ADD_MEMORY, params),
       );
       if (!result) {
         serverDown();
@@ -135,7 +169,7 @@ export function registerAddMemory(
     void vscode.window.withProgress(
       {
         location: vscode.ProgressLocation.Notification,
-        title: `Review the memory for ${preview.path}, then Save Memory (✓) or Cancel (✕) in the editor title`,
+        title: `Review the memory for ${preview.path}${preview.indexLine ? ` (and its line in MEMORY.md: ${preview.indexLine})` : ""}, then Save Memory (✓) or Cancel (✕) in the editor title`,
         cancellable: true,
       },
       (_progress, token) => {
@@ -171,7 +205,7 @@ export function registerAddMemory(
     if (choice !== "save") {
       return;
     }
-    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, { fact, scope: scope.value, uri });
+    const saved = await client.request<AddMemoryResult>(ADD_MEMORY, params);
     if (!saved) {
       serverDown();
     } else if (saved.success) {

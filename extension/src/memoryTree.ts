@@ -38,6 +38,7 @@ type Node =
   | { kind: "folder"; folder: TreeFolder }
   | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
   | { kind: "agent"; folder: TreeFolder; agent: TreeAgent }
+  | { kind: "group"; folder: TreeFolder; group: string; files: TreeFile[] }
   | { kind: "file"; folder: TreeFolder; file: TreeFile }
   | { kind: "import"; parent: TreeFile; item: TreeImport };
 
@@ -131,12 +132,35 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       case "tier":
         return node.files.map((file) => ({ kind: "file", folder: node.folder, file }));
       case "agent":
-        return node.agent.files.map((file) => ({ kind: "file", folder: node.folder, file }));
+        return this.agentRows(node.folder, node.agent.files);
+      case "group":
+        return node.files.map((file) => ({ kind: "file", folder: node.folder, file }));
       case "file":
         return node.file.imports.map((item) => ({ kind: "import", parent: node.file, item }));
       default:
         return [];
     }
+  }
+
+  /** An agent's rows in the server's order; rows the server puts in a group (Claude Code's
+   * topic files, by type) under one node each, where the group's first row comes. */
+  private agentRows(folder: TreeFolder, files: TreeFile[]): Node[] {
+    const nodes: Node[] = [];
+    const groups = new Map<string, TreeFile[]>();
+    for (const file of files) {
+      if (!file.group) {
+        nodes.push({ kind: "file", folder, file });
+        continue;
+      }
+      let members = groups.get(file.group);
+      if (!members) {
+        members = [];
+        groups.set(file.group, members);
+        nodes.push({ kind: "group", folder, group: file.group, files: members });
+      }
+      members.push(file);
+    }
+    return nodes;
   }
 
   private setMessage(message: string | undefined): void {
@@ -206,13 +230,22 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         item.contextValue = `memlens.agent.${node.agent.agent}`;
         return item;
       }
+      case "group": {
+        const item = new vscode.TreeItem(`${node.group} (${node.files.length})`, vscode.TreeItemCollapsibleState.Expanded);
+        item.tooltip = `${node.group}: ${node.files.length} file${node.files.length === 1 ? "" : "s"} Claude Code reads when relevant`;
+        item.iconPath = new vscode.ThemeIcon("bookmark");
+        item.contextValue = "memlens.memoryGroup";
+        return item;
+      }
       case "file": {
         const file = node.file;
         const uri = vscode.Uri.file(file.path);
         const state = file.imports.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None;
         const item = new vscode.TreeItem(uri, state);
         const relative = path.relative(node.folder.folder, file.path);
-        item.label = relative.startsWith("..") ? file.path : relative;
+        // A grouped row (a memory topic file, outside the workspace) by its file name: the
+        // tooltip has the path.
+        item.label = file.group ? path.basename(file.path) : relative.startsWith("..") ? file.path : relative;
         // Its own problems, then those in the files it imports (said apart: the row counts
         // both, and says which are whose).
         const count = (n: number | undefined, what: string, where = "") =>
@@ -226,8 +259,14 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         const size = file.chars === null ? "not readable"
           : `${file.chars.toLocaleString()} chars${file.tokens != null ? ` · ~${file.tokens.toLocaleString()} tokens` : ""}`;
         const tier = node.file.tier === "agents" || TIER_LABELS[node.file.tier] ? [] : [node.file.tier];
-        item.description = [...tier, size, ...problems, ...(file.note ? [file.note] : [])].join(" · ");
-        item.tooltip = `${file.path}\n${item.description}`;
+        // A grouped row (a Claude Code topic file): its own text first (description and age),
+        // the size in the tooltip.
+        item.description = file.group
+          ? [...(file.note ? [file.note] : []), ...problems].join(" · ")
+          : [...tier, size, ...problems, ...(file.note ? [file.note] : [])].join(" · ");
+        item.tooltip = file.group
+          ? `${file.path}\n${[size, ...problems, ...(file.note ? [file.note] : [])].join(" · ")}`
+          : `${file.path}\n${item.description}`;
         item.iconPath = file.errors || file.importErrors
           ? new vscode.ThemeIcon("error", new vscode.ThemeColor("problemsErrorIcon.foreground"))
           : file.warnings || file.importWarnings

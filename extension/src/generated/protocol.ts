@@ -112,6 +112,10 @@ export interface AddMemoryParams {
   preview?: boolean;
   modifiedContent?: string | null;
   uri?: string | null;
+  agent?: "gemini" | "claude";
+  memoryType?: string | null;
+  name?: string | null;
+  descriptionLine?: string | null;
 }
 /**
  * The outcome of a save (or of its preview): `success` false with the sentence to show
@@ -126,6 +130,11 @@ export interface AddMemoryResult {
   diff?: string | null;
   proposed?: string | null;
   needsKey?: boolean | null;
+  indexPath?: string | null;
+  indexLine?: string | null;
+  name?: string | null;
+  memoryType?: string | null;
+  memoryTypes?: string[] | null;
 }
 /**
  * An agent the editor can show (`memlens/agents`).
@@ -817,6 +826,7 @@ export interface TreeFile {
   bytes?: number | null;
   tokens?: number | null;
   note?: string | null;
+  group?: string | null;
 }
 export interface TreeImport {
   text: string;

@@ -29,6 +29,10 @@ class AgentFile:
     content: str | None  # None: listed but not readable
     note: str | None = None  # why it applies, e.g. "applies to **/*.py"
     when: str = "startup"  # "startup", or "on-read": it loads when a tool touches a path
+    # A heading the editor's Memory view groups the row under (Claude Code's topic files by
+    # type: "Memories · feedback"), and the row's text there (the heading says the rest).
+    group: str | None = None
+    group_note: str | None = None
 
 
 @dataclass

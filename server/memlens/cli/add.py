@@ -1,5 +1,7 @@
 """`memlens add FACT [--scope global|project]`: Gemini CLI's `save_memory` (or, with
-`--memory-manager`, the memory manager agent routes the fact)."""
+`--memory-manager`, the memory manager agent routes the fact). With `--agent claude`: a topic
+file in Claude Code's auto-memory folder and its pointer line in MEMORY.md
+(agents/claude/memory_writing.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,13 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     add.add_argument("--json", action="store_true")
     add.add_argument("--memory-manager", action="store_true",
                      help="let the memory manager agent route the fact (needs a Gemini key)")
+    claude = add.add_argument_group("with --agent claude (a topic file in its auto memory)")
+    claude.add_argument("--type", choices=["user", "feedback", "project", "reference"],
+                        dest="memory_type", help="the memory's type (default project)")
+    claude.add_argument("--name", help="its name: a kebab-case slug, also the file's name "
+                                       "(default: made from the fact's first words)")
+    claude.add_argument("--description",
+                        help="its one-line description (default: the fact's first line)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,6 +36,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(EMPTY_FACT_ERROR)
     cwd = directory(".")
     settings = settings_for(args, cwd)
+    agent = getattr(args, "agent_id", "gemini")
+    if agent == "claude":
+        return _add_for_claude(args, settings.home, cwd)
+    if agent != "gemini":
+        raise UsageError(f"memlens add saves memory for Gemini CLI and Claude Code; {agent} "
+                         "has no memory it writes")
+    if args.memory_type or args.name or args.description:
+        raise UsageError("--type, --name and --description are for --agent claude")
     if args.memory_manager or settings.memory_manager:
         from memlens.cli.agent_commands import run_managed_add
 
@@ -41,3 +58,36 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(outcome.return_display, file=sys.stderr)
     return 0 if outcome.success else 1
+
+
+def _add_for_claude(args: argparse.Namespace, home: str, cwd: str) -> int:
+    from memlens.agents.claude.memory_writing import MemoryRefused, plan_memory, write_memory
+    from memlens.cli.common import print_json
+
+    if args.scope is not None or args.memory_manager:
+        raise UsageError("--scope and --memory-manager are Gemini CLI's: Claude Code's memory "
+                         "goes to its auto-memory folder")
+    try:
+        plan = plan_memory(home, cwd, args.fact, kind=args.memory_type, name=args.name,
+                           description=args.description)
+        write_memory(plan)
+    except MemoryRefused as err:
+        if args.json:
+            print_json({"success": False, "error": str(err)})
+        else:
+            print(f"memlens: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        message = f"could not save the memory: {err}"
+        if args.json:
+            print_json({"success": False, "error": message})
+        else:
+            print(f"memlens: {message}", file=sys.stderr)
+        return 1
+    if args.json:
+        print_json({"success": True, "path": plan.topic_path, "index": plan.index_path,
+                    "name": plan.name, "type": plan.type, "description": plan.description,
+                    "pointer": plan.pointer})
+    else:
+        print_text(plan.summary() + "\n")
+    return 0

@@ -1,4 +1,5 @@
-"""Completion: paths after `@` (relative to the file, folders first) and SKILL.md keys."""
+"""Completion: paths after `@` (relative to the file, folders first), SKILL.md keys, and in
+Claude Code's auto-memory topic files the memories' names inside `[[`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from lsprotocol import types
 
 from memlens.files.nodecompat import dirname, resolve
 from memlens.lsp.convert import path_of
-from memlens.lsp.links import agent_reading
+from memlens.lsp.links import agent_reading, claude_memory_links, editor_text
 
 if TYPE_CHECKING:
     from memlens.lsp.server import MemlensServer
@@ -79,18 +80,54 @@ def _frontmatter_items(text: str, line: int, before: str) -> list[types.Completi
             for key, detail in SKILL_KEYS.items() if key not in present]
 
 
+_OPEN_LINK = re.compile(r"\[\[([^\[\]\n]*)$")
+
+
+def _memory_name_items(ls: MemlensServer, path: str, text: str, offset: int, before: str,
+                       position: types.Position) -> list[types.CompletionItem] | None:
+    """Inside `[[` of a topic file: the folder's memories by name, with their description
+    (None: not in a link of a topic file). The item completes the name and closes the link
+    unless `]]` follows already."""
+    opened = _OPEN_LINK.search(before)
+    if opened is None:
+        return None
+    links = claude_memory_links(ls, path)
+    if links is None:
+        return None
+    start = ls.positions.position_at(text, offset - len(opened.group(1)))
+    closed = text.startswith("]]", offset)
+    replace = types.Range(start=start, end=position)
+    items = []
+    for memory in sorted(links.memories, key=lambda m: m.name or ""):
+        if memory.name is None or memory.path == path:
+            continue
+        items.append(types.CompletionItem(
+            label=memory.name, kind=types.CompletionItemKind.Reference,
+            detail=memory.description, filter_text=memory.name,
+            documentation=f"{memory.relative}" + (f" — {memory.description}"
+                                                  if memory.description else ""),
+            text_edit=types.TextEdit(range=replace,
+                                     new_text=memory.name + ("" if closed else "]]"))))
+        if len(items) >= MAX_ITEMS:
+            break
+    return items
+
+
 def register(server: MemlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
-                    types.CompletionOptions(trigger_characters=["@", "/"]))
+                    types.CompletionOptions(trigger_characters=["@", "/", "["]))
     def completion(ls: MemlensServer, params: types.CompletionParams
                    ) -> types.CompletionList | None:
         path = path_of(params.text_document.uri)
-        text = ls.text_of(path) if path else None
+        text = editor_text(ls, path) if path else None
         if path is None or text is None:
             return None
         offset = ls.positions.offset_at(text, params.position)
         line_start = text.rfind("\n", 0, offset) + 1
         before = text[line_start:offset]
+        names = _memory_name_items(ls, path, text, offset, before, params.position)
+        if names is not None:
+            return types.CompletionList(is_incomplete=False, items=names)
         if posixpath.basename(path) == "SKILL.md":
             items = _frontmatter_items(text, params.position.line, before)
             if items:

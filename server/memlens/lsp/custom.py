@@ -276,8 +276,10 @@ def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     agents: list[TreeAgent] = []
     for agent in other_agents():
         rows = [_tree_file(ls, index, f.path, f.label,
-                           None if f.content is None else len(f.content), f.note,
+                           None if f.content is None else len(f.content),
+                           f.group_note if f.group else f.note,
                            with_imports=False, content=f.content, agent=agent.id)
+                .model_copy(update={"group": f.group})
                 for f in agent.view_files(folder, index.settings, index.reader,
                                           index.agent_check(agent), index.folder_for)]
         if rows:

@@ -1,6 +1,6 @@
 """The links between memory files, as several features need them: which agent's reference
 rules a file is read with, where a reference points, and who imports a file (find references,
-the "imported by N" lens)."""
+the "imported by N" lens), and Claude Code's `[[name]]` links between its auto memories."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from lsprotocol import types
 
 from memlens.agents import other_agents, reading_agent
 from memlens.agents.base import MemoryAgent
-from memlens.lsp.convert import uri_of
+from memlens.lsp.convert import path_of, uri_of
 
 if TYPE_CHECKING:
+    from memlens.agents.claude.memory_links import MemoryLinks, Span
     from memlens.lsp.server import MemlensServer
 
 
@@ -69,3 +70,47 @@ def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
     unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
               for loc in [*locations, *_other_agents_references(ls, target)]}
     return list(unique.values())
+
+
+def claude_memory_folder(ls: MemlensServer, path: str) -> str | None:
+    """The Claude Code auto-memory folder holding `path` (a topic file), among the folders of
+    the workspace's folders (memory_folder.py: each folder's, with its HOME); None when
+    `path` is in none of them."""
+    from memlens.agents.claude.memory_folder import auto_memory_folder
+    from memlens.agents.claude.memory_links import holds
+
+    for folder in ls.service.folders or ["/"]:
+        home = ls.service.index_of_folder(folder).settings.home
+        place = auto_memory_folder(home, folder).folder
+        if place is not None and holds(place, path):
+            return place
+    return None
+
+
+def editor_text(ls: MemlensServer, path: str) -> str | None:
+    """`path`'s text as the editor has it: an open document's (topic files are no files the
+    index follows, so their buffers are not in it), else what the index reads."""
+    for uri in ls.workspace.text_documents:
+        if path_of(uri) == path:
+            return ls.workspace.get_text_document(uri).source
+    return ls.text_of(path)
+
+
+def claude_memory_links(ls: MemlensServer, path: str) -> MemoryLinks | None:
+    """The `[[name]]` links of the auto-memory folder holding `path`, read as the editor has
+    them (an open topic file not saved yet counts)."""
+    from memlens.agents.claude.memory_links import MemoryLinks
+
+    folder = claude_memory_folder(ls, path)
+    if folder is None:
+        return None
+    open_paths = [p for uri in ls.workspace.text_documents if (p := path_of(uri))]
+    return MemoryLinks.scan(folder, lambda p: editor_text(ls, p), [*open_paths, path])
+
+
+def memory_span_location(ls: MemlensServer, span: Span) -> types.Location | None:
+    text = editor_text(ls, span.path)
+    if text is None:
+        return None
+    return types.Location(uri=uri_of(span.path),
+                          range=ls.positions.range_of(text, span.start, span.end))

@@ -1,4 +1,6 @@
-"""memlens/addMemory: save_memory from the editor, with a preview the user confirms."""
+"""memlens/addMemory: save_memory from the editor, with a preview the user confirms; with
+`agent: "claude"`, a topic file in Claude Code's auto memory and its pointer line in MEMORY.md
+(agents/claude/memory_writing.py), with the same preview."""
 
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def register(server: MemlensServer) -> None:
         folder = ls.folder_for_uri(request.uri)
         settings = ls.service.index_of_folder(folder).settings
         workspace = folder or os.getcwd()
+        if request.agent == "claude":
+            return _add_for_claude(ls, request, settings.home, workspace).compact()
         path = memory_target(settings.home, settings.context_file_names, workspace,
                              request.scope)
         description = memory_description(path, settings.home)
@@ -100,3 +104,41 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | No
     return AddMemoryResult(path=path, description=description, managed=True,
                            success=status == "done",
                            message=sentence or "The memory manager made no change.")
+
+
+def _add_for_claude(ls: MemlensServer, request: AddMemoryParams, home: str,
+                    workspace: str) -> AddMemoryResult:
+    """Claude Code's memory: the preview (both files' change, nothing written) or the write;
+    a refusal (auto memory off, a name in use, a bad type) as an unsuccessful result."""
+    from memlens.agents.claude.memory_topics import TOPIC_TYPES
+    from memlens.agents.claude.memory_writing import MemoryRefused, plan_memory, write_memory
+
+    types = list(TOPIC_TYPES)
+    try:
+        plan = plan_memory(home, workspace, request.fact, kind=request.memory_type,
+                           name=request.name, description=request.description_line)
+    except MemoryRefused as err:
+        return AddMemoryResult(path="", description="Claude Code's auto memory", success=False,
+                               message=str(err), memory_types=types)
+    description = f"Claude Code's auto memory ({plan.folder})"
+
+    def result(success: bool, message: str, diff: str | None = None,
+               proposed: str | None = None) -> AddMemoryResult:
+        return AddMemoryResult(path=plan.topic_path, description=description, success=success,
+                               message=message, diff=diff, proposed=proposed,
+                               index_path=plan.index_path, index_line=plan.pointer,
+                               name=plan.name, memory_type=plan.type, memory_types=types)
+
+    if request.preview:
+        diff = (create_patch(os.path.basename(plan.topic_path), "", plan.topic_text)
+                + create_patch("MEMORY.md", plan.index_before or "", plan.index_after))
+        return result(True, f"Confirm Memory Save: {description}", diff, plan.topic_text)
+    try:
+        write_memory(plan)
+    except MemoryRefused as err:
+        return result(False, str(err))
+    except OSError as err:
+        return result(False, f"The memory was not saved: {err}")
+    ls.publish(ls.service.file_changed(plan.index_path)
+               | ls.service.file_changed(plan.topic_path))
+    return result(True, plan.summary())

@@ -1,5 +1,6 @@
 """Moving files: rewrite the imports that point at a moved file (and the moved file's own
-relative imports) before the move; re-index after it."""
+relative imports) before the move; re-index after it. Renaming a Claude Code memory (from its
+`name:` value or a `[[name]]` link to it): its `name:` and every link naming it, one edit."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from memlens.agents import other_agents, primary
 from memlens.agents.base import MemoryAgent
 from memlens.files.nodecompat import dirname
 from memlens.lsp.convert import path_of, uri_of
-from memlens.lsp.links import agent_reading, reference_target
+from memlens.lsp.errors import RequestFailed
+from memlens.lsp.links import agent_reading, claude_memory_links, editor_text, reference_target
 
 if TYPE_CHECKING:
     from memlens.lsp.server import MemlensServer
@@ -100,7 +102,55 @@ def _rewrite_references(ls: MemlensServer, agent: MemoryAgent, source: str, text
                                                                      new_text=new_path))
 
 
+def _memory_name_at(ls: MemlensServer, uri: str, position: types.Position
+                    ) -> tuple[str, str, int] | None:
+    """(path, text, offset) when a memory name (a `[[name]]` or a `name:` value) of a Claude
+    Code topic file is at `position`."""
+    path = path_of(uri)
+    text = editor_text(ls, path) if path else None
+    if path is None or text is None:
+        return None
+    return path, text, ls.positions.offset_at(text, position)
+
+
+def memory_rename_edit(ls: MemlensServer, uri: str, position: types.Position,
+                       new_name: str) -> types.WorkspaceEdit | None:
+    at = _memory_name_at(ls, uri, position)
+    links = claude_memory_links(ls, at[0]) if at else None
+    span = links.name_at(at[0], at[2]) if links and at else None
+    if links is None or span is None:
+        return None
+    try:
+        spans = links.rename(span.name, new_name)
+    except ValueError as err:
+        raise RequestFailed(str(err)) from err
+    changes: dict[str, list[types.TextEdit]] = {}
+    for path, items in spans.items():
+        text = editor_text(ls, path)
+        if text is None:
+            continue
+        changes[uri_of(path)] = [types.TextEdit(range=ls.positions.range_of(text, s.start, s.end),
+                                                new_text=new_name.strip()) for s in items]
+    return types.WorkspaceEdit(changes=changes)
+
+
 def register(server: MemlensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: MemlensServer, params: types.PrepareRenameParams
+                       ) -> types.PrepareRenamePlaceholder | None:
+        at = _memory_name_at(ls, params.text_document.uri, params.position)
+        links = claude_memory_links(ls, at[0]) if at else None
+        span = links.name_at(at[0], at[2]) if links and at else None
+        if at is None or span is None:
+            return None
+        return types.PrepareRenamePlaceholder(
+            range=ls.positions.range_of(at[1], span.start, span.end), placeholder=span.name)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    def rename(ls: MemlensServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        return memory_rename_edit(ls, params.text_document.uri, params.position,
+                                  params.new_name)
+
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, _FILE_OPS)
     def will_rename(ls: MemlensServer, params: types.RenameFilesParams
                     ) -> types.WorkspaceEdit | None:

@@ -124,6 +124,9 @@ class TreeFile(Wire):
     bytes: int | None = None
     tokens: int | None = None
     note: str | None = None  # e.g. when a Claude Code rule or subfolder file applies
+    # The heading the client groups the row under, in the order rows come (Claude Code's topic
+    # files by type: "Memories · feedback"); None: not grouped.
+    group: str | None = None
 
 
 class TreeAgent(Wire):
@@ -187,6 +190,14 @@ class AddMemoryParams(Inbound):
     modified_content: str | None = None
     # A file or folder: project memory is that workspace folder's (unset: the default folder).
     uri: str | None = None
+    # Whose memory: Gemini CLI's (`scope` says which file) or Claude Code's auto memory (a
+    # topic file and its pointer line in MEMORY.md; `scope` and the memory manager unused).
+    agent: Literal["gemini", "claude"] = "gemini"
+    # Claude Code's topic file: its type (default project), name (a kebab-case slug; default
+    # made from the fact) and one-line description (default the fact's first line).
+    memory_type: str | None = None
+    name: str | None = None
+    description_line: str | None = None
 
 
 class AddMemoryResult(Wire):
@@ -201,6 +212,13 @@ class AddMemoryResult(Wire):
     diff: str | None = None
     proposed: str | None = None
     needs_key: bool | None = None  # the editor offers Set Gemini API Key with the message
+    # Claude Code: the index the pointer line goes to, the line, the memory's name and type,
+    # and the types it may have (the editor's pick).
+    index_path: str | None = None
+    index_line: str | None = None
+    name: str | None = None
+    memory_type: str | None = None
+    memory_types: list[str] | None = None
 
 
 class AskUserParams(Wire):

@@ -72,6 +72,7 @@ RULES: dict[str, str] = {
     "memory-link-not-found": "A Claude Code memory index links a missing file",
     "memory-not-indexed": "A Claude Code memory topic file no MEMORY.md pointer reaches",
     "memory-index-line-long": "A Claude Code memory index line is longer than Claude asks for",
+    "memory-link-dangling": "A Claude Code memory's [[name]] link names no memory yet",
     "memory-folder-moved": "A project's settings move where Claude Code keeps its memory",
     "agent-version-unverified": "The installed agent is newer than the newest verified profile",
     "payload-budget-exceeded": "The agent cuts its memory at a byte budget; files are lost",

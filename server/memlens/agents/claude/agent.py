@@ -21,6 +21,7 @@ from memlens.agents.claude.includes import find_includes
 from memlens.agents.claude.markdown import follow_claude_version
 from memlens.agents.claude.memory_folder import claude_home
 from memlens.agents.claude.memory_topics import auto_memory_facts, topic_note
+from memlens.agents.claude.memory_view import grouped_rows
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
     is_blank,
@@ -249,7 +250,7 @@ class ClaudeAgent(MemoryAgent):
                                           f"when a tool reads a file in "
                                           f"{posixpath.relpath(sub, folder)}/",
                                           when="on-read"))
-        return rows
+        return grouped_rows(rows, load.topics)
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:

@@ -194,6 +194,11 @@ def check_index(reader: IncludeReader, path: str, raw: str, cut: IndexCut,
                          "No pointer in MEMORY.md reaches this memory: Claude Code sees only "
                          "the index at start-up, so it will not know this file exists "
                          f"(add `- [Title]({topic.relative}) — hook` to MEMORY.md)")
+    # `[[name]]` links naming no memory yet (information: Claude Code asks for them).
+    from memlens.agents.claude.memory_links import MemoryLinks, dangling_diagnostics
+
+    texts = {topic.path: text for topic, text in topics if text is not None}
+    reader.diagnostics += dangling_diagnostics(MemoryLinks(folder, texts))
 
 
 def saved_ago(mtime: float, now: float | None = None) -> str:
