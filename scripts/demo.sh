@@ -25,10 +25,11 @@ run_part bash scripts/bootstrap.sh || failed
 stage 2 "memlens show examples/demo (its HOME is examples/demo/.home)"
 # --trusted: you trust this checkout's demo folder. Without it, as in Gemini CLI, a folder no
 # rule in HOME/.gemini/trustedFolders.json matches is untrusted and loads no project memory.
+# Without --agent, every agent whose files the demo holds, each in a section of its own.
 .venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --trusted || failed
 echo
-echo "== the same folder as Claude Code reads it (memlens show --agent claude) =="
-.venv/bin/memlens show "$DEMO" --home "$DEMO/.home" --agent claude || failed
+echo "== which agent reads which file (memlens report --markdown -) =="
+.venv/bin/memlens report "$DEMO" --home "$DEMO/.home" --trusted --markdown - || failed
 echo
 echo "== memlens check examples/demo (exit 1: the demo's errors are on purpose) =="
 rc=0
