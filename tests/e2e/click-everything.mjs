@@ -301,6 +301,17 @@ async function clickEverything(scenario) {
       await page.keyboard.press('Escape');
       await page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
     },
+    'memlens.showAgentMatrix': async () => {
+      // The panel is a webview: wait for its table, then close it, so that its frame cannot
+      // take the focus the next steps' quick inputs need.
+      const tab = page.locator('.tabs-container .tab', { hasText: 'Agent Matrix' }).first();
+      await tab.waitFor({ state: 'visible' });
+      await page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame')
+        .locator('th.file').first().waitFor({ state: 'visible' });
+      await tab.hover();
+      await tab.locator('.tab-actions .action-label').first().click();
+      await tab.waitFor({ state: 'detached' });
+    },
     'memlens.openSkillsInbox': async () => viewPane(page, 'Skills').locator('.monaco-list-row', { hasText: 'Inbox' }).first().waitFor({ state: 'visible' }),
     'memlens.extractSkills': async () => {
       // No key in this environment: a message says so (never a silent failure).
