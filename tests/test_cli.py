@@ -423,7 +423,7 @@ ERROR_CASES = [
     pytest.param([], "COMMAND", id="no-subcommand"),
     pytest.param(["show", "proj", "--home", "no-such-home"], "home", id="missing-home"),
     # An unknown agent is a usage error; `--dialect` is retired (one way to name an agent).
-    pytest.param(["show", "proj", "--agent", "cursor"], "unknown agent", id="agent-bad"),
+    pytest.param(["show", "proj", "--agent", "windsurf"], "unknown agent", id="agent-bad"),
     pytest.param(["show", "proj", "--dialect", "claude"], "unrecognized arguments: --dialect",
                  id="dialect-retired"),
     pytest.param(["show", "proj", "--mode", "eager"], "invalid choice", id="bad-mode"),

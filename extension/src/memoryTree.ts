@@ -18,18 +18,21 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   claude: "Claude Code",
   agents: "AGENTS.md agents",
   codex: "Codex",
+  cursor: "Cursor rules (convention)",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   claude: "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)",
   agents: "The AGENTS.md files: the nearest one is in force",
   codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
+  cursor: "Cursor's project rules as its docs describe them (.cursor/rules, .cursorrules, AGENTS.md): a convention, not verified",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   claude: "hubot",
   agents: "organization",
   codex: "terminal",
+  cursor: "law",
 };
 
 type Node =

@@ -71,6 +71,9 @@ UNVERIFIED: dict[str, Unverified] = {
     "agents": Unverified("AGENTS.md", "convention",
                          "the agents.md convention (nearest AGENTS.md wins), not a verified "
                          "agent"),
+    "cursor": Unverified("Cursor", "convention",
+                         "Cursor's project rules as its docs describe them (cursor.com/docs/rules)"
+                         ", not a verified agent"),
 }
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},

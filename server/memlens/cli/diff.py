@@ -107,7 +107,7 @@ def _listed(args: Sequence[str], top: str) -> list[str]:
 
 # --- what an agent can read ------------------------------------------------------------------
 # Folders whose every file an agent may read: settings, rules, skills, commands.
-AGENT_FOLDERS = frozenset({".gemini", ".claude", ".agents", ".codex"})
+AGENT_FOLDERS = frozenset({".gemini", ".claude", ".agents", ".codex", ".cursor"})
 IGNORE_FILES = frozenset({".gitignore", ".geminiignore"})
 
 
@@ -408,6 +408,8 @@ def _with_agents_of_files(agents: list[ChosenAgent], sides: Sequence[_Side], top
     ids = owners((posixpath.join(top, rel) for rel in rels), settings)
     if any("/.claude/rules/" in "/" + rel for rel in rels):
         ids.append("claude")
+    if any("/.cursor/rules/" in "/" + rel for rel in rels):
+        ids.append("cursor")
     # The AGENTS.md convention sends nothing (no payloads): Codex is who sends an AGENTS.md.
     ids = ["codex" if a == "agents" else a for a in ids]
     have = [a.id for a in agents]

@@ -81,6 +81,15 @@ RULES: dict[str, str] = {
     "hidden-text": "Invisible, bidi-control or tag characters the agent reads and a reviewer "
                    "cannot see",
     "hidden-comment": "An HTML comment an agent receives that rendered Markdown hides",
+    "cursor-frontmatter-invalid": "A Cursor rule's frontmatter is malformed (Cursor convention)",
+    "cursor-always-apply-string": "A Cursor rule's alwaysApply is not a boolean (\"true\" "
+                                  "written as a string): it is never always applied",
+    "cursor-unknown-key": "A Cursor rule's frontmatter key Cursor does not know",
+    "cursor-glob-no-match": "A Cursor rule's glob matches no file in the workspace",
+    "cursor-rule-manual-only": "A Cursor rule with no alwaysApply, globs or description: "
+                               "applied only when @-mentioned",
+    "cursor-rule-outside-rules": "An .mdc rule outside .cursor/rules, which Cursor does not "
+                                 "read",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

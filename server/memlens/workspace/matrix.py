@@ -132,7 +132,10 @@ def _columns(views: Sequence[_AgentView], settings: MemorySettings,
              present: Sequence[str]) -> list[tuple[_AgentView, str]]:
     """The agents worth a column: the ones in use (agents_here.chosen_ids), each one whose
     files are here (agents_here.agents_of_files), and each other one that reads something
-    here (Codex reads AGENTS.md; Claude Code reads it where no CLAUDE.md is)."""
+    here (Codex reads AGENTS.md; Claude Code reads it where no CLAUDE.md is). A convention
+    (Cursor's rules) gets a column for its own files, not for the AGENTS.md it also reads."""
+    from memlens.agent_versions import is_unverified
+
     chosen = chosen_ids(settings)
     out = []
     for view in views:
@@ -141,9 +144,17 @@ def _columns(views: Sequence[_AgentView], settings: MemorySettings,
             out.append((view, "chosen" if agent_id == chosen[0] else "one of your agents"))
         elif agent_id in present:
             out.append((view, "its files are here"))
-        elif view.reads_anything():
+        elif view.reads_anything() and not is_unverified(agent_id):
             out.append((view, "reads files here"))
     return out
+
+
+def _column_label(agent: MemoryAgent) -> str:
+    """The agent's name, and for one with no program to verify against its basis: "Cursor
+    (convention)", as the status item says it."""
+    from memlens.agent_versions import is_unverified, profile_for
+
+    return profile_for(agent.id, None).label if is_unverified(agent.id) else agent.label
 
 
 def agent_matrix(folder: str, settings: MemorySettings, *,
@@ -182,7 +193,7 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
                          for d in ordered)))
     return MatrixResult(
         folder=folder, home=home,
-        agents=[MatrixAgent(id=v.agent.id, label=v.agent.label, why=why,
+        agents=[MatrixAgent(id=v.agent.id, label=_column_label(v.agent), why=why,
                             map=v.context_map(folder, home, settings.budget))
                 for v, why in columns],
         rows=rows,

@@ -1,0 +1,28 @@
+"""Cursor's rules (a convention) through the language server: a rule's check reaches the
+editor as a diagnostic on the rule's own line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from ..conftest import build_tree
+from .conftest import uri
+
+
+@pytest.mark.asyncio
+async def test_always_apply_written_as_a_string_is_a_diagnostic(client: LanguageClient,
+                                                                 workspace: Path) -> None:
+    rule = workspace / ".cursor" / "rules" / "style.mdc"
+    build_tree(workspace, {".cursor/rules/style.mdc":
+                           "---\ndescription: Style\nalwaysApply: \"true\"\n---\nTabs.\n"})
+    await client.protocol.send_request_async("memlens/refresh", {})
+    everything = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[]))
+    by_uri = {item.uri: [(str(d.code), d.range.start.line, d.severity) for d in item.items]
+              for item in everything.items}
+    assert by_uri.get(uri(rule)) == [("cursor-always-apply-string", 2,
+                                      types.DiagnosticSeverity.Warning)]
