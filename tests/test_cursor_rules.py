@@ -212,3 +212,19 @@ def test_the_matrix_labels_cursor_a_convention(repo: Path) -> None:
     build_tree(cwd, {"plain/.git": None, "plain/AGENTS.md": "Run make.\n"})
     plain = json.loads(memlens("report", "plain", "--trusted", cwd=cwd, home=home).out)
     assert "cursor" not in [a["id"] for a in plain["agents"]]
+
+
+def test_an_agents_md_alone_is_no_cursor_memory(root: Path) -> None:
+    """Without Cursor's own files, the AGENTS.md it would read is the AGENTS.md convention's:
+    no on-read session, no Memory view rows, no sources."""
+    build_tree(root, {"repo/.git": None, "repo/AGENTS.md": "Run make.\n",
+                      "repo/sub/AGENTS.md": "Sub.\n"})
+    settings = MemorySettings(home=str(root))
+    check = CursorAgent().check_workspace(settings, [str(root / "repo")], [], FileReader())
+    assert not check.has_memory
+    assert CursorAgent().view_files(str(root / "repo"), settings, FileReader(), check,
+                                    lambda p: str(root / "repo")) == []
+    build_tree(root, {"repo/.cursorrules": "Legacy.\n"})
+    check = CursorAgent().check_workspace(settings, [str(root / "repo")], [], FileReader())
+    assert check.sources == [str(root / "repo" / p) for p in (".cursorrules", "AGENTS.md",
+                                                              "sub/AGENTS.md")]

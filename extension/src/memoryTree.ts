@@ -19,6 +19,7 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   agents: "AGENTS.md agents",
   codex: "Codex",
   cursor: "Cursor rules (convention)",
+  antigravity: "Antigravity CLI (convention)",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
@@ -26,6 +27,7 @@ const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   agents: "The AGENTS.md files: the nearest one is in force",
   codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
   cursor: "Cursor's project rules as its docs describe them (.cursor/rules, .cursorrules, AGENTS.md): a convention, not verified",
+  antigravity: "What Antigravity CLI reads as public descriptions of it say (GEMINI.md, AGENTS.md, .agents/ rules, workflows, skills): a convention, not verified",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
@@ -33,6 +35,7 @@ const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   agents: "organization",
   codex: "terminal",
   cursor: "law",
+  antigravity: "rocket",
 };
 
 type Node =

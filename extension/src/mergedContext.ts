@@ -19,6 +19,7 @@ const TITLES: Record<Dialect, string> = {
   agents: "/AGENTS.md Context.md",
   codex: "/Codex Context.md",
   cursor: "/Cursor Context.md",
+  antigravity: "/Antigravity CLI Context.md",
 };
 
 export class MergedContextProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {

@@ -74,6 +74,9 @@ UNVERIFIED: dict[str, Unverified] = {
     "cursor": Unverified("Cursor", "convention",
                          "Cursor's project rules as its docs describe them (cursor.com/docs/rules)"
                          ", not a verified agent"),
+    "antigravity": Unverified("Antigravity CLI", "convention",
+                              "Antigravity CLI as public descriptions of it say it reads "
+                              "GEMINI.md, AGENTS.md and .agents/, not a verified agent"),
 }
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},

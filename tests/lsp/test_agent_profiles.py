@@ -22,6 +22,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from memlens.agent_versions import basis_of
+from memlens.agents import AGENT_IDS
+
 from ..conftest import build_tree
 from .conftest import plain, start, uri
 
@@ -74,8 +77,9 @@ async def _pulled(client: LanguageClient, path: Path) -> list[tuple[str, int, st
 async def test_the_detected_version_is_shown_and_marked_unverified(
         detected: LanguageClient, workspace: Path) -> None:
     agents = (await _request(detected, "memlens/agents", {}))["agents"]
+    # Every registered agent, the detected one first (the registry's order after it).
     assert [(a["agent"], a["chosen"]) for a in agents] == [
-        ("gemini", True), ("claude", False), ("agents", False), ("codex", False)]
+        (a, a == "gemini") for a in AGENT_IDS]
     gemini = agents[0]
     assert (gemini["label"], gemini["profile"], gemini["verified"]) == (
         "Gemini CLI 0.70.2", "gemini@0.44+", False)
@@ -116,10 +120,10 @@ async def test_side_by_side_is_always_offered(detected: LanguageClient) -> None:
     """Only Gemini CLI is in use and only its files are here: side by side is still offered,
     with every agent (issue 24: the picker's placeholder promised it)."""
     answer = await _request(detected, "memlens/agents", {})
-    assert answer["sideBySide"] == ["gemini", "claude", "agents", "codex"]
+    assert answer["sideBySide"] == list(AGENT_IDS)
     assert [(a["agent"], a["hasFiles"], a["basis"]) for a in answer["agents"]] == [
-        ("gemini", True, "agent"), ("claude", False, "agent"), ("agents", False, "convention"),
-        ("codex", False, "agent")]
+        (a, a == "gemini", basis_of(a)) for a in AGENT_IDS]
+    assert [basis_of(a) for a in AGENT_IDS[:4]] == ["agent", "agent", "convention", "agent"]
 
 
 @pytest_lsp.fixture(config=SERVER)

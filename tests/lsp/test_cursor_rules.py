@@ -1,5 +1,6 @@
 """Cursor's rules (a convention) through the language server: a rule's check reaches the
-editor as a diagnostic on the rule's own line."""
+editor as a diagnostic on the rule's own line; the Memory view and the side-by-side choice
+list Cursor where its rules are."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from ..conftest import build_tree
-from .conftest import uri
+from .conftest import plain, uri
 
 
 @pytest.mark.asyncio
@@ -26,3 +27,17 @@ async def test_always_apply_written_as_a_string_is_a_diagnostic(client: Language
               for item in everything.items}
     assert by_uri.get(uri(rule)) == [("cursor-always-apply-string", 2,
                                       types.DiagnosticSeverity.Warning)]
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    assert isinstance(tree, dict)
+    (folder,) = tree["folders"]
+    (cursor,) = [a for a in folder["otherAgents"] if a["agent"] == "cursor"]
+    assert [(f["tier"], f["path"], f["note"]) for f in cursor["files"]] == [
+        ("agent requested", str(rule), "agent requested: only offered by its description "
+                                       "(Style) (convention)")]
+    agents = plain(await client.protocol.send_request_async("memlens/agents",
+                                                            {"uri": uri(workspace)}))
+    assert isinstance(agents, dict)
+    (choice,) = [a for a in agents["agents"] if a["agent"] == "cursor"]
+    assert (choice["label"], choice["basis"], choice["verified"], choice["hasFiles"]) == (
+        "Cursor", "convention", False, True)
+    assert "cursor" in agents["sideBySide"]

@@ -168,7 +168,7 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
         assert lines[section["endLine"]].strip()
     gemini = await show(app)
     assert gemini["dialect"] == "gemini" and "Claude rules" not in gemini["content"]
-    bad = client.protocol.send_request_async("memlens/show", {"uri": app, "dialect": "cursor"})
+    bad = client.protocol.send_request_async("memlens/show", {"uri": app, "dialect": "windsurf"})
     with pytest.raises(Exception, match="dialect"):
         await bad
 

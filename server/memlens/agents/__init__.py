@@ -26,6 +26,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("agents", "agentsmd.agent:AgentsMdAgent"),
     ("codex", "codex.agent:CodexAgent"),
     ("cursor", "cursor.agent:CursorAgent"),
+    ("antigravity", "antigravity.agent:AntigravityAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 # The memory-file names of the agents whose names are fixed (the primary agent's are the user's:
@@ -37,6 +38,7 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "agents": ("AGENTS.md",),
     "codex": ("AGENTS.override.md", "AGENTS.md"),
     "cursor": (".cursorrules",),
+    "antigravity": (),  # GEMINI.md and AGENTS.md: other agents' names
 }
 
 

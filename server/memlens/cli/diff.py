@@ -410,6 +410,9 @@ def _with_agents_of_files(agents: list[ChosenAgent], sides: Sequence[_Side], top
         ids.append("claude")
     if any("/.cursor/rules/" in "/" + rel for rel in rels):
         ids.append("cursor")
+    if any(f"/{d}/{sub}/" in "/" + rel for rel in rels for d in (".agents", ".agent")
+           for sub in ("rules", "workflows")):
+        ids.append("antigravity")
     # The AGENTS.md convention sends nothing (no payloads): Codex is who sends an AGENTS.md.
     ids = ["codex" if a == "agents" else a for a in ids]
     have = [a.id for a in agents]

@@ -90,6 +90,8 @@ RULES: dict[str, str] = {
                                "applied only when @-mentioned",
     "cursor-rule-outside-rules": "An .mdc rule outside .cursor/rules, which Cursor does not "
                                  "read",
+    "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "
+                                    "GEMINI.md and AGENTS.md (convention)",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

@@ -5,7 +5,8 @@ An agent *has files* in a folder when the folder, or a folder below it, holds a 
 named for it: `GEMINI.md` (or the configured names) for Gemini CLI, `CLAUDE.md`,
 `CLAUDE.local.md`, `.claude/CLAUDE.md` or a `.claude/rules` folder for Claude Code,
 `AGENTS.override.md` for Codex, `.cursorrules` or a `.cursor/rules` folder (in the folder
-itself) for Cursor, and `AGENTS.md` for the AGENTS.md convention — the agent the
+itself) for Cursor, `.agents/rules` or `.agents/workflows` (`.agent/…` in older workspaces) in
+the folder itself for Antigravity CLI, and `AGENTS.md` for the AGENTS.md convention — the agent the
 project names an `AGENTS.md` for (`agents.owner_of`) — or for Codex when Codex is among the
 agents in use (it reads `AGENTS.md` exactly; one of the two is enough). The walk is the
 workspace walk: ignore files honoured, at most `memlens.maxIndexedFolders` folders read.
@@ -73,6 +74,10 @@ def agents_of_files(roots: Sequence[str], found: Iterable[str],
     if "cursor" not in ids and any(os.path.isdir(os.path.join(r, ".cursor", "rules"))
                                    for r in roots):
         ids.append("cursor")
+    if "antigravity" not in ids and any(
+            os.path.isdir(os.path.join(r, folder, sub)) for r in roots
+            for folder in (".agents", ".agent") for sub in ("rules", "workflows")):
+        ids.append("antigravity")
     return [a for a in AGENT_IDS if a in ids]
 
 

@@ -173,7 +173,9 @@ class CursorJitSession:
 
 
 def check_folder(root: str, reader: FileReader) -> WorkspaceCheck:
-    """Every rule of the workspace folder `root` and its subfolders, checked."""
+    """Every rule of the workspace folder `root` and its subfolders, checked; its sources
+    (what it reads, for the on-read notices and hidden-content checks) only where Cursor's
+    own files are."""
     root = resolve(root)
     scan = scan_tree(root)
     check = WorkspaceCheck()
@@ -184,11 +186,14 @@ def check_folder(root: str, reader: FileReader) -> WorkspaceCheck:
                 check.diagnostics += check_globs(rule, scan.files_under(owner))
             check.sources.append(rule.path)
     check.diagnostics += [outside_rules(p) for p in scan.stray_rules]
-    for name in (LEGACY_FILE, AGENTS_FILE):
-        path = posixpath.join(root, name)
-        if reader.read(path).content is not None:
-            check.sources.append(path)
-    check.sources += [p for p in scan.agents_files if reader.read(p).content is not None]
+    legacy = posixpath.join(root, LEGACY_FILE)
+    if reader.read(legacy).content is not None:
+        check.sources.append(legacy)
+    if not check.sources:
+        return check  # no Cursor files here: its AGENTS.md is the AGENTS.md convention's
+    agents = posixpath.join(root, AGENTS_FILE)
+    check.sources += [p for p in [agents, *scan.agents_files]
+                      if reader.read(p).content is not None]
     check.folders = list(scan.rule_folders)
     return check
 
@@ -284,8 +289,13 @@ class CursorAgent(WithoutReferences, MemoryAgent):
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]
                    ) -> list[AgentFile]:
         """Its start-up files for the folder, its other rules (each with when it applies),
-        then the subfolders' rules and AGENTS.md files (on read)."""
+        then the subfolders' rules and AGENTS.md files (on read); nothing where Cursor's own
+        files (rules, `.cursorrules`) are not (an AGENTS.md alone is the AGENTS.md
+        convention's to show)."""
         load = load_cursor(folder, reader)
+        scan = scan_tree(load.cwd)
+        if not (load.rules or load.legacy or scan.rule_folders):
+            return []
         rows = [AgentFile(f.path, f.label, f.content, "always applied (convention)")
                 for f in load.startup]
         for rule in load.rules:
@@ -293,7 +303,6 @@ class CursorAgent(WithoutReferences, MemoryAgent):
                 rows.append(AgentFile(rule.path, rule.kind, rule.body,
                                       _note(rule) + " (convention)",
                                       when="on-read" if rule.kind == AUTO else "on-demand"))
-        scan = scan_tree(load.cwd)
         for owner in scan.rule_folders:
             rel = posixpath.relpath(owner, load.cwd)
             for rule in folder_rules(owner, reader):
