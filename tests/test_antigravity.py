@@ -16,6 +16,7 @@ from memlens.agents.antigravity.agent import (
     GLOB,
     MANUAL,
     MODEL_DECISION,
+    TOO_LONG,
     AntigravityAgent,
     duplicates,
     parse_rule,
@@ -110,6 +111,14 @@ def test_what_loads_at_start_on_read_and_on_demand(repo: Path) -> None:
     assert [f.path for f in session.load_for(str(repo / "src" / "a.py")).files] == [
         f"{repo}/.agents/rules/py.md"]
     assert session.load_for(str(repo / "src" / "a.py")).files == []
+
+
+def test_a_rule_file_over_12000_characters(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.agents/rules/long.md": "x" * 12_001,
+                      "repo/.agents/rules/fits.md": "x" * 12_000})
+    checked = memlens("check", "repo", "--agent", "antigravity", cwd=root, home=root / "home")
+    assert checked.out.startswith(f"repo/.agents/rules/long.md:1:1: warning[{TOO_LONG}]")
+    assert "fits.md" not in checked.out and TOO_LONG in RULES
 
 
 def test_the_check_runs_only_where_antigravity_is_in_use_or_its_files_are(root: Path) -> None:

@@ -21,6 +21,7 @@ from memlens.agents.cursor.rules import (
     MANUAL_ONLY,
     OUTSIDE_RULES,
     REQUESTED,
+    TOO_LONG,
     UNKNOWN_KEY,
     parse_rule,
     split_globs,
@@ -152,9 +153,14 @@ def test_the_workspace_check_finds_globs_matching_nothing_and_stray_rules(repo: 
                                                               FileReader()).diagnostics}
 
 
+def test_a_rule_over_500_lines_is_info() -> None:
+    assert codes("---\nalwaysApply: true\n---\n" + "line\n" * 498) == [(1, TOO_LONG)]
+    assert codes("---\nalwaysApply: true\n---\n" + "line\n" * 497) == []
+
+
 def test_every_code_is_a_sarif_rule() -> None:
     for code in (FRONTMATTER_INVALID, ALWAYS_APPLY_STRING, UNKNOWN_KEY, GLOB_NO_MATCH,
-                 MANUAL_ONLY, OUTSIDE_RULES):
+                 MANUAL_ONLY, OUTSIDE_RULES, TOO_LONG):
         assert code in RULES
         assert f"`{code}`" in Path(__file__).parents[1].joinpath(
             "docs", "reference.md").read_text(encoding="utf-8")

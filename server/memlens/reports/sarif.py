@@ -90,6 +90,9 @@ RULES: dict[str, str] = {
                                "applied only when @-mentioned",
     "cursor-rule-outside-rules": "An .mdc rule outside .cursor/rules, which Cursor does not "
                                  "read",
+    "cursor-rule-too-long": "A Cursor rule longer than the 500 lines Cursor's docs ask for",
+    "antigravity-rule-too-long": "An Antigravity CLI rule file over its 12,000-character limit "
+                                 "(convention)",
     "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "
                                     "GEMINI.md and AGENTS.md (convention)",
 }

@@ -47,6 +47,8 @@ AGENT_ID = "antigravity"
 INSTRUCTION_FILES = ("GEMINI.md", "AGENTS.md")
 AGENT_FOLDERS = (".agents", ".agent")  # the second: older workspaces
 DUPLICATE = "antigravity-duplicate-memory"
+TOO_LONG = "antigravity-rule-too-long"
+MAX_RULE_CHARS = 12_000  # per rule file, as skly.ai quotes Antigravity's docs
 CONVENTION_NOTE = "a convention from public descriptions of Antigravity CLI, not verified"
 
 ALWAYS_ON, GLOB, MODEL_DECISION, MANUAL = "always_on", "glob", "model_decision", "manual"
@@ -189,6 +191,22 @@ def _imports(path: str, content: str) -> list[tuple[int, int, str]]:
     return out
 
 
+def too_long(rules: list[Rule], reader: FileReader) -> list[Diagnostic]:
+    """`antigravity-rule-too-long` for each rule file over MAX_RULE_CHARS characters."""
+    out = []
+    for rule in rules:
+        chars = len(reader.read(rule.path).content or "")
+        if chars > MAX_RULE_CHARS:
+            out.append(Diagnostic(
+                path=rule.path, line=1, col=1, end_line=1, end_col=1, severity="warning",
+                code=TOO_LONG,
+                message=f"A rule of {chars:,} characters: Antigravity limits each rule file "
+                        f"to {MAX_RULE_CHARS:,}",
+                detail="Split it across several rule files (the limit as skly.ai quotes "
+                       "Antigravity's docs; a convention, not verified)"))
+    return out
+
+
 def duplicates(folder: str, reader: FileReader) -> list[Diagnostic]:
     """`antigravity-duplicate-memory` for a folder whose GEMINI.md and AGENTS.md both load and
     carry the same content: one imports the other (`@AGENTS.md`), one is a link to the
@@ -310,7 +328,8 @@ class AntigravityAgent(WithoutReferences, MemoryAgent):
         listing += [ListedFile(p, "skill") for p in skills_of(cwd)]
         return AgentMemory(
             agent=self.id, cwd=cwd, mode="convention", files=[*startup, *later], text=text,
-            diagnostics=duplicates(cwd, reader), headline=headline, listing=listing,
+            diagnostics=[*duplicates(cwd, reader), *too_long(rules, reader)],
+            headline=headline, listing=listing,
             details={"convention": True,
                      "rules": [{"path": r.path, "trigger": r.trigger, "globs": r.globs}
                                for r in rules],
@@ -332,7 +351,9 @@ class AntigravityAgent(WithoutReferences, MemoryAgent):
                                 if d not in out.diagnostics]
             out.sources += [p for p, _, _ in instruction_files(root, settings.home, reader)
                             if p not in out.sources]
-            out.sources += [r.path for r in rules_of(root, reader)]
+            rules = rules_of(root, reader)
+            out.diagnostics += too_long(rules, reader)
+            out.sources += [r.path for r in rules]
         out.watched = set(out.sources)
         return out
 

@@ -48,6 +48,7 @@ from memlens.agents.cursor.rules import (
     parse_rule,
     rule_files,
     scan_tree,
+    shorten,
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
@@ -79,9 +80,10 @@ def folder_rules(owner: str, reader: FileReader) -> list[CursorRule]:
 
 def _note(rule: CursorRule) -> str:
     if rule.kind == AUTO:
-        return "auto attached: when a referenced file matches " + ", ".join(rule.globs)
+        return "auto attached: when a referenced file matches " + shorten(", ".join(rule.globs))
     if rule.kind == REQUESTED:
-        return f"agent requested: only offered by its description ({rule.description})"
+        return ("agent requested: only offered by its description "
+                f"({shorten(rule.description or '')})")
     if rule.kind == MANUAL:
         return "manual: only when @-mentioned"
     return "always applied"
@@ -243,7 +245,8 @@ class CursorAgent(WithoutReferences, MemoryAgent):
                     + "".join(f"\n- `{r.path}`: {_note(r)}" for r in offered))
         listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content)
                    for f in startup]
-        listing += [ListedFile(r.path, f"auto ({', '.join(r.globs)})", len(r.body), r.body)
+        listing += [ListedFile(r.path, f"auto ({shorten(', '.join(r.globs), 40)})", len(r.body),
+                               r.body)
                     for r in load.of_kind(AUTO)]
         listing += [ListedFile(r.path, "requested", len(r.body), r.body)
                     for r in load.of_kind(REQUESTED)]

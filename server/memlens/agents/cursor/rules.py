@@ -44,6 +44,8 @@ UNKNOWN_KEY = "cursor-unknown-key"
 GLOB_NO_MATCH = "cursor-glob-no-match"
 MANUAL_ONLY = "cursor-rule-manual-only"
 OUTSIDE_RULES = "cursor-rule-outside-rules"
+TOO_LONG = "cursor-rule-too-long"
+MAX_LINES = 500  # Cursor's docs: keep each rule under 500 lines
 
 # Folders the walk never enters (version control and dependency trees).
 SKIPPED_FOLDERS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
@@ -73,6 +75,11 @@ class CursorRule:
     def applies_to(self, path: str) -> bool:
         """An auto-attached rule's globs match `path` (relative to the rule's folder)."""
         return self.kind == AUTO and globs_match(self.globs, self.owner, path)
+
+
+def shorten(text: str, limit: int = 80) -> str:
+    """`text` cut to `limit` characters with an ellipsis (a pattern in a message or label)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _diagnostic(path: str, line: int, severity: Severity, code: str, message: str,
@@ -200,11 +207,11 @@ def parse_rule(path: str, content: str, owner: str) -> CursorRule:
         if key not in KNOWN_KEYS:
             problems.append(_diagnostic(
                 path, _key_line(lines, str(key)), "warning", UNKNOWN_KEY,
-                f"Unknown frontmatter key {key!r}: Cursor's rules know only description, "
-                "globs and alwaysApply", None, len(str(key))))
+                f"Unknown frontmatter key {shorten(str(key))!r}: Cursor's rules know only "
+                "description, globs and alwaysApply", None, len(str(key))))
     always = meta.get("alwaysApply")
     if always is not None and not isinstance(always, bool):
-        shown = f'"{always}"' if isinstance(always, str) else repr(always)
+        shown = shorten(f'"{always}"' if isinstance(always, str) else repr(always))
         hint = (f" — write alwaysApply: {always.strip().lower()} without quotes"
                 if isinstance(always, str) and always.strip().lower() in ("true", "false")
                 else "")
@@ -232,6 +239,14 @@ def parse_rule(path: str, content: str, owner: str) -> CursorRule:
             "A manual rule: no alwaysApply, globs or description, so Cursor applies it only "
             "when it is @-mentioned",
             "Add alwaysApply: true, globs or a description for Cursor to apply it by itself"))
+    lines_in = content.count("\n") + (not content.endswith("\n"))
+    if lines_in > MAX_LINES:
+        problems.append(_diagnostic(
+            path, 1, "info", TOO_LONG,
+            f"A rule of {lines_in:,} lines: Cursor's docs ask to keep each rule under "
+            f"{MAX_LINES} lines",
+            "Split it into smaller rules, each with its own globs or description, so that "
+            "only what applies reaches the context (cursor.com/docs/rules)"))
     return CursorRule(path, owner, content, body, kind, globs, description or None, problems,
                       _key_line(lines, "globs"))
 
@@ -245,8 +260,8 @@ def check_globs(rule: CursorRule, files: list[str]) -> list[Diagnostic]:
         if not any(spec.match_file(f) for f in files):
             out.append(_diagnostic(
                 rule.path, rule.globs_line, "warning", GLOB_NO_MATCH,
-                f"The glob {glob!r} matches no file in {rule.owner}: this rule never attaches "
-                "through it",
+                f"The glob {shorten(glob)!r} matches no file in {rule.owner}: this rule never "
+                "attaches through it",
                 "Cursor attaches an auto-attached rule when a referenced file matches its "
                 "globs (matched gitignore-style, relative to the folder holding .cursor/rules)",
                 len("globs")))
