@@ -85,7 +85,7 @@ export class MemoryStatusBar implements vscode.Disposable {
     const claude = event.claude ?? [];
     this.item.text = event.files.length > 0
       ? `$(sparkle) +${event.files.length} memory loaded: ${event.files.map(short).join(", ")}`
-      : `$(sparkle) Claude Code +${claude.length}: ${claude.map(short).join(", ")}`;
+      : `$(sparkle) ${agentsOf(claude)} +${claude.length}: ${claude.map(short).join(", ")}`;
     this.item.show();
     this.flashUntil = Date.now() + 4000;
     setTimeout(() => {
@@ -97,6 +97,12 @@ export class MemoryStatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
+}
+
+/** Who adds the files of a jitLoaded event: one agent's name, else "Other agents". */
+function agentsOf(files: { agentLabel?: string }[]): string {
+  const labels = new Set(files.map((file) => file.agentLabel ?? "Claude Code"));
+  return labels.size === 1 ? [...labels][0] : "Other agents";
 }
 
 /** What changes a folder's trust: VS Code's trust editor, or the trusted folders file. */

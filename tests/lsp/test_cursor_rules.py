@@ -4,14 +4,16 @@ list Cursor where its rules are."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from ..conftest import build_tree
-from .conftest import plain, uri
+from .conftest import open_doc, plain, uri
 
 
 @pytest.mark.asyncio
@@ -41,3 +43,26 @@ async def test_always_apply_written_as_a_string_is_a_diagnostic(client: Language
     assert (choice["label"], choice["basis"], choice["verified"], choice["hasFiles"]) == (
         "Cursor", "convention", False, True)
     assert "cursor" in agents["sideBySide"]
+
+
+@pytest.mark.asyncio
+async def test_opening_a_file_names_the_cursor_rule_it_attaches(client: LanguageClient,
+                                                                workspace: Path) -> None:
+    received: list[Any] = []
+
+    @client.feature("memlens/jitLoaded")
+    def on_jit(params: Any) -> None:
+        received.append(plain(params))
+
+    rule = workspace / ".cursor" / "rules" / "py.mdc"
+    build_tree(workspace, {".cursor/rules/py.mdc": "---\nglobs: **/*.py\n---\nType hints.\n"})
+    await client.protocol.send_request_async("memlens/refresh", {})
+    await open_doc(client, workspace / "api" / "app.py")
+    for _ in range(100):
+        if received:
+            break
+        await asyncio.sleep(0.05)
+    (event,) = received
+    assert event["claude"] == [{"path": str(rule), "chars": len("Type hints.\n"),
+                                "reason": "its globs match api/app.py",
+                                "agentLabel": "Cursor (convention)"}]

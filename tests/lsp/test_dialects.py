@@ -119,9 +119,10 @@ async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
     assert event["uri"] == uri(workspace / "api" / "app.py")
     assert [f["path"] for f in event["files"]] == [str(workspace / "api" / "GEMINI.md")]
     assert event["claude"] == [
-        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read"},
+        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read",
+         "agentLabel": "Claude Code"},
         {"path": str(rules / "python.md"), "chars": len((rules / "python.md").read_text()),
-         "reason": "paths: **/*.py"}]
+         "reason": "paths: **/*.py", "agentLabel": "Claude Code"}]
     # Once per session: another Python file in api/ adds nothing for either agent.
     (workspace / "api" / "util.py").write_text("x = 1\n")
     await open_doc(client, workspace / "api" / "util.py")

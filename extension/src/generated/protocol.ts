@@ -408,12 +408,14 @@ export interface ClaudeFileRow {
   chars: number;
 }
 /**
- * A file Claude Code adds while working on the opened file, and why.
+ * A file another agent (Claude Code, or any agent that loads on read) adds while working
+ * on the opened file, and why.
  */
 export interface ClaudeJitEntry {
   path: string;
   chars: number;
   reason: string;
+  agentLabel: string;
 }
 export interface ClaudeListResult {
   cwd: string;

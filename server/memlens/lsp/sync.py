@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from memlens.agent_versions import is_unverified, profile_for
 from memlens.agents import other_agents
 from memlens.lsp.convert import path_of, uri_of
 from memlens.protocol.editor import JitLoadedEvent
@@ -35,7 +36,10 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
     for agent in other_agents():
         agent_session = ls.service.agent_jit_session_for(agent, path)
         if agent_session is not None:
-            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason)
+            label = (profile_for(agent.id, None).label if is_unverified(agent.id)
+                     else agent.label)  # "Cursor (convention)": never called verified
+            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason,
+                                      agent_label=label)
                        for f in agent_session.load_for(path).files]
     if not files and not others:
         return

@@ -115,11 +115,14 @@ class JitFile(Wire):
 
 
 class ClaudeJitEntry(Wire):
-    """A file Claude Code adds while working on the opened file, and why."""
+    """A file another agent (Claude Code, or any agent that loads on read) adds while working
+    on the opened file, and why."""
 
     path: str
     chars: int
     reason: str
+    # Who adds it, as the notice names it: "Claude Code", "Cursor (convention)".
+    agent_label: str = "Claude Code"
 
 
 # --- `memlens show|list --dialect agents|claude --json` ---------------------------------------
