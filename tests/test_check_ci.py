@@ -129,7 +129,7 @@ def test_check_budget_fails_a_folder_over_it_in_text_json_and_sarif(budgeted: Pa
 
 def test_check_budget_usage_errors(budgeted: Path) -> None:
     home = budgeted / "home"
-    for bad in ("0", "-3", "many", "cursor=10", "claude="):
+    for bad in ("0", "-3", "many", "windsurf=10", "claude="):
         run = memlens("check", "repo", "--budget", bad, cwd=budgeted, home=home)
         assert run.code == 2 and run.err.startswith("memlens: error:"), (bad, run.err)
         assert run.err.count("\n") == 1

@@ -43,6 +43,14 @@ async def test_always_apply_written_as_a_string_is_a_diagnostic(client: Language
     assert (choice["label"], choice["basis"], choice["verified"], choice["hasFiles"]) == (
         "Cursor", "convention", False, True)
     assert "cursor" in agents["sideBySide"]
+    # Line 1 of a rule hovers with what Cursor loads there, called a convention.
+    doc = await open_doc(client, rule)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=0, character=1)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Cursor rules for" in hover.contents.value
+    assert "a convention from Cursor's docs, not verified" in hover.contents.value
 
 
 @pytest.mark.asyncio
