@@ -103,10 +103,10 @@ def test_memlens_agents_pins_the_agent_shown(ws: Path) -> None:
     gemini = json.loads(memlens(ws, "show", "--json", "--agent", "gemini",
                                 agents="gemini@0.43").stdout)
     assert gemini["profile"] == "gemini@0.43"
-    bad = memlens(ws, "show", "--json", agents="cursor@1.0,gemini@0.43")
+    bad = memlens(ws, "show", "--json", agents="windsurf@1.0,gemini@0.43")
     assert bad.returncode == 0 and json.loads(bad.stdout)["files"] == [
         str(ws / "proj" / "NOTES.md")]
-    assert "MEMLENS_AGENTS" in bad.stderr and "cursor@1.0" in bad.stderr
+    assert "MEMLENS_AGENTS" in bad.stderr and "windsurf@1.0" in bad.stderr
 
 
 def test_agent_ignores_file_in_check(ws: Path) -> None:
