@@ -200,6 +200,18 @@ def check_folder(root: str, reader: FileReader) -> WorkspaceCheck:
     return check
 
 
+def _below(cwd: str, check: WorkspaceCheck, reader: FileReader, *, walk: bool) -> TreeScan:
+    """The subfolders of `cwd` with their own `.cursor/rules`, and their AGENTS.md files: from
+    the workspace check when it found Cursor's files (no second walk: the Memory view asks
+    often), else from a walk of `cwd` when `walk` (its own rules are there), else none."""
+    below = [f for f in check.folders if is_subpath(cwd, f) and f != cwd]
+    if check.folders or check.sources:
+        agents = [p for p in check.sources if posixpath.basename(p) == AGENTS_FILE
+                  and posixpath.dirname(p) != cwd and is_subpath(cwd, p)]
+        return TreeScan(cwd, rule_folders=below, agents_files=agents)
+    return scan_tree(cwd) if walk else TreeScan(cwd)
+
+
 class CursorAgent(WithoutReferences, MemoryAgent):
     """Cursor, by its documented rules (a convention)."""
 
@@ -296,8 +308,8 @@ class CursorAgent(WithoutReferences, MemoryAgent):
         files (rules, `.cursorrules`) are not (an AGENTS.md alone is the AGENTS.md
         convention's to show)."""
         load = load_cursor(folder, reader)
-        scan = scan_tree(load.cwd)
-        if not (load.rules or load.legacy or scan.rule_folders):
+        nested = _below(load.cwd, check, reader, walk=bool(load.rules or load.legacy))
+        if not (load.rules or load.legacy or nested.rule_folders):
             return []
         rows = [AgentFile(f.path, f.label, f.content, "always applied (convention)")
                 for f in load.startup]
@@ -306,7 +318,7 @@ class CursorAgent(WithoutReferences, MemoryAgent):
                 rows.append(AgentFile(rule.path, rule.kind, rule.body,
                                       _note(rule) + " (convention)",
                                       when="on-read" if rule.kind == AUTO else "on-demand"))
-        for owner in scan.rule_folders:
+        for owner in nested.rule_folders:
             rel = posixpath.relpath(owner, load.cwd)
             for rule in folder_rules(owner, reader):
                 note = (f"when a file in {rel}/ is referenced" if rule.kind == ALWAYS
@@ -315,7 +327,7 @@ class CursorAgent(WithoutReferences, MemoryAgent):
                                       note + " (convention)",
                                       when="on-read" if rule.kind in (ALWAYS, AUTO)
                                       else "on-demand"))
-        for agents in scan.agents_files:
+        for agents in nested.agents_files:
             content = reader.read(agents).content
             if content is not None:
                 rel = posixpath.relpath(posixpath.dirname(agents), load.cwd)
