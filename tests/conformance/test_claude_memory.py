@@ -60,6 +60,11 @@ HAND_WRITTEN = [
     MemoryCase("settings-with-an-unknown-key-kept",
                user_settings={"autoMemoryDirectory": "~/usermem", "notAKey": [1]},
                memory="usermem"),
+    # Frontmatter that is not YAML: Claude Code quotes the value and reads it again
+    # (generated case gen-2-73).
+    MemoryCase("written-index-reads-a-description-that-is-not-yaml", index=None,
+               topics=(("deploy.md", "---\nname: deploy\ndescription: with: colon\n"
+                                     "metadata:\n  type: project\n---\nShip on Fridays.\n"),)),
     MemoryCase("cut-at-200-lines", index=_lines(250, 40)),
     MemoryCase("cut-at-25000-characters", index=_lines(150, 200)),
     MemoryCase("cut-at-both", index=_lines(300, 200)),
