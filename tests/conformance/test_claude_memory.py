@@ -65,6 +65,10 @@ HAND_WRITTEN = [
     MemoryCase("written-index-reads-a-description-that-is-not-yaml", index=None,
                topics=(("deploy.md", "---\nname: deploy\ndescription: with: colon\n"
                                      "metadata:\n  type: project\n---\nShip on Fridays.\n"),)),
+    # A hidden topic file is not listed (generated cases gen-4-28, -113, -128, -181).
+    MemoryCase("written-index-leaves-out-hidden-files", index=None,
+               topics=((".draft.md", "---\nname: draft\ndescription: hidden\n---\nx\n"),
+                       ("kept.md", "---\nname: kept\ndescription: shown\n---\ny\n"))),
     MemoryCase("cut-at-200-lines", index=_lines(250, 40)),
     MemoryCase("cut-at-25000-characters", index=_lines(150, 200)),
     MemoryCase("cut-at-both", index=_lines(300, 200)),
