@@ -13,6 +13,7 @@ cases and a few generated ones in CI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
@@ -251,9 +252,16 @@ def generate(seed: int, index: int) -> MemoryCase:
         files.setdefault("sub/x.txt", "x")
     user = _settings(rng)
     memory = None
-    directories = [d for d in [*(user or {}).values()] if isinstance(d, str)]
-    if directories and directories[0].startswith("~/") and rng.random() < 0.8:
-        memory = directories[0][2:].rstrip("/") or None  # put the memory where it points
+    # The memory is put where one of the settings points (`~/x`), most of the time: which
+    # one wins is the engine's to say, not the generator's.
+    named = [(user or {}).get("autoMemoryDirectory")]
+    for text in files.values():
+        with contextlib.suppress(ValueError):
+            data = json.loads(text)
+            named.append(data.get("autoMemoryDirectory") if isinstance(data, dict) else None)
+    directories = [d for d in named if isinstance(d, str) and d.startswith("~/") and d[2:]]
+    if directories and rng.random() < 0.8:
+        memory = rng.choice(directories)[2:].rstrip("/") or None
     return MemoryCase(f"gen-{seed}-{index}", env=env, files=files, user_settings=user,
                       memory=memory, index=_index(rng), cwd=cwd, topics=_topics(rng))
 
