@@ -9,7 +9,8 @@
 # Chromium (tests/e2e/vscode-chat-oracle/drive.mjs), lets the extension open the chat in agent
 # mode on the recording model and send a query, and reports how far that got. OUT (default a
 # scratch folder) receives progress.log and request-N.json. Exit 0 only when a request was
-# recorded.
+# recorded. MEMLENS_ORACLE_ATTACH (workspace-relative paths, comma-separated) are attached to
+# the query; MEMLENS_ORACLE_QUERY is the query (default "Say ok.").
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -55,6 +56,12 @@ PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); p
 export MEMLENS_ORACLE_OUT="$OUT"
 export MEMLENS_ORACLE_QUERY="${MEMLENS_ORACLE_QUERY:-Say ok.}"
 export MEMLENS_VSIX="$RUN/recorder.vsix"
+# MEMLENS_ORACLE_HOME: the HOME code-server (so Copilot Chat's `~/.copilot`, `~/.claude`) sees;
+# the install cache stays where it is.
+if [ -n "${MEMLENS_ORACLE_HOME:-}" ]; then
+  export XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}"
+  export HOME="$(cd "$MEMLENS_ORACLE_HOME" && pwd -P)"
+fi
 export MEMLENS_STATE_DIR="$RUN/state"
 # AI features on (start.sh turns them off for the other tests); no GitHub session exists.
 export MEMLENS_VSCODE_SETTINGS="${MEMLENS_VSCODE_SETTINGS:-{\"chat.disableAIFeatures\": false, \"chat.agent.enabled\": true}}"

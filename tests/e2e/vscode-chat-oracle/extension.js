@@ -93,9 +93,16 @@ async function send(query) {
     note(`chat commands: ${commands.filter((c) => c.startsWith('workbench.action.chat.open')).join(',')}`);
     const copilot = vscode.extensions.getExtension('GitHub.copilot-chat');
     note(`copilot-chat: ${copilot ? `found, active=${copilot.isActive}` : 'absent'}`);
+    // MEMLENS_ORACLE_ATTACH: workspace-relative paths (comma-separated) attached to the query,
+    // the files an `applyTo` pattern is matched against.
+    const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
+    const attach = (process.env.MEMLENS_ORACLE_ATTACH || '').split(',').filter(Boolean)
+      .map((rel) => vscode.Uri.joinPath(folder.uri, rel));
+    note(`attaching: ${attach.map((u) => u.fsPath).join(',') || 'nothing'}`);
     await vscode.commands.executeCommand('workbench.action.chat.open', {
       query, mode: 'agent', isPartialQuery: false,
       modelSelector: { vendor: 'memlens-recorder', id: 'recorder' },
+      ...(attach.length ? { attachFiles: attach } : {}),
     });
     note('chat.open returned');
   } catch (e) {
