@@ -354,3 +354,20 @@ def test_labels() -> None:
     assert profile_for("gemini", "0.62.1").label == "Gemini CLI 0.62.1 (gemini@0.44+, unverified)"
     assert profile_for("claude", "2.1.330").label == "Claude Code 2.1.330 (claude@2.1)"
     assert profile_for("agents", None).label == "AGENTS.md (convention)"
+
+
+def test_agents_without_a_program_are_never_verified(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every entry of the table: no version, never verified, never an unverified-version
+    # diagnostic, labelled by its basis; an entry added later behaves the same.
+    from memlens import agent_versions
+    monkeypatch.setitem(agent_versions.UNVERIFIED, "tryout", agent_versions.Unverified(
+        "Try Out", "sources", "read from Try Out's sources, not verified"))
+    for agent, entry in agent_versions.UNVERIFIED.items():
+        profile = profile_for(agent, None)
+        assert (profile.verified, profile.name, profile.note) == (False, agent, entry.note)
+        assert version_diagnostic(profile, "/w/X.md") is None
+        with pytest.raises(ValueError, match="has no versions"):
+            profile_for(agent, "1.0")
+    assert profile_for("tryout", None).label == "Try Out (from sources)"
+    assert (agent_versions.basis_of("tryout"), agent_versions.basis_of("agents"),
+            agent_versions.basis_of("gemini")) == ("sources", "convention", "agent")

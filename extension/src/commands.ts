@@ -59,7 +59,8 @@ export function registerCommands(
     const chosen = agents.filter((agent) => agent.chosen);
     type Pick = vscode.QuickPickItem & { dialects?: Dialect[] };
     const describe = (agent: AgentChoice): string =>
-      agent.agent === "agents" ? "a convention, not a verified agent"
+      agent.basis === "convention" ? "a convention, not a verified agent"
+        : agent.basis === "sources" ? "read from its sources, not verified"
         : `${agent.profile}${agent.verified ? "" : " · unverified"}${agent.chosen ? "" : " · not detected"}${agent.hasFiles ? " · files here" : ""}`;
     // Side by side is always offered: the server says which agents (the chosen ones and
     // every one whose files the folder holds; every agent when that is only one).

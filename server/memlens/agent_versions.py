@@ -54,9 +54,39 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claude": ("@anthropic-ai/claude-code", "Claude Code"),
     "codex": ("@openai/codex", "Codex"),
 }
-CONVENTION = "agents"  # the AGENTS.md convention: no program, no version, never verified
+
+
+@dataclass(frozen=True)
+class Unverified:
+    """An agent Memory Lens shows with no program to verify it against: no version, never
+    called verified."""
+
+    label: str  # how messages name it: "AGENTS.md"
+    basis: str  # "convention" (a documented convention) or "sources" (read from its sources)
+    note: str  # why it is not verified, for hovers and pickers
+
+
+# The agents without a program here, by id. Adding one: an entry here and its agent package.
+UNVERIFIED: dict[str, Unverified] = {
+    "agents": Unverified("AGENTS.md", "convention",
+                         "the agents.md convention (nearest AGENTS.md wins), not a verified "
+                         "agent"),
+}
+CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
-                                CONVENTION: "AGENTS.md"}
+                                **{a: u.label for a, u in UNVERIFIED.items()}}
+
+
+def is_unverified(agent: str) -> bool:
+    """`agent` has no program to verify against (a convention, or read from sources)."""
+    return agent in UNVERIFIED
+
+
+def basis_of(agent: str) -> str:
+    """How Memory Lens knows what `agent` reads: "agent" (checked against the real agent),
+    "convention" or "sources"."""
+    entry = UNVERIFIED.get(agent)
+    return entry.basis if entry else "agent"
 VERSION_TIMEOUT = 10.0  # seconds `<exe> --version` may take
 CACHE_FORMAT = 1
 _VERSION_IN_OUTPUT = re.compile(r"(\d+)\.(\d+)\.(\d+)")
@@ -144,8 +174,10 @@ class AgentProfile:
         """For a status item: `Gemini CLI 0.61.0 (gemini@0.44+)`, `Claude Code (claude@2.1)`."""
         who = AGENT_LABELS.get(self.agent, self.agent)
         version = f" {self.installed}" if self.installed else ""
-        if self.agent == CONVENTION:
-            return "AGENTS.md (convention)"
+        entry = UNVERIFIED.get(self.agent)
+        if entry is not None:
+            kind = "convention" if entry.basis == "convention" else "from sources"
+            return f"{entry.label} ({kind})"
         return f"{who}{version} ({self.name}{'' if self.verified else ', unverified'})"
 
 
@@ -164,7 +196,7 @@ PROFILES: tuple[_Profile, ...] = _load_profiles()  # oldest first, per agent
 
 def _profiles(agent: str) -> list[_Profile]:
     if agent not in COMMANDS:
-        known = ", ".join([*COMMANDS, CONVENTION])
+        known = ", ".join([*COMMANDS, *UNVERIFIED])
         raise ValueError(f"unknown agent {agent!r} (one of {known})")
     return [p for p in PROFILES if p.agent == agent]
 
@@ -195,12 +227,12 @@ def _within(version: Version, low: Version, high: Version, inclusive: bool) -> b
 def profile_for(agent: str, version: str | None) -> AgentProfile:
     """The profile for `agent` at `version` (detected `0.62.1`, pinned `0.43`/`0.44+`/`2.1`,
     or None: the newest profile). ValueError for an unknown agent or bad version text."""
-    if agent == CONVENTION:
+    entry = UNVERIFIED.get(agent)
+    if entry is not None:
         if version is not None:
-            raise ValueError(f"the AGENTS.md convention has no versions (got {version!r})")
-        return AgentProfile(CONVENTION, "", None, None, verified=False,
-                            note="the agents.md convention (nearest AGENTS.md wins), not a "
-                                 "verified agent")
+            kind = "convention" if entry.basis == "convention" else "profile read from sources"
+            raise ValueError(f"the {entry.label} {kind} has no versions (got {version!r})")
+        return AgentProfile(agent, "", None, None, verified=False, note=entry.note)
     profiles = _profiles(agent)
     label = AGENT_LABELS[agent]
     if version is None:
@@ -294,7 +326,7 @@ def chosen_agents(pins: Sequence[str], installed: Mapping[str, InstalledAgent]
 def version_diagnostic(profile: AgentProfile, path: str) -> Diagnostic | None:
     """`agent-version-unverified` (info) at line 1 of `path`, or None: verified, or the
     AGENTS.md convention (which has no version to verify)."""
-    if profile.verified or profile.agent == CONVENTION or profile.note is None:
+    if profile.verified or is_unverified(profile.agent) or profile.note is None:
         return None
     return Diagnostic(
         path=path, line=1, col=1, end_line=1, end_col=1, severity="info",

@@ -117,8 +117,9 @@ async def test_side_by_side_is_always_offered(detected: LanguageClient) -> None:
     with every agent (issue 24: the picker's placeholder promised it)."""
     answer = await _request(detected, "memlens/agents", {})
     assert answer["sideBySide"] == ["gemini", "claude", "agents", "codex"]
-    assert [(a["agent"], a["hasFiles"]) for a in answer["agents"]] == [
-        ("gemini", True), ("claude", False), ("agents", False), ("codex", False)]
+    assert [(a["agent"], a["hasFiles"], a["basis"]) for a in answer["agents"]] == [
+        ("gemini", True, "agent"), ("claude", False, "agent"), ("agents", False, "convention"),
+        ("codex", False, "agent")]
 
 
 @pytest_lsp.fixture(config=SERVER)

@@ -148,6 +148,7 @@ export interface AgentChoice {
   note?: string | null;
   chosen: boolean;
   hasFiles: boolean;
+  basis: "agent" | "convention" | "sources";
 }
 /**
  * A file the agent reads working in the folder: at start, later when a tool touches a

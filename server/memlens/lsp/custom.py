@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from memlens.agent_versions import AgentProfile, profile_for
+from memlens.agent_versions import AgentProfile, basis_of, is_unverified, profile_for
 from memlens.agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.lsp.convert import path_of
@@ -73,7 +73,7 @@ def _with_agent(response: ShowResponse, settings: MemorySettings) -> ShowRespons
     profile = _profile_of(settings, response.dialect)
     response.agent_label = profile.short_label
     response.agent_profile = profile.name
-    response.agent_note = None if profile.verified or profile.agent == "agents" else profile.note
+    response.agent_note = None if profile.verified or is_unverified(profile.agent) else profile.note
     return response
 
 
@@ -200,7 +200,8 @@ def register(server: MemlensServer) -> None:
             AgentChoice.model_validate({
                 "agent": p.agent, "label": p.short_label, "profile": p.name,
                 "installed": p.installed, "verified": p.verified, "note": p.note,
-                "chosen": i < len(chosen), "has_files": p.agent in with_files})
+                "chosen": i < len(chosen), "has_files": p.agent in with_files,
+                "basis": basis_of(p.agent)})
             for i, p in enumerate([*chosen, *rest])], "side_by_side": side}).wire()
 
     @server.feature(LIST)

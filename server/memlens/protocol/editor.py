@@ -161,6 +161,9 @@ class AgentChoice(Wire):
     note: str | None = None
     chosen: bool  # detected or pinned; the first is the chosen agent
     has_files: bool = False  # the workspace folder holds its memory files
+    # How Memory Lens knows what it reads: checked against the real agent, a documented
+    # convention, or read from the agent's sources (the last two are never called verified).
+    basis: Literal["agent", "convention", "sources"] = "agent"
 
 
 class AgentsParams(Inbound):
