@@ -18,6 +18,8 @@ from memlens.agents.base import (
     AgentFile,
     AgentJitSession,
     AgentMemory,
+    JitFile,
+    JitLoad,
     ListedFile,
     MemoryAgent,
     WithoutReferences,
@@ -68,6 +70,29 @@ def _frontmatter_diagnostics(load: ChatLoad) -> list[Diagnostic]:
                            "starts with a byte-order mark before its `---` line",
                 "it is only listed, never attached; save the file as UTF-8 without BOM"))
     return out
+
+
+class AttachSession:
+    """What attaching files to requests adds: the instruction files whose `applyTo` matches
+    each (VS Code puts them first in the request's instructions block), each file once."""
+
+    def __init__(self, start: ChatLoad, settings: MemorySettings, reader: FileReader) -> None:
+        self.start = start
+        self.settings = settings
+        self.reader = reader
+        self.sent = {a.path for a in start.attached}
+
+    def load_for(self, path: str) -> JitLoad:
+        load = load_chat(self.start.workspace, self.settings.home, self.reader,
+                         attached=[path], trusted=_trusted(self.settings),
+                         settings=self.start.settings)
+        added = [a for a in load.attached if a.kind == "applying" and a.path not in self.sent]
+        self.sent.update(a.path for a in added)
+        payloads = [render_attachment(a.path, a.text) for a in added]
+        return JitLoad(target=path,
+                       files=[JitFile(a.path, a.text, a.note or "applyTo matches")
+                              for a in added],
+                       context="".join(payloads), payloads=payloads)
 
 
 class VsCodeChatAgent(WithoutReferences, MemoryAgent):
@@ -139,7 +164,10 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
-        return None  # instructions are computed once per request, not on a tool's read
+        """Attaching a file to a request (VS Code does nothing on a tool's read): the
+        instruction files whose `applyTo` it matches, each once."""
+        return AttachSession(load_chat(folder, settings.home, reader,
+                                       trusted=_trusted(settings)), settings, reader)
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
                       reader: FileReader) -> list[Diagnostic]:

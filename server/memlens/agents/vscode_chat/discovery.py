@@ -244,7 +244,7 @@ def workspace_roots(workspace: str, settings: ChatSettings, home: str) -> list[s
         if os.path.isdir(posixpath.join(current, ".git")):
             return list(dict.fromkeys([workspace, *chain]))
         parent = dirname(current)
-        if parent == current or current == "/" or parent == home:
+        if parent in (current, home) or current == "/":
             return roots
         current = parent
 
@@ -390,9 +390,9 @@ def load_chat(workspace: str, home: str, reader: FileReader | None = None, *,
         if hit is None:
             continue
         part, file = hit
-        note = (f"applies to every request ({part})" if file is None
-                else f"{part} matches {posixpath.relpath(file, workspace)}")
-        candidates.append((item.path, "applying", note))
+        why = (f"applies to every request ({part})" if file is None
+               else f"{part} matches {posixpath.relpath(file, workspace)}")
+        candidates.append((item.path, "applying", why))
     agents, links, off = agent_files(workspace, settings, home)
     load.left_out += links
     load.disabled += off
