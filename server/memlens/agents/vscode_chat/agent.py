@@ -4,7 +4,8 @@ code-server with a recording model (scripts/vscode/chat-oracle.sh; docs/referenc
 chat"). Which files load and how they are framed: `discovery`; the settings that decide it:
 `settings`.
 
-The working folder is taken as the workspace folder VS Code has open; a target file is taken
+The working folder is taken as the workspace folder VS Code has open (inside its `.github`,
+`.claude` or `.vscode` folder: the folder above); a target file is taken
 as a file attached to the request (what `applyTo` patterns are matched against). Nothing
 loads later in a session: VS Code computes the instructions once per request.
 """
@@ -42,6 +43,20 @@ from memlens.protocol.memory import Diagnostic
 
 FILE_NAMES = (COPILOT_INSTRUCTIONS,)
 SETTINGS_FILE = ".vscode/settings.json"
+
+
+CONFIG_FOLDERS = (".github", ".claude", ".vscode")
+
+
+def workspace_of(folder: str) -> str:
+    """The workspace folder VS Code has open, for a folder Memory Lens asks about: the folder
+    itself, except inside a `.github`, `.claude` or `.vscode` folder (the instructions' own
+    folders), where it is the folder holding that one."""
+    parts = folder.split("/")
+    for index, part in enumerate(parts):
+        if part in CONFIG_FOLDERS and index > 0:
+            return "/".join(parts[:index]) or "/"
+    return folder
 
 
 def _trusted(settings: MemorySettings) -> bool:
@@ -122,8 +137,8 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:
         reader = reader or FileReader()
-        load = load_chat(folder, settings.home, reader, attached=[target] if target else None,
-                         trusted=_trusted(settings))
+        load = load_chat(workspace_of(folder), settings.home, reader,
+                         attached=[target] if target else None, trusted=_trusted(settings))
         files = [AgentFile(a.path, a.kind, a.text, a.note) for a in load.attached]
         listing = [ListedFile(a.path, a.kind, len(a.text), a.text) for a in load.attached]
         attached = {a.path for a in load.attached}
@@ -166,7 +181,7 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
                     check: WorkspaceCheck) -> AgentJitSession | None:
         """Attaching a file to a request (VS Code does nothing on a tool's read): the
         instruction files whose `applyTo` it matches, each once."""
-        return AttachSession(load_chat(folder, settings.home, reader,
+        return AttachSession(load_chat(workspace_of(folder), settings.home, reader,
                                        trusted=_trusted(settings)), settings, reader)
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
