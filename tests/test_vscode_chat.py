@@ -154,7 +154,8 @@ def test_user_settings_under_workspace_settings_and_trust(tree: Path) -> None:
     build_tree(tree, {"home/.config/Code/User/settings.json": '{"chat.useClaudeMdFile": false}'})
     assert not [p for p in sent_paths(tree) if "CLAUDE" in p]
     # The workspace's settings win (JSON with comments and a trailing comma, as VS Code reads).
-    build_tree(tree, {"ws/.vscode/settings.json": '{\n // on again\n "chat.useClaudeMdFile": true,\n}'})
+    build_tree(tree, {"ws/.vscode/settings.json":
+                      '{\n // on again\n "chat.useClaudeMdFile": true,\n}'})
     assert [p for p in sent_paths(tree) if "CLAUDE" in p]
     # ... except in a window that is not trusted: VS Code ignores them there.
     assert not [p for p in sent_paths(tree, trusted=False) if "CLAUDE" in p]
