@@ -231,3 +231,17 @@ def test_the_cli_covers_vscode_chat(tree: Path) -> None:
     sections = [line for line in memlens("show", "ws", cwd=tree, home=home).out.splitlines()
                 if line.startswith("==> ")]
     assert "==> VS Code chat (vscode-chat) <==" in sections
+
+
+def test_diff_covers_vscode_chat(tree: Path) -> None:
+    from .test_diff_cli import git
+
+    repo = tree / "ws"
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    (repo / ".github/copilot-instructions.md").write_text("Copilot rule.\nAnd a new one.\n")
+    run = memlens("diff", "--agent", "vscode-chat", cwd=repo, home=tree / "home")
+    assert run.code == 1, run.err
+    assert "+And a new one." in run.out
+    assert "what VS Code chat sends at start" in run.out
