@@ -104,7 +104,27 @@ TREES: dict[str, tuple[dict[str, str | bytes | None], dict[str, str], list[str],
         ".claude/rules/README.md": "README\n",
     }, ["README.md"], "CRLF, a BOM, HTML comments, escaping, subfolders, a referenced file "
                       "(not sent by default), ~/.claude/rules"),
+    "parents-and-locations": ({
+        ".git/": None,
+        "AGENTS.md": "Repository root agents.\n",
+        ".github/copilot-instructions.md": "Repository copilot.\n",
+        ".github/instructions/r.instructions.md": '---\napplyTo: "**"\n---\nRepository rule.\n',
+        "pkg/.vscode/settings.json": (
+            '{"chat.useCustomizationsInParentRepositories": true,\n'
+            ' "chat.instructionsFilesLocations": {"{TREE}/shared": true, "~/my-rules": true}}\n'),
+        "pkg/AGENTS.md": "Package agents.\n",
+        "pkg/.github/instructions/plain.instructions.md": "Plain, no frontmatter.\n",
+        "pkg/.github/instructions/abs.instructions.md":
+            '---\napplyTo: "/**/pkg/*.txt"\n---\nAbsolute pattern.\n',
+        "pkg/notes.txt": "notes\n",
+        "../shared/s.instructions.md": '---\napplyTo: "**"\n---\nShared rule.\n',
+    }, {
+        "my-rules/h.instructions.md": '---\napplyTo: "**"\n---\nMy rule.\n',
+    }, ["notes.txt"], "the workspace a package of a repository, its parents read; an absolute "
+                      "and a ~/ location; no frontmatter; an applyTo starting with /"),
 }
+# Trees whose workspace is a subfolder of what they build ("ws/" + this).
+WORKSPACE_IN = {"parents-and-locations": "pkg"}
 
 
 def build(folder: Path, files: dict[str, str | bytes | None] | dict[str, str]) -> None:
@@ -120,7 +140,8 @@ def build(folder: Path, files: dict[str, str | bytes | None] | dict[str, str]) -
         elif isinstance(value, bytes):
             path.write_bytes(value)
         else:
-            path.write_bytes(value.encode("utf-8"))
+            # {TREE}: the tree's own folder (for absolute paths in settings).
+            path.write_bytes(value.replace("{TREE}", str(folder.parent)).encode("utf-8"))
 
 
 def main() -> int:
@@ -137,9 +158,10 @@ def main() -> int:
     for name in names:
         files, home_files, attached, what = TREES[name]
         tree = out / name
-        workspace, home, capture = tree / "ws", tree / "home", tree / "out"
-        build(workspace, files)
+        built, home, capture = tree / "ws", tree / "home", tree / "out"
+        build(built, files)
         build(home, home_files)
+        workspace = built / WORKSPACE_IN.get(name, "")
         print(f"oracle: {name}: {what}", flush=True)
         env = {**os.environ, "MEMLENS_ORACLE_HOME": str(home),
                "MEMLENS_ORACLE_ATTACH": ",".join(attached)}
