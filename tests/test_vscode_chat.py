@@ -245,3 +245,14 @@ def test_diff_covers_vscode_chat(tree: Path) -> None:
     assert run.code == 1, run.err
     assert "+And a new one." in run.out
     assert "what VS Code chat sends at start" in run.out
+
+
+def test_home_changes_that_matter(root: Path) -> None:
+    from memlens.agents.vscode_chat.agent import VsCodeChatAgent
+
+    agent, home = VsCodeChatAgent(), str(root)
+    assert agent.home_folder(home) == f"{root}/.copilot"
+    assert agent.home_change_matters(f"{root}/.copilot/copilot-instructions.md", home)
+    assert agent.home_change_matters(f"{root}/.copilot/instructions/a.instructions.md", home)
+    assert not agent.home_change_matters(f"{root}/.copilot/session-state/x.json", home)
+    assert agent.home_change_matters(f"{root}/.claude/CLAUDE.md", home)  # not its folder

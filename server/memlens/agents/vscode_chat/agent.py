@@ -129,10 +129,15 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
         return False  # the files it reads are other agents' too
 
     def home_folder(self, home: str) -> str | None:
-        return None  # ~/.copilot and ~/.claude hold much else; re-read on every load
+        return posixpath.join(home, ".copilot")  # ~/.claude is Claude Code's, watched already
 
     def home_change_matters(self, path: str, home: str) -> bool:
-        return True
+        """Under ~/.copilot only its instructions matter (Copilot CLI keeps its state there)."""
+        folder = posixpath.join(home, ".copilot")
+        if not path.startswith(folder + "/"):
+            return True
+        return (path == posixpath.join(folder, COPILOT_INSTRUCTIONS)
+                or path.startswith(posixpath.join(folder, "instructions") + "/"))
 
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:
