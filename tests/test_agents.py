@@ -74,7 +74,21 @@ def test_frontmatter_closed_by_a_line_of_its_own() -> None:
     assert line_closed_frontmatter("---\r\npaths: a\r\n---") == {"paths": "a"}
     assert line_closed_frontmatter("---\npaths: a\n---trailing\n") is None
     assert line_closed_frontmatter("---\n- a list\n---\n") is None
-    assert line_closed_frontmatter("---\nkey: [unclosed\n---\n") is None
+    assert line_closed_frontmatter("---\nkey: 'unclosed\n---\n") is None
+
+
+def test_frontmatter_that_is_not_yaml_gets_claude_codes_second_try() -> None:
+    # Seen in Claude Code's index written from topic files (generated case gen-2-73): a value
+    # with ": " inside is quoted and read again; valid YAML is read as it is.
+    text = "---\nname: deploy\ndescription: with: colon\n---\nbody\n"
+    assert line_closed_frontmatter(text) == {"name": "deploy", "description": "with: colon"}
+    text = '---\nname: [a, b]\ndescription: say "hi": @you\\x\n---\n'
+    assert line_closed_frontmatter(text) == {"name": ["a", "b"],
+                                             "description": 'say "hi": @you\\x'}
+    assert line_closed_frontmatter("---\nname: a # note\n---\n") == {"name": "a"}
+    # An unclosed list is quoted like any value with a bracket; a line ending in \r is not.
+    assert line_closed_frontmatter("---\nkey: [unclosed\n---\n") == {"key": "[unclosed"}
+    assert line_closed_frontmatter("---\ndescription: a: b\r\nname: x\r\n---\n") is None
 
 
 def test_repository_root(root: Path) -> None:
