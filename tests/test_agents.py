@@ -98,15 +98,16 @@ def test_repository_root(root: Path) -> None:
 
 
 def test_registry() -> None:
-    assert AGENT_IDS == ("gemini", "claude", "agents", "codex") == tuple(
+    assert AGENT_IDS == ("gemini", "claude", "agents", "codex", "vscode-chat") == tuple(
         a.id for a in all_agents())
     assert len(REGISTRY) == len(all_agents())
-    assert primary().id == "gemini" and [a.id for a in other_agents()] == ["claude", "agents",
-                                                                   "codex"]
+    assert primary().id == "gemini" and [a.id for a in other_agents()] == [
+        "claude", "agents", "codex", "vscode-chat"]
     assert agent_by_id("claude").label == "Claude Code"
     settings = MemorySettings(home="/h", context_file_names=["NOTES.md", "AGENTS.md"])
     assert workspace_file_names(settings) == ["NOTES.md", "AGENTS.md", "CLAUDE.md",
-                                              "CLAUDE.local.md", "AGENTS.override.md"]
+                                              "CLAUDE.local.md", "AGENTS.override.md",
+                                              "copilot-instructions.md"]
     owners = {name: (owner.id if (owner := owner_of(f"/p/{name}", settings)) else None)
               for name in ("NOTES.md", "AGENTS.md", "CLAUDE.local.md", "README.md")}
     assert owners == {"NOTES.md": "gemini", "AGENTS.md": "gemini",
@@ -136,7 +137,9 @@ def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -
     })
     settings = MemorySettings(home=str(root / "home"))
     for agent in all_agents():
-        memory = agent.load(str(root / "repo" / "src"), settings,
+        # VS Code's chat works in the folder VS Code has open: the repository.
+        folder = root / "repo" / ("" if agent.id == "vscode-chat" else "src")
+        memory = agent.load(str(folder), settings,
                             target=str(root / "repo" / "src" / "app.py"))
         assert memory.agent == agent.id and memory.files, agent.id
         paths = [f.path for f in memory.files]
@@ -178,6 +181,7 @@ def test_jit_sessions_have_one_shape(root: Path) -> None:
     assert added == {
         "gemini": [(f"{root}/repo/api/GEMINI.md", "API for Gemini\n")],
         "claude": [(f"{root}/repo/api/CLAUDE.md", "API for Claude\n")],
+        "vscode-chat": [],  # no instruction file here has an applyTo
     }
 
 

@@ -18,18 +18,21 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   claude: "Claude Code",
   agents: "AGENTS.md agents",
   codex: "Codex",
+  "vscode-chat": "VS Code chat",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   claude: "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)",
   agents: "The AGENTS.md files: the nearest one is in force",
   codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
+  "vscode-chat": "What VS Code's chat attaches to each request here (copilot-instructions.md, AGENTS.md, CLAUDE.md, *.instructions.md by applyTo; read from VS Code's sources)",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   claude: "hubot",
   agents: "organization",
   codex: "terminal",
+  "vscode-chat": "comment-discussion",
 };
 
 type Node =

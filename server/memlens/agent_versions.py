@@ -73,6 +73,10 @@ UNVERIFIED: dict[str, Unverified] = {
     "agents": Unverified("AGENTS.md", "convention",
                          "the agents.md convention (nearest AGENTS.md wins), not a verified "
                          "agent"),
+    "vscode-chat": Unverified("VS Code chat", "sources",
+                              "read from VS Code 1.139's and GitHub Copilot Chat 0.67's "
+                              "sources (checked on trees by scripts/vscode/chat-oracle.sh, "
+                              "not by `memlens verify`)"),
 }
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},

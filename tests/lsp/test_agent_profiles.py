@@ -75,7 +75,8 @@ async def test_the_detected_version_is_shown_and_marked_unverified(
         detected: LanguageClient, workspace: Path) -> None:
     agents = (await _request(detected, "memlens/agents", {}))["agents"]
     assert [(a["agent"], a["chosen"]) for a in agents] == [
-        ("gemini", True), ("claude", False), ("agents", False), ("codex", False)]
+        ("gemini", True), ("claude", False), ("agents", False), ("codex", False),
+        ("vscode-chat", False)]
     gemini = agents[0]
     assert (gemini["label"], gemini["profile"], gemini["verified"]) == (
         "Gemini CLI 0.70.2", "gemini@0.44+", False)
@@ -116,10 +117,10 @@ async def test_side_by_side_is_always_offered(detected: LanguageClient) -> None:
     """Only Gemini CLI is in use and only its files are here: side by side is still offered,
     with every agent (issue 24: the picker's placeholder promised it)."""
     answer = await _request(detected, "memlens/agents", {})
-    assert answer["sideBySide"] == ["gemini", "claude", "agents", "codex"]
+    assert answer["sideBySide"] == ["gemini", "claude", "agents", "codex", "vscode-chat"]
     assert [(a["agent"], a["hasFiles"], a["basis"]) for a in answer["agents"]] == [
         ("gemini", True, "agent"), ("claude", False, "agent"), ("agents", False, "convention"),
-        ("codex", False, "agent")]
+        ("codex", False, "agent"), ("vscode-chat", False, "sources")]
 
 
 @pytest_lsp.fixture(config=SERVER)
