@@ -230,7 +230,7 @@ def test_the_cli_covers_vscode_chat(tree: Path) -> None:
     # Side by side: a `.github/instructions` folder brings VS Code's chat in.
     sections = [line for line in memlens("show", "ws", cwd=tree, home=home).out.splitlines()
                 if line.startswith("==> ")]
-    assert "==> VS Code chat (vscode-chat) <==" in sections
+    assert "==> VS Code chat (vscode-chat@1.139) <==" in sections
 
 
 def test_diff_covers_vscode_chat(tree: Path) -> None:

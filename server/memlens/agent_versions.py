@@ -76,7 +76,7 @@ UNVERIFIED: dict[str, Unverified] = {
     "vscode-chat": Unverified("VS Code chat", "sources",
                               "read from VS Code 1.139's and GitHub Copilot Chat 0.67's "
                               "sources (checked on trees by scripts/vscode/chat-oracle.sh, "
-                              "not by `memlens verify`)"),
+                              "not by `memlens verify`)", profile="1.139"),
 }
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
