@@ -364,10 +364,21 @@ def test_agents_without_a_program_are_never_verified(monkeypatch: pytest.MonkeyP
         "Try Out", "sources", "read from Try Out's sources, not verified"))
     for agent, entry in agent_versions.UNVERIFIED.items():
         profile = profile_for(agent, None)
-        assert (profile.verified, profile.name, profile.note) == (False, agent, entry.note)
+        name = f"{agent}@{entry.profile}" if entry.profile else agent
+        assert (profile.verified, profile.name, profile.note) == (False, name, entry.note)
         assert version_diagnostic(profile, "/w/X.md") is None
-        with pytest.raises(ValueError, match="has no versions"):
-            profile_for(agent, "1.0")
+        with pytest.raises(ValueError, match=r"has no versions|has one profile"):
+            profile_for(agent, "0.0")
     assert profile_for("tryout", None).label == "Try Out (from sources)"
+    # One read from a version's sources takes that version, pinned or detected, and no other.
+    monkeypatch.setitem(agent_versions.UNVERIFIED, "tryout", agent_versions.Unverified(
+        "Try Out", "sources", "read from Try Out 1.139's sources", profile="1.139"))
+    assert profile_for("tryout", None).name == "tryout@1.139"
+    assert profile_for("tryout", "1.139").installed is None
+    detected = profile_for("tryout", "1.139.2")
+    assert (detected.name, detected.installed, detected.verified) == ("tryout@1.139", "1.139.2",
+                                                                      False)
+    with pytest.raises(ValueError, match=r"one profile, tryout@1\.139"):
+        profile_for("tryout", "1.140")
     assert (agent_versions.basis_of("tryout"), agent_versions.basis_of("agents"),
             agent_versions.basis_of("gemini")) == ("sources", "convention", "agent")

@@ -40,6 +40,24 @@ def test_a_project_that_moves_the_memory_folder_is_warned_on_that_key(tmp_path: 
     assert str(home / "elsewhere") in moved.message
 
 
+def test_a_settings_file_with_a_wrong_type_is_ignored_and_said_so(tmp_path: Path) -> None:
+    workspace, home = _repo(tmp_path)
+    (home / ".claude").mkdir()
+    user = home / ".claude" / "settings.json"
+    user.write_text('{"autoMemoryDirectory": "~/user",\n "autoMemoryEnabled": 0}')
+    load = ClaudeLoader(str(home)).load(str(workspace))
+    assert load.auto_memory is not None and load.auto_memory.folder is not None
+    assert load.auto_memory.folder.startswith(str(home / ".claude" / "projects"))
+    (ignored,) = [d for d in load.diagnostics if d.code == "claude-settings-ignored"]
+    assert (ignored.path, ignored.line, ignored.col, ignored.severity) == (str(user), 2, 2,
+                                                                           "warning")
+    assert "autoMemoryEnabled must be true or false (got 0)" in ignored.message
+    user.write_text('{"autoMemoryDirectory": "~/user", "unknownKey": {"x": 1}}')
+    load = ClaudeLoader(str(home)).load(str(workspace))
+    assert load.auto_memory is not None and load.auto_memory.folder == str(home / "user")
+    assert not [d for d in load.diagnostics if d.code == "claude-settings-ignored"]
+
+
 def test_switches_and_precedence(tmp_path: Path) -> None:
     workspace, home = _repo(tmp_path)
     (home / ".claude").mkdir()

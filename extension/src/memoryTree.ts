@@ -18,6 +18,7 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   claude: "Claude Code",
   agents: "AGENTS.md agents",
   codex: "Codex",
+  "vscode-chat": "VS Code chat",
   cursor: "Cursor rules (convention)",
   antigravity: "Antigravity CLI (convention)",
 };
@@ -26,6 +27,7 @@ const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   claude: "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)",
   agents: "The AGENTS.md files: the nearest one is in force",
   codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
+  "vscode-chat": "What VS Code's chat attaches to each request here (copilot-instructions.md, AGENTS.md, CLAUDE.md, *.instructions.md by applyTo; read from VS Code's sources)",
   cursor: "Cursor's project rules as its docs describe them (.cursor/rules, .cursorrules, AGENTS.md): a convention, not verified",
   antigravity: "What Antigravity CLI reads as public descriptions of it say (GEMINI.md, AGENTS.md, .agents/ rules, workflows, skills): a convention, not verified",
 };
@@ -34,6 +36,7 @@ const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   claude: "hubot",
   agents: "organization",
   codex: "terminal",
+  "vscode-chat": "comment-discussion",
   cursor: "law",
   antigravity: "rocket",
 };

@@ -64,6 +64,8 @@ class Unverified:
     label: str  # how messages name it: "AGENTS.md"
     basis: str  # "convention" (a documented convention) or "sources" (read from its sources)
     note: str  # why it is not verified, for hovers and pickers
+    # The one version it was read for (`vscode-chat@1.139`); "" when it has no versions.
+    profile: str = ""
 
 
 # The agents without a program here, by id. Adding one: an entry here and its agent package.
@@ -71,6 +73,10 @@ UNVERIFIED: dict[str, Unverified] = {
     "agents": Unverified("AGENTS.md", "convention",
                          "the agents.md convention (nearest AGENTS.md wins), not a verified "
                          "agent"),
+    "vscode-chat": Unverified("VS Code chat", "sources",
+                              "read from VS Code 1.139's and GitHub Copilot Chat 0.67's "
+                              "sources (checked on trees by scripts/vscode/chat-oracle.sh, "
+                              "not by `memlens verify`)", profile="1.139"),
     "cursor": Unverified("Cursor", "convention",
                          "Cursor's project rules as its docs describe them (cursor.com/docs/rules)"
                          ", not a verified agent"),
@@ -230,15 +236,28 @@ def _within(version: Version, low: Version, high: Version, inclusive: bool) -> b
     return low <= version and (version <= high if inclusive else version < high)
 
 
+def _unverified_profile(agent: str, entry: Unverified, version: str | None) -> AgentProfile:
+    """A convention (no versions) or a profile read from one version's sources: that version
+    pinned as `X.Y` or any `X.Y.Z` of it, else a one-line ValueError."""
+    if version is None:
+        return AgentProfile(agent, entry.profile, None, None, verified=False, note=entry.note)
+    text = version.strip()
+    if not entry.profile:
+        kind = "convention" if entry.basis == "convention" else "profile read from sources"
+        raise ValueError(f"the {entry.label} {kind} has no versions (got {version!r})")
+    if text != entry.profile and not text.startswith(f"{entry.profile}."):
+        raise ValueError(f"{entry.label} has one profile, {agent}@{entry.profile} "
+                         f"(got {version!r})")
+    installed = None if text == entry.profile else text
+    return AgentProfile(agent, entry.profile, None, installed, verified=False, note=entry.note)
+
+
 def profile_for(agent: str, version: str | None) -> AgentProfile:
     """The profile for `agent` at `version` (detected `0.62.1`, pinned `0.43`/`0.44+`/`2.1`,
     or None: the newest profile). ValueError for an unknown agent or bad version text."""
     entry = UNVERIFIED.get(agent)
     if entry is not None:
-        if version is not None:
-            kind = "convention" if entry.basis == "convention" else "profile read from sources"
-            raise ValueError(f"the {entry.label} {kind} has no versions (got {version!r})")
-        return AgentProfile(agent, "", None, None, verified=False, note=entry.note)
+        return _unverified_profile(agent, entry, version)
     profiles = _profiles(agent)
     label = AGENT_LABELS[agent]
     if version is None:

@@ -104,7 +104,8 @@ export type ChatEvent =
   | MemoryLoadedEvent
   | ErrorEvent
   | DoneEvent;
-export type Dialect = "gemini" | "claude" | "agents" | "codex" | "cursor" | "antigravity";
+export type Dialect =
+  "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
 
 export interface AddMemoryParams {
   fact: string;
@@ -140,7 +141,7 @@ export interface AddMemoryResult {
  * An agent the editor can show (`memlens/agents`).
  */
 export interface AgentChoice {
-  agent: "gemini" | "claude" | "agents" | "codex" | "cursor" | "antigravity";
+  agent: "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
   label: string;
   profile: string;
   installed: string | null;
@@ -286,7 +287,9 @@ export interface AgentsParams {
  */
 export interface AgentsResponse {
   agents: AgentChoice[];
-  sideBySide: ("gemini" | "claude" | "agents" | "codex" | "cursor" | "antigravity")[];
+  sideBySide: (
+    "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity"
+  )[];
 }
 export interface AgentsShowResult {
   cwd: string;
@@ -726,13 +729,14 @@ export interface SessionsResult {
 }
 export interface ShowParams {
   uri: string;
-  dialect?: ("gemini" | "claude" | "agents" | "codex" | "cursor" | "antigravity") | null;
+  dialect?:
+    ("gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity") | null;
 }
 /**
  * memlens/show: what the agent of `dialect` reads for the folder of the request's uri.
  */
 export interface ShowResponse {
-  dialect: "gemini" | "claude" | "agents" | "codex" | "cursor" | "antigravity";
+  dialect: "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
   content: string;
   files: string[];
   fileCount: number;
@@ -814,7 +818,7 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents" | "codex" | "cursor" | "antigravity";
+  agent: "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
   files: TreeFile[];
 }
 export interface TreeFile {

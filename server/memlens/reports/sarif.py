@@ -74,6 +74,7 @@ RULES: dict[str, str] = {
     "memory-index-line-long": "A Claude Code memory index line is longer than Claude asks for",
     "memory-link-dangling": "A Claude Code memory's [[name]] link names no memory yet",
     "memory-folder-moved": "A project's settings move where Claude Code keeps its memory",
+    "claude-settings-ignored": "Claude Code ignores a whole settings file: a key of a wrong type",
     "agent-version-unverified": "The installed agent is newer than the newest verified profile",
     "payload-budget-exceeded": "The agent cuts its memory at a byte budget; files are lost",
     "agent-ignores-file": "A memory file the chosen agent will not read",

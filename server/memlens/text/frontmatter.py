@@ -101,6 +101,50 @@ def _unshield(value: object) -> Any:
 
 def line_closed_frontmatter(text: str) -> dict[str, object] | None:
     """The frontmatter mapping of a file whose closing `---` stands alone on its line (Claude
-    Code's form); None without one, or when it is not a YAML mapping."""
+    Code's form); None without one, or when it is not a YAML mapping even after Claude Code's
+    second try (`claude_yaml_mapping`)."""
     match = _LINE_CLOSED.match(text)
-    return yaml_mapping(match.group(1)) if match else None
+    return claude_yaml_mapping(match.group(1)) if match else None
+
+
+# Claude Code's second try at frontmatter that is not valid YAML: a `key: value` line whose
+# unquoted value holds one of these (`description: with: colon`) gets the value double-quoted,
+# leading tabs become two spaces each, and the text is read again. JavaScript's `.` stops at
+# \r, \u2028 and \u2029: a line ending in \r is left as it is.
+_NEEDS_QUOTES = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+_KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)")
+_LEADING_TABS = re.compile(r"^\t+", re.M)
+
+
+def _quoted_for_claude(text: str) -> str:
+    lines = []
+    for line in text.split("\n"):
+        match = _KEY_VALUE.fullmatch(line)
+        if match:
+            key, value = match.groups()
+            quoted = (value[:1] == value[-1:] and value[:1] in ('"', "'") and len(value) > 1)
+            listed = False
+            if value.startswith("[") and value.endswith("]"):
+                try:
+                    listed = isinstance(parse_yaml(value), list)
+                except StructuredDataError:
+                    listed = False
+            if not quoted and not listed and _NEEDS_QUOTES.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def claude_yaml_mapping(text: str) -> dict[str, object] | None:
+    """Frontmatter YAML as Claude Code reads it: as YAML, else once more with the values that
+    broke it quoted (`_quoted_for_claude`). None when neither is a mapping."""
+    try:
+        data = parse_yaml(text)
+    except StructuredDataError:
+        retried = _LEADING_TABS.sub(lambda m: "  " * len(m.group(0)), _quoted_for_claude(text))
+        try:
+            data = parse_yaml(retried)
+        except StructuredDataError:
+            return None
+    return data if isinstance(data, dict) else None

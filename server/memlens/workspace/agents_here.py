@@ -4,9 +4,11 @@ engine; issue 24).
 An agent *has files* in a folder when the folder, or a folder below it, holds a memory file
 named for it: `GEMINI.md` (or the configured names) for Gemini CLI, `CLAUDE.md`,
 `CLAUDE.local.md`, `.claude/CLAUDE.md` or a `.claude/rules` folder for Claude Code,
-`AGENTS.override.md` for Codex, `.cursorrules` or a `.cursor/rules` folder (in the folder
-itself) for Cursor, `.agents/rules` or `.agents/workflows` (`.agent/…` in older workspaces) in
-the folder itself for Antigravity CLI, and `AGENTS.md` for the AGENTS.md convention — the agent the
+`AGENTS.override.md` for Codex, `.github/copilot-instructions.md` or a
+`.github/instructions` folder in a root for VS Code's chat, `.cursorrules` or a `.cursor/rules`
+folder (in the folder itself) for Cursor, `.agents/rules` or `.agents/workflows` (`.agent/…` in
+older workspaces) in the folder itself for Antigravity CLI, and `AGENTS.md` for the AGENTS.md
+convention — the agent the
 project names an `AGENTS.md` for (`agents.owner_of`) — or for Codex when Codex is among the
 agents in use (it reads `AGENTS.md` exactly; one of the two is enough). The walk is the
 workspace walk: ignore files honoured, at most `memlens.maxIndexedFolders` folders read.
@@ -29,6 +31,7 @@ from memlens.model import MemorySettings, is_context_file
 
 CODEX = "codex"
 CONVENTION = "agents"
+VSCODE_CHAT = "vscode-chat"
 
 
 def file_names(settings: MemorySettings) -> list[str]:
@@ -71,6 +74,12 @@ def agents_of_files(roots: Sequence[str], found: Iterable[str],
     if "claude" not in ids and any(os.path.isdir(os.path.join(r, ".claude", "rules"))
                                    for r in roots):
         ids.append("claude")
+    # VS Code's chat: a root's `.github/copilot-instructions.md` or `.github/instructions`
+    # (its other files, AGENTS.md and CLAUDE.md, are other agents' by name).
+    if VSCODE_CHAT not in ids and any(
+            os.path.isfile(os.path.join(r, ".github", "copilot-instructions.md"))
+            or os.path.isdir(os.path.join(r, ".github", "instructions")) for r in roots):
+        ids.append(VSCODE_CHAT)
     if "cursor" not in ids and any(os.path.isdir(os.path.join(r, ".cursor", "rules"))
                                    for r in roots):
         ids.append("cursor")

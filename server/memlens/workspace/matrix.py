@@ -134,7 +134,7 @@ def _columns(views: Sequence[_AgentView], settings: MemorySettings,
     files are here (agents_here.agents_of_files), and each other one that reads something
     here (Codex reads AGENTS.md; Claude Code reads it where no CLAUDE.md is). A convention
     (Cursor's rules) gets a column for its own files, not for the AGENTS.md it also reads."""
-    from memlens.agent_versions import is_unverified
+    from memlens.agent_versions import basis_of
 
     chosen = chosen_ids(settings)
     out = []
@@ -144,17 +144,17 @@ def _columns(views: Sequence[_AgentView], settings: MemorySettings,
             out.append((view, "chosen" if agent_id == chosen[0] else "one of your agents"))
         elif agent_id in present:
             out.append((view, "its files are here"))
-        elif view.reads_anything() and not is_unverified(agent_id):
+        elif view.reads_anything() and basis_of(agent_id) != "convention":
             out.append((view, "reads files here"))
     return out
 
 
 def _column_label(agent: MemoryAgent) -> str:
-    """The agent's name, and for one with no program to verify against its basis: "Cursor
-    (convention)", as the status item says it."""
-    from memlens.agent_versions import is_unverified, profile_for
+    """The agent's name, and for a convention that it is one: "Cursor (convention)", as the
+    status item says it."""
+    from memlens.agent_versions import basis_of, profile_for
 
-    return profile_for(agent.id, None).label if is_unverified(agent.id) else agent.label
+    return profile_for(agent.id, None).label if basis_of(agent.id) == "convention" else agent.label
 
 
 def agent_matrix(folder: str, settings: MemorySettings, *,

@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlens.agents.claude.settings_schema import invalid_setting
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.roots import repository_root
 from memlens.files.structured import json_file_or_none
@@ -119,7 +120,9 @@ class SettingsSource:
 
     scope: str  # "managed" | "local" | "project" | "user"
     path: str
-    data: dict[str, Any] | None
+    data: dict[str, Any] | None  # None: missing, unreadable, or ignored by Claude Code
+    # Why Claude Code ignores the whole file (a key of the wrong type), or None.
+    rejected: str | None = None
 
 
 def settings_sources(home: str, cwd: str) -> list[SettingsSource]:
@@ -134,7 +137,9 @@ def settings_sources(home: str, cwd: str) -> list[SettingsSource]:
     out = []
     for scope, path in paths:
         data = json_file_or_none(path)
-        out.append(SettingsSource(scope, path, data if isinstance(data, dict) else None))
+        rejected = invalid_setting(data) if isinstance(data, dict) else None
+        out.append(SettingsSource(scope, path, data if isinstance(data, dict) and not rejected
+                                  else None, rejected))
     return out
 
 

@@ -59,14 +59,17 @@ class TopicFile:
 
 
 def topic_paths(folder: str) -> list[str]:
-    """Every `.md` file in the memory folder and below it but the index, bounded, in order."""
+    """Every `.md` file in the memory folder and below it but the index and hidden ones (a
+    name starting with `.`: Claude Code leaves them out of the index it writes), bounded, in
+    order."""
     out: list[str] = []
     for base, dirs, files in os.walk(folder, followlinks=False):
         depth = base[len(folder):].count("/")
         dirs[:] = sorted(d for d in dirs if depth < MAX_DEPTH and not d.startswith("."))
         for name in sorted(files):
             path = posixpath.join(base, name)
-            if name.endswith(".md") and path != posixpath.join(folder, "MEMORY.md"):
+            if (name.endswith(".md") and not name.startswith(".")
+                    and path != posixpath.join(folder, "MEMORY.md")):
                 out.append(path)
                 if len(out) >= MAX_TOPICS:
                     return out

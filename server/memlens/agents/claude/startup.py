@@ -32,6 +32,7 @@ from memlens.agents.claude.memory_folder import (
     auto_memory_folder,
     claude_home,
     main_repository,
+    settings_sources,
 )
 from memlens.agents.claude.memory_index import cut_index, synthesized_index
 from memlens.agents.claude.memory_topics import check_index, scan_topics
@@ -162,6 +163,7 @@ class ClaudeLoader(IncludeReader):
         """A new load from `cwd`: nothing read yet."""
         self.cwd = resolve(cwd)
         self.processed = set()
+        self.rejected_reported: set[str] = set()
         self.approved = external_includes_approved(self.home, self.cwd)
 
     def load(self, cwd: str) -> ClaudeLoad:
@@ -198,6 +200,7 @@ class ClaudeLoader(IncludeReader):
         place = auto_memory_folder(self.home, load.cwd)
         load.auto_memory = place
         self._moved_folder(place)
+        self._rejected_settings(load.cwd)
         load.agent_memory = agent_memory_folders(self, self.home, load.cwd)
         for agent in load.agent_memory:
             self._check_memory_folder(agent.folder)
@@ -228,6 +231,26 @@ class ClaudeLoader(IncludeReader):
             self.processed.add(index)
             check_index(self, index, read.content, cut_index(sent_text(read.content)),
                         scan_topics(self, folder))
+
+    def _rejected_settings(self, cwd: str) -> None:
+        """A warning on each settings file Claude Code ignores as a whole (a key of the wrong
+        type), at that key."""
+        for source in settings_sources(self.home, cwd):
+            if source.rejected is None or source.path in self.rejected_reported:
+                continue
+            self.rejected_reported.add(source.path)
+            read = self._read(source.path)
+            if read.content is None:
+                continue
+            key = source.rejected.split(" ", 1)[0]
+            at = read.content.find(f'"{key}"')
+            start = max(at, 0)
+            end = start + (len(key) + 2 if at >= 0 else 0)
+            self._diag(source.path, read.content, start, end, "warning",
+                       "claude-settings-ignored",
+                       f"Claude Code ignores this whole settings file: {source.rejected}. "
+                       "None of its settings apply (autoMemoryDirectory, autoMemoryEnabled, "
+                       "permissions, …) until the value has the right type")
 
     def _moved_folder(self, place: AutoMemoryFolder) -> None:
         """A warning on a project's `autoMemoryDirectory` (information on the local
