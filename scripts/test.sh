@@ -58,6 +58,8 @@ echo "== end-to-end suite in code-server =="
 e2e=0
 MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" MEMLENS_PYTHON="$PWD/.venv/bin/python" \
   GEMINI_CLI_HOME="$PWD/examples/demo/.home" bash scripts/vscode/run-e2e.sh || e2e=$?
+echo "== VS Code's own chat vs the vscode-chat profile (the chat oracle: a recording model) =="
+.venv/bin/python tests/e2e/vscode-chat-oracle/trees.py || e2e=1
 echo "== the .vsix offline: clean profile, fresh HOME, no network, system python3 =="
 MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" bash scripts/vscode/run-offline-e2e.sh || e2e=1
 exit "$e2e"

@@ -75,8 +75,9 @@ UNVERIFIED: dict[str, Unverified] = {
                          "agent"),
     "vscode-chat": Unverified("VS Code chat", "sources",
                               "read from VS Code 1.139's and GitHub Copilot Chat 0.67's "
-                              "sources (checked on trees by scripts/vscode/chat-oracle.sh, "
-                              "not by `memlens verify`)", profile="1.139"),
+                              "sources, and checked against that real chat on six trees in "
+                              "CI (a recording model); `memlens verify` cannot run it on "
+                              "yours", profile="1.139"),
     "cursor": Unverified("Cursor", "convention",
                          "Cursor's project rules as its docs describe them (cursor.com/docs/rules)"
                          ", not a verified agent"),

@@ -165,10 +165,17 @@ def main() -> int:
         print(f"oracle: {name}: {what}", flush=True)
         env = {**os.environ, "MEMLENS_ORACLE_HOME": str(home),
                "MEMLENS_ORACLE_ATTACH": ",".join(attached)}
-        run = subprocess.run(["bash", str(ROOT / "scripts/vscode/chat-oracle.sh"),
-                              str(workspace), str(capture)], env=env, capture_output=True,
-                             text=True, check=False)
         request = capture / "request-1.json"
+        # Twice at most: driving the workbench can miss on a loaded machine (a request that
+        # was captured and differs is never retried).
+        for _attempt in range(2):
+            run = subprocess.run(["bash", str(ROOT / "scripts/vscode/chat-oracle.sh"),
+                                  str(workspace), str(capture)], env=env,
+                                 capture_output=True, text=True, check=False)
+            if request.exists():
+                break
+            print(f"oracle: {name}: not captured (exit {run.returncode}), once more",
+                  flush=True)
         if not request.exists():
             missing += 1
             progress = capture / "progress.log"
