@@ -122,7 +122,11 @@ async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
         {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read",
          "agentLabel": "Claude Code"},
         {"path": str(rules / "python.md"), "chars": len((rules / "python.md").read_text()),
-         "reason": "paths: **/*.py", "agentLabel": "Claude Code"}]
+         "reason": "paths: **/*.py", "agentLabel": "Claude Code"},
+        # VS Code's chat attaches the same rule to a request about the file (trimmed).
+        {"path": str(rules / "python.md"),
+         "chars": len((rules / "python.md").read_text().strip()),
+         "reason": "**/*.py matches api/app.py", "agentLabel": "VS Code chat (from sources)"}]
     # Once per session: another Python file in api/ adds nothing for either agent.
     (workspace / "api" / "util.py").write_text("x = 1\n")
     await open_doc(client, workspace / "api" / "util.py")
@@ -199,6 +203,11 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
                    ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
         "codex": [("project", "AGENTS.md", None, 0),
                   ("nested", "api/AGENTS.md", "read when Codex starts in api/", 0)],
+        # VS Code's chat reads the root AGENTS.md and CLAUDE.md and Claude Code's rules (its
+        # nested AGENTS.md setting is off by default; it follows no includes).
+        "vscode-chat": [("agents-md", "AGENTS.md", None, 0), ("claude-md", "CLAUDE.md", None, 1),
+                        ("instructions", ".claude/rules/py.md",
+                         "attached when a file matching **/*.py is", 0)],
     }
 
 
