@@ -14,11 +14,13 @@ lists it by name only).
 
 from __future__ import annotations
 
+import os
 import posixpath
 
 from memlens.agents.claude import skills as claude_skills
 from memlens.agents.codex import skills as codex_skills
 from memlens.agents.gemini import skills as gemini_skills
+from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.skills import AgentSkill, AgentSkillsResult
 
@@ -38,6 +40,8 @@ def _diagnostics(agent: str, skills: list[AgentSkill]) -> list[Diagnostic]:
     label = LABELS[agent]
     out = []
     for s in skills:
+        if s.tier == "system" or (s.reason or "").startswith("agents/openai.yaml"):
+            continue  # the agent's own skills; a skill kept out of the listing on purpose
         if not s.offered and s.reason:
             code = DUPLICATE if s.reason.startswith("shadowed") else NOT_OFFERED
             out.append(_at_top(s.location, "warning", code,
@@ -94,3 +98,25 @@ def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
                          f"({', '.join(SKILL_AGENTS)} do)")
     return AgentSkillsResult(agent=agent, label=LABELS[agent], cwd=cwd, skills=items,
                              listing=listing, diagnostics=_diagnostics(agent, items))
+
+
+def other_agents_skill_diagnostics(settings: MemorySettings, folder: str,
+                                   trusted: bool) -> list[Diagnostic]:
+    """Claude Code's and Codex's own verdicts on the skills they look at working in `folder`
+    (Gemini CLI's are `agents/gemini/inbox.skill_diagnostics`): Claude Code's when it has a
+    skills folder here or in HOME, or is among the agents in use; Codex's when it is in use
+    (its `.agents/skills` is Gemini CLI's too)."""
+    home = settings.home
+    in_use = {p.agent for p in settings.chosen_agents}
+    chain = [folder]
+    while (parent := posixpath.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    claude_here = any(os.path.isdir(posixpath.join(d, ".claude", "skills"))
+                      for d in (home, *chain))
+    out: list[Diagnostic] = []
+    for agent, wanted in (("claude", claude_here or "claude" in in_use),
+                          ("codex", "codex" in in_use)):
+        if wanted:
+            out += agent_skills(agent, home, folder, trusted=trusted,
+                                version=settings.agent_version(agent)).diagnostics
+    return out
