@@ -1,8 +1,14 @@
-// The Skills view: every skill Gemini CLI looks at (offered or not, with problems), and the
-// inbox of extracted skills waiting for the user (accept / reject / open).
+// The Skills view: every skill Gemini CLI looks at (offered or not, with problems), the
+// inbox of extracted skills waiting for the user (accept / reject / open), and one group per
+// other agent in use (Claude Code, Codex) with the skills it offers and the ones it drops, as
+// the server says (memlens/agentSkills): the reason is the row's description and tooltip.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import {
+  AGENT_SKILLS,
+  AgentSkill,
+  AgentSkillsResult,
+  AgentSkillsResults,
   INBOX,
   INBOX_ACCEPT,
   INBOX_REJECT,
@@ -14,7 +20,12 @@ import {
   SkillsResult,
 } from "./protocol";
 
-type Node = { kind: "inbox" } | { kind: "skill"; skill: SkillItem } | { kind: "pending"; item: InboxEntry };
+type Node =
+  | { kind: "inbox" }
+  | { kind: "skill"; skill: SkillItem }
+  | { kind: "pending"; item: InboxEntry }
+  | { kind: "agent"; agent: AgentSkillsResult }
+  | { kind: "agentSkill"; agent: AgentSkillsResult; skill: AgentSkill };
 
 export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -29,16 +40,22 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
 
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
-      const [skills, inbox] = await Promise.all([
+      const [skills, inbox, others] = await Promise.all([
         this.client.request<SkillsResult>(SKILLS, {}),
         this.client.request<InboxResult>(INBOX, {}),
+        this.client.request<AgentSkillsResults>(AGENT_SKILLS, {}),
       ]);
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
-      return items.concat((skills?.skills ?? []).map((skill) => ({ kind: "skill" as const, skill })));
+      return items
+        .concat((skills?.skills ?? []).map((skill) => ({ kind: "skill" as const, skill })))
+        .concat((others?.agents ?? []).map((agent) => ({ kind: "agent" as const, agent })));
     }
     if (node.kind === "inbox") {
       return this.inbox.map((item) => ({ kind: "pending" as const, item }));
+    }
+    if (node.kind === "agent") {
+      return node.agent.skills.map((skill) => ({ kind: "agentSkill" as const, agent: node.agent, skill }));
     }
     return [];
   }
@@ -68,6 +85,31 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       item.iconPath = new vscode.ThemeIcon(errors ? "warning" : "lightbulb");
       item.contextValue = "memlens.inboxSkill";
       item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(entry.path)] };
+      return item;
+    }
+    if (node.kind === "agent") {
+      const agent = node.agent;
+      const offered = agent.skills.filter((s) => s.offered).length;
+      const dropped = agent.skills.length - offered;
+      const item = new vscode.TreeItem(agent.label, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `memlens.agentSkills.${agent.agent}`;
+      item.description = `${offered} offered${dropped ? ` · ${dropped} not offered` : ""}`;
+      item.tooltip = `The skills ${agent.label} lists working in ${agent.cwd}, as it lists them.`;
+      item.iconPath = new vscode.ThemeIcon("hubot");
+      item.contextValue = "memlens.agentSkills";
+      return item;
+    }
+    if (node.kind === "agentSkill") {
+      const skill = node.skill;
+      const item = new vscode.TreeItem(skill.name, vscode.TreeItemCollapsibleState.None);
+      item.id = `memlens.agentSkills.${node.agent.agent}.${skill.location}`;
+      const state = !skill.offered ? `not offered: ${skill.reason ?? ""}` : skill.nameOnly ? "listed by name only" : skill.description;
+      item.description = `${skill.tier} · ${state}`;
+      item.tooltip = `${node.agent.label} · ${skill.tier}\n${skill.offered ? skill.description : `Not offered: ${skill.reason ?? ""}`}\n${skill.location}`;
+      item.iconPath = skill.offered
+        ? new vscode.ThemeIcon(skill.nameOnly ? "symbol-key" : "tools")
+        : new vscode.ThemeIcon("circle-slash", new vscode.ThemeColor("problemsWarningIcon.foreground"));
+      item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(skill.location)] };
       return item;
     }
     const skill = node.skill;

@@ -100,23 +100,27 @@ def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
                              listing=listing, diagnostics=_diagnostics(agent, items))
 
 
+def agents_with_skills(settings: MemorySettings, folder: str) -> list[str]:
+    """Besides Gemini CLI, the agents whose skills concern `folder`: Claude Code when it has a
+    skills folder here, above or in HOME, or is in use; Codex when it is in use."""
+    in_use = {p.agent for p in settings.chosen_agents}
+    chain = [folder]
+    while (parent := posixpath.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    claude_here = any(os.path.isdir(posixpath.join(d, ".claude", "skills"))
+                      for d in (settings.home, *chain))
+    return [a for a, wanted in (("claude", claude_here or "claude" in in_use),
+                                ("codex", "codex" in in_use)) if wanted]
+
+
 def other_agents_skill_diagnostics(settings: MemorySettings, folder: str,
                                    trusted: bool) -> list[Diagnostic]:
     """Claude Code's and Codex's own verdicts on the skills they look at working in `folder`
     (Gemini CLI's are `agents/gemini/inbox.skill_diagnostics`): Claude Code's when it has a
     skills folder here or in HOME, or is among the agents in use; Codex's when it is in use
     (its `.agents/skills` is Gemini CLI's too)."""
-    home = settings.home
-    in_use = {p.agent for p in settings.chosen_agents}
-    chain = [folder]
-    while (parent := posixpath.dirname(chain[-1])) != chain[-1]:
-        chain.append(parent)
-    claude_here = any(os.path.isdir(posixpath.join(d, ".claude", "skills"))
-                      for d in (home, *chain))
     out: list[Diagnostic] = []
-    for agent, wanted in (("claude", claude_here or "claude" in in_use),
-                          ("codex", "codex" in in_use)):
-        if wanted:
-            out += agent_skills(agent, home, folder, trusted=trusted,
-                                version=settings.agent_version(agent)).diagnostics
+    for agent in agents_with_skills(settings, folder):
+        out += agent_skills(agent, settings.home, folder, trusted=trusted,
+                            version=settings.agent_version(agent)).diagnostics
     return out
