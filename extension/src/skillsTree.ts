@@ -1,7 +1,8 @@
-// The Skills view: every skill Gemini CLI looks at (offered or not, with problems), the
-// inbox of extracted skills waiting for the user (accept / reject / open), and one group per
-// other agent in use (Claude Code, Codex) with the skills it offers and the ones it drops, as
-// the server says (memlens/agentSkills): the reason is the row's description and tooltip.
+// The Skills view: the inbox of extracted skills waiting for the user (accept / reject /
+// open), then one group per agent: "Gemini CLI" with every skill it looks at (offered or not,
+// with problems: memlens/skills), and each other agent in use (Claude Code, Codex) with the
+// skills it offers and the ones it drops, as the server says (memlens/agentSkills): the reason
+// is the row's description and tooltip.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import {
@@ -22,6 +23,7 @@ import {
 
 type Node =
   | { kind: "inbox" }
+  | { kind: "gemini"; skills: SkillItem[] }
   | { kind: "skill"; skill: SkillItem }
   | { kind: "pending"; item: InboxEntry }
   | { kind: "agent"; agent: AgentSkillsResult }
@@ -48,8 +50,11 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
       return items
-        .concat((skills?.skills ?? []).map((skill) => ({ kind: "skill" as const, skill })))
+        .concat([{ kind: "gemini" as const, skills: skills?.skills ?? [] }])
         .concat((others?.agents ?? []).map((agent) => ({ kind: "agent" as const, agent })));
+    }
+    if (node.kind === "gemini") {
+      return node.skills.map((skill) => ({ kind: "skill" as const, skill }));
     }
     if (node.kind === "inbox") {
       return this.inbox.map((item) => ({ kind: "pending" as const, item }));
@@ -87,6 +92,17 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(entry.path)] };
       return item;
     }
+    if (node.kind === "gemini") {
+      const offered = node.skills.filter((s) => s.offered).length;
+      const dropped = node.skills.length - offered;
+      const item = new vscode.TreeItem("Gemini CLI", vscode.TreeItemCollapsibleState.Expanded);
+      item.id = "memlens.agentSkills.gemini";
+      item.description = `${offered} offered${dropped ? ` · ${dropped} not offered` : ""}`;
+      item.tooltip = "The skills Gemini CLI offers in <available_skills>, and the ones it does not load or another tier hides.";
+      item.iconPath = new vscode.ThemeIcon("hubot");
+      item.contextValue = "memlens.agentSkills";
+      return item;
+    }
     if (node.kind === "agent") {
       const agent = node.agent;
       const offered = agent.skills.filter((s) => s.offered).length;
@@ -103,7 +119,8 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       const skill = node.skill;
       const item = new vscode.TreeItem(skill.name, vscode.TreeItemCollapsibleState.None);
       item.id = `memlens.agentSkills.${node.agent.agent}.${skill.location}`;
-      const state = !skill.offered ? `not offered: ${skill.reason ?? ""}` : skill.nameOnly ? "listed by name only" : skill.description;
+      // The reason's first clause here ("shadowed", "no description"); the tooltip has it all.
+      const state = !skill.offered ? `not offered: ${(skill.reason ?? "").split(":")[0]}` : skill.nameOnly ? "listed by name only" : skill.description;
       item.description = `${skill.tier} · ${state}`;
       item.tooltip = `${node.agent.label} · ${skill.tier}\n${skill.offered ? skill.description : `Not offered: ${skill.reason ?? ""}`}\n${skill.location}`;
       item.iconPath = skill.offered
