@@ -71,17 +71,6 @@ def _single_line(value: str) -> str:
     return " ".join(value.split())
 
 
-def project_root(cwd: str) -> str:
-    folder = cwd
-    while True:
-        if os.path.lexists(posixpath.join(folder, ".git")):
-            return folder
-        parent = posixpath.dirname(folder)
-        if parent == folder:
-            return cwd
-        folder = parent
-
-
 def skill_roots(home: str, cwd: str, codex_home: str | None = None,
                 admin_root: str = ADMIN_ROOT) -> list[tuple[str, str]]:
     """(scope, folder) in the order Codex scans them."""
@@ -90,11 +79,10 @@ def skill_roots(home: str, cwd: str, codex_home: str | None = None,
              ("user", posixpath.join(home, ".agents", "skills")),
              ("system", posixpath.join(codex_home, "skills", ".system")),
              ("admin", admin_root)]
-    top = project_root(cwd)
-    chain = [cwd]
-    while chain[-1] != top and posixpath.dirname(chain[-1]) != chain[-1]:
-        chain.append(posixpath.dirname(chain[-1]))
-    for folder in reversed(chain):
+    from memlens.agents.codex.agent import effective_config, search_folders
+
+    config, _ = effective_config(cwd, codex_home)
+    for folder in search_folders(cwd, config.markers):
         roots.append(("repo", posixpath.join(folder, ".agents", "skills")))
     seen: set[str] = set()
     out = []
