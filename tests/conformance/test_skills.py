@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from tests.conformance.agents import PINNED, is_installed, run_agent, scratch_for
+from tests.conformance.conftest import REPLAY
 from tests.conformance.predict import memlens
 from tests.conformance.scenarios import Scenario, build_tree
 
@@ -43,6 +44,8 @@ def _scenarios() -> tuple[Scenario, ...]:
 
 
 def _params() -> list[Any]:
+    """(agent, version, scenario) for every installed pinned version (skipped otherwise, and
+    under MEMLENS_CONFORMANCE_REPLAY=1: these cases keep no goldens, they need the agents)."""
     out = []
     for scenario in _scenarios():
         for agent in scenario.agents:
@@ -52,6 +55,8 @@ def _params() -> list[Any]:
             for version in versions:
                 marks = [] if is_installed(agent, version) else [pytest.mark.skip(
                     reason=f"{agent}@{version} not installed: bash scripts/agents/install.sh")]
+                if REPLAY:
+                    marks = [pytest.mark.skip(reason="needs the live agents (no goldens)")]
                 out.append(pytest.param(agent, version, scenario,
                                         id=f"{agent}@{version}:{scenario.id}", marks=marks))
     return out

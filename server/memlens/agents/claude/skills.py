@@ -13,7 +13,9 @@ built-in ones. The rules, seen in its requests and read in its bundle:
 * Each root in the order JavaScript's ``localeCompare`` gives its folder names; a name already
   listed (the user's, a nearer folder's) hides a later one.
 * The name is the folder's. A frontmatter ``name`` of letters, digits, ``_``, ``:``, ``.`` and
-  ``-`` that differs follows it in brackets: ``folder (name)``.
+  ``-`` that differs follows it in brackets: ``folder (name)`` — unless that name finds another
+  skill first (any skill's folder of that name, else an earlier skill with that frontmatter
+  name).
 * The description: frontmatter ``description`` (trimmed; a number or true/false as text),
   else the body's first non-blank line (a heading without its ``#``s, over 100 characters cut
   to 97 and ``...``), else ``Skill``; `` - `` and ``when_to_use`` after it when set. Control
@@ -254,11 +256,20 @@ def load_skills(home: str, cwd: str, version: str | None = None,
             continue
         listed[skill.folder] = skill
     offered = list(listed.values())
+    # Which skill a name finds first (its folder's name or its frontmatter name): a skill shows
+    # its frontmatter name in brackets only when that name finds the skill itself.
+    # (Folder names first, then frontmatter names, as its lookup of a name goes.)
+    finds: dict[str, ClaudeSkill] = {}
+    for skill in offered:
+        finds.setdefault(skill.folder, skill)
+    for skill in offered:
+        if skill.name:
+            finds.setdefault(skill.name, skill)
     for skill in offered:
         shown = skill.folder
         if (skill.name and skill.name != skill.folder
                 and not skill.folder.endswith(":" + skill.name)
-                and _shown_name(skill.name) and skill.name not in listed):
+                and _shown_name(skill.name) and finds.get(skill.name) is skill):
             shown = f"{skill.folder} ({skill.name})"
         skill.shown = shown
         skill.line = f"- {shown}: {skill.description}"
