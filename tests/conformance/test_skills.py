@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -158,3 +160,60 @@ def test_dropped_skills_are_absent(agent: str, version: str, scenario: Scenario)
             assert line in sent, skill
         elif not skill["offered"] and skill["description"]:
             assert line not in sent, skill
+
+
+# The admin tier, /etc/codex/skills: never written to. As root, in a mount namespace of its own
+# the run sees a copy of /etc holding codex/skills (bound over /etc), and so does memlens.
+_ADMIN_RUN = r"""
+import json, sys
+from pathlib import Path
+from tests.conformance.agents import run_agent
+from tests.conformance.predict import memlens
+from tests.conformance.scenarios import build_tree
+from memlens.verify.capture import skills_listing
+from memlens.verify.sandbox import Request
+base = Path(sys.argv[1])
+build_tree(base / "codex-skills-admin", {".git": None, "AGENTS.md": "x\n",
+    ".agents/skills/dup/SKILL.md": "---\nname: dup\ndescription: Repo dup.\n---\n"})
+build_tree(base / "home", {".agents/skills/mine/SKILL.md":
+    "---\nname: mine\ndescription: User skill.\n---\n"})
+capture = run_agent("codex", sys.argv[2], base / "codex-skills-admin", base / "home", ".", None)
+result = json.loads((Path(capture.workspace).parent / "result.json").read_text())
+sent = skills_listing("codex", [Request(**r) for r in result["requests"]])
+predicted = memlens("skills", "list", "--json", "--home", capture.home, "--trusted", "--agent",
+                    "codex", cwd=capture.cwd, home=capture.home)
+print(json.dumps({"sent": sent, "predicted": predicted}))
+"""
+
+
+def _can_bind_etc() -> bool:
+    import os
+
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    done = subprocess.run(["unshare", "-m", "true"], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+@pytest.mark.parametrize("version", [v for v in PINNED.get("codex", ())])
+def test_codex_admin_skills(version: str, tmp_path: Path) -> None:
+    """`/etc/codex/skills` is listed after Codex's own skills and before the repository's."""
+    if REPLAY or not is_installed("codex", version) or not _can_bind_etc():
+        pytest.skip("needs codex, root and a mount namespace (unshare -m)")
+    etc = tmp_path / "etc"
+    shutil.copytree("/etc", etc, symlinks=True, ignore_dangling_symlinks=True,
+                    ignore=shutil.ignore_patterns("codex"))
+    build_tree(etc / "codex" / "skills", {
+        "admin-skill/SKILL.md": "---\nname: admin-skill\ndescription: From the admin.\n---\n",
+        "dup/SKILL.md": "---\nname: dup\ndescription: Admin dup.\n---\n"})
+    script = ('mount --make-rprivate / && mount --bind "$1" /etc && '
+              'exec "$2" -c "$3" "$4" "$5"')
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", str(etc), sys.executable, _ADMIN_RUN,
+         str(tmp_path / "run"), version],
+        capture_output=True, text=True, timeout=300, check=False,
+        cwd=str(Path(__file__).resolve().parents[2]))
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "(file: r" in answer["sent"] and "/etc/codex/skills" in answer["sent"]
+    assert answer["sent"] == answer["predicted"]["listing"]

@@ -12,7 +12,7 @@ read in its source (codex-rs, open source):
   ``/etc/codex/skills`` (admin), then ``.agents/skills`` in each folder from the project root
   (the nearest folder above holding ``.git``) down to the working folder (repo).
 * Every ``SKILL.md`` down to six folders below a root, skipping names that start with a dot.
-* Listed by scope (its own, then the repository's, then the user's, then admin), then by name
+* Listed by scope (its own, then the admin's, the repository's, the user's), then by name
   (byte order), then by path. Two skills with one name are both listed; a file reached twice
   (a link) once.
 * A skill whose ``agents/openai.yaml`` sets ``policy.allow_implicit_invocation: false`` is
@@ -45,8 +45,9 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_DEPTH = 6
 MAX_DIRS_PER_ROOT = 2000
-# The order it lists scopes in (0.169.0: its own skills first).
-SCOPE_ORDER = {"system": 0, "repo": 1, "user": 2, "admin": 3}
+# The order it lists scopes in (0.169.0: its own skills, the admin's, the repository's, the
+# user's).
+SCOPE_ORDER = {"system": 0, "admin": 1, "repo": 2, "user": 3}
 
 
 @dataclass
