@@ -138,7 +138,7 @@ def codex(capture: Capture) -> dict[str, Any]:
     show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd,
                    home=capture.home)
     return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]],
-            "skills": _skills(capture, "codex")}
+            "skills": _skills(capture, f"codex@{capture.version}")}
 
 
 PREDICTORS = {

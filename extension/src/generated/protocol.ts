@@ -254,6 +254,7 @@ export interface AgentSkill {
   offered: boolean;
   reason?: string | null;
   nameOnly: boolean;
+  cutTo?: number | null;
 }
 /**
  * memlens/agentSkills: the skills each agent in use offers for a workspace folder.

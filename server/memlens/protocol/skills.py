@@ -47,6 +47,8 @@ class AgentSkill(Wire):
     reason: str | None = None  # why it is not offered (not loaded, shadowed, over the cap)
     # Claude Code past its listing budget: listed by name only (still offered).
     name_only: bool = False
+    # Codex past its listing budget: the characters of the description it still lists.
+    cut_to: int | None = None
 
 
 class AgentSkillsResult(Wire):

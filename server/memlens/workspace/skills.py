@@ -9,7 +9,7 @@ Skills view per agent) both ask, answered by each agent's own rules:
 Every SKILL.md an agent looks at is listed, the ones it drops with the reason, and each dropped
 one gets a diagnostic at its first line: `skill-not-offered` (it never loads, or is left out),
 `skill-duplicate` (another skill of that name wins), `skill-listing-over-budget` (Claude Code
-lists it by name only).
+lists it by name only, Codex cuts its description).
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ def _diagnostics(agent: str, skills: list[AgentSkill]) -> list[Diagnostic]:
             out.append(_at_top(s.location, "info", OVER_BUDGET,
                                f"{label} lists this skill by name only: its skills listing is "
                                "past its budget, and the description no longer fits"))
+        elif s.cut_to is not None:
+            out.append(_at_top(s.location, "info", OVER_BUDGET,
+                               f"{label} lists only the first {s.cut_to} of the description's "
+                               f"{len(s.description)} characters: its skills listing is past "
+                               "its budget"))
     return out
 
 
@@ -68,10 +73,10 @@ def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
     elif agent == "codex":
         from memlens.agents.codex.agent import codex_home
 
-        got = codex_skills.load_skills(home, cwd, codex_home(home))
+        got = codex_skills.load_skills(home, cwd, codex_home(home), version=version)
         listing = got.listing
         items = [AgentSkill(name=s.name, description=s.description, location=s.path,
-                            tier=s.scope, offered=s.offered, reason=s.reason)
+                            tier=s.scope, offered=s.offered, reason=s.reason, cut_to=s.shown)
                  for s in got.skills]
     elif agent == "gemini":
         chosen = gemini_skills.discover_skills(home, cwd, trusted)

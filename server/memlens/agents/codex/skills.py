@@ -15,6 +15,9 @@ read in its source (codex-rs, open source):
 * Listed by scope (its own, then the admin's, the repository's, the user's), then by name
   (byte order), then by path. Two skills with one name are both listed; a file reached twice
   (a link) once.
+* Past its budget (2% of the model's context window in tokens of four bytes, plus 36, less the
+  roots table), the descriptions share what is left over the lines without one, one character
+  at a time in listing order, cut without a mark; its own skills are cut too.
 * A skill whose ``agents/openai.yaml`` sets ``policy.allow_implicit_invocation: false`` is
   left out (it runs only when named).
 * It needs a frontmatter (``---`` lines) with a non-empty ``description``; ``name`` defaults
@@ -24,6 +27,7 @@ read in its source (codex-rs, open source):
 
 from __future__ import annotations
 
+import math
 import os
 import posixpath
 import re
@@ -45,6 +49,11 @@ MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_DEPTH = 6
 MAX_DIRS_PER_ROOT = 2000
+# Its listing's budget, in tokens of four bytes: 2% of its model's context window, plus 36,
+# less the skill roots table (its lines' bytes, plus 3, in tokens). The window is that of the
+# release's default model (seen in its requests: 0.169.0 sends gpt-6.1-sol, 0.171.0
+# gpt-6.2-sol); a model chosen in config.toml has its own (not modelled).
+CONTEXT_WINDOW = {"0.169.0": 272_000, "0.171.0": 500_000}
 # The order it lists scopes in (0.169.0: its own skills, the admin's, the repository's, the
 # user's).
 SCOPE_ORDER = {"system": 0, "admin": 1, "repo": 2, "user": 3}
@@ -59,6 +68,7 @@ class CodexSkill:
     description: str = ""
     offered: bool = True
     reason: str | None = None
+    shown: int | None = None  # past the budget: the characters of its description listed
 
 
 @dataclass
@@ -201,7 +211,8 @@ def _implicit(path: str) -> bool:
 
 
 def load_skills(home: str, cwd: str, codex_home: str | None = None,
-                admin_root: str = ADMIN_ROOT, reader: FileReader | None = None) -> CodexSkills:
+                admin_root: str = ADMIN_ROOT, reader: FileReader | None = None,
+                version: str | None = None) -> CodexSkills:
     """Every SKILL.md Codex looks at starting in `cwd`, in listing order (the ones it skips
     last), and the `<skills_instructions>` block it sends ("" without any skill)."""
     reader = reader or FileReader()
@@ -223,12 +234,76 @@ def load_skills(home: str, cwd: str, codex_home: str | None = None,
     dropped = [s for s in found if not s.offered]
     if not offered:
         return CodexSkills(skills=dropped, listing="")
+    used_roots = [r for r in used_roots if any(s.root == r for s in offered)]
     alias = {root: f"r{i}" for i, root in enumerate(used_roots)}
-    lines = [OPEN, "## Skills", INTRO, "### Skill roots"]
-    lines += [f"- `{alias[root]}` = `{root}`" for root in used_roots]
-    lines.append("### Available skills")
-    for s in offered:
-        where = f"{alias[s.root]}/{posixpath.relpath(s.path, s.root)}"
-        lines.append(f"- {s.name}: {s.description} (file: {where})")
-    lines.append(CLOSE)
-    return CodexSkills(skills=offered + dropped, listing="\n".join(lines))
+    roots = [f"- `{alias[root]}` = `{root}`" for root in used_roots]
+    paths = [f"{alias[s.root]}/{posixpath.relpath(s.path, s.root)}" for s in offered]
+    window = CONTEXT_WINDOW.get(version or "", CONTEXT_WINDOW[max(CONTEXT_WINDOW)])
+    budget = window * 2 // 100 + 36 - _tokens(len("\n".join(roots).encode()) + 3)
+    lines = _fit(offered, paths, budget)
+    block = [OPEN, "## Skills", INTRO, "### Skill roots", *roots, "### Available skills",
+             *lines, CLOSE]
+    listed = [s for s in offered if s.offered]
+    dropped += [s for s in offered if not s.offered]
+    return CodexSkills(skills=listed + dropped, listing="\n".join(block))
+
+
+def _tokens(size: int) -> int:
+    """Its estimate of a text's tokens from its size in bytes."""
+    return math.ceil(size / 4)
+
+
+def _line(skill: CodexSkill, path: str, chars: int | None = None) -> str:
+    description = skill.description if chars is None else skill.description[:chars]
+    return (f"- {skill.name}: {description} (file: {path})" if description
+            else f"- {skill.name}: (file: {path})")
+
+
+def _fit(skills: list[CodexSkill], paths: list[str], budget: int) -> list[str]:
+    """The skill lines within `budget` tokens (each line with its line break): whole when
+    they fit; else every description shares what is left over the lines without one, one
+    character at a time in listing order (a character that adds no token is free); when not
+    even those fit, the skills past the budget are left out."""
+    def cost(line: str) -> int:
+        return _tokens(len(line.encode()) + 1)
+
+    full = [_line(s, p) for s, p in zip(skills, paths, strict=True)]
+    if sum(map(cost, full)) <= budget:
+        return full
+    bare = [_line(s, p, 0) for s, p in zip(skills, paths, strict=True)]
+    if sum(map(cost, bare)) > budget:
+        kept, used = [], 0
+        for skill, line in zip(skills, bare, strict=True):
+            if used + cost(line) <= budget:
+                used += cost(line)
+                kept.append(line)
+                skill.shown = 0
+            else:
+                skill.offered, skill.reason = False, (
+                    "left out: its listing is past its budget even without descriptions")
+        return kept
+    left = budget - sum(map(cost, bare))
+    steps = []
+    for skill, line in zip(skills, bare, strict=True):
+        size, base, extra = len(line.encode()) + 1, cost(line), [0]
+        for ch in skill.description:
+            size += len(ch.encode())
+            extra.append(_tokens(size + 1) - base)
+        steps.append(extra)
+    given, spent = [0] * len(skills), [0] * len(skills)
+    changed = True
+    while changed:
+        changed = False
+        for i, skill in enumerate(skills):
+            if given[i] >= len(skill.description):
+                continue
+            delta = steps[i][given[i] + 1] - spent[i]
+            if delta <= left:
+                given[i] += 1
+                spent[i] += delta
+                left -= delta
+                changed = True
+    for skill, chars in zip(skills, given, strict=True):
+        if chars < len(skill.description):
+            skill.shown = chars
+    return [_line(s, p, n) for s, p, n in zip(skills, paths, given, strict=True)]
