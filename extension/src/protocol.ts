@@ -3,6 +3,9 @@
 // scripts/gen_types.py; never edited by hand).
 export type {
   AgentChoice,
+  AgentSkill,
+  AgentSkillsResult,
+  AgentSkillsResults,
   AgentsParams,
   AgentsResponse,
   AddMemoryParams,
@@ -51,5 +54,7 @@ export const INBOX = "memlens/inbox";
 export const INBOX_ACCEPT = "memlens/inbox/accept";
 export const INBOX_REJECT = "memlens/inbox/reject";
 export const EXTRACT_SKILLS = "memlens/skills/extract";
+/** The skills each other agent in use lists (Claude Code, Codex), as it lists them. */
+export const AGENT_SKILLS = "memlens/agentSkills";
 /** The agent matrix of a workspace folder (every memory file × every agent). */
 export const MATRIX = "memlens/matrix";

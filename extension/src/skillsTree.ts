@@ -1,8 +1,15 @@
-// The Skills view: every skill Gemini CLI looks at (offered or not, with problems), and the
-// inbox of extracted skills waiting for the user (accept / reject / open).
+// The Skills view: the inbox of extracted skills waiting for the user (accept / reject /
+// open), then one group per agent: "Gemini CLI" with every skill it looks at (offered or not,
+// with problems: memlens/skills), and each other agent in use (Claude Code, Codex) with the
+// skills it offers and the ones it drops, as the server says (memlens/agentSkills): the reason
+// is the row's description and tooltip.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import {
+  AGENT_SKILLS,
+  AgentSkill,
+  AgentSkillsResult,
+  AgentSkillsResults,
   INBOX,
   INBOX_ACCEPT,
   INBOX_REJECT,
@@ -14,7 +21,13 @@ import {
   SkillsResult,
 } from "./protocol";
 
-type Node = { kind: "inbox" } | { kind: "skill"; skill: SkillItem } | { kind: "pending"; item: InboxEntry };
+type Node =
+  | { kind: "inbox" }
+  | { kind: "gemini"; skills: SkillItem[] }
+  | { kind: "skill"; skill: SkillItem }
+  | { kind: "pending"; item: InboxEntry }
+  | { kind: "agent"; agent: AgentSkillsResult }
+  | { kind: "agentSkill"; agent: AgentSkillsResult; skill: AgentSkill };
 
 export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -29,16 +42,25 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
 
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
-      const [skills, inbox] = await Promise.all([
+      const [skills, inbox, others] = await Promise.all([
         this.client.request<SkillsResult>(SKILLS, {}),
         this.client.request<InboxResult>(INBOX, {}),
+        this.client.request<AgentSkillsResults>(AGENT_SKILLS, {}),
       ]);
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
-      return items.concat((skills?.skills ?? []).map((skill) => ({ kind: "skill" as const, skill })));
+      return items
+        .concat([{ kind: "gemini" as const, skills: skills?.skills ?? [] }])
+        .concat((others?.agents ?? []).map((agent) => ({ kind: "agent" as const, agent })));
+    }
+    if (node.kind === "gemini") {
+      return node.skills.map((skill) => ({ kind: "skill" as const, skill }));
     }
     if (node.kind === "inbox") {
       return this.inbox.map((item) => ({ kind: "pending" as const, item }));
+    }
+    if (node.kind === "agent") {
+      return node.agent.skills.map((skill) => ({ kind: "agentSkill" as const, agent: node.agent, skill }));
     }
     return [];
   }
@@ -68,6 +90,43 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       item.iconPath = new vscode.ThemeIcon(errors ? "warning" : "lightbulb");
       item.contextValue = "memlens.inboxSkill";
       item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(entry.path)] };
+      return item;
+    }
+    if (node.kind === "gemini") {
+      const offered = node.skills.filter((s) => s.offered).length;
+      const dropped = node.skills.length - offered;
+      const item = new vscode.TreeItem("Gemini CLI", vscode.TreeItemCollapsibleState.Expanded);
+      item.id = "memlens.agentSkills.gemini";
+      item.description = `${offered} offered${dropped ? ` · ${dropped} not offered` : ""}`;
+      item.tooltip = "The skills Gemini CLI offers in <available_skills>, and the ones it does not load or another tier hides.";
+      item.iconPath = new vscode.ThemeIcon("hubot");
+      item.contextValue = "memlens.agentSkills";
+      return item;
+    }
+    if (node.kind === "agent") {
+      const agent = node.agent;
+      const offered = agent.skills.filter((s) => s.offered).length;
+      const dropped = agent.skills.length - offered;
+      const item = new vscode.TreeItem(agent.label, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `memlens.agentSkills.${agent.agent}`;
+      item.description = `${offered} offered${dropped ? ` · ${dropped} not offered` : ""}`;
+      item.tooltip = `The skills ${agent.label} lists working in ${agent.cwd}, as it lists them.`;
+      item.iconPath = new vscode.ThemeIcon("hubot");
+      item.contextValue = "memlens.agentSkills";
+      return item;
+    }
+    if (node.kind === "agentSkill") {
+      const skill = node.skill;
+      const item = new vscode.TreeItem(skill.name, vscode.TreeItemCollapsibleState.None);
+      item.id = `memlens.agentSkills.${node.agent.agent}.${skill.location}`;
+      // The reason's first clause here ("shadowed", "no description"); the tooltip has it all.
+      const state = !skill.offered ? `not offered: ${(skill.reason ?? "").split(":")[0]}` : skill.nameOnly ? "listed by name only" : skill.description;
+      item.description = `${skill.tier} · ${state}`;
+      item.tooltip = `${node.agent.label} · ${skill.tier}\n${skill.offered ? skill.description : `Not offered: ${skill.reason ?? ""}`}\n${skill.location}`;
+      item.iconPath = skill.offered
+        ? new vscode.ThemeIcon(skill.nameOnly ? "symbol-key" : "tools")
+        : new vscode.ThemeIcon("circle-slash", new vscode.ThemeColor("problemsWarningIcon.foreground"));
+      item.command = { title: "Open", command: "vscode.open", arguments: [vscode.Uri.file(skill.location)] };
       return item;
     }
     const skill = node.skill;

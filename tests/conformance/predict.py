@@ -122,14 +122,23 @@ def claude(capture: Capture) -> dict[str, Any]:
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),
-            "jit_payloads": None if jit is None else jit["payloads"]}
+            "jit_payloads": None if jit is None else jit["payloads"],
+            "skills": _skills(capture, agent)}
+
+
+def _skills(capture: Capture, agent: str) -> dict[str, Any]:
+    """`skills list --agent A --json`: the listing it sends and every skill it looks at."""
+    answer: dict[str, Any] = memlens("skills", "list", "--json", *_common(capture, agent),
+                                     cwd=capture.cwd, home=capture.home)
+    return answer
 
 
 def codex(capture: Capture) -> dict[str, Any]:
     """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]}."""
     show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd,
                    home=capture.home)
-    return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
+    return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]],
+            "skills": _skills(capture, f"codex@{capture.version}")}
 
 
 PREDICTORS = {

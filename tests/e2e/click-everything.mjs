@@ -391,9 +391,11 @@ async function clickEverything(scenario) {
   step('view/item/context of Skills: "Accept Skill" on one inbox skill, "Reject Skill" on the other');
   const skills = viewPane(page, 'Skills');
   await skills.locator('.monaco-list-row[aria-expanded="true"]', { hasText: 'Inbox' }).first().waitFor({ state: 'visible' });
+  // An inbox skill's row (level 2 under "Inbox"), not the one an accepted skill gets under
+  // "Gemini CLI" (level 2 too, its tier "user" as description).
   const inboxRow = (name) => skills.locator('.monaco-list-row[aria-level="2"]').filter({
     has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${name}\\s*$`) }),
-  }).first();
+  }).filter({ hasNot: page.locator('.label-description', { hasText: /^\s*user\s*$/ }) }).first();
   const itemActions = (contributes.menus?.['view/item/context'] ?? []).filter((m) => /view == memlens\./.test(m.when ?? ''));
   const covered = new Set();
   for (const [name, command] of [['click-test-keep', 'memlens.acceptSkill'], ['click-test-drop', 'memlens.rejectSkill']]) {

@@ -77,8 +77,11 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
   await pending.waitFor({ state: 'visible' });
   const pendingText = await pending.innerText();
   if (!pendingText.includes(DESCRIPTION.slice(0, 30))) throw new Error(`the inbox row shows problems or no description: ${pendingText}`);
-  // Not among the skills yet.
-  if (await skills.locator('.monaco-list-row[aria-level="1"]', { hasText: NAME }).count()) {
+  // Not among Gemini CLI's skills yet: the inbox's row is the only one of that name.
+  const named = skills.locator('.monaco-list-row[aria-level="2"]').filter({
+    has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${NAME}\\s*$`) }),
+  });
+  if (await named.count() !== 1) {
     throw new Error(`${NAME} is listed as a skill before it was accepted`);
   }
   await pending.hover();
@@ -96,11 +99,11 @@ await runScenario('skills-inbox', async ({ page, step, cleanup }) => {
 
   step('the inbox is empty; the skill is listed with tier "user"');
   await inboxRow.locator('.label-description', { hasText: 'nothing to review' }).waitFor({ state: 'visible' });
-  await pending.waitFor({ state: 'detached' });
-  const skillRow = skills.locator('.monaco-list-row[aria-level="1"]').filter({
-    has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${NAME}\\s*$`) }),
-  }).first();
-  await skillRow.waitFor({ state: 'visible' });
+  // The inbox's row is gone: the one row of that name is Gemini CLI's skill (the Skills view
+  // groups skills by agent).
+  await named.nth(1).waitFor({ state: 'detached' });
+  const skillRow = named.first();
+  await skillRow.locator('.label-description', { hasText: /^\s*user\s*$/ }).waitFor({ state: 'visible' });
   const description = await skillRow.locator('.label-description').innerText();
   if (description.trim() !== 'user') throw new Error(`the accepted skill's row says "${description}", not "user" (offered, no problems)`);
 

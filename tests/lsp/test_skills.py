@@ -83,3 +83,28 @@ async def test_hover_on_a_skill_name_says_who_wins(client: LanguageClient,
         "**Skill `deploy`** — tier: workspace; offered to the agent\n\nShip the service.")
     assert (await hover(mine)).startswith(
         f"**Skill `deploy`** — tier: user; **not offered**: {theirs} (workspace) wins")
+
+
+@pytest.mark.asyncio
+async def test_agent_skills_over_lsp(client: LanguageClient, workspace: Path) -> None:
+    """memlens/agentSkills: a `.claude/skills` folder brings Claude Code's group, each skill as
+    it lists it, a dropped one with the reason; asked for Codex, its own listing."""
+    home = workspace / "home"
+    for folder, text in (
+            (workspace / ".claude" / "skills" / "fmt", "---\ndescription: Format <it>.\n---\n"),
+            (home / ".claude" / "skills" / "fmt", "---\ndescription: User fmt.\n---\n"),
+            (workspace / ".agents" / "skills" / "lint", "---\nname: lint\n---\nno description\n"),
+    ):
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(text)
+    found = await _request(client, "memlens/agentSkills", {})
+    assert [a["agent"] for a in found["agents"]] == ["claude"]
+    claude = found["agents"][0]
+    assert claude["listing"] == ("The following skills are available for use with the Skill "
+                                 "tool:\n\n- fmt: User fmt.")
+    shadowed = next(s for s in claude["skills"] if not s["offered"])
+    assert shadowed["location"] == str(workspace / ".claude/skills/fmt/SKILL.md")
+    assert shadowed["reason"].startswith("shadowed: ")
+    codex = (await _request(client, "memlens/agentSkills", {"agents": ["codex"]}))["agents"][0]
+    lint = next(s for s in codex["skills"] if s["name"] == "lint")
+    assert (lint["offered"], lint["reason"]) == (False, "no description: Codex skips it")

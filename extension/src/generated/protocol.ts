@@ -14,6 +14,10 @@ export type MemlensPayload =
   | AgentListedFile
   | AgentProfileInfo
   | AgentShowResult
+  | AgentSkill
+  | AgentSkillsParams
+  | AgentSkillsResult
+  | AgentSkillsResults
   | AgentVerification
   | AgentsFile
   | AgentsListResult
@@ -239,6 +243,41 @@ export interface Diagnostic {
   code: string;
   message: string;
   detail?: string | null;
+}
+/**
+ * One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
+ * --json`, the Skills view per agent): `offered` false with the `reason` it is dropped.
+ */
+export interface AgentSkill {
+  name: string;
+  description: string;
+  location: string;
+  tier: string;
+  offered: boolean;
+  reason?: string | null;
+  nameOnly: boolean;
+  cutTo?: number | null;
+}
+/**
+ * memlens/agentSkills: the skills each agent in use offers for a workspace folder.
+ */
+export interface AgentSkillsParams {
+  uri?: string | null;
+  agents?: string[] | null;
+}
+/**
+ * Every skill an agent looks at working in `cwd`, and its listing exactly as it sends it.
+ */
+export interface AgentSkillsResult {
+  agent: string;
+  label: string;
+  cwd: string;
+  skills: AgentSkill[];
+  listing: string;
+  diagnostics: Diagnostic[];
+}
+export interface AgentSkillsResults {
+  agents: AgentSkillsResult[];
 }
 /**
  * One agent's verification.

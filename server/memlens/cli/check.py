@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
                 if args.agent is not None and not found and _loads_nothing(agent, real,
                                                                             settings):
                     nothing_note(args, real, settings)
+            if "gemini" not in agents:  # Gemini CLI's check adds the other agents' skills
+                from memlens.workspace.skills import other_agents_skill_diagnostics
+
+                diagnostics += other_agents_skill_diagnostics(settings, real, True)
         elif args.agent_id != "gemini" and not agent_by_id(args.agent_id).has_references:
             continue
         else:

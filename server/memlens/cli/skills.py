@@ -1,5 +1,9 @@
 """`memlens skills [list|inbox|accept NAME|reject NAME|extract]`: the skills Gemini CLI offers,
-and the inbox of skills the agent extracted (never live until accepted)."""
+and the inbox of skills the agent extracted (never live until accepted).
+
+`memlens skills list --agent A` (gemini, claude, codex): every SKILL.md that agent looks at
+here, the ones it offers and the ones it drops (with why), and with `--json` its listing
+exactly as it sends it (`workspace/skills.py`)."""
 
 from __future__ import annotations
 
@@ -42,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     # Workspace skills load only in a trusted folder (Gemini CLI's folder trust).
     trusted, _ = decide_trust(cwd, home, explicit=settings.trusted,
                               folder_trust_enabled=settings.folder_trust_enabled)
+    if action == "list" and getattr(args, "agent", None) is not None:
+        return _agent_list(args, cwd, home, trusted)
     if action == "list":
         skills = [SkillEntry(**s.to_dict(), tier=tier)
                   for s, tier in discover_skills(home, cwd, trusted)]
@@ -82,3 +88,28 @@ def run(args: argparse.Namespace) -> int:
     from memlens.cli.agent_commands import run_extraction
 
     return run_extraction(cwd, settings, as_json=args.json)
+
+
+def _agent_list(args: argparse.Namespace, cwd: str, home: str, trusted: bool) -> int:
+    from memlens.cli.common import profile_info
+    from memlens.workspace.skills import SKILL_AGENTS, agent_skills
+
+    agent = args.agent_id
+    if agent not in SKILL_AGENTS:
+        raise UsageError(f"memlens knows no skills listing for {agent!r} "
+                         f"({', '.join(SKILL_AGENTS)} have one)")
+    settings = settings_for(args, cwd)
+    info = profile_info(args, settings)
+    result = agent_skills(agent, home, cwd, trusted=trusted,
+                          version=info.installed or (args.agent[1] if args.agent else None))
+    if args.json:
+        print_json(result.wire())
+        return 0
+    for item in result.skills:
+        state = ("offered" + (", by name only" if item.name_only else "") if item.offered
+                 else f"not offered: {item.reason}")
+        print_text(f"{escape_controls(item.name)} ({item.tier}, {state}) — "
+                   f"{escape_controls(item.description)}\n  {display_path(item.location)}\n")
+    if not result.skills:
+        print(f"memlens: {result.label} finds no skills here", file=sys.stderr)
+    return 0

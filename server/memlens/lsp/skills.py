@@ -14,6 +14,8 @@ from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_
 from memlens.lsp.agent_bridge import agent_context
 from memlens.lsp.errors import RequestFailed, parse_params, plain
 from memlens.protocol.skills import (
+    AgentSkillsParams,
+    AgentSkillsResults,
     ExtractResult,
     InboxActionResult,
     InboxEntry,
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from memlens.lsp.server import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
+AGENT_SKILLS = "memlens/agentSkills"
 ACCEPT, REJECT, EXTRACT = "memlens/inbox/accept", "memlens/inbox/reject", "memlens/skills/extract"
 
 
@@ -62,6 +65,22 @@ def register(server: MemlensServer) -> None:
                 offered=path in winners, errors=sum(d.severity == "error" for d in problems),
                 warnings=sum(d.severity == "warning" for d in problems)))
         return SkillsResult(skills=items).wire()
+
+    @server.feature(AGENT_SKILLS)
+    def agent_skills(ls: MemlensServer, params: Any) -> dict[str, object]:
+        """The skills each agent in use lists for the folder (Claude Code's when it has skills
+        folders here, Codex's when it is in use; Gemini CLI's are memlens/skills), or the
+        agents the request names."""
+        from memlens.workspace.skills import SKILL_AGENTS, agent_skills, agents_with_skills
+
+        request = parse_params(AgentSkillsParams, params)
+        home, folder, trusted = _workspace(ls, request.uri)
+        settings = ls.service.index_of_folder(folder).settings
+        wanted = ([a for a in request.agents if a in SKILL_AGENTS] if request.agents is not None
+                  else agents_with_skills(settings, folder))
+        return AgentSkillsResults(agents=[
+            agent_skills(a, home, folder, trusted=trusted, version=settings.agent_version(a))
+            for a in wanted]).compact()
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -35,6 +35,47 @@ class SkillsResult(Wire):
     skills: list[SkillItem]
 
 
+class AgentSkill(Wire):
+    """One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
+    --json`, the Skills view per agent): `offered` false with the `reason` it is dropped."""
+
+    name: str  # as the agent names it in its listing ("" when it never loads)
+    description: str  # as the agent shows it (cut, escaped) ("" when it never loads)
+    location: str  # the SKILL.md
+    tier: str  # where it comes from: "user", "project", "system", ...
+    offered: bool
+    reason: str | None = None  # why it is not offered (not loaded, shadowed, over the cap)
+    # Claude Code past its listing budget: listed by name only (still offered).
+    name_only: bool = False
+    # Codex past its listing budget: the characters of the description it still lists.
+    cut_to: int | None = None
+
+
+class AgentSkillsResult(Wire):
+    """Every skill an agent looks at working in `cwd`, and its listing exactly as it sends it."""
+
+    agent: str
+    label: str  # "Claude Code"
+    cwd: str
+    skills: list[AgentSkill]
+    # The text it puts in its request for these skills, verbatim ("" when it lists none of
+    # them): Claude Code's listing head and its user and project lines (its own built-in
+    # skills follow in the request); Codex's whole `<skills_instructions>` block.
+    listing: str
+    diagnostics: list[Diagnostic]
+
+
+class AgentSkillsParams(Inbound):
+    """memlens/agentSkills: the skills each agent in use offers for a workspace folder."""
+
+    uri: str | None = None
+    agents: list[str] | None = None  # None: every agent the folder is shown for
+
+
+class AgentSkillsResults(Wire):
+    agents: list[AgentSkillsResult]
+
+
 class InboxEntry(Wire):
     """An extracted skill waiting for the user, with what stops it being accepted."""
 

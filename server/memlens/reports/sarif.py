@@ -67,6 +67,9 @@ RULES: dict[str, str] = {
     "skill-missing-section": "A SKILL.md lacks a recommended section",
     "skill-duplicate": "Two skills share a name; one is never offered",
     "skill-body-too-long": "A SKILL.md body is longer than recommended",
+    "skill-not-offered": "An agent never lists this skill (it does not load, or is left out)",
+    "skill-listing-over-budget": "An agent lists this skill by name only: its skills listing "
+                                 "is past its budget",
     "memory-index-truncated": "Claude Code reads only the start of MEMORY.md",
     "memory-invalid-type": "A Claude Code memory topic file has an invalid type",
     "memory-link-not-found": "A Claude Code memory index links a missing file",

@@ -90,12 +90,16 @@ class Capture(BaseModel):
     # Claude Code: the `# Memory` section of its system prompt, as sent (what it is told about
     # its auto memory: the folder, the topic-file format); None without one.
     memory_instructions: str | None = None
+    # The skills listing of the first request, as sent (None without one): Claude Code's from
+    # `The following skills are available…` to the blank line after its last skill (its
+    # built-in skills included), Codex's `<skills_instructions>` block.
+    skills_listing: str | None = None
 
     def golden(self) -> dict[str, Any]:
         """What is stored under captured/: everything but the run's timing (and the fields
         older goldens do not have, when empty)."""
-        empty = {k for k in ("skills", "tool_call", "written", "memory_instructions")
-                 if not getattr(self, k)}
+        empty = {k for k in ("skills", "tool_call", "written", "memory_instructions",
+                             "skills_listing") if not getattr(self, k)}
         return self.model_dump(exclude={"seconds", *empty})
 
 
@@ -204,6 +208,7 @@ def extract(
     notes: list[str] = []
     skills = None
     instructions = None
+    listing = skills_listing(agent, result.requests)
     if agent == "gemini":
         startup, on_read = _gemini(result.requests, read_path, notes)
         skills = _gemini_skills(result.requests, notes)
@@ -221,8 +226,42 @@ def extract(
         read_path=str(read_path) if read_path else None, startup=startup, on_read=on_read,
         blocks=blocks, exit_code=result.exit_code, requests=len(result.requests),
         isolated=result.isolated, seconds=result.seconds, notes=notes, skills=skills,
-        memory_instructions=instructions,
+        memory_instructions=instructions, skills_listing=listing,
     )
+
+
+CLAUDE_SKILLS_HEAD = "The following skills are available for use with the Skill tool:\n\n"
+CODEX_SKILLS_OPEN = "<skills_instructions>"
+
+
+def _part_texts(value: object) -> list[str]:
+    """The texts of a message's content (a string, or a list of parts with `text`)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [p["text"] for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return []
+
+
+def skills_listing(agent: str, requests: list[Request]) -> str | None:
+    """The skills listing of the agent's first request (see Capture.skills_listing)."""
+    if not requests or not isinstance(requests[0].body, dict):
+        return None
+    body = requests[0].body
+    if agent == "claude":
+        for message in body.get("messages") or []:
+            for text in _part_texts(message.get("content") if isinstance(message, dict)
+                                    else None):
+                start = text.find(CLAUDE_SKILLS_HEAD)
+                if start >= 0:
+                    end = text.find("\n\n", start + len(CLAUDE_SKILLS_HEAD))
+                    return text[start:end if end >= 0 else None]
+    elif agent == "codex":
+        for item in body.get("input") or []:
+            for text in _part_texts(item.get("content") if isinstance(item, dict) else None):
+                if text.startswith(CODEX_SKILLS_OPEN):
+                    return text
+    return None
 
 
 def claude_memory_section(requests: list[Request]) -> str | None:

@@ -217,11 +217,14 @@ class WorkspaceIndex:
 
     def _check_skills(self) -> None:
         from memlens.agents.gemini.inbox import skill_diagnostics
+        from memlens.workspace.skills import other_agents_skill_diagnostics
 
         problems: list[Diagnostic] = []
         for folder, state in self.folder_states.items():
             problems += skill_diagnostics(self.settings.home, folder, state.load.trusted,
                                           self.overrides)
+            problems += other_agents_skill_diagnostics(self.settings, folder,
+                                                       state.load.trusted)
         self.skill_problems = problems
 
     def _check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
@@ -441,3 +444,4 @@ class WorkspaceIndex:
             text = append_jit_context(text, jit.context)
             files += [f.path for f in jit.files]
         return text, files, jit
+

@@ -205,6 +205,9 @@ def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
     found += hidden_check(engine, load, extra)
     found += broad_include_directories(load, settings)
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
+    from memlens.workspace.skills import other_agents_skill_diagnostics
+
+    found += other_agents_skill_diagnostics(settings, load.cwd, load.trusted)
     return sorted(found, key=Diagnostic.sort_key)
 
 

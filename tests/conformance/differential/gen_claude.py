@@ -254,8 +254,75 @@ def generate(seed: int, index: int) -> Scenario:
     if rng.random() < 0.1:
         cwd = rng.choice(["sub", "src"])
         tree.setdefault(f"{cwd}/keep.txt", "x\n")
+    # Skills (their own random stream, so the memory trees stay what they were).
+    _skills(random.Random(f"claude-skills-{seed}-{index}"), tree, home, cwd)
     return Scenario(id=f"diff-claude-{seed}-{index:04d}", agents=[AGENT], tree=tree, home=home,
                     cwd=cwd, read=read, generated=True, about=f"layout {layout}")
+
+
+# ----------------------------------------------------------------------------- skills
+# Folder names that sort differently by byte and by localeCompare, and odd ones.
+SKILL_NAMES = ("fmt", "Fmt", "deploy", "a-b", "a_b", "a.b", "A", "b2", "B", "10", "9", "review",
+               "Über", "zz top", "x:y", "lint")
+# Claude Code's first built-in skill on 2.1.330 and 2.1.332: the listing's user and project
+# lines end where it starts.
+FIRST_BUILTIN = "- dataviz: "
+
+
+def _skill_text(rng: random.Random, folder: str) -> str:
+    kind = rng.choice(["plain", "plain", "plain", "no-desc", "no-fm", "quoted", "angle", "when",
+                       "number", "named", "colon", "block", "empty", "heading-long", "crlf"])
+    desc = rng.choice(["Format the code.", "Deploy — carefully ✓", "Run the tests first.",
+                       "  padded  "])
+    if kind == "plain":
+        return f"---\ndescription: {desc}\n---\nBody\n"
+    if kind == "no-desc":
+        return "---\nname: " + folder + "\n---\n\n" + rng.choice(["First line\nsecond\n",
+                                                                       "## A heading\n", ""])
+    if kind == "no-fm":
+        return rng.choice(["# Title here\n\nbody\n", "just text\n", "**bold** start\n"])
+    if kind == "quoted":
+        return '---\ndescription: "two\\nlines\\ttab"\n---\n'
+    if kind == "angle":
+        return "---\ndescription: use <this> & that\n---\n"
+    if kind == "when":
+        return f"---\ndescription: {desc}\nwhen_to_use: when asked\n---\n"
+    if kind == "number":
+        return "---\ndescription: 42\n---\n"
+    if kind == "named":
+        other = rng.choice(["other", "Other Name", "x:y", folder])
+        return f"---\nname: {other}\ndescription: named\n---\n"
+    if kind == "colon":
+        return "---\ndescription: Use this: when colons\n---\n"
+    if kind == "block":
+        return "---\ndescription: |\n  line one\n  line two\n---\n"
+    if kind == "empty":
+        return ""
+    if kind == "heading-long":
+        return "# " + "long heading " * 10 + "\n"
+    return f"---\r\ndescription: {desc}\r\n---\r\nbody\r\n"
+
+
+def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, TreeValue],
+            cwd: str) -> None:
+    """User and project skills in half the trees: `.claude/skills` in HOME, at the root, in
+    the working folder, below it (not listed at start), nested folders (not listed), the same
+    name in two places, files that are not skills."""
+    if rng.random() < 0.5:
+        return
+    places = [("home", ""), ("tree", ""), ("tree", "" if cwd == "." else cwd), ("tree", "sub")]
+    for _ in range(rng.randint(1, 6)):
+        where, folder = rng.choice(places)
+        name = rng.choice(SKILL_NAMES)
+        rel = f"{folder}/.claude/skills/{name}".lstrip("/")
+        target = home if where == "home" else tree
+        roll = rng.random()
+        if roll < 0.08:
+            target[f"{rel}/inner/SKILL.md"] = _skill_text(rng, "inner")
+        elif roll < 0.12:
+            target[f"{rel}/README.md"] = "not a skill\n"
+        else:
+            target[f"{rel}/SKILL.md"] = _skill_text(rng, name)
 
 
 IGNORES_FILE = "agent-ignores-file"
@@ -283,6 +350,11 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
             out.append("on-read-files")
         if predicted["jit_payloads"] != [p.text for p in capture.on_read]:
             out.append("on-read-payload")
+    # The skills listing: memlens's lines, then Claude Code's built-in ones.
+    listing, sent = predicted["skills"]["listing"], capture.skills_listing or ""
+    head = "The following skills are available for use with the Skill tool:\n\n"
+    if not sent.startswith((listing + "\n" + FIRST_BUILTIN) if listing else head + FIRST_BUILTIN):
+        out.append("skills-listing")
     return out
 
 

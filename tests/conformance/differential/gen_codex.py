@@ -199,8 +199,67 @@ def generate(seed: int, index: int) -> Scenario:
 
     if cwd != ".":
         tree.setdefault(cwd, None)
+    # Skills (their own random stream, so the memory trees stay what they were).
+    _skills(random.Random(f"{AGENT}-skills-{seed}-{index}"), tree, home, chain)
     return Scenario(id=f"diff-{AGENT}-{seed}-{index:04d}", agents=[AGENT], about="generated",
                     tree=_buildable(tree), home=_buildable(home), cwd=cwd, generated=True)
+
+
+SKILL_NAMES = ("fmt", "Fmt", "deploy", "a-b", "a_b", "Über", "zz top", "review", "b2", "10",
+               "9", "lint")
+
+
+def _skill_text(rng: random.Random, folder: str) -> str:
+    kind = rng.choice(["plain", "plain", "plain", "named", "no-desc", "empty-desc", "no-fm",
+                       "long-name", "long-desc", "block", "number", "colon", "crlf", "short"])
+    desc = rng.choice(["Format the code.", "Deploy — carefully ✓", "use <this> & that",
+                       "  padded\ttab  "])
+    if kind == "plain":
+        return f"---\ndescription: {desc}\n---\nbody\n"
+    if kind == "named":
+        name = rng.choice(["other", "fmt", "with space", "ünï", "5"])
+        return f"---\nname: {name}\ndescription: {desc}\n---\n"
+    if kind == "no-desc":
+        return f"---\nname: {folder}\n---\nbody\n"
+    if kind == "empty-desc":
+        return '---\ndescription: ""\n---\n'
+    if kind == "no-fm":
+        return "# Title\n\nbody\n"
+    if kind == "long-name":
+        return "---\nname: " + "n" * rng.choice((64, 65)) + "\ndescription: d\n---\n"
+    if kind == "long-desc":
+        return "---\ndescription: " + "é" * rng.choice((1024, 1025, 1100)) + "\n---\n"
+    if kind == "block":
+        return "---\ndescription: |\n  line one\n  line two\n---\n"
+    if kind == "number":
+        return "---\nname: 7\ndescription: 42\n---\n"
+    if kind == "colon":
+        return "---\ndescription: Use this: when colons\n---\n"
+    if kind == "crlf":
+        return f"---\r\ndescription: {desc}\r\n---\r\n"
+    return f"---\ndescription: {desc}\nmetadata:\n  short-description: short\n---\n"
+
+
+def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, TreeValue],
+            chain: list[str]) -> None:
+    """Skills in half the trees: `$CODEX_HOME/skills`, `~/.agents/skills`, `.agents/skills`
+    along the chain (and below the working folder, where Codex does not look), nested folders,
+    hidden ones, the same name twice."""
+    if rng.random() < 0.5:
+        return
+    for _ in range(rng.randint(1, 6)):
+        where = rng.choice(["codex-home", "home-agents", "tree", "tree", "tree"])
+        name = rng.choice(SKILL_NAMES)
+        sub = rng.choice(["", "", "", "group/", ".hidden/", "a/b/c/d/e/f/"])
+        text = _skill_text(rng, name)
+        if where == "codex-home":
+            home[f".codex/skills/{sub}{name}/SKILL.md"] = text
+        elif where == "home-agents":
+            home[f".agents/skills/{sub}{name}/SKILL.md"] = text
+        else:
+            folder = rng.choice([*chain, "below"])
+            prefix = f"{folder}/" if folder else ""
+            tree[f"{prefix}.agents/skills/{sub}{name}/SKILL.md"] = text
 
 
 def _buildable(tree: dict[str, TreeValue]) -> dict[str, TreeValue]:
@@ -220,6 +279,8 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
         found.append("payloads")
     if capture.on_read:
         found.append("on-read")
+    if (capture.skills_listing or "") != predicted["skills"]["listing"]:
+        found.append("skills-listing")
     return found
 
 
