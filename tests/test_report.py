@@ -47,8 +47,11 @@ def test_every_cell_is_what_that_agents_profile_predicts(demo: Path) -> None:
     home = demo / ".home"
     result = _report(demo, home)
     agents = [a["id"] for a in result["agents"]]
-    # VS Code's chat reads the demo's AGENTS.md, CLAUDE.md and .claude/rules.
-    assert agents == ["gemini", "claude", "agents", "codex", "vscode-chat"]
+    # VS Code's chat reads the demo's AGENTS.md, CLAUDE.md and .claude/rules; Cursor and
+    # Antigravity CLI (conventions) have columns where their own files are (.cursor/rules,
+    # .agents/rules).
+    assert agents == ["gemini", "claude", "agents", "codex", "vscode-chat", "cursor",
+                      "antigravity"]
     for agent in agents:
         done = _memlens("show", str(demo), "--trusted", "--agent", agent, "--json", home=home)
         shown = json.loads(done.stdout)
