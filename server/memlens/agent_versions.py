@@ -53,7 +53,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gemini": ("@google/gemini-cli", "Gemini CLI"),
     "claude": ("@anthropic-ai/claude-code", "Claude Code"),
     "codex": ("@openai/codex", "Codex"),
+    "copilot": ("@github/copilot", "GitHub Copilot CLI"),
 }
+# Other names `--agent` and `memlens.agents` take for an agent (SPEC §7: `copilot-cli`).
+ALIASES: dict[str, str] = {"copilot-cli": "copilot"}
 CONVENTION = "agents"  # the AGENTS.md convention: no program, no version, never verified
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
                                 CONVENTION: "AGENTS.md"}
@@ -257,7 +260,7 @@ def profile_for(agent: str, version: str | None) -> AgentProfile:
 def parse_agent_spec(spec: str) -> tuple[str, str | None]:
     """`NAME[@VERSION]` → (name, version or None); ValueError with a one-line message."""
     name, at, version = spec.strip().partition("@")
-    name = name.strip()
+    name = ALIASES.get(name.strip(), name.strip())
     if at and not version.strip():
         raise ValueError(f"no version after '@' in {spec!r}")
     profile_for(name, version.strip() or None)  # validates both

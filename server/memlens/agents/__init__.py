@@ -25,6 +25,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("claude", "claude.agent:ClaudeAgent"),
     ("agents", "agentsmd.agent:AgentsMdAgent"),
     ("codex", "codex.agent:CodexAgent"),
+    ("copilot", "copilot.agent:CopilotAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 # The memory-file names of the agents whose names are fixed (the primary agent's are the user's:
@@ -35,6 +36,7 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "claude": ("CLAUDE.md", "CLAUDE.local.md"),
     "agents": ("AGENTS.md",),
     "codex": ("AGENTS.override.md", "AGENTS.md"),
+    "copilot": ("copilot-instructions.md",),
 }
 
 

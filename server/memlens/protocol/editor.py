@@ -12,7 +12,7 @@ from pydantic import Field
 from memlens.protocol.memory import ClaudeJitEntry, ContextSection, JitFile
 from memlens.protocol.wire import Inbound, Wire
 
-Dialect = Literal["gemini", "claude", "agents", "codex"]
+Dialect = Literal["gemini", "claude", "agents", "codex", "copilot"]
 
 
 class UriParams(Inbound):

@@ -1,0 +1,266 @@
+"""What GitHub Copilot CLI 1.0.102 sends its model from custom instructions, at start and after
+a tool touches a path (each rule seen in its requests: tests/conformance/scenarios/copilot.yaml).
+
+At start, in the system message after `</tools>`:
+
+1. `<custom_instruction>\\nTEXT\\n</custom_instruction>` blocks, joined by a blank line:
+   `$COPILOT_HOME/copilot-instructions.md` (COPILOT_HOME defaults to HOME/.copilot); then the
+   repository root (the working folder outside a repository): `.github/copilot-instructions.md`,
+   `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`; the working folder's, the same; then each folder
+   between the two, top first: the same with `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing
+   above the repository root. A file's text is sent whole (an empty file too), a
+   byte-order mark dropped; a file that is not UTF-8 is skipped.
+2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
+   frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
+   `.github/instructions` and the working folder's, each folder's in path order, joined by a
+   blank line; then the table of the others (pattern, path, description), excluded ones
+   (`excludeAgent: coding-agent`) left out.
+
+After a tool (its `view`) touches a path, one user message of `<system_reminder>` blocks:
+the table's files whose globs match the path (relative to the repository root), then, for
+each folder from the path's folder up to the first folder read at start (the repository root,
+the folders down to the working folder: excluded), deepest first — a sibling of the working
+folder too — its
+`.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `GEMINI.md`
+and its `.github/instructions` files that apply (always-on, or matching). Each file once a
+session; the text HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, field
+from html import escape
+
+from memlens.agents.copilot.instructions import (
+    Frontmatter,
+    globs_match,
+    instruction_files,
+    parse_frontmatter,
+)
+from memlens.files.fsread import FileReader, ReadKind
+from memlens.files.nodecompat import dirname, resolve
+
+HOME_FILE = "copilot-instructions.md"
+REPO_FILE = ".github/copilot-instructions.md"
+ROOT_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", "GEMINI.md")
+FOLDER_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "GEMINI.md")
+INSTRUCTIONS_DIR = ".github/instructions"
+FILE_NAMES = ("copilot-instructions.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
+TABLE_HEAD = (
+    "Here is a list of instruction files that contain rules for modifying or creating new "
+    "code.\nThese files are important for ensuring that the code is modified or created "
+    "correctly.\nPlease make sure to follow the rules specified in these files when working "
+    "with the codebase.\nIf you have not already read the file, use the `view` tool to acquire "
+    "it.\nMake sure to acquire the instructions before making any changes to the code.\n"
+    "| Pattern | File Path | Description |\n| ------- | --------- | ----------- |"
+)
+REMINDER = ("<system_reminder>\nCustom instructions from {path}. Apply these to any code you "
+            "write here:\n\n{text}\n</system_reminder>")
+
+
+def copilot_home(home: str) -> str:
+    """`$COPILOT_HOME`, else HOME/.copilot."""
+    return os.environ.get("COPILOT_HOME") or posixpath.join(home, ".copilot")
+
+
+def git_root(cwd: str) -> str | None:
+    """The repository holding `cwd` as git finds it: the nearest folder up whose `.git` is a
+    repository folder (HEAD, objects/, refs/) or a `gitdir:` file."""
+    cursor = cwd
+    while True:
+        dot = posixpath.join(cursor, ".git")
+        if os.path.isdir(dot):
+            if (os.path.isfile(posixpath.join(dot, "HEAD"))
+                    and os.path.isdir(posixpath.join(dot, "objects"))
+                    and os.path.isdir(posixpath.join(dot, "refs"))):
+                return cursor
+        elif os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8", errors="replace") as handle:
+                    if handle.read(4096).startswith("gitdir:"):
+                        return cursor
+            except OSError:
+                pass
+        parent = dirname(cursor)
+        if parent == cursor:
+            return None
+        cursor = parent
+
+
+@dataclass
+class CopilotFile:
+    path: str
+    text: str  # what is sent (a byte-order mark dropped)
+    kind: str  # "home", "repository", "folder", "instructions"
+    display: str = ""  # how the table and reminders name it
+    front: Frontmatter | None = None
+
+    @property
+    def scoped(self) -> bool:
+        return self.front is not None and not self.front.always
+
+
+def _read(reader: FileReader, path: str) -> str | None:
+    read = reader.read(path)
+    if read.kind != ReadKind.OK or read.content is None or read.invalid_utf8:
+        return None
+    return read.content.removeprefix("\ufeff")
+
+
+@dataclass
+class CopilotLoad:
+    cwd: str
+    root: str  # the repository root, else the working folder
+    home_folder: str
+    blocks: list[CopilotFile] = field(default_factory=list)  # <custom_instruction> files
+    always: list[CopilotFile] = field(default_factory=list)
+    scoped: list[CopilotFile] = field(default_factory=list)  # the table, in its order
+    excluded: list[CopilotFile] = field(default_factory=list)
+
+    def table(self) -> str:
+        if not self.scoped:
+            return ""
+        rows = [f"| {f.front.raw_apply_to if f.front else ''} | '{f.display}' | "
+                f"{_cell(f.front.description if f.front else None)} |" for f in self.scoped]
+        return TABLE_HEAD + "\n" + "\n".join(rows)
+
+    def render(self) -> str:
+        """The memory part of the system message (between `</tools>\\n\\n` and
+        `\\n<system_notifications>`), byte for byte."""
+        blocks = "\n\n".join(f"<custom_instruction>\n{f.text}\n</custom_instruction>"
+                             for f in self.blocks)
+        parts = [f.text for f in self.always]
+        table = self.table()
+        if table:
+            parts.append(table)
+        instructions = "\n\n".join(parts)
+        if blocks and instructions:
+            return f"{blocks}\n\n{instructions}\n"
+        return blocks or instructions
+
+    @property
+    def files(self) -> list[CopilotFile]:
+        return [*self.blocks, *self.always]
+
+
+def _cell(description: str | None) -> str:
+    if not description:
+        return ""
+    return description.replace("\r\n", " ").replace("\n", " ").replace("|", "\\|")
+
+
+def _between(root: str, cwd: str) -> list[str]:
+    """The folders strictly between `root` and `cwd`, top first."""
+    folders = []
+    cursor = dirname(cwd)
+    while cursor != root and cursor.startswith(root + "/"):
+        folders.append(cursor)
+        cursor = dirname(cursor)
+    return folders[::-1]
+
+
+def instruction_entry(path: str, text: str, display: str) -> CopilotFile:
+    return CopilotFile(path, text, "instructions", display, parse_frontmatter(text))
+
+
+def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> CopilotLoad:
+    reader = reader or FileReader()
+    cwd = resolve(cwd)
+    root = git_root(cwd) or cwd
+    folder = copilot_home(resolve(home))
+    load = CopilotLoad(cwd=cwd, root=root, home_folder=folder)
+
+    def block(path: str, kind: str) -> None:
+        text = _read(reader, path)
+        if text is not None:
+            load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
+
+    block(posixpath.join(folder, HOME_FILE), "home")
+    for name in ROOT_NAMES:
+        block(posixpath.join(root, name), "repository")
+    if cwd != root:
+        for name in ROOT_NAMES:
+            block(posixpath.join(cwd, name), "folder")
+    for between in _between(root, cwd):
+        for name in FOLDER_NAMES:
+            block(posixpath.join(between, name), "folder")
+    sources = [(posixpath.join(folder, "instructions"), None), (root, root)]
+    if cwd != root:
+        sources.append((cwd, cwd))
+    for base, relative_to in sources:
+        directory = base if relative_to is None else posixpath.join(base, INSTRUCTIONS_DIR)
+        for path in instruction_files(directory):
+            text = _read(reader, path)
+            if text is None:
+                continue
+            display = path if relative_to is None else posixpath.relpath(path, relative_to)
+            entry = instruction_entry(path, text, display)
+            if entry.front and entry.front.excluded:
+                load.excluded.append(entry)
+            elif entry.scoped:
+                load.scoped.append(entry)
+            else:
+                load.always.append(entry)
+    return load
+
+
+def reminder(display: str, text: str) -> str:
+    return REMINDER.format(path=display, text=escape(text, quote=True).replace("&#x27;",
+                                                                                "&apos;"))
+
+
+@dataclass
+class OnRead:
+    target: str
+    files: list[CopilotFile]
+
+    def payload(self) -> str:
+        return "".join("\n" + reminder(f.display, f.text) for f in self.files)
+
+
+class CopilotSession:
+    """Copilot CLI's loading after a tool touches a path, over one session (each file once)."""
+
+    def __init__(self, load: CopilotLoad, reader: FileReader | None = None) -> None:
+        self.load = load
+        self.reader = reader or FileReader()
+        self.sent: set[str] = set()
+
+    def touch(self, target: str) -> OnRead:
+        target = resolve(target)
+        load, files = self.load, []
+        for entry in load.scoped:
+            if entry.path not in self.sent and entry.front and globs_match(
+                    entry.front.globs, load.root, target):
+                files.append(entry)
+        startup = {load.root, load.cwd, *_between(load.root, load.cwd)}
+        folders = []
+        cursor = dirname(target)
+        while cursor.startswith(load.root + "/") and cursor not in startup:
+            folders.append(cursor)
+            cursor = dirname(cursor)
+        for folder in folders:  # deepest first
+            for name in FOLDER_NAMES:
+                path = posixpath.join(folder, name)
+                text = _read(self.reader, path)
+                if text is not None:
+                    files.append(CopilotFile(path, text, "folder",
+                                             posixpath.relpath(path, load.root)))
+            for path in instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR)):
+                text = _read(self.reader, path)
+                if text is None:
+                    continue
+                entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
+                front = entry.front
+                if front is None or front.excluded:
+                    continue
+                if front.always or globs_match(front.globs, load.root, target):
+                    files.append(entry)
+        fresh = []
+        for entry in files:
+            if entry.path not in self.sent:
+                self.sent.add(entry.path)
+                fresh.append(entry)
+        return OnRead(target, fresh)
