@@ -286,7 +286,7 @@ def test_the_convention_has_no_version() -> None:
     ("gemini", "0.44.1.2", "not a Gemini CLI version"),
     ("claude", "v2.1", "not a Claude Code version"),
     ("codex", "", "not a Codex version"),
-    ("cursor", None, "unknown agent 'cursor' (one of gemini, claude, codex, agents)"),
+    ("cursor", None, "unknown agent 'cursor' (one of gemini, claude, codex, copilot, agents)"),
 ])
 def test_bad_versions_are_one_line_errors(agent: str, version: str | None,
                                           message: str) -> None:
@@ -336,7 +336,18 @@ def test_pins_win_in_order() -> None:
     assert [p.name for p in chosen_agents(["gemini@0.44+", "gemini@0.44+"], found)] == [
         "gemini@0.44+"]
     with pytest.raises(ValueError, match="unknown agent"):
-        chosen_agents(["copilot"], found)
+        chosen_agents(["aider"], found)
+
+
+def test_copilot_cli_is_another_name_for_copilot() -> None:
+    """SPEC §7: `--agent copilot-cli` is GitHub Copilot CLI, profile copilot@1.0, verified on
+    1.0.102 and only there."""
+    found = installed()
+    for pin in ("copilot", "copilot-cli", "copilot@1.0", "copilot-cli@1.0.102"):
+        [got] = chosen_agents([pin], found)
+        assert (got.agent, got.name, got.verified) == ("copilot", "copilot@1.0", True), pin
+    [newer] = chosen_agents(["copilot@1.0.200"], found)
+    assert (newer.name, newer.verified) == ("copilot@1.0", False)
 
 
 def test_the_unverified_diagnostic() -> None:

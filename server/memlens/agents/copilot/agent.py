@@ -26,9 +26,11 @@ from memlens.agents.copilot.instructions import (
     THIS_AGENT,
     glob_matches,
     glob_regex,
+    instruction_files,
     parse_frontmatter,
 )
 from memlens.agents.copilot.load import (
+    FOLDER_NAMES,
     HOME_FILE,
     INSTRUCTIONS_DIR,
     CopilotFile,
@@ -80,6 +82,18 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
                 message=f"Copilot CLI ignores the malformed applyTo glob {glob!r}: it matches "
                         "no file"))
     return out
+
+
+def _folders_below(cwd: str) -> list[str]:
+    """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped)."""
+    found: list[str] = []
+    for folder, dirs, _ in os.walk(cwd):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS and not d.startswith("."))
+        if folder != cwd:
+            found.append(folder)
+        if len(found) > _MAX_WALK // 10:
+            break
+    return found
 
 
 def _workspace_files(root: str) -> list[str]:
@@ -221,19 +235,34 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]
                    ) -> list[AgentFile]:
-        load = self._load(folder, settings, reader)
-        rows = [AgentFile(f.path, _labels(f), f.text) for f in load.files]
-        rows += [AgentFile(f.path, "scoped", f.text,
-                           f"applies to {f.front.raw_apply_to if f.front else ''}",
-                           when="on-read") for f in load.scoped]
-        return rows
+        """What it reads starting in the folder, its `applyTo` files, and the files of the
+        folders below, which it reads when a tool touches a path there."""
+        return self._rows(self._load(folder, settings, reader), reader, with_startup=True)
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
-        load = self._load(memory.cwd, settings, reader)
-        return [AgentFile(f.path, "scoped", f.text,
-                          f"applies to {f.front.raw_apply_to if f.front else ''}",
-                          when="on-read") for f in load.scoped]
+        return self._rows(self._load(memory.cwd, settings, reader), reader,
+                          with_startup=False)
+
+    def _rows(self, load: CopilotLoad, reader: FileReader, *,
+              with_startup: bool) -> list[AgentFile]:
+        rows = ([AgentFile(f.path, _labels(f), f.text) for f in load.files]
+                if with_startup else [])
+        rows += [AgentFile(f.path, "scoped", f.text,
+                           f"applies to {f.front.raw_apply_to if f.front else ''}",
+                           when="on-read") for f in load.scoped]
+        listed = {f.path for f in rows}
+        for folder in _folders_below(load.cwd):
+            for path in [*(posixpath.join(folder, n) for n in FOLDER_NAMES),
+                         *instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR))]:
+                text = reader.read(path).content
+                if text is None or path in listed:
+                    continue
+                rows.append(AgentFile(path, "nested", text,
+                                      f"when a tool touches a path in "
+                                      f"{posixpath.relpath(folder, load.cwd)}/",
+                                      when="on-read"))
+        return rows
 
     def section_starts(self, path: str) -> list[str]:
         return ["<custom_instruction>", f"Custom instructions from {path}."]

@@ -3,12 +3,12 @@
 
 What the real CLI does (each point seen in its requests, tests/conformance/scenarios/copilot.yaml):
 
-* The frontmatter is the text between a first line `---` and the next line starting `---`
-  (CRLF read as LF). It is read as YAML (a duplicate key is an error); `applyTo` (or `paths`)
-  is a string of comma-separated globs or a list of them; `excludeAgent` a string or a list.
-  When the YAML does not load (`applyTo: *.py` is an undefined alias to YAML), the first line
-  `applyTo: VALUE` (or `paths: VALUE`) is used, its `# comment` and quotes dropped, and
-  `excludeAgent` and `description` are not read.
+* The frontmatter is the text between a first line `---` and the next line `---` (CRLF read
+  as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
+  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them;
+  `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
+  undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
+  its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
 * A file with no globs, or only `**` or `**/*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
   a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
@@ -30,7 +30,7 @@ from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_
 SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
 ALWAYS_GLOBS = ("**", "**/*")
-_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
+_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
 _COMMENT = re.compile(r"\s+#.*$")
 

@@ -23,7 +23,7 @@ the folders down to the working folder: excluded), deepest first — a sibling o
 folder too — its
 `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `GEMINI.md`
 and its `.github/instructions` files that apply (always-on, or matching). Each file once a
-session; the text HTML-escaped.
+session, a blank one not at all; the text HTML-escaped.
 """
 
 from __future__ import annotations
@@ -260,6 +260,8 @@ class CopilotSession:
                     files.append(entry)
         fresh = []
         for entry in files:
+            if not entry.text.strip():
+                continue  # a blank file is not sent on read (at start it is)
             if entry.path not in self.sent:
                 self.sent.add(entry.path)
                 fresh.append(entry)
