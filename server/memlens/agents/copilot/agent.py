@@ -27,6 +27,7 @@ from memlens.agents.copilot.instructions import (
     glob_matches,
     glob_regex,
     instruction_files,
+    is_instructions,
     parse_frontmatter,
 )
 from memlens.agents.copilot.load import (
@@ -121,10 +122,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
 
     def owns(self, path: str, settings: MemorySettings) -> bool:
         name = posixpath.basename(path)
-        return name in FILE_NAMES or (name.endswith(SUFFIX) and "/instructions/" in path)
+        return name in FILE_NAMES or (is_instructions(name) and "/instructions/" in path)
 
     def claims(self, path: str) -> bool:
-        return posixpath.basename(path).endswith(SUFFIX) or posixpath.basename(path) == HOME_FILE
+        name = posixpath.basename(path)
+        return is_instructions(name) or name == HOME_FILE
 
     def home_folder(self, home: str) -> str | None:
         return copilot_home(home)
@@ -220,11 +222,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
                 for name in sorted(files):
                     path = posixpath.join(folder, name)
-                    if name.endswith(".md") and not name.endswith(SUFFIX):
+                    if name.endswith(".md") and not is_instructions(name):
                         out.append(ignores_file(
                             path, f"GitHub Copilot CLI does not read this file: only "
                                   f"`*{SUFFIX}` files in {INSTRUCTIONS_DIR} are instructions"))
-                    elif name.endswith(SUFFIX):
+                    elif is_instructions(name):
                         text = reader.read(path).content
                         if text is not None and parse_frontmatter(text).excluded:
                             out.append(ignores_file(

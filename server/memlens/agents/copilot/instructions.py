@@ -31,6 +31,8 @@ SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
 ALWAYS_GLOBS = ("**", "**/*")
 _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+# The fallback's looser block: any line starting `---` closes it.
+_LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
 _KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
 _COMMENT = re.compile(r"\s+#.*$")
 
@@ -55,9 +57,17 @@ class Frontmatter:
 
 
 def split_globs(value: str) -> list[str]:
-    """Comma-separated globs, a comma inside `{}` kept; each trimmed, blanks dropped."""
-    parts, depth, current = [], 0, ""
-    for char in value:
+    """Comma-separated globs, a comma inside `{}` or `[]` kept (after an unclosed `[` the rest
+    is one glob); each trimmed, blanks dropped."""
+    parts, depth, current, at = [], 0, "", 0
+    while at < len(value):
+        char = value[at]
+        if char == "[":
+            end = value.find("]", at + 2 if value[at + 1:at + 2] in ("!", "^") else at + 1)
+            end = len(value) - 1 if end < 0 else end
+            current += value[at:end + 1]
+            at = end + 1
+            continue
         if char == "{":
             depth += 1
         elif char == "}" and depth:
@@ -67,6 +77,7 @@ def split_globs(value: str) -> list[str]:
             current = ""
         else:
             current += char
+        at += 1
     parts.append(current)
     return [p.strip() for p in parts if p.strip()]
 
@@ -96,18 +107,24 @@ def _unquote(value: str) -> str:
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    text = text.replace("\ufeff", "").replace("\r\n", "\n")
     match = _FRONTMATTER.match(text)
-    if not match:
+    loose = _LOOSE_FRONTMATTER.match(text)
+    if not match and not loose:
         return Frontmatter()
-    block = match.group(1)
     front = Frontmatter(present=True)
-    try:
-        data = _load_yaml(block + "\n")
-    except StructuredDataError as error:
-        front.yaml_error = error.message
-        front.yaml_line = 2 + _error_line(error)
-        data = None
+    data: object = None
+    if match:
+        try:
+            data = _load_yaml(match.group(1) + "\n")
+        except StructuredDataError as error:
+            front.yaml_error = error.message
+            front.yaml_line = 2 + _error_line(error)
+    else:
+        front.yaml_error = "the frontmatter has no closing `---` line of its own"
+        front.yaml_line = 1
+    found = loose or match
+    block = found.group(1) if found else ""
     if isinstance(data, dict):
         values = data.get("applyTo", data.get("paths"))
         globs = _strings(values)
@@ -228,6 +245,11 @@ def globs_match(globs: list[str], root: str, target: str) -> bool:
 # ------------------------------------------------------------------------------- files
 
 
+def is_instructions(name: str) -> bool:
+    """`*.instructions.md`, in any case (Copilot CLI reads `x.Instructions.md` too)."""
+    return name.lower().endswith(SUFFIX) and len(name) > len(SUFFIX)
+
+
 def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
     """`*.instructions.md` files under `folder` at any depth, dot-folders skipped, in byte
     order of their path (links to files followed; a link to a folder is not entered)."""
@@ -246,7 +268,7 @@ def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
                 if entry.is_dir(follow_symlinks=False):
                     if not entry.name.startswith("."):
                         stack.append(entry.path)
-                elif entry.name.endswith(SUFFIX) and entry.is_file():
+                elif is_instructions(entry.name) and entry.is_file():
                     found.append(entry.path)
             except OSError:
                 continue

@@ -4,12 +4,13 @@ a tool touches a path (each rule seen in its requests: tests/conformance/scenari
 At start, in the system message after `</tools>`:
 
 1. `<custom_instruction>\\nTEXT\\n</custom_instruction>` blocks, joined by a blank line:
-   `$COPILOT_HOME/copilot-instructions.md` (COPILOT_HOME defaults to HOME/.copilot); then the
-   repository root (the working folder outside a repository): `.github/copilot-instructions.md`,
-   `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`; the working folder's, the same; then each folder
-   between the two, top first: the same with `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing
-   above the repository root. A file's text is sent whole (an empty file too), a
-   byte-order mark dropped; a file that is not UTF-8 is skipped.
+   `$COPILOT_HOME/copilot-instructions.md` (COPILOT_HOME defaults to HOME/.copilot); the
+   `.github/copilot-instructions.md` of the repository root (the working folder outside a
+   repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
+   root's first); then each folder between the two, nearest the working folder first: the same with
+   `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
+   sent whole (an empty file too), every U+FEFF dropped; a text already sent in a block before
+   is not sent again; a file that is not UTF-8 is skipped.
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -106,7 +107,7 @@ def _read(reader: FileReader, path: str) -> str | None:
     read = reader.read(path)
     if read.kind != ReadKind.OK or read.content is None or read.invalid_utf8:
         return None
-    return read.content.removeprefix("\ufeff")
+    return read.content.replace("\ufeff", "")  # every byte-order mark, not only the first
 
 
 @dataclass
@@ -118,6 +119,7 @@ class CopilotLoad:
     always: list[CopilotFile] = field(default_factory=list)
     scoped: list[CopilotFile] = field(default_factory=list)  # the table, in its order
     excluded: list[CopilotFile] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)  # the same text as a block before
 
     def table(self) -> str:
         if not self.scoped:
@@ -174,16 +176,19 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
 
     def block(path: str, kind: str) -> None:
         text = _read(reader, path)
-        if text is not None:
+        if text is not None and all(f.text != text for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
+        elif text is not None:
+            load.duplicates.append(path)
 
     block(posixpath.join(folder, HOME_FILE), "home")
-    for name in ROOT_NAMES:
-        block(posixpath.join(root, name), "repository")
-    if cwd != root:
-        for name in ROOT_NAMES:
-            block(posixpath.join(cwd, name), "folder")
-    for between in _between(root, cwd):
+    primary = [root] if cwd == root else [root, cwd]
+    for base in primary:
+        block(posixpath.join(base, REPO_FILE), "repository" if base == root else "folder")
+    for base in primary:
+        for name in ROOT_NAMES[1:]:
+            block(posixpath.join(base, name), "repository" if base == root else "folder")
+    for between in reversed(_between(root, cwd)):  # the working folder's parent first
         for name in FOLDER_NAMES:
             block(posixpath.join(between, name), "folder")
     sources = [(posixpath.join(folder, "instructions"), None), (root, root)]
@@ -258,10 +263,12 @@ class CopilotSession:
                     continue
                 if front.always or globs_match(front.globs, load.root, target):
                     files.append(entry)
-        fresh = []
+        fresh: list[CopilotFile] = []
         for entry in files:
             if not entry.text.strip():
                 continue  # a blank file is not sent on read (at start it is)
+            if any(f.text == entry.text for f in fresh):
+                continue  # the same text twice in one message is sent once
             if entry.path not in self.sent:
                 self.sent.add(entry.path)
                 fresh.append(entry)
