@@ -18,18 +18,21 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   claude: "Claude Code",
   agents: "AGENTS.md agents",
   codex: "Codex",
+  copilot: "GitHub Copilot CLI",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   claude: "What Claude Code reads in this folder (CLAUDE.md tiers, includes, rules)",
   agents: "The AGENTS.md files: the nearest one is in force",
   codex: "What Codex sends at start here (global AGENTS.md, then the project's from the git root down)",
+  copilot: "What GitHub Copilot CLI sends at start here (custom instructions, always-on instruction files), and what it adds when a tool touches a path",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   claude: "hubot",
   agents: "organization",
   codex: "terminal",
+  copilot: "copilot",
 };
 
 type Node =

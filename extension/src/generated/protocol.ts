@@ -104,7 +104,7 @@ export type ChatEvent =
   | MemoryLoadedEvent
   | ErrorEvent
   | DoneEvent;
-export type Dialect = "gemini" | "claude" | "agents" | "codex";
+export type Dialect = "gemini" | "claude" | "agents" | "codex" | "copilot";
 
 export interface AddMemoryParams {
   fact: string;
@@ -140,7 +140,7 @@ export interface AddMemoryResult {
  * An agent the editor can show (`memlens/agents`).
  */
 export interface AgentChoice {
-  agent: "gemini" | "claude" | "agents" | "codex";
+  agent: "gemini" | "claude" | "agents" | "codex" | "copilot";
   label: string;
   profile: string;
   installed: string | null;
@@ -285,7 +285,7 @@ export interface AgentsParams {
  */
 export interface AgentsResponse {
   agents: AgentChoice[];
-  sideBySide: ("gemini" | "claude" | "agents" | "codex")[];
+  sideBySide: ("gemini" | "claude" | "agents" | "codex" | "copilot")[];
 }
 export interface AgentsShowResult {
   cwd: string;
@@ -723,13 +723,13 @@ export interface SessionsResult {
 }
 export interface ShowParams {
   uri: string;
-  dialect?: ("gemini" | "claude" | "agents" | "codex") | null;
+  dialect?: ("gemini" | "claude" | "agents" | "codex" | "copilot") | null;
 }
 /**
  * memlens/show: what the agent of `dialect` reads for the folder of the request's uri.
  */
 export interface ShowResponse {
-  dialect: "gemini" | "claude" | "agents" | "codex";
+  dialect: "gemini" | "claude" | "agents" | "codex" | "copilot";
   content: string;
   files: string[];
   fileCount: number;
@@ -811,7 +811,7 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents" | "codex";
+  agent: "claude" | "agents" | "codex" | "copilot";
   files: TreeFile[];
 }
 export interface TreeFile {

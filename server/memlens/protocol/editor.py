@@ -132,7 +132,7 @@ class TreeFile(Wire):
 class TreeAgent(Wire):
     """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
 
-    agent: Literal["claude", "agents", "codex"]
+    agent: Literal["claude", "agents", "codex", "copilot"]
     files: list[TreeFile]
 
 

@@ -9,8 +9,8 @@ At start, in the system message after `</tools>`:
    repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
    root's first); then each folder between the two, nearest the working folder first: the same with
    `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
-   sent whole (an empty file too), every U+FEFF dropped; a text already sent in a block before
-   is not sent again; a file that is not UTF-8 is skipped.
+   sent whole (an empty file too), every U+FEFF dropped, bad UTF-8 as U+FFFD; a text already
+   sent in a block before is not sent again.
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -104,8 +104,9 @@ class CopilotFile:
 
 
 def _read(reader: FileReader, path: str) -> str | None:
+    """The text Copilot sends of `path`, bad UTF-8 read as U+FFFD (None: it is not read)."""
     read = reader.read(path)
-    if read.kind != ReadKind.OK or read.content is None or read.invalid_utf8:
+    if read.kind != ReadKind.OK or read.content is None:
         return None
     return read.content.replace("\ufeff", "")  # every byte-order mark, not only the first
 
