@@ -9,7 +9,7 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
   undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
   its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
-* A file with no globs, or only `**` or `**/*`, applies always: its text (frontmatter and all)
+* A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
   a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
 * Globs match the path relative to the repository root, case-sensitively; `./` is dropped; a
@@ -29,7 +29,7 @@ from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_
 
 SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
-ALWAYS_GLOBS = ("**", "**/*")
+ALWAYS_GLOBS = ("**", "**/*", "*")  # globs that match every file
 _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 # The fallback's looser block: any line starting `---` closes it.
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
