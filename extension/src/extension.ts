@@ -61,14 +61,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       memoryTree.refresh();
       if (vscode.workspace.getConfiguration("memlens").get<boolean>("notifyJit", true)) {
         const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
-        const claude = (event.claude ?? []).map((file) => `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`);
+        // The other agents' files, by agent (Claude Code, GitHub Copilot CLI), in their order.
+        const byAgent = new Map<string, string[]>();
+        for (const file of event.claude ?? []) {
+          const agent = file.agent ?? "Claude Code";
+          byAgent.set(agent, [...(byAgent.get(agent) ?? []), `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`]);
+        }
         const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
         const parts = [];
         if (names.length > 0) {
           parts.push(`opening ${opened} loaded ${names.join(", ")} just in time.`);
         }
-        if (claude.length > 0) {
-          parts.push(`${names.length > 0 ? "Claude Code" : `Opening ${opened}, Claude Code`} would add ${claude.join(", ")}.`);
+        for (const [agent, added] of byAgent) {
+          parts.push(`${parts.length > 0 ? agent : `Opening ${opened}, ${agent}`} would add ${added.join(", ")}.`);
         }
         void vscode.window
           .showInformationMessage(parts.join(" ").replace(/^./, (c) => c.toUpperCase()), "Show Merged Context")

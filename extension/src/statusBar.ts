@@ -85,7 +85,7 @@ export class MemoryStatusBar implements vscode.Disposable {
     const claude = event.claude ?? [];
     this.item.text = event.files.length > 0
       ? `$(sparkle) +${event.files.length} memory loaded: ${event.files.map(short).join(", ")}`
-      : `$(sparkle) Claude Code +${claude.length}: ${claude.map(short).join(", ")}`;
+      : `$(sparkle) ${claude[0]?.agent ?? "Claude Code"} +${claude.length}: ${claude.map(short).join(", ")}`;
     this.item.show();
     this.flashUntil = Date.now() + 4000;
     setTimeout(() => {

@@ -119,9 +119,10 @@ async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
     assert event["uri"] == uri(workspace / "api" / "app.py")
     assert [f["path"] for f in event["files"]] == [str(workspace / "api" / "GEMINI.md")]
     assert event["claude"] == [
-        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read"},
+        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read",
+         "agent": "Claude Code"},
         {"path": str(rules / "python.md"), "chars": len((rules / "python.md").read_text()),
-         "reason": "paths: **/*.py"}]
+         "reason": "paths: **/*.py", "agent": "Claude Code"}]
     # Once per session: another Python file in api/ adds nothing for either agent.
     (workspace / "api" / "util.py").write_text("x = 1\n")
     await open_doc(client, workspace / "api" / "util.py")
@@ -226,3 +227,35 @@ async def test_moving_a_file_rewrites_claude_includes_in_their_form(
     assert {u: [(e.range.start.line, e.range.start.character, e.range.end.character,
                  e.new_text) for e in edits] for u, edits in edit.changes.items()} == {
         doc: [(0, 14, 25, "./docs/agents/AGENTS.md"), (1, 1, 12, "~/notes/shared.md")]}
+
+
+@pytest.mark.asyncio
+async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Path) -> None:
+    """GitHub Copilot CLI's files on read reach `memlens/jitLoaded` under its own name: the
+    instructions file whose applyTo matches, then the opened file's folder's GEMINI.md; once
+    a session. Without a file of its own in the workspace it adds nothing (the test above)."""
+    received: list[Any] = []
+
+    @client.feature("memlens/jitLoaded")
+    def on_jit(params: Any) -> None:
+        received.append(plain(params))
+
+    instructions = workspace / ".github" / "instructions"
+    instructions.mkdir(parents=True)
+    (instructions / "py.instructions.md").write_text("---\napplyTo: \"**/*.py\"\n---\nPy.\n")
+    (instructions / "ts.instructions.md").write_text("---\napplyTo: \"**/*.ts\"\n---\nTs.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    await open_doc(client, workspace / "api" / "app.py")
+    for _ in range(50):
+        if received:
+            break
+        await asyncio.sleep(0.05)
+    (event,) = received
+    copilot = [e for e in event["claude"] if e["agent"] == "GitHub Copilot CLI"]
+    assert [(e["path"], e["reason"]) for e in copilot] == [
+        (str(instructions / "py.instructions.md"), "applyTo: **/*.py"),
+        (str(workspace / "api" / "GEMINI.md"), "api/ is read")]
+    (workspace / "api" / "util.py").write_text("x = 1\n")
+    await open_doc(client, workspace / "api" / "util.py")
+    await asyncio.sleep(0.3)
+    assert len(received) == 1

@@ -407,12 +407,14 @@ export interface ClaudeFileRow {
   chars: number;
 }
 /**
- * A file Claude Code adds while working on the opened file, and why.
+ * A file another agent (Claude Code, GitHub Copilot CLI) adds while working on the opened
+ * file, and why.
  */
 export interface ClaudeJitEntry {
   path: string;
   chars: number;
   reason: string;
+  agent: string;
 }
 export interface ClaudeListResult {
   cwd: string;

@@ -35,7 +35,8 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
     for agent in other_agents():
         agent_session = ls.service.agent_jit_session_for(agent, path)
         if agent_session is not None:
-            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason)
+            others += [ClaudeJitEntry(path=f.path, chars=len(f.content), reason=f.reason,
+                                      agent=agent.label)
                        for f in agent_session.load_for(path).files]
     if not files and not others:
         return

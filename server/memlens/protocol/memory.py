@@ -115,11 +115,13 @@ class JitFile(Wire):
 
 
 class ClaudeJitEntry(Wire):
-    """A file Claude Code adds while working on the opened file, and why."""
+    """A file another agent (Claude Code, GitHub Copilot CLI) adds while working on the opened
+    file, and why."""
 
     path: str
     chars: int
     reason: str
+    agent: str = "Claude Code"  # the agent's label, as messages name it
 
 
 # --- `memlens show|list --dialect agents|claude --json` ---------------------------------------

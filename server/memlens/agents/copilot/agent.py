@@ -34,6 +34,7 @@ from memlens.agents.copilot.load import (
     FOLDER_NAMES,
     HOME_FILE,
     INSTRUCTIONS_DIR,
+    REPO_FILE,
     CopilotFile,
     CopilotLoad,
     CopilotSession,
@@ -186,8 +187,14 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         for root in roots:
             load = self._load(root, settings, reader)
             entries = [*load.always, *load.scoped, *load.excluded]
-            check.sources += [f.path for f in [*load.files, *load.scoped]]
-            check.watched |= {f.path for f in entries}
+            check.watched |= {f.path for f in [*load.blocks, *entries]}
+            # Copilot counts as having memory here (its notices on read in the editor) only
+            # with files of its own: AGENTS.md, CLAUDE.md, GEMINI.md alone are other agents'.
+            own = [f.path for f in [*load.blocks, *entries]
+                   if f.kind == "home" or f.path.endswith("/" + REPO_FILE)
+                   or f.kind == "instructions"]
+            if own or any(posixpath.basename(p) in FILE_NAMES for p in found):
+                check.sources += [f.path for f in [*load.files, *load.scoped]]
             files: list[str] | None = None
             for entry in entries:
                 if not entry.path.startswith(root + "/"):
@@ -238,7 +245,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                    check: WorkspaceCheck, folder_for: Callable[[str], str | None]
                    ) -> list[AgentFile]:
         """What it reads starting in the folder, its `applyTo` files, and the files of the
-        folders below, which it reads when a tool touches a path there."""
+        folders below, which it reads when a tool touches a path there; nothing where the
+        workspace holds no Copilot file of its own (`check_workspace`: AGENTS.md, CLAUDE.md
+        and GEMINI.md alone are shown under their own agents)."""
+        if not check.has_memory:
+            return []
         return self._rows(self._load(folder, settings, reader), reader, with_startup=True)
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
@@ -284,6 +295,15 @@ class _Session(AgentJitSession):
         read = self.session.touch(resolve(path))
         payload = read.payload()
         return JitLoad(target=read.target,
-                       files=[JitFile(f.path, f.text, "custom instructions for this path")
+                       files=[JitFile(f.path, f.text, _why(f, self.session.load.root))
                               for f in read.files],
                        context=payload, payloads=[payload] if payload else [])
+
+
+def _why(entry: CopilotFile, root: str) -> str:
+    """Why a file comes on read: its `applyTo`, else the folder it belongs to being read."""
+    if entry.front is not None and entry.scoped:
+        return f"applyTo: {entry.front.raw_apply_to}"
+    folder = entry.path.split("/.github/", 1)[0] if "/.github/" in entry.path else (
+        posixpath.dirname(entry.path).removesuffix("/.claude"))
+    return f"{posixpath.relpath(folder, root)}/ is read"
