@@ -100,10 +100,12 @@ def _load_yaml(text: str) -> object:
 
 
 def _unquote(value: str) -> str:
-    value = _COMMENT.sub("", value).strip()
+    """The fallback's value: quotes around the whole of it dropped first, then a `# comment`
+    (so `"x" # note` keeps its quotes, as Copilot CLI reads it)."""
+    value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
+        value = value[1:-1]
+    return _COMMENT.sub("", value).strip()
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
@@ -251,8 +253,8 @@ def is_instructions(name: str) -> bool:
 
 
 def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
-    """`*.instructions.md` files under `folder` at any depth, dot-folders skipped, in byte
-    order of their path (links to files followed; a link to a folder is not entered)."""
+    """`*.instructions.md` files under `folder` at any depth, dot-folders skipped, in order of
+    their path's names (links to files followed; a link to a folder is not entered)."""
     import os
 
     found: list[str] = []
@@ -272,5 +274,5 @@ def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
                     found.append(entry.path)
             except OSError:
                 continue
-    yield from sorted(found, key=lambda p: posixpath.relpath(p, folder).encode(
-        "utf-8", "surrogateescape"))
+    # by path, folder by folder: `a/b/x` before `a-b` (a walk of sorted entries)
+    yield from sorted(found, key=lambda p: posixpath.relpath(p, folder).split("/"))

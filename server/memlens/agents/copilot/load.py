@@ -9,8 +9,8 @@ At start, in the system message after `</tools>`:
    repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
    root's first); then each folder between the two, nearest the working folder first: the same with
    `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
-   sent whole (an empty file too), every U+FEFF dropped, bad UTF-8 as U+FFFD; a text already
-   sent in a block before is not sent again.
+   sent whole (an empty file too), every U+FEFF dropped, bad UTF-8 as U+FFFD (HOME's files:
+   skipped); a text already sent in a block before is not sent again.
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -103,10 +103,11 @@ class CopilotFile:
         return self.front is not None and not self.front.always
 
 
-def _read(reader: FileReader, path: str) -> str | None:
-    """The text Copilot sends of `path`, bad UTF-8 read as U+FFFD (None: it is not read)."""
+def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
+    """The text Copilot sends of `path`, bad UTF-8 read as U+FFFD (None: it is not read);
+    `strict` (HOME's files): a file that is not UTF-8 is skipped."""
     read = reader.read(path)
-    if read.kind != ReadKind.OK or read.content is None:
+    if read.kind != ReadKind.OK or read.content is None or (strict and read.invalid_utf8):
         return None
     return read.content.replace("\ufeff", "")  # every byte-order mark, not only the first
 
@@ -176,7 +177,7 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     load = CopilotLoad(cwd=cwd, root=root, home_folder=folder)
 
     def block(path: str, kind: str) -> None:
-        text = _read(reader, path)
+        text = _read(reader, path, strict=kind == "home")
         if text is not None and all(f.text != text for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
@@ -198,7 +199,7 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     for base, relative_to in sources:
         directory = base if relative_to is None else posixpath.join(base, INSTRUCTIONS_DIR)
         for path in instruction_files(directory):
-            text = _read(reader, path)
+            text = _read(reader, path, strict=relative_to is None)
             if text is None:
                 continue
             display = path if relative_to is None else posixpath.relpath(path, relative_to)
