@@ -259,3 +259,26 @@ async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Pat
     await open_doc(client, workspace / "api" / "util.py")
     await asyncio.sleep(0.3)
     assert len(received) == 1
+
+
+@pytest.mark.asyncio
+async def test_memory_tree_lists_copilot_with_its_own_files(client: LanguageClient,
+                                                            workspace: Path) -> None:
+    """With a `.github/copilot-instructions.md`, the Memory view lists what GitHub Copilot CLI
+    reads for the folder: its blocks at start, a scoped instructions file and the subfolder
+    files it reads on read."""
+    github = workspace / ".github"
+    (github / "instructions").mkdir(parents=True)
+    (github / "copilot-instructions.md").write_text("Use tabs.\n")
+    (github / "instructions" / "py.instructions.md").write_text(
+        "---\napplyTo: \"**/*.py\"\n---\nPy.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    (folder,) = tree["folders"]
+    copilot = {a["agent"]: [(f["tier"], f["path"].removeprefix(f"{workspace}/"), f["note"])
+                            for f in a["files"]] for a in folder["otherAgents"]}["copilot"]
+    assert copilot[:3] == [("repository", ".github/copilot-instructions.md", None),
+                           ("repository", "GEMINI.md", None),
+                           ("scoped", ".github/instructions/py.instructions.md",
+                            "applies to **/*.py")]
+    assert ("nested", "api/GEMINI.md", "when a tool touches a path in api/") in copilot
