@@ -24,7 +24,7 @@ the folders down to the working folder: excluded), deepest first — a sibling o
 folder too — its
 `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `GEMINI.md`
 and its `.github/instructions` files that apply (always-on, or matching). Each file once a
-session (a blank AGENTS.md, CLAUDE.md... not at all); the text HTML-escaped.
+session, by its real path (a blank AGENTS.md, CLAUDE.md... not at all); the text HTML-escaped.
 """
 
 from __future__ import annotations
@@ -269,9 +269,8 @@ class CopilotSession:
         for entry in files:
             if entry.kind == "folder" and not entry.text.strip():
                 continue  # a blank AGENTS.md (and the like) is not sent on read; at start it is
-            if any(f.text == entry.text for f in fresh):
-                continue  # the same text twice in one message is sent once
-            if entry.path not in self.sent:
-                self.sent.add(entry.path)
+            real = os.path.realpath(entry.path)  # a link to a file already sent: not again
+            if real not in self.sent:
+                self.sent.add(real)
                 fresh.append(entry)
         return OnRead(target, fresh)
