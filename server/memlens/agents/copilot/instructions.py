@@ -252,7 +252,7 @@ def is_instructions(name: str) -> bool:
     return name.lower().endswith(SUFFIX) and len(name) > len(SUFFIX)
 
 
-def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
+def instruction_files(folder: str, *, limit: int = 2000, suffix: str = SUFFIX) -> Iterator[str]:
     """`*.instructions.md` files under `folder` at any depth, dot-folders skipped, in order of
     their path's names (links to files followed; a link to a folder is not entered)."""
     import os
@@ -270,7 +270,8 @@ def instruction_files(folder: str, *, limit: int = 2000) -> Iterator[str]:
                 if entry.is_dir(follow_symlinks=False):
                     if not entry.name.startswith("."):
                         stack.append(entry.path)
-                elif is_instructions(entry.name) and entry.is_file():
+                elif (is_instructions(entry.name) if suffix == SUFFIX
+                      else entry.name.lower().endswith(suffix)) and entry.is_file():
                     found.append(entry.path)
             except OSError:
                 continue

@@ -48,6 +48,7 @@ REPO_FILE = ".github/copilot-instructions.md"
 ROOT_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", "GEMINI.md")
 FOLDER_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "GEMINI.md")
 INSTRUCTIONS_DIR = ".github/instructions"
+RULES_DIR = ".claude/rules"
 FILE_NAMES = ("copilot-instructions.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
 TABLE_HEAD = (
     "Here is a list of instruction files that contain rules for modifying or creating new "
@@ -165,6 +166,13 @@ def _between(root: str, cwd: str) -> list[str]:
     return folders[::-1]
 
 
+def folder_instruction_files(folder: str) -> list[str]:
+    """A folder's instruction files: its `.github/instructions/**/*.instructions.md`, then its
+    `.claude/rules/**/*.md` (Claude Code's rules, `paths:` read as `applyTo`)."""
+    return [*instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR)),
+            *instruction_files(posixpath.join(folder, RULES_DIR), suffix=".md")]
+
+
 def instruction_entry(path: str, text: str, display: str) -> CopilotFile:
     return CopilotFile(path, text, "instructions", display, parse_frontmatter(text))
 
@@ -197,8 +205,9 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     if cwd != root:
         sources.append((cwd, cwd))
     for base, relative_to in sources:
-        directory = base if relative_to is None else posixpath.join(base, INSTRUCTIONS_DIR)
-        for path in instruction_files(directory):
+        paths = (list(instruction_files(base)) if relative_to is None
+                 else folder_instruction_files(base))
+        for path in paths:
             text = _read(reader, path, strict=relative_to is None)
             if text is None:
                 continue
@@ -255,7 +264,7 @@ class CopilotSession:
                 if text is not None:
                     files.append(CopilotFile(path, text, "folder",
                                              posixpath.relpath(path, load.root)))
-            for path in instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR)):
+            for path in folder_instruction_files(folder):
                 text = _read(self.reader, path)
                 if text is None:
                     continue
