@@ -4,9 +4,9 @@ It listens on 127.0.0.1, speaks just enough of three wire formats for an agent t
 prompt, records every request body, and follows a two-turn script:
 
 * first turn: when ``read_path`` is set, a tool call that reads that path (Gemini CLI's
-  ``read_file``, Claude Code's ``Read``), so the memory an agent loads on read shows up in the
-  next request; when ``tool_call`` is set (Gemini only), that call instead (``save_memory``
-  with its arguments); otherwise the final answer;
+  ``read_file``, Claude Code's ``Read``, Copilot CLI's ``view``), so the memory an agent
+  loads on read shows up in the next request; when ``tool_call`` is set (Gemini only), that
+  call instead (``save_memory`` with its arguments); otherwise the final answer;
 * second turn (the request already carries a tool result): the final answer.
 
 The turn is decided from the request itself (does it hold a tool result?), not from a counter,
@@ -23,6 +23,9 @@ Served:
   ``/v1/messages/count_tokens``.
 * OpenAI Responses: ``POST /v1/responses`` (response.created, response.output_item.done,
   response.completed). Codex loads nothing later, so it always gets the final answer.
+* OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed chunks then ``data:
+  [DONE]``, or one JSON completion): GitHub Copilot CLI; with ``read_path`` its first turn calls
+  the ``view`` tool on that path.
 
 Anything else is recorded and answered 404.
 """

@@ -18,6 +18,9 @@ instructions.py):
   ``paths``, ``description`` (with ``|`` and line breaks), ``excludeAgent`` (``coding-agent``,
   ``code-review``, a list), YAML that does not load (duplicate keys, an alias-looking glob,
   tabs), no closing line, CRLF, a BOM; and names that are not ``*.instructions.md``;
+* ``.claude/rules`` files (``paths:`` frontmatter) and ``@imports`` in ``AGENTS.md`` /
+  ``CLAUDE.md`` / ``GEMINI.md`` (a chain, a cycle, a missing target, one in backticks, an
+  e-mail address);
 * HOME: ``.copilot/copilot-instructions.md`` and ``.copilot/instructions``;
 * the scripted ``view``: a file in a random folder (often one with instructions), sometimes a
   memory file itself.
@@ -168,6 +171,22 @@ def generate(seed: int, index: int) -> Scenario:
                 suffix = ".instructions.md" if rng.random() < 0.92 else rng.choice(
                     (".md", ".Instructions.md", ".instructions.txt"))
                 tree[f"{prefix}.github/instructions/{sub}{name}{suffix}"] = _instructions(rng)
+        if rng.random() < 0.15:  # Claude Code's rules, which Copilot reads as instructions
+            for i in range(rng.randint(1, 2)):
+                sub = rng.choice(("", "", "nested/"))
+                text = _instructions(rng).replace("applyTo:", "paths:", 1)
+                tree[f"{prefix}.claude/rules/{sub}r{i}.md"] = text
+        if rng.random() < 0.2:  # @imports in AGENTS.md / CLAUDE.md (and what they import)
+            name = rng.choice(("AGENTS.md", "CLAUDE.md", "GEMINI.md"))
+            target = rng.choice(("docs/notes.md", "./docs/notes.md", "../AGENTS.md", "AGENTS.md",
+                                 "CLAUDE.md", "missing.md", "docs/", "`docs/notes.md`"))
+            tree[f"{prefix}{name}"] = rng.choice((
+                f"See @{target} here.\n", f"@{target}\n{_text(rng)}", f"{_text(rng)}@{target}",
+                f"mail me@{target}\n", f"`@{target}`\n"))
+            if rng.random() < 0.8:
+                tree[f"{prefix}docs/notes.md"] = rng.choice((
+                    _text(rng), f"Notes @../{name}\n", "Notes @./more.md\n\n\n"))
+                tree[f"{prefix}docs/more.md"] = _text(rng)
         odd = rng.random()
         if odd < 0.03:
             tree[f"{prefix}AGENTS.md/inner.txt"] = "a folder named like a memory file\n"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from html import escape
 
@@ -166,6 +167,43 @@ def _between(root: str, cwd: str) -> list[str]:
     return folders[::-1]
 
 
+EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's always
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s`]+)", re.MULTILINE)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+MAX_IMPORT_DEPTH = 10
+
+
+def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -> str:
+    """`@path` references expanded as Copilot CLI expands them: after the token,
+    `\n\n<imported_custom_instruction source="ABS">\nTEXT\n</imported_custom_instruction>`
+    (TEXT the file's own text expanded, its final line breaks dropped); a file already in the
+    chain becomes `<imported_custom_instruction source="ABS" skipped="already-loaded" />`; a
+    token in a code span, or naming no file, stays as written."""
+    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+    out, last = [], 0
+    for match in _IMPORT.finditer(text):
+        if any(start <= match.start() < end for start, end in spans):
+            continue
+        target = os.path.normpath(posixpath.join(dirname(path), match["path"]))
+        if not os.path.isfile(target):
+            continue
+        out.append(text[last:match.end()])
+        last = match.end()
+        real = os.path.realpath(target)
+        if real in chain or len(chain) > MAX_IMPORT_DEPTH:
+            out.append(f'\n\n<imported_custom_instruction source="{target}" '
+                       'skipped="already-loaded" />')
+            continue
+        inner = _read(reader, target)
+        if inner is None:
+            continue
+        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip("\n")
+        out.append(f'\n\n<imported_custom_instruction source="{target}">\n{inner}\n'
+                   '</imported_custom_instruction>')
+    out.append(text[last:])
+    return "".join(out)
+
+
 def folder_instruction_files(folder: str) -> list[str]:
     """A folder's instruction files: its `.github/instructions/**/*.instructions.md`, then its
     `.claude/rules/**/*.md` (Claude Code's rules, `paths:` read as `applyTo`)."""
@@ -186,6 +224,8 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
 
     def block(path: str, kind: str) -> None:
         text = _read(reader, path, strict=kind == "home")
+        if text is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
+            text = expand_imports(path, text, reader, [os.path.realpath(path)])
         if text is not None and all(f.text != text for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
