@@ -302,6 +302,9 @@ class CopilotSession:
                 path = posixpath.join(folder, name)
                 text = _read(self.reader, path)
                 if text is not None:
+                    if posixpath.basename(path) in EXPANDS_IMPORTS:  # on read too
+                        text = expand_imports(path, text, self.reader,
+                                              [os.path.realpath(path)])
                     files.append(CopilotFile(path, text, "folder",
                                              posixpath.relpath(path, load.root)))
             for path in folder_instruction_files(folder):
