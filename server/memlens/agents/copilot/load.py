@@ -171,12 +171,13 @@ EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s`]+)", re.MULTILINE)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 MAX_IMPORT_DEPTH = 10
+_TRAILING = ".,;:!?)]}\"'"  # punctuation after a token is not part of its path (assumed set)
 
 
 def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -> str:
     """`@path` references expanded as Copilot CLI expands them: after the token,
     `\n\n<imported_custom_instruction source="ABS">\nTEXT\n</imported_custom_instruction>`
-    (TEXT the file's own text expanded, its final line breaks dropped); a file already in the
+    (TEXT the file's own text expanded, its final whitespace dropped); a file already in the
     chain becomes `<imported_custom_instruction source="ABS" skipped="already-loaded" />`; a
     token in a code span, or naming no file, stays as written."""
     spans = [m.span() for m in _CODE_SPAN.finditer(text)]
@@ -184,11 +185,13 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -
     for match in _IMPORT.finditer(text):
         if any(start <= match.start() < end for start, end in spans):
             continue
-        target = os.path.normpath(posixpath.join(dirname(path), match["path"]))
-        if not os.path.isfile(target):
+        written = match["path"].rstrip(_TRAILING)  # `@notes.md.`: the sentence's full stop
+        end = match.start("path") + len(written)
+        target = os.path.normpath(posixpath.join(dirname(path), written))
+        if not written or not os.path.isfile(target):
             continue
-        out.append(text[last:match.end()])
-        last = match.end()
+        out.append(text[last:end])
+        last = end
         real = os.path.realpath(target)
         if real in chain or len(chain) > MAX_IMPORT_DEPTH:
             out.append(f'\n\n<imported_custom_instruction source="{target}" '
@@ -197,7 +200,7 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -
         inner = _read(reader, target)
         if inner is None:
             continue
-        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip("\n")
+        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip()
         out.append(f'\n\n<imported_custom_instruction source="{target}">\n{inner}\n'
                    '</imported_custom_instruction>')
     out.append(text[last:])
