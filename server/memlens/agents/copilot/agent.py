@@ -189,10 +189,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
             entries = [*load.always, *load.scoped, *load.excluded]
             check.watched |= {f.path for f in [*load.blocks, *entries]}
             # Copilot counts as having memory here (its notices on read in the editor) only
-            # with files of its own: AGENTS.md, CLAUDE.md, GEMINI.md alone are other agents'.
+            # with files of its own: AGENTS.md, CLAUDE.md, GEMINI.md and .claude/rules alone
+            # are other agents'.
             own = [f.path for f in [*load.blocks, *entries]
                    if f.kind == "home" or f.path.endswith("/" + REPO_FILE)
-                   or f.kind == "instructions"]
+                   or (f.kind == "instructions" and "/.claude/rules/" not in f.path)]
             if own or any(posixpath.basename(p) in FILE_NAMES for p in found):
                 check.sources += [f.path for f in [*load.files, *load.scoped]]
             files: list[str] | None = None
