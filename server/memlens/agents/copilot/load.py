@@ -17,6 +17,9 @@ At start, in the system message after `</tools>`:
    blank line; then the table of the others (pattern, path, description), excluded ones
    (`excludeAgent: coding-agent`) left out.
 
+`AGENTS.md` and `CLAUDE.md` have their `@imports` expanded (`expand_imports`, at start and on
+read); each folder's `.github/instructions` files are followed by its `.claude/rules/**/*.md`.
+
 After a tool (its `view`) touches a path, one user message of `<system_reminder>` blocks:
 the table's files whose globs match the path (relative to the repository root), then, for
 each folder from the path's folder up to the first folder read at start (the repository root,
