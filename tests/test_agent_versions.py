@@ -336,7 +336,18 @@ def test_pins_win_in_order() -> None:
     assert [p.name for p in chosen_agents(["gemini@0.44+", "gemini@0.44+"], found)] == [
         "gemini@0.44+"]
     with pytest.raises(ValueError, match="unknown agent"):
-        chosen_agents(["copilot"], found)
+        chosen_agents(["aider"], found)
+
+
+def test_copilot_cli_is_another_name_for_copilot() -> None:
+    """SPEC §7: `--agent copilot-cli` is GitHub Copilot CLI, profile copilot@1.0, verified on
+    1.0.102 and only there."""
+    found = installed()
+    for pin in ("copilot", "copilot-cli", "copilot@1.0", "copilot-cli@1.0.102"):
+        [got] = chosen_agents([pin], found)
+        assert (got.agent, got.name, got.verified) == ("copilot", "copilot@1.0", True), pin
+    [newer] = chosen_agents(["copilot@1.0.200"], found)
+    assert (newer.name, newer.verified) == ("copilot@1.0", False)
 
 
 def test_the_unverified_diagnostic() -> None:

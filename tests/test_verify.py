@@ -119,7 +119,7 @@ def test_no_agent_installed_is_one_line_each_and_exit_1(tmp_path: Path, record: 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["verify", "/no/such/folder"], "memlens: error: no such file or directory: /no/such/folder"),
-    (["verify", ".", "--agent", "copilot"], "memlens: error: argument --agent: invalid choice"),
+    (["verify", ".", "--agent", "aider"], "memlens: error: argument --agent: invalid choice"),
 ])
 def test_usage_errors_exit_2(args: list[str], message: str, tmp_path: Path,
                              record: Path) -> None:

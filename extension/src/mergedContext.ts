@@ -18,6 +18,7 @@ const TITLES: Record<Dialect, string> = {
   claude: "/Claude Code Context.md",
   agents: "/AGENTS.md Context.md",
   codex: "/Codex Context.md",
+  copilot: "/GitHub Copilot CLI Context.md",
   "vscode-chat": "/VS Code Chat Context.md",
   cursor: "/Cursor Context.md",
   antigravity: "/Antigravity CLI Context.md",

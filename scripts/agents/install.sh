@@ -7,7 +7,7 @@
 #   bash scripts/agents/install.sh                       # the pinned set below
 #   bash scripts/agents/install.sh gemini@0.61.0 codex@0.169.0
 #
-# NAME is gemini, claude or codex (or the npm package name). Cache layout:
+# NAME is gemini, claude, codex or copilot (or the npm package name). Cache layout:
 #   CACHE_ROOT/agents/<name>-<version>/node_modules/...   the npm install (--prefix)
 #   CACHE_ROOT/agents/<name>-<version>/.complete           stamp, written last
 # CACHE_ROOT = ${XDG_CACHE_HOME:-$HOME/.cache}/memlens. Installs of one version are serialised
@@ -23,7 +23,7 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
     "install Node.js 20 or newer with npm, then run bash scripts/agents/install.sh again"
 fi
 
-DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0)
+DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0 copilot@1.0.102)
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memlens/agents"
 mkdir -p "$CACHE_ROOT"
 
@@ -32,7 +32,8 @@ package_of() {  # short name -> npm package
     gemini | @google/gemini-cli) echo "@google/gemini-cli" ;;
     claude | @anthropic-ai/claude-code) echo "@anthropic-ai/claude-code" ;;
     codex | @openai/codex) echo "@openai/codex" ;;
-    *) echo "memlens/agents: unknown agent '$1' (gemini, claude or codex)" >&2; return 1 ;;
+    copilot | @github/copilot) echo "@github/copilot" ;;
+    *) echo "memlens/agents: unknown agent '$1' (gemini, claude, codex or copilot)" >&2; return 1 ;;
   esac
 }
 
@@ -41,6 +42,7 @@ short_of() {  # npm package -> short name
     @google/gemini-cli) echo gemini ;;
     @anthropic-ai/claude-code) echo claude ;;
     @openai/codex) echo codex ;;
+    @github/copilot) echo copilot ;;
   esac
 }
 

@@ -1,6 +1,6 @@
 """Keep up with the agents: verify the newest release of each and add it to the verified list.
 
-    .venv/bin/python scripts/agents/keep-up.py                    # newest gemini, claude, codex
+    .venv/bin/python scripts/agents/keep-up.py                    # newest of every agent
     .venv/bin/python scripts/agents/keep-up.py claude@2.1.332 codex@0.171.0
     .venv/bin/python scripts/agents/keep-up.py --agent claude --cases 200 --summary out.md
 
@@ -37,13 +37,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "server" / "memlens" / "data" / "verified-agents.json"
 PACKAGES = {"gemini": "@google/gemini-cli", "claude": "@anthropic-ai/claude-code",
-            "codex": "@openai/codex"}
+            "codex": "@openai/codex", "copilot": "@github/copilot"}
 # The conformance tests of each agent (test_goldens.py checks that it sends what the reference
 # release sent); the differential search's name for it.
 TESTS = {"gemini": ["test_gemini.py", "test_goldens.py"],
          "claude": ["test_claude.py", "test_goldens.py"],
-         "codex": ["test_codex.py", "test_goldens.py"]}
-DIFFERENTIAL = {"gemini": "gemini61", "claude": "claude", "codex": "codex"}
+         "codex": ["test_codex.py", "test_goldens.py"],
+         "copilot": ["test_copilot.py", "test_goldens.py"]}
+DIFFERENTIAL = {"gemini": "gemini61", "claude": "claude", "codex": "codex",
+                "copilot": "copilot"}
 DIFFERENTIAL_SEED = 20
 PYTHON = Path(sys.executable)  # the interpreter running this script (.venv's, normally)
 
@@ -156,7 +158,8 @@ def main() -> int:
         for item in args.releases:
             agent, _, version = item.partition("@")
             if agent not in PACKAGES or not re.fullmatch(r"\d+\.\d+\.\d+", version):
-                parser.error(f"expected AGENT@X.Y.Z (gemini, claude, codex), got {item!r}")
+                parser.error(f"expected AGENT@X.Y.Z (gemini, claude, codex, copilot), "
+                             f"got {item!r}")
             wanted.append((agent, version))
     else:
         wanted = [(a, newest_release(a)) for a in (args.agent or list(PACKAGES))]

@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gemini": ("@google/gemini-cli", "Gemini CLI"),
     "claude": ("@anthropic-ai/claude-code", "Claude Code"),
     "codex": ("@openai/codex", "Codex"),
+    "copilot": ("@github/copilot", "GitHub Copilot CLI"),
 }
 
 
@@ -85,6 +86,8 @@ UNVERIFIED: dict[str, Unverified] = {
                               "Antigravity CLI as public descriptions of it say it reads "
                               "GEMINI.md, AGENTS.md and .agents/, not a verified agent"),
 }
+# Other names `--agent` and `memlens.agents` take for an agent (SPEC §7: `copilot-cli`).
+ALIASES: dict[str, str] = {"copilot-cli": "copilot"}
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
                                 **{a: u.label for a, u in UNVERIFIED.items()}}
@@ -315,7 +318,7 @@ def profile_for(agent: str, version: str | None) -> AgentProfile:
 def parse_agent_spec(spec: str) -> tuple[str, str | None]:
     """`NAME[@VERSION]` → (name, version or None); ValueError with a one-line message."""
     name, at, version = spec.strip().partition("@")
-    name = name.strip()
+    name = ALIASES.get(name.strip(), name.strip())
     if at and not version.strip():
         raise ValueError(f"no version after '@' in {spec!r}")
     profile_for(name, version.strip() or None)  # validates both

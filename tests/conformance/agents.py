@@ -41,12 +41,13 @@ __all__ = [
     "run_job", "scratch_for", "stage",
 ]
 
-AgentName = Literal["gemini", "claude", "codex"]
+AgentName = Literal["gemini", "claude", "codex", "copilot"]
 # The versions the suite runs, newest first per agent: the versions each profile was checked on.
 REFERENCE: dict[str, tuple[str, ...]] = {
     "gemini": ("0.61.0", "0.43.0"),
     "claude": ("2.1.330",),
     "codex": ("0.169.0",),
+    "copilot": ("1.0.102",),
 }
 VERSIONS_ENV = "MEMLENS_AGENT_VERSIONS"
 
@@ -68,7 +69,8 @@ def pinned_versions(
     for item in re.split(r"[\s,]+", spec.strip()):
         agent, _, version = item.partition("@")
         if agent not in REFERENCE or not re.fullmatch(r"\d+\.\d+\.\d+", version):
-            raise ValueError(f"{VERSIONS_ENV}: expected AGENT@X.Y.Z (gemini, claude, codex), "
+            raise ValueError(f"{VERSIONS_ENV}: expected AGENT@X.Y.Z (gemini, claude, codex, "
+                             f"copilot), "
                              f"got {item!r}")
         chosen.setdefault(agent, []).append(version)
         if version not in REFERENCE[agent]:
@@ -241,4 +243,16 @@ def _argv(agent: str, version: str) -> list[str]:
 
 
 def _env(agent: str, home: Path) -> dict[str, str]:
-    return agent_env(agent, home)
+    env = agent_env(agent, home)
+    if agent == "copilot":
+        # It unpacks itself (235 MB) into $XDG_CACHE_HOME/copilot on first run: once per
+        # version in the agent cache, not in every scratch HOME.
+        env["XDG_CACHE_HOME"] = str(copilot_unpack_folder())
+    return env
+
+
+def copilot_unpack_folder() -> Path:
+    """Where the harness lets Copilot CLI unpack itself (shared by its runs)."""
+    folder = cache_root() / "copilot-unpacked"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

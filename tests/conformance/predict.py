@@ -9,6 +9,8 @@ after a tool touches a path.
 * Claude Code (``claude``): the files at start and on read, the start-up ``<system-reminder>``
   and the messages after the read.
 * Codex (``codex``): the ``# AGENTS.md instructions`` message.
+* GitHub Copilot CLI (``copilot``): the system message's instructions and the user message
+  of `<system_reminder>` blocks after the `view`.
 """
 
 from __future__ import annotations
@@ -141,9 +143,21 @@ def codex(capture: Capture) -> dict[str, Any]:
             "skills": _skills(capture, f"codex@{capture.version}")}
 
 
+def copilot(capture: Capture) -> dict[str, Any]:
+    """{payloads: the system message's memory part ([] when none), files: [paths at start],
+    jit_payloads: the user message after the view (None without a read)}."""
+    show = memlens("show", "--json", *_common(capture, "copilot"), capture.cwd,
+                   cwd=capture.cwd, home=capture.home)
+    jit = _jit(capture, "copilot")
+    return {"payloads": show["payloads"],
+            "files": [f["path"] for f in show["files"] if f["when"] == "startup"],
+            "jit_payloads": None if jit is None else jit["payloads"]}
+
+
 PREDICTORS = {
     ("gemini", "0.43.0"): gemini,
     ("gemini", "0.61.0"): gemini_044,
     ("claude", "2.1.330"): claude,
     ("codex", "0.169.0"): codex,
+    ("copilot", "1.0.102"): copilot,
 }

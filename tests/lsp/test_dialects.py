@@ -236,3 +236,58 @@ async def test_moving_a_file_rewrites_claude_includes_in_their_form(
     assert {u: [(e.range.start.line, e.range.start.character, e.range.end.character,
                  e.new_text) for e in edits] for u, edits in edit.changes.items()} == {
         doc: [(0, 14, 25, "./docs/agents/AGENTS.md"), (1, 1, 12, "~/notes/shared.md")]}
+
+
+@pytest.mark.asyncio
+async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Path) -> None:
+    """GitHub Copilot CLI's files on read reach `memlens/jitLoaded` under its own name: the
+    instructions file whose applyTo matches, then the opened file's folder's GEMINI.md; once
+    a session. Without a file of its own in the workspace it adds nothing (the test above)."""
+    received: list[Any] = []
+
+    @client.feature("memlens/jitLoaded")
+    def on_jit(params: Any) -> None:
+        received.append(plain(params))
+
+    instructions = workspace / ".github" / "instructions"
+    instructions.mkdir(parents=True)
+    (instructions / "py.instructions.md").write_text("---\napplyTo: \"**/*.py\"\n---\nPy.\n")
+    (instructions / "ts.instructions.md").write_text("---\napplyTo: \"**/*.ts\"\n---\nTs.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    await open_doc(client, workspace / "api" / "app.py")
+    for _ in range(50):
+        if received:
+            break
+        await asyncio.sleep(0.05)
+    (event,) = received
+    copilot = [e for e in event["claude"] if e["agent"] == "GitHub Copilot CLI"]
+    assert [(e["path"], e["reason"]) for e in copilot] == [
+        (str(instructions / "py.instructions.md"), "applyTo: **/*.py"),
+        (str(workspace / "api" / "GEMINI.md"), "api/ is read")]
+    (workspace / "api" / "util.py").write_text("x = 1\n")
+    await open_doc(client, workspace / "api" / "util.py")
+    await asyncio.sleep(0.3)
+    assert len(received) == 1
+
+
+@pytest.mark.asyncio
+async def test_memory_tree_lists_copilot_with_its_own_files(client: LanguageClient,
+                                                            workspace: Path) -> None:
+    """With a `.github/copilot-instructions.md`, the Memory view lists what GitHub Copilot CLI
+    reads for the folder: its blocks at start, a scoped instructions file and the subfolder
+    files it reads on read."""
+    github = workspace / ".github"
+    (github / "instructions").mkdir(parents=True)
+    (github / "copilot-instructions.md").write_text("Use tabs.\n")
+    (github / "instructions" / "py.instructions.md").write_text(
+        "---\napplyTo: \"**/*.py\"\n---\nPy.\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    (folder,) = tree["folders"]
+    copilot = {a["agent"]: [(f["tier"], f["path"].removeprefix(f"{workspace}/"), f["note"])
+                            for f in a["files"]] for a in folder["otherAgents"]}["copilot"]
+    assert copilot[:3] == [("repository", ".github/copilot-instructions.md", None),
+                           ("repository", "GEMINI.md", None),
+                           ("scoped", ".github/instructions/py.instructions.md",
+                            "applies to **/*.py")]
+    assert ("nested", "api/GEMINI.md", "when a tool touches a path in api/") in copilot

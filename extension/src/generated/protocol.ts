@@ -109,7 +109,7 @@ export type ChatEvent =
   | ErrorEvent
   | DoneEvent;
 export type Dialect =
-  "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
+  "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
 
 export interface AddMemoryParams {
   fact: string;
@@ -145,7 +145,8 @@ export interface AddMemoryResult {
  * An agent the editor can show (`memlens/agents`).
  */
 export interface AgentChoice {
-  agent: "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
+  agent:
+    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
   label: string;
   profile: string;
   installed: string | null;
@@ -327,7 +328,7 @@ export interface AgentsParams {
 export interface AgentsResponse {
   agents: AgentChoice[];
   sideBySide: (
-    "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity"
+    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity"
   )[];
 }
 export interface AgentsShowResult {
@@ -450,7 +451,7 @@ export interface ClaudeFileRow {
   chars: number;
 }
 /**
- * A file another agent (Claude Code, or any agent that loads on read) adds while working
+ * A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read) adds while working
  * on the opened file, and why.
  */
 export interface ClaudeJitEntry {
@@ -769,13 +770,24 @@ export interface SessionsResult {
 export interface ShowParams {
   uri: string;
   dialect?:
-    ("gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity") | null;
+    | (
+        | "gemini"
+        | "claude"
+        | "agents"
+        | "codex"
+        | "copilot"
+        | "vscode-chat"
+        | "cursor"
+        | "antigravity"
+      )
+    | null;
 }
 /**
  * memlens/show: what the agent of `dialect` reads for the folder of the request's uri.
  */
 export interface ShowResponse {
-  dialect: "gemini" | "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
+  dialect:
+    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
   content: string;
   files: string[];
   fileCount: number;
@@ -857,7 +869,7 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents" | "codex" | "vscode-chat" | "cursor" | "antigravity";
+  agent: "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
   files: TreeFile[];
 }
 export interface TreeFile {

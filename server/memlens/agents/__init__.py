@@ -25,6 +25,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("claude", "claude.agent:ClaudeAgent"),
     ("agents", "agentsmd.agent:AgentsMdAgent"),
     ("codex", "codex.agent:CodexAgent"),
+    ("copilot", "copilot.agent:CopilotAgent"),
     ("vscode-chat", "vscode_chat.agent:VsCodeChatAgent"),
     ("cursor", "cursor.agent:CursorAgent"),
     ("antigravity", "antigravity.agent:AntigravityAgent"),
@@ -38,6 +39,7 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "claude": ("CLAUDE.md", "CLAUDE.local.md"),
     "agents": ("AGENTS.md",),
     "codex": ("AGENTS.override.md", "AGENTS.md"),
+    "copilot": ("copilot-instructions.md",),
     "vscode-chat": ("copilot-instructions.md",),
     "cursor": (".cursorrules",),
     "antigravity": (),  # GEMINI.md and AGENTS.md: other agents' names

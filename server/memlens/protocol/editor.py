@@ -12,7 +12,8 @@ from pydantic import Field
 from memlens.protocol.memory import ClaudeJitEntry, ContextSection, JitFile
 from memlens.protocol.wire import Inbound, Wire
 
-Dialect = Literal["gemini", "claude", "agents", "codex", "vscode-chat", "cursor", "antigravity"]
+Dialect = Literal["gemini", "claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
+                  "antigravity"]
 
 
 class UriParams(Inbound):
@@ -132,7 +133,8 @@ class TreeFile(Wire):
 class TreeAgent(Wire):
     """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
 
-    agent: Literal["claude", "agents", "codex", "vscode-chat", "cursor", "antigravity"]
+    agent: Literal["claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
+                   "antigravity"]
     files: list[TreeFile]
 
 

@@ -115,7 +115,7 @@ class JitFile(Wire):
 
 
 class ClaudeJitEntry(Wire):
-    """A file another agent (Claude Code, or any agent that loads on read) adds while working
+    """A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read) adds while working
     on the opened file, and why."""
 
     path: str

@@ -82,6 +82,11 @@ RULES: dict[str, str] = {
     "payload-budget-exceeded": "The agent cuts its memory at a byte budget; files are lost",
     "agent-ignores-file": "A memory file the chosen agent will not read",
     "agent-config-invalid": "The agent refuses to start with this configuration file",
+    "copilot-frontmatter-invalid": "GitHub Copilot CLI cannot read an instructions file's "
+                                   "frontmatter as YAML and falls back to its applyTo line",
+    "copilot-applyto-invalid": "An applyTo glob GitHub Copilot CLI cannot parse (it matches "
+                               "nothing)",
+    "copilot-applyto-unmatched": "An applyTo that matches no file in the workspace",
     "hidden-text": "Invisible, bidi-control or tag characters the agent reads and a reviewer "
                    "cannot see",
     "hidden-comment": "An HTML comment an agent receives that rendered Markdown hides",

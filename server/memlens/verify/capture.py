@@ -16,11 +16,16 @@ Where the memory sits in each agent's request (agents-reference.md):
   instructions``, and after the read, the new text blocks and system messages that carry
   ``Contents of``.
 * Codex: the user message ``# AGENTS.md instructions for ...``; it loads nothing later.
+* GitHub Copilot CLI: the system message between ``</tools>\n\n`` and
+  ``\n<system_notifications>`` (its `<custom_instruction>` blocks, always-on instruction
+  files and the `applyTo` table), and after the `view` call, the user message of
+  ``<system_reminder>\nCustom instructions from ...`` blocks.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -46,6 +51,14 @@ _CLAUDE_BLOCK_HEAD = re.compile(
 )
 # "for CWD" only when project docs are sent; the global file alone comes without it.
 _CODEX_HEADS = ("# AGENTS.md instructions for ", "# AGENTS.md instructions\n")
+_COPILOT_START, _COPILOT_END = "</tools>\n\n", "\n<system_notifications>"
+_COPILOT_READ = "<system_reminder>\nCustom instructions from "
+_COPILOT_BLOCK = re.compile(
+    r"<system_reminder>\nCustom instructions from (?P<path>[^\n]*?)\. Apply these to any code "
+    r"you write here:\n\n(?P<text>.*?)\n</system_reminder>", re.DOTALL)
+# Copilot CLI unpacks itself into $XDG_CACHE_HOME/copilot on its first run (235 MB): a
+# shared folder named by this variable saves doing it in every scratch HOME.
+COPILOT_CACHE_ENV = "MEMLENS_COPILOT_CACHE"
 
 
 class Payload(BaseModel):
@@ -117,6 +130,9 @@ def agent_argv(agent: str, binary: str) -> list[str]:
             "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false",
             "--disable", "plugins", PROMPT,
         ]
+    if agent == "copilot":
+        return [binary, "-p", PROMPT, "--allow-all-tools", "--no-auto-update",
+                "--disable-client-telemetry"]
     return [binary, "-p", PROMPT]
 
 
@@ -149,6 +165,19 @@ def agent_env(agent: str, home: Path) -> dict[str, str]:
         }
     elif agent == "codex":
         env |= {"CODEX_HOME": str(home / ".codex"), "FAKE_API_KEY": "fake-key"}
+    elif agent == "copilot":
+        # Its offline bring-your-own-model mode (`copilot help environment`): no GitHub
+        # sign-in, telemetry or update check; Chat Completions to the fake model.
+        env |= {
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{PORT}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_API_KEY": "fake-key",
+            "COPILOT_MODEL": "gpt-4.1",
+            "COPILOT_AUTO_UPDATE": "false",
+        }
+        if COPILOT_CACHE_ENV in os.environ:  # where it unpacks itself (once, not per run)
+            env["XDG_CACHE_HOME"] = os.environ[COPILOT_CACHE_ENV]
     else:
         raise ValueError(f"unknown agent {agent!r}")
     return env
@@ -215,6 +244,8 @@ def extract(
     elif agent == "claude":
         startup, on_read = _claude(result.requests, read_path, notes)
         instructions = claude_memory_section(result.requests)
+    elif agent == "copilot":
+        startup, on_read = _copilot(result.requests, read_path, notes)
     else:
         startup, on_read = _codex(result.requests, notes)
     if result.exit_code != 0:
@@ -298,6 +329,9 @@ def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> 
                 Block(path=head["path"], label=head["label"], text=body.rstrip("\n"), when=when)
             )
         return blocks
+    if agent == "copilot":
+        return [Block(path=m["path"], text=m["text"], when=when)
+                for m in _COPILOT_BLOCK.finditer(text)]
     return []
 
 
@@ -476,3 +510,40 @@ def _codex(requests: list[Request], notes: list[str]) -> tuple[list[Payload], li
         if isinstance(part.get("text"), str) and part["text"].startswith(_CODEX_HEADS)
     ]
     return startup, []
+
+
+def _copilot(requests: list[Request], read_path: Path | None,
+             notes: list[str]) -> tuple[list[Payload], list[Payload]]:
+    turns = [r for r in requests if r.route == "openai-chat"
+             and isinstance(r.body, dict) and r.body.get("messages")]
+    if not turns:
+        notes.append("no /v1/chat/completions request")
+        return [], []
+    first = turns[0].body["messages"]
+    system = first[0].get("content") if first and first[0].get("role") == "system" else None
+    startup: list[Payload] = []
+    if not isinstance(system, str):
+        notes.append("no system message in the first request")
+    else:
+        start = system.find(_COPILOT_START)
+        end = system.rfind(_COPILOT_END)
+        if start < 0 or end < start + len(_COPILOT_START) - 2:
+            notes.append("no </tools> ... <system_notifications> in the system message")
+        else:
+            memory = system[start + len(_COPILOT_START):end] if end >= start + len(
+                _COPILOT_START) else ""
+            if memory:
+                startup.append(Payload(where="messages[0] (system)", text=memory))
+    on_read: list[Payload] = []
+    if read_path is not None:
+        after = [r for r in turns if any(m.get("role") == "tool" for m in r.body["messages"])]
+        if not after:
+            notes.append("view never answered")
+        else:
+            messages = after[0].body["messages"]
+            for i, message in enumerate(messages[len(first):], len(first)):
+                text = message.get("content")
+                if message.get("role") == "user" and isinstance(text, str) \
+                        and _COPILOT_READ in text:
+                    on_read.append(Payload(where=f"messages[{i}] (user)", text=text))
+    return startup, on_read

@@ -4,9 +4,9 @@ It listens on 127.0.0.1, speaks just enough of three wire formats for an agent t
 prompt, records every request body, and follows a two-turn script:
 
 * first turn: when ``read_path`` is set, a tool call that reads that path (Gemini CLI's
-  ``read_file``, Claude Code's ``Read``), so the memory an agent loads on read shows up in the
-  next request; when ``tool_call`` is set (Gemini only), that call instead (``save_memory``
-  with its arguments); otherwise the final answer;
+  ``read_file``, Claude Code's ``Read``, Copilot CLI's ``view``), so the memory an agent
+  loads on read shows up in the next request; when ``tool_call`` is set (Gemini only), that
+  call instead (``save_memory`` with its arguments); otherwise the final answer;
 * second turn (the request already carries a tool result): the final answer.
 
 The turn is decided from the request itself (does it hold a tool result?), not from a counter,
@@ -23,6 +23,9 @@ Served:
   ``/v1/messages/count_tokens``.
 * OpenAI Responses: ``POST /v1/responses`` (response.created, response.output_item.done,
   response.completed). Codex loads nothing later, so it always gets the final answer.
+* OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed chunks then ``data:
+  [DONE]``, or one JSON completion): GitHub Copilot CLI; with ``read_path`` its first turn calls
+  the ``view`` tool on that path.
 
 Anything else is recorded and answered 404.
 """
@@ -57,7 +60,8 @@ class RecordedRequest:
     @property
     def route(self) -> str:
         """Which API the request belongs to: gemini-router, gemini-generate, gemini-stream,
-        anthropic, anthropic-count, openai, or other."""
+        anthropic, anthropic-count, openai (Responses), openai-chat (Chat Completions), or
+        other."""
         match = _GEMINI_ROUTE.match(self.path)
         if match:
             if match["action"] == "streamGenerateContent":
@@ -72,6 +76,8 @@ class RecordedRequest:
             return "anthropic"
         if self.path.endswith("/responses"):
             return "openai"
+        if self.path.endswith("/chat/completions"):
+            return "openai-chat"
         return "other"
 
 
@@ -225,6 +231,37 @@ def _openai_events(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]
     }
 
 
+# ------------------------------------------------------------------------- OpenAI chat
+
+
+def _chat_has_tool_result(body: dict[str, Any]) -> bool:
+    return any(message.get("role") == "tool" for message in body.get("messages", []))
+
+
+def _chat_offers(body: dict[str, Any], name: str) -> bool:
+    return any(tool.get("function", {}).get("name") == name for tool in body.get("tools", []))
+
+
+def _chat_chunks(body: dict[str, Any], read_path: str | None) -> list[dict[str, Any]]:
+    """One streamed Chat Completions answer: a `view` call of ``read_path`` on the first turn
+    (Copilot CLI's read tool), else the final text; then the finish and the usage."""
+    base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+            "model": body.get("model", "fake-model")}
+    if read_path and _chat_offers(body, "view") and not _chat_has_tool_result(body):
+        call = {"index": 0, "id": "call_fake_view", "type": "function",
+                "function": {"name": "view", "arguments": json.dumps({"path": read_path})}}
+        delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        finish = "tool_calls"
+    else:
+        delta, finish = {"role": "assistant", "content": FINAL_TEXT}, "stop"
+    return [
+        {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+        {**base, "choices": [],
+         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
+    ]
+
+
 # ------------------------------------------------------------------------- server
 
 
@@ -337,6 +374,18 @@ class FakeModel:
                 })
         elif route == "openai":
             _send_sse(handler, list(_openai_events(body)))
+        elif route == "openai-chat":
+            chunks = _chat_chunks(body, self.read_path)
+            if body.get("stream", False):
+                _send_sse(handler, [(None, c) for c in chunks], done=True)
+            else:
+                delta = chunks[0]["choices"][0]["delta"]
+                _send_json(handler, {
+                    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+                    "model": body.get("model", "fake-model"),
+                    "choices": [{"index": 0, "message": delta,
+                                 "finish_reason": chunks[1]["choices"][0]["finish_reason"]}],
+                    "usage": chunks[2]["usage"]})
         else:
             _send_json(handler, {"error": {"code": 404, "message": "not faked"}}, status=404)
 
@@ -351,12 +400,16 @@ def _send_json(handler: BaseHTTPRequestHandler, payload: Any, status: int = 200)
 
 
 def _send_sse(
-    handler: BaseHTTPRequestHandler, events: list[tuple[str | None, dict[str, Any]]]
+    handler: BaseHTTPRequestHandler, events: list[tuple[str | None, dict[str, Any]]],
+    *, done: bool = False,
 ) -> None:
+    """The events as one SSE body; `done`: closed by `data: [DONE]` (Chat Completions)."""
     chunks = []
     for name, payload in events:
         head = f"event: {name}\n" if name else ""
         chunks.append(f"{head}data: {json.dumps(payload)}\n\n")
+    if done:
+        chunks.append("data: [DONE]\n\n")
     data = "".join(chunks).encode()
     handler.send_response(200)
     handler.send_header("content-type", "text/event-stream")

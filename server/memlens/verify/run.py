@@ -49,10 +49,14 @@ HOME_FILES: dict[str, tuple[str, ...]] = {
                ".gemini/*.md"),
     "claude": (".claude/CLAUDE.md", ".claude/settings.json", ".claude/rules/**/*.md"),
     "codex": (".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/config.toml"),
+    "copilot": (".copilot/copilot-instructions.md", ".copilot/instructions/**/*.md"),
 }
 MEMORY_NAMES: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI.md",), "claude": ("CLAUDE.md",), "codex": (),
+    "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
 }
+# The agents that ask git for the repository (a `.git` marker folder must be a repository).
+ASKS_GIT = frozenset({"copilot"})
 SKIPPED_FOLDERS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox"})
 MAX_COPY_BYTES = 512 * 1024 * 1024
 
@@ -109,7 +113,7 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
         ws_copy = scratch / "ws" / (os.path.basename(root) or "workspace")
         home_copy = scratch / "home"
         try:
-            _copy_workspace(Path(root), ws_copy)
+            _copy_workspace(Path(root), ws_copy, repository=agent in ASKS_GIT)
         except _TooLarge:
             base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
                             f"verify a smaller folder")
@@ -175,7 +179,8 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
 
 
 def _asked_model(agent: str, result: object) -> bool:
-    routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai"}[agent]
+    routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai",
+              "copilot": "openai-chat"}[agent]
     return any(r.route == routes for r in getattr(result, "requests", []))
 
 
@@ -192,6 +197,8 @@ def sent_payloads(capture: Capture) -> tuple[list[str], list[str]]:
         for payload in capture.on_read:
             messages[payload.where] = messages.get(payload.where, "") + payload.text
         return [joined] if joined else [], list(messages.values())
+    if capture.agent == "copilot":
+        return [p.text for p in capture.startup], [p.text for p in capture.on_read]
     return [p.text for p in capture.startup], []
 
 
@@ -256,9 +263,11 @@ class _TooLarge(Exception):
     pass
 
 
-def _copy_workspace(source: Path, target: Path) -> None:
+def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> None:
     """Copy the tree (symlinks as symlinks): `.git` becomes an empty marker folder (the agents
-    look for it to find the project root), heavy folders are left out."""
+    look for it to find the project root), heavy folders are left out. `repository`: the
+    marker is a minimal repository git recognises (HEAD, objects/, refs/), for an agent that
+    asks git (GitHub Copilot CLI)."""
     total = 0
     gits: list[str] = []
 
@@ -280,7 +289,12 @@ def _copy_workspace(source: Path, target: Path) -> None:
 
     shutil.copytree(source, target, symlinks=True, ignore=ignore)
     for folder in gits:
-        (target / folder / ".git").mkdir(exist_ok=True)
+        marker = target / folder / ".git"
+        marker.mkdir(exist_ok=True)
+        if repository:
+            (marker / "objects").mkdir(exist_ok=True)
+            (marker / "refs").mkdir(exist_ok=True)
+            (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
 
 
 def _copy_home(agent: str, home: Path, target: Path) -> None:

@@ -1,0 +1,279 @@
+"""Copilot CLI's `*.instructions.md` files: their frontmatter (`applyTo`, `description`,
+`excludeAgent`) read as Copilot CLI 1.0.102 reads it, and its `applyTo` globs.
+
+What the real CLI does (each point seen in its requests, tests/conformance/scenarios/copilot.yaml):
+
+* The frontmatter is the text between a first line `---` and the next line `---` (CRLF read
+  as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
+  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them;
+  `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
+  undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
+  its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
+* A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
+  goes into the system message; the others are listed in a table and sent when a tool touches
+  a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
+* Globs match the path relative to the repository root, case-sensitively; `./` is dropped; a
+  glob without `/` matches a file name at any depth; `{a,b}` and `[...]` work; a glob that does
+  not parse (`[`) matches nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_with
+
+SUFFIX = ".instructions.md"
+THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
+ALWAYS_GLOBS = ("**", "**/*", "*")  # globs that match every file
+_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+# The fallback's looser block: any line starting `---` closes it.
+_LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
+_KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
+_COMMENT = re.compile(r"\s+#.*$")
+
+
+@dataclass
+class Frontmatter:
+    present: bool = False  # a `---` block opens the file
+    yaml_error: str | None = None  # the block is not YAML Copilot reads (it falls back)
+    yaml_line: int = 1  # 1-based line of the error in the file
+    globs: list[str] = field(default_factory=list)
+    raw_apply_to: str | None = None  # as written, for the table ("src/*.py, **/*.md")
+    description: str | None = None
+    exclude_agents: list[str] = field(default_factory=list)
+
+    @property
+    def excluded(self) -> bool:
+        return THIS_AGENT in self.exclude_agents
+
+    @property
+    def always(self) -> bool:
+        return not self.globs or all(g in ALWAYS_GLOBS for g in self.globs)
+
+
+def split_globs(value: str) -> list[str]:
+    """Comma-separated globs, a comma inside `{}` or `[]` kept (after an unclosed `[` the rest
+    is one glob); each trimmed, blanks dropped."""
+    parts, depth, current, at = [], 0, "", 0
+    while at < len(value):
+        char = value[at]
+        if char == "[":
+            end = value.find("]", at + 2 if value[at + 1:at + 2] in ("!", "^") else at + 1)
+            end = len(value) - 1 if end < 0 else end
+            current += value[at:end + 1]
+            at = end + 1
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+        at += 1
+    parts.append(current)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _strings(value: object) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [str(v) for v in value]
+    return None
+
+
+def _load_yaml(text: str) -> object:
+    from ruamel.yaml import YAML
+
+    reader = YAML(typ="safe", pure=True)
+    reader.allow_duplicate_keys = False
+    reader.max_depth = MAX_DEPTH
+    return parse_yaml_with(reader.load, text)
+
+
+def _unquote(value: str) -> str:
+    """The fallback's value: quotes around the whole of it dropped first, then a `# comment`
+    (so `"x" # note` keeps its quotes, as Copilot CLI reads it)."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = value[1:-1]
+    return _COMMENT.sub("", value).strip()
+
+
+def parse_frontmatter(text: str) -> Frontmatter:
+    text = text.replace("\ufeff", "").replace("\r\n", "\n")
+    match = _FRONTMATTER.match(text)
+    loose = _LOOSE_FRONTMATTER.match(text)
+    if not match and not loose:
+        return Frontmatter()
+    front = Frontmatter(present=True)
+    data: object = None
+    if match:
+        try:
+            data = _load_yaml(match.group(1) + "\n")
+        except StructuredDataError as error:
+            front.yaml_error = error.message
+            front.yaml_line = 2 + _error_line(error)
+    else:
+        front.yaml_error = "the frontmatter has no closing `---` line of its own"
+        front.yaml_line = 1
+    found = loose or match
+    block = found.group(1) if found else ""
+    if isinstance(data, dict):
+        values = data.get("applyTo", data.get("paths"))
+        globs = _strings(values)
+        if globs is not None:
+            front.globs = [g for v in globs for g in split_globs(v)]
+            front.raw_apply_to = ", ".join(front.globs)
+        description = data.get("description")
+        if isinstance(description, str):
+            front.description = description
+        front.exclude_agents = [a.strip() for a in _strings(data.get("excludeAgent")) or []]
+        return front
+    if front.yaml_error is None:
+        return front  # YAML, but not a mapping: nothing is read from it
+    for pattern in _KEY_LINE.values():
+        line = pattern.search(block)
+        if line:
+            front.globs = split_globs(_unquote(line.group(1)))
+            front.raw_apply_to = ", ".join(front.globs)
+            break
+    return front
+
+
+def _error_line(error: StructuredDataError) -> int:
+    found = re.search(r"line (\d+)", error.message)
+    return int(found.group(1)) - 1 if found else 0
+
+
+# ------------------------------------------------------------------------------- globs
+
+
+@functools.lru_cache(maxsize=2048)
+def glob_regex(glob: str) -> re.Pattern[str] | None:
+    """The regular expression of one `applyTo` glob (None: it does not parse)."""
+    glob = glob.removeprefix("./")
+    if "/" not in glob:
+        glob = "**/" + glob
+    try:
+        body, at = _translate(glob, 0, top=True)
+    except ValueError:
+        return None
+    if at != len(glob):
+        return None
+    try:
+        return re.compile(body + r"\Z", re.DOTALL)
+    except re.error:
+        return None
+
+
+def _translate(glob: str, at: int, *, top: bool) -> tuple[str, int]:
+    out = []
+    while at < len(glob):
+        char = glob[at]
+        if char == "*":
+            if glob.startswith("**", at):
+                before = at == 0 or glob[at - 1] == "/"
+                after = glob[at + 2:at + 3]
+                if before and after == "/":
+                    out.append(r"(?:[^/]*/)*")
+                    at += 3
+                    continue
+                if before and after == "":
+                    out.append(r".*")
+                    at += 2
+                    continue
+                out.append(r"[^/]*")
+                at += 2
+                continue
+            out.append(r"[^/]*")
+        elif char == "?":
+            out.append(r"[^/]")
+        elif char == "[":
+            end = glob.find("]", at + 2 if glob[at + 1:at + 2] in ("!", "^") else at + 1)
+            if end < 0:
+                raise ValueError("unclosed [")
+            inner = glob[at + 1:end]
+            negate = inner[:1] in ("!", "^")
+            inner = inner[1:] if negate else inner
+            inner = inner.replace("\\", "\\\\")
+            out.append("[" + ("^" if negate else "") + inner + "]")
+            at = end
+        elif char == "{":
+            alternatives, at = _alternatives(glob, at + 1)
+            out.append("(?:" + "|".join(alternatives) + ")")
+            continue
+        elif char in ",}" and not top:
+            return "".join(out), at
+        else:
+            out.append(re.escape(char))
+        at += 1
+    return "".join(out), at
+
+
+def _alternatives(glob: str, at: int) -> tuple[list[str], int]:
+    alternatives = []
+    while True:
+        body, at = _translate(glob, at, top=False)
+        alternatives.append(body)
+        if at >= len(glob):
+            raise ValueError("unclosed {")
+        if glob[at] == "}":
+            return alternatives, at + 1
+        at += 1  # a comma
+
+
+def glob_matches(glob: str, relative: str) -> bool:
+    regex = glob_regex(glob)
+    return bool(regex and regex.match(relative))
+
+
+def globs_match(globs: list[str], root: str, target: str) -> bool:
+    """`target` (absolute) relative to `root` matches one of `globs`."""
+    relative = posixpath.relpath(target, root)
+    if relative == "." or relative == ".." or relative.startswith("../"):
+        return False
+    return any(glob_matches(g, relative) for g in globs)
+
+
+# ------------------------------------------------------------------------------- files
+
+
+def is_instructions(name: str) -> bool:
+    """`*.instructions.md`, in any case (Copilot CLI reads `x.Instructions.md` too)."""
+    return name.lower().endswith(SUFFIX) and len(name) > len(SUFFIX)
+
+
+def instruction_files(folder: str, *, limit: int = 2000, suffix: str = SUFFIX) -> Iterator[str]:
+    """`*.instructions.md` files under `folder` at any depth, dot-folders skipped, in order of
+    their path's names (links to files followed; a link to a folder is not entered)."""
+    import os
+
+    found: list[str] = []
+    stack = [folder]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not entry.name.startswith("."):
+                        stack.append(entry.path)
+                elif (is_instructions(entry.name) if suffix == SUFFIX
+                      else entry.name.lower().endswith(suffix)) and entry.is_file():
+                    found.append(entry.path)
+            except OSError:
+                continue
+    # by path, folder by folder: `a/b/x` before `a-b` (a walk of sorted entries)
+    yield from sorted(found, key=lambda p: posixpath.relpath(p, folder).split("/"))

@@ -1,0 +1,334 @@
+"""What GitHub Copilot CLI 1.0.102 sends its model from custom instructions, at start and after
+a tool touches a path (each rule seen in its requests: tests/conformance/scenarios/copilot.yaml).
+
+At start, in the system message after `</tools>`:
+
+1. `<custom_instruction>\\nTEXT\\n</custom_instruction>` blocks, joined by a blank line:
+   `$COPILOT_HOME/copilot-instructions.md` (COPILOT_HOME defaults to HOME/.copilot); the
+   `.github/copilot-instructions.md` of the repository root (the working folder outside a
+   repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
+   root's first); then each folder between the two, nearest the working folder first: the same with
+   `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
+   sent whole (an empty file too), every U+FEFF dropped, bad UTF-8 as U+FFFD (HOME's files:
+   skipped); a text already sent in a block before is not sent again.
+2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
+   frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
+   `.github/instructions` and the working folder's, each folder's in path order, joined by a
+   blank line; then the table of the others (pattern, path, description), excluded ones
+   (`excludeAgent: coding-agent`) left out.
+
+`AGENTS.md` and `CLAUDE.md` have their `@imports` expanded (`expand_imports`, at start and on
+read); each folder's `.github/instructions` files are followed by its `.claude/rules/**/*.md`.
+
+After a tool (its `view`) touches a path, one user message of `<system_reminder>` blocks:
+the table's files whose globs match the path (relative to the repository root), then, for
+each folder from the path's folder up to the first folder read at start (the repository root,
+the folders down to the working folder: excluded), deepest first — a sibling of the working
+folder too — its
+`.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `GEMINI.md`
+and its `.github/instructions` files that apply (always-on, or matching). Each file once a
+session, by its real path (a blank AGENTS.md, CLAUDE.md... not at all); the text HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from html import escape
+
+from memlens.agents.copilot.instructions import (
+    Frontmatter,
+    globs_match,
+    instruction_files,
+    parse_frontmatter,
+)
+from memlens.files.fsread import FileReader, ReadKind
+from memlens.files.nodecompat import dirname, resolve
+
+HOME_FILE = "copilot-instructions.md"
+REPO_FILE = ".github/copilot-instructions.md"
+ROOT_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", "GEMINI.md")
+FOLDER_NAMES = (REPO_FILE, "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "GEMINI.md")
+INSTRUCTIONS_DIR = ".github/instructions"
+RULES_DIR = ".claude/rules"
+FILE_NAMES = ("copilot-instructions.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md")
+TABLE_HEAD = (
+    "Here is a list of instruction files that contain rules for modifying or creating new "
+    "code.\nThese files are important for ensuring that the code is modified or created "
+    "correctly.\nPlease make sure to follow the rules specified in these files when working "
+    "with the codebase.\nIf you have not already read the file, use the `view` tool to acquire "
+    "it.\nMake sure to acquire the instructions before making any changes to the code.\n"
+    "| Pattern | File Path | Description |\n| ------- | --------- | ----------- |"
+)
+REMINDER = ("<system_reminder>\nCustom instructions from {path}. Apply these to any code you "
+            "write here:\n\n{text}\n</system_reminder>")
+
+
+def copilot_home(home: str) -> str:
+    """`$COPILOT_HOME`, else HOME/.copilot."""
+    return os.environ.get("COPILOT_HOME") or posixpath.join(home, ".copilot")
+
+
+def git_root(cwd: str) -> str | None:
+    """The repository holding `cwd` as git finds it: the nearest folder up whose `.git` is a
+    repository folder (HEAD, objects/, refs/) or a `gitdir:` file."""
+    cursor = cwd
+    while True:
+        dot = posixpath.join(cursor, ".git")
+        if os.path.isdir(dot):
+            if (os.path.isfile(posixpath.join(dot, "HEAD"))
+                    and os.path.isdir(posixpath.join(dot, "objects"))
+                    and os.path.isdir(posixpath.join(dot, "refs"))):
+                return cursor
+        elif os.path.isfile(dot):
+            try:
+                with open(dot, encoding="utf-8", errors="replace") as handle:
+                    if handle.read(4096).startswith("gitdir:"):
+                        return cursor
+            except OSError:
+                pass
+        parent = dirname(cursor)
+        if parent == cursor:
+            return None
+        cursor = parent
+
+
+@dataclass
+class CopilotFile:
+    path: str
+    text: str  # what is sent (a byte-order mark dropped)
+    kind: str  # "home", "repository", "folder", "instructions"
+    display: str = ""  # how the table and reminders name it
+    front: Frontmatter | None = None
+
+    @property
+    def scoped(self) -> bool:
+        return self.front is not None and not self.front.always
+
+
+def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
+    """The text Copilot sends of `path`, bad UTF-8 read as U+FFFD (None: it is not read);
+    `strict` (HOME's files): a file that is not UTF-8 is skipped."""
+    read = reader.read(path)
+    if read.kind != ReadKind.OK or read.content is None or (strict and read.invalid_utf8):
+        return None
+    return read.content.replace("\ufeff", "")  # every byte-order mark, not only the first
+
+
+@dataclass
+class CopilotLoad:
+    cwd: str
+    root: str  # the repository root, else the working folder
+    home_folder: str
+    blocks: list[CopilotFile] = field(default_factory=list)  # <custom_instruction> files
+    always: list[CopilotFile] = field(default_factory=list)
+    scoped: list[CopilotFile] = field(default_factory=list)  # the table, in its order
+    excluded: list[CopilotFile] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)  # the same text as a block before
+
+    def table(self) -> str:
+        if not self.scoped:
+            return ""
+        rows = [f"| {f.front.raw_apply_to if f.front else ''} | '{f.display}' | "
+                f"{_cell(f.front.description if f.front else None)} |" for f in self.scoped]
+        return TABLE_HEAD + "\n" + "\n".join(rows)
+
+    def render(self) -> str:
+        """The memory part of the system message (between `</tools>\\n\\n` and
+        `\\n<system_notifications>`), byte for byte."""
+        blocks = "\n\n".join(f"<custom_instruction>\n{f.text}\n</custom_instruction>"
+                             for f in self.blocks)
+        parts = [f.text for f in self.always]
+        table = self.table()
+        if table:
+            parts.append(table)
+        instructions = "\n\n".join(parts)
+        if blocks and instructions:
+            return f"{blocks}\n\n{instructions}\n"
+        return blocks or instructions
+
+    @property
+    def files(self) -> list[CopilotFile]:
+        return [*self.blocks, *self.always]
+
+
+def _cell(description: str | None) -> str:
+    if not description:
+        return ""
+    return description.replace("\r\n", " ").replace("\n", " ").replace("|", "\\|")
+
+
+def _between(root: str, cwd: str) -> list[str]:
+    """The folders strictly between `root` and `cwd`, top first."""
+    folders = []
+    cursor = dirname(cwd)
+    while cursor != root and cursor.startswith(root + "/"):
+        folders.append(cursor)
+        cursor = dirname(cursor)
+    return folders[::-1]
+
+
+EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's always
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s`]+)", re.MULTILINE)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+MAX_IMPORT_DEPTH = 10
+_TRAILING = ".,;:!?)]}\"'"  # punctuation after a token is not part of its path (assumed set)
+
+
+def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -> str:
+    """`@path` references expanded as Copilot CLI expands them: after the token,
+    `\n\n<imported_custom_instruction source="ABS">\nTEXT\n</imported_custom_instruction>`
+    (TEXT the file's own text expanded, its final whitespace dropped); a file already in the
+    chain becomes `<imported_custom_instruction source="ABS" skipped="already-loaded" />`; a
+    token in a code span, or naming no file, stays as written."""
+    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+    out, last = [], 0
+    for match in _IMPORT.finditer(text):
+        if any(start <= match.start() < end for start, end in spans):
+            continue
+        written = match["path"].rstrip(_TRAILING)  # `@notes.md.`: the sentence's full stop
+        end = match.start("path") + len(written)
+        target = os.path.normpath(posixpath.join(dirname(path), written))
+        if not written or not os.path.isfile(target):
+            continue
+        out.append(text[last:end])
+        last = end
+        real = os.path.realpath(target)
+        if real in chain or len(chain) > MAX_IMPORT_DEPTH:
+            out.append(f'\n\n<imported_custom_instruction source="{target}" '
+                       'skipped="already-loaded" />')
+            continue
+        inner = _read(reader, target)
+        if inner is None:
+            continue
+        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip()
+        out.append(f'\n\n<imported_custom_instruction source="{target}">\n{inner}\n'
+                   '</imported_custom_instruction>')
+    out.append(text[last:])
+    return "".join(out)
+
+
+def folder_instruction_files(folder: str) -> list[str]:
+    """A folder's instruction files: its `.github/instructions/**/*.instructions.md`, then its
+    `.claude/rules/**/*.md` (Claude Code's rules, `paths:` read as `applyTo`)."""
+    return [*instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR)),
+            *instruction_files(posixpath.join(folder, RULES_DIR), suffix=".md")]
+
+
+def instruction_entry(path: str, text: str, display: str) -> CopilotFile:
+    return CopilotFile(path, text, "instructions", display, parse_frontmatter(text))
+
+
+def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> CopilotLoad:
+    reader = reader or FileReader()
+    cwd = resolve(cwd)
+    root = git_root(cwd) or cwd
+    folder = copilot_home(resolve(home))
+    load = CopilotLoad(cwd=cwd, root=root, home_folder=folder)
+
+    def block(path: str, kind: str) -> None:
+        text = _read(reader, path, strict=kind == "home")
+        if text is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
+            text = expand_imports(path, text, reader, [os.path.realpath(path)])
+        if text is not None and all(f.text != text for f in load.blocks):
+            load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
+        elif text is not None:
+            load.duplicates.append(path)
+
+    block(posixpath.join(folder, HOME_FILE), "home")
+    primary = [root] if cwd == root else [root, cwd]
+    for base in primary:
+        block(posixpath.join(base, REPO_FILE), "repository" if base == root else "folder")
+    for base in primary:
+        for name in ROOT_NAMES[1:]:
+            block(posixpath.join(base, name), "repository" if base == root else "folder")
+    for between in reversed(_between(root, cwd)):  # the working folder's parent first
+        for name in FOLDER_NAMES:
+            block(posixpath.join(between, name), "folder")
+    sources = [(posixpath.join(folder, "instructions"), None), (root, root)]
+    if cwd != root:
+        sources.append((cwd, cwd))
+    for base, relative_to in sources:
+        paths = (list(instruction_files(base)) if relative_to is None
+                 else folder_instruction_files(base))
+        for path in paths:
+            text = _read(reader, path, strict=relative_to is None)
+            if text is None:
+                continue
+            display = path if relative_to is None else posixpath.relpath(path, relative_to)
+            entry = instruction_entry(path, text, display)
+            if entry.front and entry.front.excluded:
+                load.excluded.append(entry)
+            elif entry.scoped:
+                load.scoped.append(entry)
+            else:
+                load.always.append(entry)
+    return load
+
+
+def reminder(display: str, text: str) -> str:
+    return REMINDER.format(path=display, text=escape(text, quote=True).replace("&#x27;",
+                                                                                "&apos;"))
+
+
+@dataclass
+class OnRead:
+    target: str
+    files: list[CopilotFile]
+
+    def payload(self) -> str:
+        return "".join("\n" + reminder(f.display, f.text) for f in self.files)
+
+
+class CopilotSession:
+    """Copilot CLI's loading after a tool touches a path, over one session (each file once)."""
+
+    def __init__(self, load: CopilotLoad, reader: FileReader | None = None) -> None:
+        self.load = load
+        self.reader = reader or FileReader()
+        self.sent: set[str] = set()
+
+    def touch(self, target: str) -> OnRead:
+        target = resolve(target)
+        load, files = self.load, []
+        for entry in load.scoped:
+            if entry.path not in self.sent and entry.front and globs_match(
+                    entry.front.globs, load.root, target):
+                files.append(entry)
+        startup = {load.root, load.cwd, *_between(load.root, load.cwd)}
+        folders = []
+        cursor = dirname(target)
+        while cursor.startswith(load.root + "/") and cursor not in startup:
+            folders.append(cursor)
+            cursor = dirname(cursor)
+        for folder in folders:  # deepest first
+            for name in FOLDER_NAMES:
+                path = posixpath.join(folder, name)
+                text = _read(self.reader, path)
+                if text is not None:
+                    if posixpath.basename(path) in EXPANDS_IMPORTS:  # on read too
+                        text = expand_imports(path, text, self.reader,
+                                              [os.path.realpath(path)])
+                    files.append(CopilotFile(path, text, "folder",
+                                             posixpath.relpath(path, load.root)))
+            for path in folder_instruction_files(folder):
+                text = _read(self.reader, path)
+                if text is None:
+                    continue
+                entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
+                front = entry.front
+                if front is None or front.excluded:
+                    continue
+                if front.always or globs_match(front.globs, load.root, target):
+                    files.append(entry)
+        fresh: list[CopilotFile] = []
+        for entry in files:
+            if entry.kind == "folder" and not entry.text.strip():
+                continue  # a blank AGENTS.md (and the like) is not sent on read; at start it is
+            real = os.path.realpath(entry.path)  # a link to a file already sent: not again
+            if real not in self.sent:
+                self.sent.add(real)
+                fresh.append(entry)
+        return OnRead(target, fresh)
