@@ -1,6 +1,6 @@
 // The Agent Matrix (issue 26) in the real VS Code, on the demo: "Memory Lens: Show Agent
 // Matrix" (the status item's tooltip link, the command palette) opens a panel whose table has a row per memory file and a column per agent (the
-// demo has files for Gemini CLI, Claude Code, Codex and the AGENTS.md convention), each cell
+// demo has files of every agent's own), each cell
 // saying when that agent reads the file; arrow keys move between cells; Enter on Claude Code ×
 // CLAUDE.md opens Claude Code's view at that file. Screenshots: matrix-{light,dark}.png.
 import { rmSync } from 'node:fs';
@@ -27,7 +27,9 @@ await runScenario('matrix', async ({ page, step, cleanup }) => {
   await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
   const headers = await frame.locator('thead th').allInnerTexts();
   const labels = headers.map((h) => h.split('\n')[0].trim());
-  for (const want of ['Gemini CLI', 'Claude Code', 'AGENTS.md', 'Codex']) {
+  // The demo holds files of every agent's own: every one has a column, conventions labelled.
+  for (const want of ['Gemini CLI', 'Claude Code', 'AGENTS.md (convention)', 'Codex',
+    'GitHub Copilot CLI', 'VS Code chat', 'Cursor (convention)', 'Antigravity CLI (convention)']) {
     if (!labels.includes(want)) throw new Error(`no column for ${want}: ${JSON.stringify(labels)}`);
   }
   const cellOf = async (file, agent) => {
@@ -38,6 +40,8 @@ await runScenario('matrix', async ({ page, step, cleanup }) => {
   const expectations = [
     ['CLAUDE.md', 'Claude Code', 'at start-up'], ['CLAUDE.md', 'Gemini CLI', 'not read'],
     ['AGENTS.md', 'Codex', 'at start-up'], ['.claude/rules/python.md', 'Claude Code', 'on read'],
+    ['.github/copilot-instructions.md', 'GitHub Copilot CLI', 'at start-up'],
+    ['.cursor/rules/web.mdc', 'Cursor (convention)', 'on read'],
   ];
   for (const [file, agent, word] of expectations) {
     const text = (await (await cellOf(file, agent)).innerText()).replace(/\s+/g, ' ');

@@ -115,8 +115,8 @@ class JitFile(Wire):
 
 
 class ClaudeJitEntry(Wire):
-    """A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read) adds while working
-    on the opened file, and why."""
+    """A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read)
+    adds while working on the opened file, and why."""
 
     path: str
     chars: int
