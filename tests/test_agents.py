@@ -99,8 +99,8 @@ def test_repository_root(root: Path) -> None:
 
 def test_registry() -> None:
     # Issue 22's agents come after codex, in the shared order.
-    assert AGENT_IDS == ("gemini", "claude", "agents", "codex", "vscode-chat", "cursor",
-                         "antigravity") == tuple(a.id for a in all_agents())
+    assert AGENT_IDS == ("gemini", "claude", "agents", "codex", "copilot", "vscode-chat",
+                         "cursor", "antigravity") == tuple(a.id for a in all_agents())
     assert len(REGISTRY) == len(all_agents())
     assert primary().id == "gemini" and [a.id for a in other_agents()] == list(AGENT_IDS[1:])
     assert agent_by_id("claude").label == "Claude Code"
@@ -129,7 +129,9 @@ def test_which_agent_reads_a_file_s_references() -> None:
 
 def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -> None:
     build_tree(root, {
-        "home/.gemini": None, "repo/.git": None,
+        "home/.gemini": None, "repo/.git/objects": None, "repo/.git/refs": None,
+        # A repository git itself recognises: GitHub Copilot CLI asks git for the root.
+        "repo/.git/HEAD": "ref: refs/heads/main\n",
         "home/.gemini/trustedFolders.json": f'{{"{root}/repo": "TRUST_FOLDER"}}',
         "repo/GEMINI.md": "Gemini root\n", "repo/CLAUDE.md": "Claude root @./AGENTS.md\n",
         "repo/AGENTS.md": "Agents root\n", "repo/.claude/rules/py.md":
@@ -147,9 +149,10 @@ def test_every_agent_loads_in_one_shape_and_finds_its_own_sections(root: Path) -
         assert memory.agent == agent.id and memory.files, agent.id
         paths = [f.path for f in memory.files]
         sections = context_sections(memory.text, paths, agent.id)
-        # every file an agent marks in its text (Codex names none of the files it sends)
+        # every file an agent marks in its text (Codex and Copilot CLI name none of the files
+        # they send at start)
         marked = [p for p in paths if agent.section_starts(p)]
-        assert marked == (paths if agent.id != "codex" else []), agent.id
+        assert marked == (paths if agent.id not in ("codex", "copilot") else []), agent.id
         assert [s.path for s in sections] == marked, agent.id
     claude = agent_by_id("claude").load(str(root / "repo"), settings,
                                         target=str(root / "repo" / "src" / "app.py"))
@@ -184,6 +187,10 @@ def test_jit_sessions_have_one_shape(root: Path) -> None:
     assert added == {
         "gemini": [(f"{root}/repo/api/GEMINI.md", "API for Gemini\n")],
         "claude": [(f"{root}/repo/api/CLAUDE.md", "API for Claude\n")],
+        # GitHub Copilot CLI adds a folder's AGENTS.md, CLAUDE.md, GEMINI.md when a tool reads
+        # a file there.
+        "copilot": [(f"{root}/repo/api/CLAUDE.md", "API for Claude\n"),
+                    (f"{root}/repo/api/GEMINI.md", "API for Gemini\n")],
         "vscode-chat": [],  # no instruction file here has an applyTo
         "cursor": [], "antigravity": [],  # no rules of theirs here
     }

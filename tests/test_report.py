@@ -50,8 +50,8 @@ def test_every_cell_is_what_that_agents_profile_predicts(demo: Path) -> None:
     # VS Code's chat reads the demo's AGENTS.md, CLAUDE.md and .claude/rules; Cursor and
     # Antigravity CLI (conventions) have columns where their own files are (.cursor/rules,
     # .agents/rules).
-    assert agents == ["gemini", "claude", "agents", "codex", "vscode-chat", "cursor",
-                      "antigravity"]
+    assert agents == ["gemini", "claude", "agents", "codex", "copilot", "vscode-chat",
+                      "cursor", "antigravity"]
     for agent in agents:
         done = _memlens("show", str(demo), "--trusted", "--agent", agent, "--json", home=home)
         shown = json.loads(done.stdout)

@@ -260,7 +260,7 @@ async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Pat
             break
         await asyncio.sleep(0.05)
     (event,) = received
-    copilot = [e for e in event["claude"] if e["agent"] == "GitHub Copilot CLI"]
+    copilot = [e for e in event["claude"] if e["agentLabel"] == "GitHub Copilot CLI"]
     assert [(e["path"], e["reason"]) for e in copilot] == [
         (str(instructions / "py.instructions.md"), "applyTo: **/*.py"),
         (str(workspace / "api" / "GEMINI.md"), "api/ is read")]

@@ -279,7 +279,10 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         return rows
 
     def section_starts(self, path: str) -> list[str]:
-        return ["<custom_instruction>", f"Custom instructions from {path}."]
+        # Its start-up blocks all open with the same `<custom_instruction>` line and name no
+        # file: marking them would give every block to one path (the merged-context view's
+        # links), so none is marked, as for Codex.
+        return []
 
     def section_end(self, path: str) -> str | None:
         return None
