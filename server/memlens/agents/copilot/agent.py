@@ -141,6 +141,14 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
 
     def _load(self, folder: str, settings: MemorySettings,
               reader: FileReader | None) -> CopilotLoad:
+        # A folder inside `.github` or `.claude` (where its instruction files live: the hover
+        # on copilot-instructions.md asks about `.github`) stands for the folder holding it,
+        # where the user works.
+        parts = folder.split("/")
+        for index, part in enumerate(parts):
+            if part in (".github", ".claude") and index > 0:
+                folder = "/".join(parts[:index]) or "/"
+                break
         return load_copilot(folder, settings.home, reader)
 
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,

@@ -226,7 +226,16 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
-        return []
+        """The instruction files not attached to every request: attached with a file their
+        `applyTo` matches ("on-read", what the matrix and the notices call it), or only
+        listed for the model ("on-demand")."""
+        load = load_chat(memory.cwd, settings.home, reader, trusted=_trusted(settings))
+        attached = {a.path for a in load.attached}
+        return [AgentFile(i.path, "instructions", i.content,
+                          f"attached when a file matching {i.pattern} is" if i.pattern
+                          else "listed; the model reads it when it sees fit",
+                          when="on-read" if i.pattern else "on-demand")
+                for i in load.instructions if i.path not in attached]
 
     def section_starts(self, path: str) -> list[str]:
         return [render_attachment(path, "").split("\n", 1)[0]]
