@@ -451,8 +451,8 @@ export interface ClaudeFileRow {
   chars: number;
 }
 /**
- * A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read) adds while working
- * on the opened file, and why.
+ * A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read)
+ * adds while working on the opened file, and why.
  */
 export interface ClaudeJitEntry {
   path: string;
