@@ -67,7 +67,7 @@ async def test_no_agent_installed(bare: LanguageClient, workspace: Path) -> None
         (agent, "missing", f"{label} is not installed (no `{agent}` on PATH): nothing to "
                            "verify")
         for agent, label in (("gemini", "Gemini CLI"), ("claude", "Claude Code"),
-                             ("codex", "Codex"))]
+                             ("codex", "Codex"), ("copilot", "GitHub Copilot CLI"))]
 
 
 @pytest.mark.asyncio
