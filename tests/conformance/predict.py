@@ -80,9 +80,12 @@ def gemini(capture: Capture, profile: str = "gemini@0.43") -> dict[str, Any]:
             "written": _written(capture, profile)}
 
 
-def _as_listed(listed: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _as_listed(listed: list[dict[str, Any]] | dict[str, Any]) -> list[dict[str, str]]:
     """The skills as the model reads them: Gemini CLI's listing, then its system instruction's
-    sanitising (three newlines or more become two, also inside a description)."""
+    sanitising (three newlines or more become two, also inside a description). `skills list
+    --agent gemini --json` answers with the agent's object (its skills, offered or not)."""
+    if isinstance(listed, dict):
+        listed = [s for s in listed["skills"] if s["offered"]]
     skills = [Skill(s["name"], s["description"], s["location"], "") for s in listed]
     system = collapse_blank_lines(render_available_skills(skills))
     return skills_in_system_instruction(system, []) or []
