@@ -79,8 +79,10 @@ def test_toml_nested_too_deep_is_one_error(tmp_path: Path) -> None:
 def test_a_probe_reads_up_to_its_cap_then_kills_the_group(tmp_path: Path) -> None:
     noisy = tmp_path / "noisy"
     pid_file = tmp_path / "pid"
-    # the child of a child: killing the shell alone would leave `yes` running
-    noisy.write_text(f"#!/bin/sh\nyes 0.44.0 &\necho $! > {pid_file}\nwait\n")
+    # the child of a child: killing the shell alone would leave `yes` running. The grandchild
+    # writes its own pid before it prints anything (the shell writing `$!` after starting it
+    # raced the cap on a loaded machine: killed before the pid was written)
+    noisy.write_text(f"#!/bin/sh\nsh -c 'echo $$ > {pid_file}; exec yes 0.44.0' &\nwait\n")
     noisy.chmod(0o755)
     probed = run_bounded([str(noisy)], max_output=65536, timeout=60)
     assert probed.over_cap and probed.returncode is None and not probed.timed_out
