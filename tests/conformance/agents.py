@@ -185,6 +185,7 @@ def run_agent(
         read_path=str(staged.read_path) if staged.read_path else None,
         tool_call=tool_call,
         timeout=TIMEOUT,
+        writable=[str(staged.scratch)],
     )
     result = run_job(job)
     # Kept for a look by hand, and so extraction can be re-run without the agent.

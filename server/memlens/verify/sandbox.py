@@ -1,10 +1,22 @@
-"""Run one agent process against the fake model, inside a network namespace when possible.
+"""Run one agent process against the fake model, inside a sandbox.
 
-``run_job(job)`` is what tests call. As root with ``unshare`` available it re-runs this module
-under ``unshare -n`` (a network namespace whose only interface is loopback, brought up here),
-so the agent provably reaches nothing but the fake model; otherwise it runs in this process.
-Either way the fake model and the agent share one loopback, and the result carries every
-request the model saw.
+``run_job(job)`` re-runs this module inside the strongest isolation this machine has
+(docs/security.md, "`memlens verify` runs the agents, never the repository"):
+
+* ``sandbox`` — bubblewrap (`bwrap`, Debian's `bubblewrap`; unprivileged user namespaces, so
+  no root needed): a network namespace whose only interface is loopback; the whole file
+  system read-only; the user's HOME hidden under an empty tmpfs (only what the run needs to
+  execute — the Python runner, the agent's install, node — bound back read-only); `/tmp` a
+  fresh tmpfs; only the job's scratch folders writable; its own PID namespace, killed with
+  us. A command a repository smuggles past the scrubbing (verify/scrub.py) can read no secret
+  in HOME, write nothing of the user's and reach nothing but our recording model.
+* ``network-namespace`` — as root with ``unshare`` only: the network is cut, nothing else.
+* ``none`` — in this process: the offline flags and a model on 127.0.0.1, nothing enforced.
+
+``Job.isolation`` says what the caller accepts: ``sandbox`` (``memlens verify``: anything less
+is refused, unless the user names the risk), or ``best`` (the conformance harness, whose
+trees are ours). Either way the fake model and the agent share one loopback, and the result
+carries every request the model saw and which isolation held.
 
 The agent gets exactly ``job.env`` (the caller builds it from nothing, as ``env -i`` would),
 stdin from /dev/null, its own process group (killed whole on timeout). ``{PORT}`` in the argv
@@ -13,6 +25,7 @@ or in an environment value is replaced with the fake model's port.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import os
@@ -25,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -49,6 +62,19 @@ class Job(BaseModel):
     read_path: str | None = None
     tool_call: dict[str, Any] | None = None  # Gemini: {name, args} called on the first turn
     timeout: float = 120.0
+    # The folders the run may write (besides HOME, CODEX_HOME and XDG_CACHE_HOME of `env`):
+    # the scratch copy. Everything else is read-only in the sandbox.
+    writable: list[str] = []
+    # Paths the agent needs to run that may lie under a hidden HOME (its install, node).
+    executables: list[str] = []
+    isolation: Literal["sandbox", "best"] = "best"
+
+
+Isolation = Literal["sandbox", "network-namespace", "none"]
+
+
+class SandboxUnavailable(RuntimeError):
+    """`Job.isolation == "sandbox"` on a machine where bubblewrap cannot run."""
 
 
 class Request(BaseModel):
@@ -66,7 +92,8 @@ class JobResult(BaseModel):
     stdout: str
     stderr: str
     seconds: float
-    isolated: bool  # ran in its own network namespace
+    isolated: bool  # ran in its own network namespace (sandbox or network-namespace)
+    isolation: Isolation = "none"
     requests: list[Request]
 
 
@@ -81,25 +108,99 @@ def can_isolate() -> bool:
     return probe.returncode == 0
 
 
+@functools.cache
+def bubblewrap() -> str | None:
+    """The `bwrap` that works here (None: missing, or user namespaces refused), unless
+    switched off (MEMLENS_NO_BWRAP=1, for tests of the refusal)."""
+    if os.environ.get("MEMLENS_NO_BWRAP") == "1":
+        return None
+    found = shutil.which("bwrap")
+    if found is None:
+        return None
+    probe = subprocess.run([found, "--ro-bind", "/", "/", "--unshare-net", "true"],
+                           capture_output=True, check=False)
+    return found if probe.returncode == 0 else None
+
+
+def best_isolation() -> Isolation:
+    if bubblewrap():
+        return "sandbox"
+    return "network-namespace" if can_isolate() else "none"
+
+
 def run_job(job: Job) -> JobResult:
-    if not can_isolate():
-        return _run_here(job, isolated=False)
+    kind = best_isolation()
+    if job.isolation == "sandbox" and kind != "sandbox":
+        raise SandboxUnavailable("no sandbox here: bubblewrap (`bwrap`) is not installed or "
+                                 "user namespaces are refused")
+    if kind == "none":
+        return _run_here(job, isolation="none")
     with tempfile.TemporaryDirectory(prefix="memlens-job-") as folder:
         job_file = Path(folder) / "job.json"
         result_file = Path(folder) / "result.json"
         job_file.write_text(job.model_dump_json(), encoding="utf-8")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(PACKAGE_ROOT)}
+        inner_argv = [sys.executable, "-m", "memlens.verify.sandbox", str(job_file),
+                      str(result_file), kind]
+        if kind == "sandbox":
+            argv = [*bwrap_argv(job, [folder]), *inner_argv]
+        else:
+            argv = ["unshare", "-n", *inner_argv]
         inner = subprocess.run(
-            ["unshare", "-n", sys.executable, "-m", "memlens.verify.sandbox",
-             str(job_file), str(result_file)],
-            cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-            timeout=job.timeout + 30, check=False,
+            argv, cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+            text=True, timeout=job.timeout + 30, check=False,
         )
         if inner.returncode != 0 or not result_file.exists():
             raise RuntimeError(
                 f"sandbox failed ({inner.returncode}): {inner.stderr[-2000:]}"
             )
         return JobResult.model_validate_json(result_file.read_text(encoding="utf-8"))
+
+
+def hidden_homes() -> list[str]:
+    """The user's home folders, as this process knows them: hidden in the sandbox."""
+    import pwd
+
+    homes = {os.path.realpath(os.path.expanduser("~"))}
+    with contextlib.suppress(KeyError):  # a uid with no passwd entry (containers)
+        homes.add(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted(h for h in homes if h not in ("/", ""))
+
+
+def _needed_to_run(job: Job) -> list[str]:
+    """What must stay readable for the runner and the agent: this Python (its prefixes),
+    the `memlens` package, node, and the job's executables (resolved through links)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(PACKAGE_ROOT),
+             os.path.dirname(os.path.realpath(sys.executable))}
+    node = shutil.which("node")
+    if node:
+        paths.add(os.path.dirname(os.path.dirname(os.path.realpath(node))))
+    for executable in [job.argv[0], *job.executables] if job.argv else job.executables:
+        for path in (os.path.abspath(executable), os.path.realpath(executable)):
+            # an npm install needs its whole tree: the folder holding its first node_modules
+            head, marker, _ = path.partition("/node_modules/")
+            paths.add(head if marker else os.path.dirname(path))
+    return sorted(os.path.realpath(p) for p in paths if p and os.path.exists(p))
+
+
+def bwrap_argv(job: Job, extra_writable: list[str]) -> list[str]:
+    """bubblewrap's command line for `job` (everything up to the command it runs)."""
+    bwrap = bubblewrap()
+    assert bwrap is not None
+    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-net", "--unshare-pid",
+            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    homes = hidden_homes()
+    for home in homes:
+        argv += ["--tmpfs", home]
+    for path in _needed_to_run(job):
+        if any(path == h or path.startswith(h + "/") for h in homes) or path.startswith("/tmp/"):
+            argv += ["--ro-bind", path, path]
+    writable = [*job.writable, *extra_writable]
+    writable += [job.env[k] for k in ("HOME", "CODEX_HOME", "XDG_CACHE_HOME") if k in job.env]
+    for path in sorted({os.path.realpath(p) for p in writable if os.path.isdir(p)}):
+        argv += ["--bind", path, path]
+    return [*argv, "--chdir", str(PACKAGE_ROOT)]
 
 
 def _loopback_up() -> None:
@@ -111,7 +212,7 @@ def _loopback_up() -> None:
         fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | _IFF_UP, b""))
 
 
-def _run_here(job: Job, *, isolated: bool) -> JobResult:
+def _run_here(job: Job, *, isolation: Isolation) -> JobResult:
     with FakeModel(read_path=job.read_path, tool_call=job.tool_call) as fake:
         port = str(fake.port)
         argv = [a.replace("{PORT}", port) for a in job.argv]
@@ -135,16 +236,18 @@ def _run_here(job: Job, *, isolated: bool) -> JobResult:
         ]
     return JobResult(
         exit_code=exit_code, stdout=stdout, stderr=stderr, seconds=round(seconds, 2),
-        isolated=isolated, requests=requests,
+        isolated=isolation != "none", isolation=isolation, requests=requests,
     )
 
 
 def _main() -> None:
-    """Inside `unshare -n`: loopback up, run the job, write the result file."""
-    job_file, result_file = sys.argv[1], sys.argv[2]
+    """Inside the sandbox (bubblewrap brings loopback up itself) or `unshare -n` (loopback up
+    here): run the job, write the result file."""
+    job_file, result_file, kind = sys.argv[1], sys.argv[2], sys.argv[3]
     job = Job.model_validate_json(Path(job_file).read_text(encoding="utf-8"))
-    _loopback_up()
-    result = _run_here(job, isolated=True)
+    if kind == "network-namespace":
+        _loopback_up()
+    result = _run_here(job, isolation="sandbox" if kind == "sandbox" else "network-namespace")
     Path(result_file).write_text(result.model_dump_json(), encoding="utf-8")
 
 
