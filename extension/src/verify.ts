@@ -10,8 +10,11 @@ import { AgentVerification, VerifyParams, VerifyResult } from "./generated/proto
 export const VERIFY = "memlens/verify";
 export const VERIFY_SCHEME = "memlens-verify";
 const RESTRICTED =
-  "Restricted Mode: Memory Lens runs your agents only in a trusted workspace, since they run with " +
-  "the folder's own settings (Claude Code's hooks among them). Nothing was run.";
+  "Restricted Mode: Memory Lens runs your agents only in a trusted workspace, since they run on " +
+  "the folder's own files (sandboxed, its hooks and servers removed). Nothing was run.";
+// The server's refusal where no sandbox can run (memlens.verify.run.NO_SANDBOX).
+const NO_SANDBOX = "no sandbox can run here";
+const RUN_UNSANDBOXED = "Run Without a Sandbox";
 const MANAGE_TRUST = "Manage Workspace Trust";
 
 /** The report document: one section per agent, each differing payload as a unified diff. */
@@ -21,6 +24,9 @@ export function verifyReport(result: VerifyResult): string {
     lines.push(`${agent.label}: ${agent.message}${where(agent)}`);
     for (const payload of agent.payloads) {
       lines.push(`  ${payload.name}: ${payload.identical ? "identical" : "differs"}`);
+    }
+    for (const note of agent.notes) {
+      lines.push(`  note: ${note}`);
     }
     for (const payload of agent.payloads.filter((p) => !p.identical)) {
       lines.push("", payload.diff.trimEnd());
@@ -35,9 +41,11 @@ function where(agent: AgentVerification): string {
     return "";
   }
   const offline =
-    agent.isolation === "network-namespace"
-      ? "offline: network namespace"
-      : "offline flags, model on 127.0.0.1, no network isolation here";
+    agent.isolation === "sandbox"
+      ? "sandboxed: no network, HOME hidden, only the copy writable"
+      : agent.isolation === "network-namespace"
+        ? "UNSANDBOXED: network cut, nothing else"
+        : "UNSANDBOXED: offline flags, model on 127.0.0.1";
   return ` (${offline}${agent.read ? `, read ${agent.read}` : ""})`;
 }
 
@@ -83,21 +91,42 @@ export function registerVerify(context: vscode.ExtensionContext, client: Memlens
       if (!folder) {
         return;
       }
-      const params: VerifyParams = { folder: folder.uri.fsPath, agents: [] };
-      let result: VerifyResult | undefined;
-      try {
-        result = await vscode.window.withProgress(
+      const params: VerifyParams = { folder: folder.uri.fsPath, agents: [], unsandboxed: false };
+      const run = () =>
+        vscode.window.withProgress(
           {
             location: vscode.ProgressLocation.Notification,
             title: "Memory Lens: running your agents offline…",
           },
           () => client.request<VerifyResult>(VERIFY, params),
         );
+      let result: VerifyResult | undefined;
+      try {
+        result = await run();
       } catch (error) {
-        void vscode.window.showErrorMessage(
-          `Memory Lens could not verify: ${error instanceof Error ? error.message : String(error)}`,
+        const message = error instanceof Error ? error.message : String(error);
+        if (!message.includes(NO_SANDBOX)) {
+          void vscode.window.showErrorMessage(`Memory Lens could not verify: ${message}`);
+          return;
+        }
+        // No bubblewrap here: the user decides, told what the risk is, in a modal.
+        const picked = await vscode.window.showWarningMessage(
+          `Memory Lens found no sandbox to run your agents in: ${message.replace(/: --unsafe.*$/, "")}.`,
+          { modal: true, detail: `Folder: ${folder.uri.fsPath}` },
+          RUN_UNSANDBOXED,
         );
-        return;
+        if (picked !== RUN_UNSANDBOXED) {
+          return;
+        }
+        params.unsandboxed = true;
+        try {
+          result = await run();
+        } catch (again) {
+          void vscode.window.showErrorMessage(
+            `Memory Lens could not verify: ${again instanceof Error ? again.message : String(again)}`,
+          );
+          return;
+        }
       }
       if (!result) {
         return;

@@ -109,3 +109,7 @@ install_one() {
 
 if [ "$#" = 0 ]; then set -- "${DEFAULT_AGENTS[@]}"; fi
 for spec in "$@"; do install_one "$spec"; done
+# The sandbox `memlens verify` runs the agents in (memlens/verify/sandbox.py): bubblewrap.
+# Without it verify refuses (unless told --unsafe-no-sandbox), so say why on stderr.
+bash "$(dirname "$0")/../lib/install-debian-package.sh" bubblewrap bwrap \
+  "memlens verify runs the agents in it" >&2 || true

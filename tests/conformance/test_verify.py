@@ -64,8 +64,8 @@ def _verify_cli(path: Path, home: Path, tmp_path: Path, *more: str
            "MEMLENS_VERIFICATIONS": str(tmp_path / "verified-here.json"),
            "PYTHONPATH": str(REPO / "server")}
     done = subprocess.run([sys.executable, "-m", "memlens", "verify", str(path), "--home",
-                           str(home), "--json", *more], env=env, capture_output=True, text=True,
-                          timeout=900, check=False)
+                           str(home), "--json", "--trusted", *more], env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
     return done.returncode, done.stderr, json.loads(done.stdout) if done.stdout else {}
 
 
@@ -81,7 +81,7 @@ def _check_identical(result: dict[str, object], code: int, stderr: str) -> None:
     assert [(a["agent"], a["version"], a["status"]) for a in agents] == [
         (agent, version, "identical") for agent, version in INSTALLED], (stderr, agents)
     for agent in agents:
-        assert agent["isolation"] in ("network-namespace", "loopback-only")
+        assert agent["isolation"] == "sandbox"  # bubblewrap: scripts/agents/install.sh
         assert all(p["identical"] for p in agent["payloads"])
     assert code == 0
 
@@ -137,7 +137,8 @@ def test_a_wrong_prediction_shows_a_unified_diff(agent: str, version: str, tmp_p
     installed = detect_installed(_path_env())
     found = installed[agent]
     assert isinstance(found, InstalledAgent) and found.version == version
-    result = verify(str(DEMO), installed, [agent], home=str(DEMO / ".home"), predict=wrong)
+    result = verify(str(DEMO), installed, [agent], home=str(DEMO / ".home"), predict=wrong,
+                    trusted=True)
     (checked,) = result.agents
     assert (checked.status, result.identical) == ("differs", False)
     first = checked.payloads[0]

@@ -290,12 +290,13 @@ export interface AgentVerification {
   executable?: string | null;
   status: "identical" | "differs" | "missing" | "failed" | "timeout" | "offline";
   message: string;
-  isolation?: ("network-namespace" | "loopback-only") | null;
+  isolation?: ("sandbox" | "network-namespace" | "loopback-only") | null;
   read?: string | null;
   seconds: number;
   remembered: boolean;
   payloads: PayloadComparison[];
   memoryInstructions?: string | null;
+  notes: string[];
 }
 /**
  * One payload: what the agent sent and what Memory Lens predicted, paths mapped back to
@@ -917,6 +918,7 @@ export interface VerifyParams {
   folder?: string | null;
   agents?: string[];
   read?: string | null;
+  unsandboxed?: boolean;
 }
 /**
  * `memlens verify --json` and the `memlens/verify` answer.

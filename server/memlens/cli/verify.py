@@ -28,6 +28,12 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
                         help="seconds one agent run may take (default 180)")
     verify.add_argument("--no-remember", action="store_true",
                         help="do not record the result on this machine")
+    verify.add_argument("--trusted", action="store_true",
+                        help="trust PATH for this run (verify runs your agents on its files, "
+                             "so an untrusted folder is refused)")
+    verify.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run the agents even where no sandbox can (no bubblewrap): the "
+                             "repository's files could then make them run commands as you")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,17 +50,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = verify(folder, detect_installed(), args.agents, home=args.home, read=args.read,
                         remember=not args.no_remember, progress=progress,
-                        timeout=args.timeout)
+                        timeout=args.timeout, trusted=True if args.trusted else None,
+                        unsandboxed=args.unsafe_no_sandbox)
     except VerifyError as err:
         raise UsageError(str(err)) from None
     if args.json:
         print_json(result.wire())
     else:
         for agent in result.agents:
-            where = ""
-            if agent.isolation:
-                where = (" (offline: network namespace)" if agent.isolation == "network-namespace"
-                         else " (offline flags, model on 127.0.0.1; no network isolation here)")
+            where = {
+                "sandbox": " (sandboxed: no network, HOME hidden, only the copy writable)",
+                "network-namespace": " (UNSANDBOXED: network cut, nothing else)",
+                "loopback-only": " (UNSANDBOXED: offline flags, model on 127.0.0.1)",
+            }.get(agent.isolation or "", "")
             read = f", read {agent.read}" if agent.read else ""
             seconds = f", {agent.seconds:.0f} s" if agent.seconds else ""
             print(f"{agent.label}: {agent.message}{where}{read}{seconds}")
@@ -62,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                 if not payload.identical:
                     sys.stdout.write(payload.diff if payload.diff.endswith("\n")
                                      else payload.diff + "\n")
+            for note in agent.notes:
+                print(f"  note: {note}")
             if agent.remembered:
                 print(f"  remembered: {agent.label} is verified on this machine")
     return 0 if result.identical else 1

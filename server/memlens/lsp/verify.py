@@ -26,6 +26,7 @@ VERIFY = "memlens/verify"
 def register(server: MemlensServer) -> None:
     @server.feature(VERIFY)
     async def verify_request(ls: MemlensServer, params: Any) -> dict[str, object]:
+        from memlens.agents.gemini.trust import decide_trust
         from memlens.verify.run import VerifyError, verify
 
         request = parse_params(VerifyParams, params)
@@ -33,7 +34,10 @@ def register(server: MemlensServer) -> None:
         if folder is None or not os.path.isdir(folder):
             raise InvalidParams(f"not a folder: {folder}" if folder else "no workspace folder")
         settings = ls.service.settings_for(folder)
-        if settings.trusted is False:
+        trusted, _ = decide_trust(folder, settings.home, explicit=settings.trusted,
+                                  folder_trust_enabled=settings.folder_trust_enabled,
+                                  editor=settings.editor_trusted)
+        if not trusted:
             # The agents would run with the folder's own settings (Claude Code's hooks among
             # them): only in a folder the user trusts.
             raise InvalidParams(f"{folder} is not trusted: Memory Lens runs your agents only "
@@ -62,7 +66,8 @@ def register(server: MemlensServer) -> None:
         try:
             result = await asyncio.to_thread(
                 verify, folder, installed, list(request.agents) or None, home=home,
-                read=request.read, progress=progress)
+                read=request.read, progress=progress, trusted=True,
+                unsandboxed=request.unsandboxed)
         except VerifyError as error:
             raise InvalidParams(str(error)) from None
         finally:

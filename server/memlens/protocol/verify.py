@@ -33,7 +33,10 @@ class AgentVerification(Wire):
     executable: str | None = None
     status: VerifyStatus
     message: str  # one line: "identical", "2 of 3 payloads differ", "not installed (...)"
-    isolation: Literal["network-namespace", "loopback-only"] | None = None
+    # how the agent was kept from the user's machine: "sandbox" (bubblewrap: no network but
+    # loopback, HOME hidden, only the scratch copy writable), "network-namespace" (network
+    # cut only; --unsafe-no-sandbox as root), "loopback-only" (nothing enforced)
+    isolation: Literal["sandbox", "network-namespace", "loopback-only"] | None = None
     read: str | None = None  # the file the scripted tool call read (relative to the workspace)
     seconds: float = 0.0
     remembered: bool = False  # this version is now remembered as verified on this machine
@@ -41,6 +44,9 @@ class AgentVerification(Wire):
     # Claude Code: what it was told about its auto memory (its `# Memory` system-prompt
     # section, as it sent it, paths mapped back); None when it has none (auto memory off).
     memory_instructions: str | None = None
+    # What the copy left out or changed (special files skipped, settings scrubbed of what
+    # runs: verify/scrub.py), relative to the workspace ("HOME: …" for the scratch HOME).
+    notes: list[str] = Field(default_factory=list)
 
 
 class VerifyResult(Wire):
@@ -58,3 +64,5 @@ class VerifyParams(Inbound):
     folder: str | None = None
     agents: list[str] = Field(default_factory=list)
     read: str | None = None
+    # run the agents where no sandbox can (the user accepted the risk in a modal)
+    unsandboxed: bool = False

@@ -131,9 +131,17 @@ def agent_argv(agent: str, binary: str) -> list[str]:
             "--disable", "plugins", PROMPT,
         ]
     if agent == "copilot":
+        # No --trust-folder: the copy's own configuration (hooks, MCP servers) stays untrusted.
         return [binary, "-p", PROMPT, "--allow-all-tools", "--no-auto-update",
                 "--disable-client-telemetry"]
+    if agent == "claude":
+        # Its own switches on top of the scrubbed copy (verify/scrub.py): no hook of any
+        # settings file runs, and no MCP server but --mcp-config's (none).
+        return [binary, "-p", PROMPT, "--strict-mcp-config", "--settings", CLAUDE_FLAG_SETTINGS]
     return [binary, "-p", PROMPT]
+
+
+CLAUDE_FLAG_SETTINGS = '{"disableAllHooks": true, "disableSkillShellExecution": true}'
 
 
 def agent_env(agent: str, home: Path) -> dict[str, str]:

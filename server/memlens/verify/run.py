@@ -1,15 +1,22 @@
 """`memlens verify`: run the user's installed agents on a copy of their workspace, offline,
 and compare what each sent its model with Memory Lens's prediction.
 
-For each agent (found as `agent_versions.detect_installed` finds it):
+Only on a folder the user trusts (the CLI's and the editor's trust; `trusted`), and the agents
+run the copy, never the repository (docs/security.md, "`memlens verify` runs the agents, never
+the repository"). For each agent (found as `agent_versions.detect_installed` finds it):
 
 1. The workspace — its repository root when it is in one, else the folder — is copied to a
    scratch folder (`.git` reduced to an empty marker; `node_modules` and virtual
-   environments left out), and the agent's own memory and settings files under HOME to a
-   scratch HOME (`HOME_FILES`). The user's files are only read.
+   environments left out; FIFOs, sockets and devices skipped with a note), and the agent's own
+   memory and settings files under HOME to a scratch HOME (`HOME_FILES`: never credentials).
+   Both copies are scrubbed (scrub.py): every settings file keeps only the keys that decide
+   memory, and files that configure what runs (MCP servers, hooks, `.env`) are removed. The
+   user's files are only read.
 2. The agent runs once on the copy (capture.py's argv and environment: no key, its own
-   offline and quiet flags, a base URL on 127.0.0.1) against the recording fake model
-   (fake_model.py); as root, inside `unshare -n` (sandbox.py), where only loopback exists.
+   offline and quiet flags, hooks and MCP servers off, a base URL on 127.0.0.1) against the
+   recording fake model (fake_model.py) inside the sandbox (sandbox.py: bubblewrap; no
+   network but loopback, HOME hidden, only the scratch writable). Without a sandbox it is
+   refused unless the caller accepts the risk (`unsandboxed`).
    The fake's first answer asks it to read one file (`read`: a file beside a subfolder's
    memory file, chosen unless given), so what the agent loads on read is sent too.
 3. Memory Lens predicts the same copy in-process through the workspace service
@@ -26,6 +33,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -40,7 +48,8 @@ from memlens.agent_versions import (
 )
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
 from memlens.verify.capture import Capture, agent_argv, agent_env, extract, prepare_home
-from memlens.verify.sandbox import Job, run_job
+from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
+from memlens.verify.scrub import scrub_tree
 
 TIMEOUT = 180.0  # seconds one agent run may take
 # What the agent's scratch HOME holds: its memory and settings files, nothing else.
@@ -71,10 +80,13 @@ def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str]
            *, home: str | None = None, read: str | None = None, remember: bool = True,
            progress: Progress | None = None, timeout: float = TIMEOUT,
            predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None = None,
+           trusted: bool | None = None, unsandboxed: bool = False,
            ) -> VerifyResult:
     """Verify each of `agents` (default: every installed one) on the workspace at `path`.
-    `predict` (tests): another prediction (agent, version, capture) → (start-up payloads,
-    on-read payloads) in place of the workspace service's."""
+    `trusted`: the user's decision for this run (None: the trust rules, `decide_trust`);
+    an untrusted folder is refused. `unsandboxed`: run the agents even where no sandbox can
+    (the user named the risk). `predict` (tests): another prediction (agent, version,
+    capture) → (start-up payloads, on-read payloads) in place of the workspace service's."""
     folder = os.path.realpath(path)
     if not os.path.isdir(folder):
         raise VerifyError(f"not a directory: {path}")
@@ -83,6 +95,10 @@ def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str]
         if agent not in COMMANDS:
             raise VerifyError(f"unknown agent {agent!r} (one of {', '.join(COMMANDS)})")
     user_home = os.path.realpath(home or os.path.expanduser("~"))
+    if any(a in installed for a in wanted):  # something will run: the folder's, sandboxed
+        _require_trust(folder, user_home, trusted)
+        if not unsandboxed and best_isolation() != "sandbox":
+            raise VerifyError(NO_SANDBOX)
     results = []
     for agent in wanted:
         found = installed.get(agent)
@@ -94,16 +110,38 @@ def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str]
             continue
         if progress:
             progress(f"running {AGENT_LABELS[agent]} {found.version} offline")
-        results.append(_verify_one(found, folder, user_home, read, remember, timeout, predict))
+        results.append(_verify_one(found, folder, user_home, read, remember, timeout, predict,
+                                   unsandboxed))
     ran = [r for r in results if r.status in ("identical", "differs")]
     return VerifyResult(path=folder, agents=results,
                         identical=bool(ran) and all(r.status == "identical" for r in ran))
 
 
+NO_SANDBOX = ("no sandbox can run here (bubblewrap: `apt-get install bubblewrap`, and user "
+              "namespaces allowed), and a repository's files could make your agents run "
+              "commands as you: --unsafe-no-sandbox runs them anyway")
+
+
+def _require_trust(folder: str, home: str, trusted: bool | None) -> None:
+    """verify runs the user's agents on the folder's files: only where the user trusts it."""
+    if trusted is True:
+        return
+    from memlens.agents.gemini.settings import load_settings
+    from memlens.agents.gemini.trust import how_to_trust
+
+    settings = load_settings(folder, home=home,
+                             cli={"trusted": trusted} if trusted is False else None,
+                             installed={})
+    if settings.trusted:
+        return
+    raise VerifyError(f"{folder} is not trusted: verify runs your agents on its files; "
+                      f"{how_to_trust(folder, home)} (this run)")
+
+
 def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | None,
                 remember: bool, timeout: float,
                 predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None,
-                ) -> AgentVerification:
+                unsandboxed: bool = False) -> AgentVerification:
     agent, label = found.agent, f"{AGENT_LABELS[found.agent]} {found.version}"
     base = AgentVerification(agent=agent, label=label, version=found.version,
                              executable=found.executable, status="failed", message="")
@@ -113,27 +151,34 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
         ws_copy = scratch / "ws" / (os.path.basename(root) or "workspace")
         home_copy = scratch / "home"
         try:
-            _copy_workspace(Path(root), ws_copy, repository=agent in ASKS_GIT)
+            skipped = _copy_workspace(Path(root), ws_copy, repository=agent in ASKS_GIT)
         except _TooLarge:
             base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
                             f"verify a smaller folder")
             return base
         _copy_home(agent, Path(user_home), home_copy)
+        base.notes = [*skipped, *scrub_tree(ws_copy),
+                      *(f"HOME: {note}" for note in scrub_tree(home_copy))]
         prepare_home(agent, home_copy)
         cwd = ws_copy / os.path.relpath(folder, root)
         memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
         target = _read_target(agent, ws_copy, cwd, read)
         base.read = os.path.relpath(target, cwd) if target else None
         job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
-                  cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout)
+                  cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
+                  writable=[str(scratch)], isolation="best" if unsandboxed else "sandbox")
         started = time.monotonic()
         try:
             result = run_job(job)
+        except SandboxUnavailable:
+            base.message = f"{label}: {NO_SANDBOX}"
+            return base
         except (OSError, RuntimeError) as error:
             base.message = f"{label} could not be started: {str(error).splitlines()[0]}"
             return base
         base.seconds = round(time.monotonic() - started, 1)
-        base.isolation = "network-namespace" if result.isolated else "loopback-only"
+        base.isolation = ("loopback-only" if result.isolation == "none"
+                          else result.isolation)
         if result.exit_code == -1:
             base.status = "timeout"
             base.message = f"{label} did not finish within {timeout:.0f} s"
@@ -263,13 +308,15 @@ class _TooLarge(Exception):
     pass
 
 
-def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> None:
+def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> list[str]:
     """Copy the tree (symlinks as symlinks): `.git` becomes an empty marker folder (the agents
-    look for it to find the project root), heavy folders are left out. `repository`: the
-    marker is a minimal repository git recognises (HEAD, objects/, refs/), for an agent that
-    asks git (GitHub Copilot CLI)."""
+    look for it to find the project root), heavy folders are left out, and what is neither a
+    file, a folder nor a link (a FIFO, a socket, a device: opening one can block forever) is
+    skipped — the notes say which. `repository`: the marker is a minimal repository git
+    recognises (HEAD, objects/, refs/), for an agent that asks git (GitHub Copilot CLI)."""
     total = 0
     gits: list[str] = []
+    notes: list[str] = []
 
     def ignore(folder: str, names: list[str]) -> list[str]:
         nonlocal total
@@ -281,6 +328,14 @@ def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> 
                 try:
                     info = os.lstat(os.path.join(folder, name))
                 except OSError:
+                    skipped.append(name)
+                    continue
+                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)
+                        or stat.S_ISLNK(info.st_mode)):
+                    skipped.append(name)
+                    where = os.path.relpath(os.path.join(folder, name), source)
+                    notes.append(f"skipped {where}: not a regular file (a FIFO, socket or "
+                                 "device)")
                     continue
                 total += info.st_size
         if total > MAX_COPY_BYTES:
@@ -295,6 +350,7 @@ def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> 
             (marker / "objects").mkdir(exist_ok=True)
             (marker / "refs").mkdir(exist_ok=True)
             (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    return notes
 
 
 def _copy_home(agent: str, home: Path, target: Path) -> None:
@@ -312,12 +368,16 @@ def _copy_auto_memory(agent: str, user_home: str, folder: str, home_copy: Path, 
     """Claude Code: the user's auto-memory folder for `folder` copied to where Claude Code
     keeps it for the copy (its markdown files, bounded), so MEMORY.md is verified too; the
     path mapping back. Only when both lie in their HOME (a folder that settings move
-    elsewhere is left alone: the agent would read, and could write, the real one)."""
+    elsewhere is left alone: the agent would read, and could write, the real one), and never
+    a folder that the repository's own settings chose."""
     if agent != "claude":
         return []
     from memlens.agents.claude.memory_folder import auto_memory_folder
     from memlens.agents.claude.memory_topics import topic_paths
-    real = auto_memory_folder(user_home, folder).folder
+    place = auto_memory_folder(user_home, folder)
+    if place.setting is not None and place.setting.scope in ("project", "local"):
+        return []  # a folder the repository chose (it could name ~/.ssh): never read
+    real = place.folder
     copy = auto_memory_folder(str(home_copy), str(cwd)).folder
     if real is None or copy is None or not os.path.isdir(real):
         return []
