@@ -209,9 +209,9 @@ def _step(parent: int, part: str, create: bool, folder: str) -> int:
                     what = what_it_is(os.stat(part, dir_fd=parent, follow_symlinks=False))
                 except OSError:
                     what = "not a folder"
-                raise PathRefused(
-                    Refusal.NOT_DIRECTORY,
-                    f"{folder} is reached through {part!r}, which is {what}: Memory Lens "
-                    "follows no link when it writes Claude Code's memory") from None
+                why = ("Memory Lens follows no link when it writes Claude Code's memory"
+                       if what == "a symbolic link" else "not a folder")
+                raise PathRefused(Refusal.NOT_DIRECTORY, f"{folder} is reached through "
+                                  f"{part!r}, which is {what}: {why}") from None
     finally:
         os.close(parent)
