@@ -3,6 +3,9 @@
 // change in VS Code's diff editor (the current file vs a read-only virtual document holding
 // the proposed text) with Save / Cancel in the editor title and in a notification. Nothing is
 // written until Save; the server writes (and re-reads the file) exactly as save_memory does.
+// A Claude Code memory folder that the repository's own settings chose (autoMemoryDirectory in
+// the workspace's .claude/settings.json) is written only after a modal names it and the user
+// answers "Write there"; the server refuses it otherwise (docs/security.md).
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { activeFileUri, MemlensClient } from "./client";
@@ -31,6 +34,29 @@ class ProposedContent implements vscode.TextDocumentContentProvider {
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.toString()) ?? "";
   }
+}
+
+const WRITE_THERE = "Write there";
+
+/** The modal for a Claude Code memory folder the repository chose: the folder the user
+ * confirmed (to send back as `confirmedFolder`), or undefined. */
+async function confirmRepositoryFolder(result: AddMemoryResult): Promise<string | undefined> {
+  const folder = result.memoryFolder;
+  if (!folder) {
+    return undefined;
+  }
+  const pick = await vscode.window.showWarningMessage(
+    `The repository chose where Claude Code's memory is written: ${folder}`,
+    {
+      modal: true,
+      detail:
+        `This folder is named by autoMemoryDirectory in ${result.chosenIn ?? "the project settings"}, ` +
+        "a settings file inside the workspace (a cloned repository can commit it), not by your own " +
+        "settings. Memory Lens writes MEMORY.md and a topic file there only if you say so.",
+    },
+    WRITE_THERE,
+  );
+  return pick === WRITE_THERE ? folder : undefined;
 }
 
 export function registerAddMemory(
@@ -79,10 +105,16 @@ export function registerAddMemory(
         { label: "Project (private)", description: projectPreview.path, detail: "Your private memory for this project (outside the repository)", value: { scope: "project" } as Omit<AddMemoryParams, "fact">, preview: projectPreview },
         {
           label: "Claude Code (auto memory)",
-          description: claudePreview.success ? claudePreview.path : "not available",
+          description: claudePreview.success
+            ? claudePreview.path
+            : claudePreview.needsConfirmation
+              ? (claudePreview.memoryFolder ?? "")
+              : "not available",
           detail: claudePreview.success
             ? `A topic file and its line in ${claudePreview.indexPath}: Claude Code reads it when relevant`
-            : claudePreview.message,
+            : claudePreview.needsConfirmation
+              ? `$(warning) Chosen by the repository (${claudePreview.chosenIn ?? "project settings"}): you will be asked to confirm`
+              : claudePreview.message,
           value: { agent: "claude" } as Omit<AddMemoryParams, "fact">,
           preview: claudePreview,
         },
@@ -94,6 +126,21 @@ export function registerAddMemory(
     }
     let preview = scope.preview;
     let params: AddMemoryParams = { fact, ...scope.value, uri };
+    if (preview.needsConfirmation) {
+      // The repository chose the folder: nothing is read or written there until the user says
+      // so; then the server is asked again with that folder confirmed.
+      const confirmedFolder = await confirmRepositoryFolder(preview);
+      if (!confirmedFolder) {
+        return;
+      }
+      params = { ...params, confirmedFolder };
+      const again = await client.request<AddMemoryResult>(ADD_MEMORY, { ...params, preview: true }).catch(() => undefined);
+      if (!again) {
+        serverDown();
+        return;
+      }
+      preview = again;
+    }
     if (!preview.success) {
       void vscode.window.showErrorMessage(preview.message);
       return;
@@ -208,6 +255,9 @@ export function registerAddMemory(
     const saved = await client.request<AddMemoryResult>(ADD_MEMORY, params);
     if (!saved) {
       serverDown();
+    } else if (saved.needsConfirmation) {
+      // The settings moved the folder since it was confirmed: never written without asking.
+      void vscode.window.showErrorMessage(`${saved.message} Add the memory again to choose.`);
     } else if (saved.success) {
       void vscode.window.showInformationMessage(saved.message, "Open File").then((pick) => {
         if (pick) {

@@ -121,6 +121,7 @@ export interface AddMemoryParams {
   memoryType?: string | null;
   name?: string | null;
   descriptionLine?: string | null;
+  confirmedFolder?: string | null;
 }
 /**
  * The outcome of a save (or of its preview): `success` false with the sentence to show
@@ -140,6 +141,10 @@ export interface AddMemoryResult {
   name?: string | null;
   memoryType?: string | null;
   memoryTypes?: string[] | null;
+  memoryFolder?: string | null;
+  chosenBy?: ("repository" | "user" | "default") | null;
+  chosenIn?: string | null;
+  needsConfirmation?: boolean | null;
 }
 /**
  * An agent the editor can show (`memlens/agents`).

@@ -7,6 +7,9 @@ Its policy is enforced here, on every call, whatever the model asks: it may read
 memory files only (the context file names, under the workspace folders and HOME/.gemini);
 listing and globbing show memory files only; nothing else is readable or writable. A file is
 judged by its real path: `link/GEMINI.md` pointing at `../Makefile` is the Makefile, refused.
+Nor does it write into Claude Code's memory folder when the repository's own settings chose
+that folder (docs/security.md, "Claude Code's memory folder"): only the user may confirm that,
+and the manager cannot ask (it refuses and says how).
 """
 
 from __future__ import annotations
@@ -24,12 +27,25 @@ from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFil
 from memlens.agent.tools.memory import SaveMemory, SaveMemoryArgs
 from memlens.agent.tools.search import Glob
 from memlens.agent.tools.workspace import Workspace
+from memlens.agents.claude.memory_folder import AutoMemoryFolder, auto_memory_folder
+from memlens.files.nodecompat import is_subpath
 from memlens.files.pathpolicy import PathPolicy, PathRefused, Refusal
 from memlens.model import is_context_file
 
 MAX_TURNS = 10
 MAX_SECONDS = 5 * 60
 OUT_OF_TIME = "The memory manager ran out of time (5 minutes)."
+
+
+def repository_memory_folders(home: str, folders: list[str]) -> list[AutoMemoryFolder]:
+    """Claude Code's auto-memory folders that the repository's own settings chose, for each
+    workspace folder."""
+    out = []
+    for folder in folders:
+        place = auto_memory_folder(home, folder)
+        if place.folder is not None and place.chosen_by == "repository":
+            out.append(place)
+    return out
 
 
 class MemoryFiles(Workspace):
@@ -40,6 +56,19 @@ class MemoryFiles(Workspace):
         os.makedirs(home_gemini, exist_ok=True)
         super().__init__(context.settings, [*context.workspace_dirs, home_gemini], None)
         self.names_allowed = set(context.settings.context_file_names)
+        self.home_gemini = os.path.realpath(home_gemini)
+        self.repository_chosen = repository_memory_folders(context.settings.home,
+                                                           context.workspace_dirs)
+
+    def _repository_folder(self, real: str) -> AutoMemoryFolder | None:
+        """The repository-chosen Claude memory folder a write to `real` lands in (never
+        ~/.gemini: Claude Code's memory is not written there, Gemini CLI's global file is)."""
+        if is_subpath(self.home_gemini, real):
+            return None
+        for place in self.repository_chosen:
+            if place.folder is not None and is_subpath(os.path.realpath(place.folder), real):
+                return place
+        return None
 
     def _memory_name(self, path: str, real: str) -> bool:
         names = sorted(self.names_allowed)
@@ -51,6 +80,14 @@ class MemoryFiles(Workspace):
             raise ToolRefused(f"The memory manager may only read and write memory files "
                               f"({', '.join(sorted(self.names_allowed))}) under the workspace "
                               f"and ~/.gemini; refused: {shown}")
+        place = self._repository_folder(real) if write else None
+        if place is not None:
+            raise ToolRefused(f"The memory manager does not write into Claude Code's memory "
+                              f"folder {place.folder}: the repository chose it (in "
+                              f"{place.chosen_in}), and only the user can confirm writing "
+                              "there (memlens add --agent claude "
+                              "--allow-repository-memory-folder, or Add Memory in the editor). "
+                              f"Refused: {path}")
 
     def listed(self, path: str, real: str, is_dir: bool) -> bool:
         if not self.visible(path):

@@ -1,7 +1,8 @@
 """`memlens add FACT [--scope global|project]`: Gemini CLI's `save_memory` (or, with
 `--memory-manager`, the memory manager agent routes the fact). With `--agent claude`: a topic
 file in Claude Code's auto-memory folder and its pointer line in MEMORY.md
-(agents/claude/memory_writing.py)."""
+(agents/claude/memory_writing.py); a folder the repository's own settings chose is written only
+with `--allow-repository-memory-folder` (exit 2 and one line naming it otherwise)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
                                        "(default: made from the fact's first words)")
     claude.add_argument("--description",
                         help="its one-line description (default: the fact's first line)")
+    claude.add_argument("--allow-repository-memory-folder", action="store_true",
+                        dest="allow_repository_folder",
+                        help="write even when the repository's own .claude/settings.json or "
+                             "settings.local.json chose the memory folder (autoMemoryDirectory)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
     if agent != "gemini":
         raise UsageError(f"memlens add saves memory for Gemini CLI and Claude Code; {agent} "
                          "has no memory it writes")
-    if args.memory_type or args.name or args.description:
-        raise UsageError("--type, --name and --description are for --agent claude")
+    if args.memory_type or args.name or args.description or args.allow_repository_folder:
+        raise UsageError("--type, --name, --description and --allow-repository-memory-folder "
+                         "are for --agent claude")
     if args.memory_manager or settings.memory_manager:
         from memlens.cli.agent_commands import run_managed_add
 
@@ -61,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _add_for_claude(args: argparse.Namespace, home: str, cwd: str) -> int:
-    from memlens.agents.claude.memory_writing import MemoryRefused, plan_memory, write_memory
+    from memlens.agents.claude.memory_writing import (
+        MemoryRefused,
+        RepositoryFolder,
+        plan_memory,
+        write_memory,
+    )
     from memlens.cli.common import print_json
 
     if args.scope is not None or args.memory_manager:
@@ -69,8 +80,17 @@ def _add_for_claude(args: argparse.Namespace, home: str, cwd: str) -> int:
                          "goes to its auto-memory folder")
     try:
         plan = plan_memory(home, cwd, args.fact, kind=args.memory_type, name=args.name,
-                           description=args.description)
+                           description=args.description,
+                           confirmed=args.allow_repository_folder)
         write_memory(plan)
+    except RepositoryFolder as err:
+        message = (f"{err} Run again with --allow-repository-memory-folder to write there.")
+        if args.json:
+            print_json({"success": False, "error": message, "folder": err.folder,
+                        "chosenBy": "repository", "chosenIn": err.settings})
+        else:
+            print(f"memlens: {message}", file=sys.stderr)
+        return 2
     except MemoryRefused as err:
         if args.json:
             print_json({"success": False, "error": str(err)})
@@ -87,7 +107,8 @@ def _add_for_claude(args: argparse.Namespace, home: str, cwd: str) -> int:
     if args.json:
         print_json({"success": True, "path": plan.topic_path, "index": plan.index_path,
                     "name": plan.name, "type": plan.type, "description": plan.description,
-                    "pointer": plan.pointer})
+                    "pointer": plan.pointer, "folder": plan.folder,
+                    "chosenBy": plan.chosen_by, "chosenIn": plan.chosen_in})
     else:
         print_text(plan.summary() + "\n")
     return 0

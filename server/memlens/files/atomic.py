@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -19,6 +20,21 @@ from memlens.files.nodecompat import is_subpath
 TEMP_MARKER = ".memlens-tmp-"
 # mkstemp's random part: 8 characters of this alphabet.
 _TEMP_NAME = re.compile(r"\..*" + re.escape(TEMP_MARKER) + r"[a-z0-9_]{8}", re.DOTALL)
+
+
+class NotRegularFile(OSError):
+    """A write would replace what is not a regular file (a folder, FIFO, socket or device,
+    or — for a write that follows no link — a symbolic link)."""
+
+    def __init__(self, path: str, what: str = "a folder, FIFO, socket or device"):
+        super().__init__(f"{path} is {what}, not a regular file: Memory Lens never writes "
+                         "it")
+        self.path = path
+
+
+def is_temp_name(name: str) -> bool:
+    """A temp file's name as `atomic_write` makes them (`.<name>.memlens-tmp-XXXXXXXX`)."""
+    return _TEMP_NAME.fullmatch(name) is not None
 
 
 def temp_prefix(path: str) -> str:
@@ -36,7 +52,7 @@ def _remove_stale_temps(directory: str) -> None:
     except OSError:
         return
     for name in names:
-        if _TEMP_NAME.fullmatch(name):
+        if is_temp_name(name):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(directory, name))
 
@@ -45,18 +61,23 @@ def atomic_write(path: str, text: str) -> None:
     """Replace `path`'s content atomically: a temp file in the same folder, fsync, rename.
 
     A symbolic link is written through (its target is replaced), never replaced by a file;
-    the file's permissions are kept. A crash leaves the old or the new content, never a mix;
-    the temp file a killed writer leaves (`.<name>.memlens-tmp-XXXXXXXX`) is removed by the
-    next write in that folder. Holds `memory_lock` (re-entrant) for the whole write.
+    the file's permissions are kept. What is not a regular file (a folder, FIFO, socket or
+    device) is never replaced: NotRegularFile. A crash leaves the old or the new content,
+    never a mix; the temp file a killed writer leaves (`.<name>.memlens-tmp-XXXXXXXX`) is
+    removed by the next write in that folder. Holds `memory_lock` (re-entrant) for the whole write.
     """
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
     with memory_lock(path):
         _remove_stale_temps(directory)
         try:
-            mode: int | None = os.stat(path).st_mode & 0o7777
+            st = os.lstat(path)
         except FileNotFoundError:
-            mode = None
+            mode: int | None = None
+        else:
+            if not stat.S_ISREG(st.st_mode):
+                raise NotRegularFile(path)
+            mode = st.st_mode & 0o7777
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
@@ -100,13 +121,13 @@ def _flock(fd: int, deadline: float, path: str) -> None:
             time.sleep(0.02)
 
 
-def _lock_folder(directory: str, deadline: float, path: str) -> int:
+def _lock_folder(directory: int, deadline: float, path: str) -> int:
     """flock on the folder itself (its inode never changes, whatever is renamed inside it),
     so no lock file is created among the user's files. Where a folder cannot be locked
     (NFS emulates flock with POSIX locks, which need a file open for writing), a hidden
-    `.memlens.lock` in the folder stands in."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    `.memlens.lock` in the folder stands in (opened without following a link)."""
+    try:  # a description of its own (not a dup): closing it releases the lock
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=directory)
     except OSError:
         fd = -1
     if fd >= 0:
@@ -117,7 +138,8 @@ def _lock_folder(directory: str, deadline: float, path: str) -> int:
             os.close(fd)
             if isinstance(err, TimeoutError):
                 raise
-    fd = os.open(os.path.join(directory, ".memlens.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(".memlens.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644, dir_fd=directory)
     try:
         _flock(fd, deadline, path)
     except BaseException:
@@ -136,7 +158,20 @@ def memory_lock(path: str, timeout: float = 30.0) -> Iterator[None]:
     real = os.path.realpath(path)
     directory = os.path.dirname(real)
     os.makedirs(directory, exist_ok=True)
-    info = os.stat(directory)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        with folder_lock(fd, path, timeout):
+            yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def folder_lock(directory: int, path: str, timeout: float = 30.0) -> Iterator[None]:
+    """`memory_lock` on a folder already open as `directory` (a descriptor, so that a writer
+    that reached the folder without following links locks that very folder); `path` names
+    it in a timeout's message. The same lock as `memory_lock` on any path in that folder."""
+    info = os.fstat(directory)
     key = (info.st_dev, info.st_ino)
     with _held_guard:
         held = _held.setdefault(key, _HeldLock())

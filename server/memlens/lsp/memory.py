@@ -109,14 +109,27 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | No
 def _add_for_claude(ls: MemlensServer, request: AddMemoryParams, home: str,
                     workspace: str) -> AddMemoryResult:
     """Claude Code's memory: the preview (both files' change, nothing written) or the write;
-    a refusal (auto memory off, a name in use, a bad type) as an unsuccessful result."""
+    a refusal (auto memory off, a name in use, a bad type) as an unsuccessful result. A
+    folder the repository's own settings chose is neither read nor written until the request
+    names it in `confirmed_folder` (the editor asks the user first): `needs_confirmation`."""
     from memlens.agents.claude.memory_topics import TOPIC_TYPES
-    from memlens.agents.claude.memory_writing import MemoryRefused, plan_memory, write_memory
+    from memlens.agents.claude.memory_writing import (
+        MemoryRefused,
+        RepositoryFolder,
+        plan_memory,
+        write_memory,
+    )
 
     types = list(TOPIC_TYPES)
     try:
         plan = plan_memory(home, workspace, request.fact, kind=request.memory_type,
-                           name=request.name, description=request.description_line)
+                           name=request.name, description=request.description_line,
+                           confirmed=request.confirmed_folder or False)
+    except RepositoryFolder as err:
+        return AddMemoryResult(path="", description=f"Claude Code's auto memory ({err.folder})",
+                               success=False, message=str(err), memory_types=types,
+                               memory_folder=err.folder, chosen_by="repository",
+                               chosen_in=err.settings, needs_confirmation=True)
     except MemoryRefused as err:
         return AddMemoryResult(path="", description="Claude Code's auto memory", success=False,
                                message=str(err), memory_types=types)
@@ -127,7 +140,9 @@ def _add_for_claude(ls: MemlensServer, request: AddMemoryParams, home: str,
         return AddMemoryResult(path=plan.topic_path, description=description, success=success,
                                message=message, diff=diff, proposed=proposed,
                                index_path=plan.index_path, index_line=plan.pointer,
-                               name=plan.name, memory_type=plan.type, memory_types=types)
+                               name=plan.name, memory_type=plan.type, memory_types=types,
+                               memory_folder=plan.folder, chosen_by=plan.chosen_by,
+                               chosen_in=plan.chosen_in)
 
     if request.preview:
         diff = (create_patch(os.path.basename(plan.topic_path), "", plan.topic_text)

@@ -203,6 +203,10 @@ class AddMemoryParams(Inbound):
     memory_type: str | None = None
     name: str | None = None
     description_line: str | None = None
+    # Claude Code: the memory folder the user agreed to write to when the repository's own
+    # settings chose it (the `memoryFolder` of a result with `needsConfirmation`); any other
+    # folder the repository chose is still refused.
+    confirmed_folder: str | None = None
 
 
 class AddMemoryResult(Wire):
@@ -224,6 +228,15 @@ class AddMemoryResult(Wire):
     name: str | None = None
     memory_type: str | None = None
     memory_types: list[str] | None = None
+    # Claude Code: the auto-memory folder and who chose it — "repository" (the workspace's
+    # .claude/settings.json or settings.local.json, named in `chosen_in`), "user" (the user's
+    # own or managed settings, or the environment) or "default" (~/.claude/projects/…).
+    memory_folder: str | None = None
+    chosen_by: Literal["repository", "user", "default"] | None = None
+    chosen_in: str | None = None
+    # True: nothing was written because the repository chose the folder; ask the user, then
+    # send the request again with `confirmed_folder` = `memory_folder`.
+    needs_confirmation: bool | None = None
 
 
 class AskUserParams(Wire):

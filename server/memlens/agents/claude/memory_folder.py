@@ -19,6 +19,12 @@
 - Project settings are `.claude/settings.json` of the working folder only; local settings
   `.claude/settings.local.json` of the working folder and of the repository root (the root's
   wins where both set a key).
+
+Who chose the folder (`AutoMemoryFolder.chosen_by`) decides whether Memory Lens may write there
+without asking (docs/security.md, "Claude Code's memory folder"): `repository` when project or
+local settings — files inside the workspace, which a cloned repository can commit — named it;
+`user` when the user's own settings, the machine's managed settings or the environment did;
+`default` for the folder under the Claude config folder.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from memlens.agents.claude.settings_schema import invalid_setting
 from memlens.files.nodecompat import dirname, resolve
@@ -161,6 +167,9 @@ def expand_directory(value: object, home: str) -> str | None:
     return unicodedata.normalize("NFC", normal)
 
 
+ChosenBy = Literal["repository", "user", "default"]
+
+
 @dataclass
 class AutoMemoryFolder:
     """Whether Claude Code uses auto memory here, where, and why."""
@@ -170,10 +179,23 @@ class AutoMemoryFolder:
     setting: SettingsSource | None = None  # the settings file that decided, if one did
     key: str | None = None  # the key in it
     ignored: list[tuple[SettingsSource, str]] = field(default_factory=list)
+    # Who named the folder, and in what (a settings file, or an environment variable).
+    chosen_by: ChosenBy = "default"
+    chosen_in: str | None = None
 
     @property
     def index(self) -> str | None:
         return posixpath.join(self.folder, "MEMORY.md") if self.folder else None
+
+
+def chosen_by(source: SettingsSource, home: str) -> ChosenBy:
+    """`repository` for project and local settings (inside the workspace: a cloned repository
+    can commit them), unless the file is really the user's own settings file (the working
+    folder is HOME); `user` for the user's and the managed settings."""
+    if source.scope not in ("project", "local"):
+        return "user"
+    user = posixpath.join(claude_home(home), "settings.json")
+    return "user" if os.path.realpath(source.path) == os.path.realpath(user) else "repository"
 
 
 def auto_memory_folder(home: str, cwd: str, env: dict[str, str] | None = None
@@ -197,7 +219,9 @@ def auto_memory_folder(home: str, cwd: str, env: dict[str, str] | None = None
     if override:
         folder = expand_directory(override, "")
         if folder:
-            return AutoMemoryFolder(folder, "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
+            return AutoMemoryFolder(folder, "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+                                    chosen_by="user",
+                                    chosen_in="CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     ignored: list[tuple[SettingsSource, str]] = []
     for source in sources:
         if source.data is None or source.data.get("autoMemoryDirectory") is None:
@@ -205,7 +229,8 @@ def auto_memory_folder(home: str, cwd: str, env: dict[str, str] | None = None
         folder = expand_directory(source.data["autoMemoryDirectory"], home)
         if folder:
             return AutoMemoryFolder(folder, f"autoMemoryDirectory in {source.path}", source,
-                                    "autoMemoryDirectory")
+                                    "autoMemoryDirectory", chosen_by=chosen_by(source, home),
+                                    chosen_in=source.path)
         ignored.append((source, "autoMemoryDirectory"))
         break  # the first value decides; an unusable one leaves the default
     base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or claude_home(home)

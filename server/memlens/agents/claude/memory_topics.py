@@ -233,6 +233,10 @@ def auto_memory_facts(load: ClaudeLoad) -> dict[str, object]:
         "enabled": bool(place and place.folder),
         "folder": place.folder if place else None,
         "reason": place.reason if place else None,
+        # Who named the folder: "repository" (its own settings; Memory Lens writes there only
+        # when the user confirms), "user" or "default" — and in which file or variable.
+        "chosenBy": place.chosen_by if place and place.folder else None,
+        "chosenIn": place.chosen_in if place and place.folder else None,
         "index": place.index if place else None,
         "indexWrittenAtStart": bool(index and index.written),
         "agentMemory": [{"agent": a.agent, "scope": a.scope, "definition": a.definition,
