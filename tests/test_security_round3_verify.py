@@ -359,3 +359,32 @@ def test_an_auto_memory_folder_the_repository_chose_is_never_copied(tmp_path: Pa
     mapping = verify_run._copy_auto_memory("claude", str(home), str(repo), copy_home, repo)
     assert mapping == []
     assert not any(SECRET in p.read_text() for p in copy_home.rglob("*") if p.is_file())
+
+
+def _deep_tree(root: Path, depth: int) -> Path:
+    """A chain of `depth` nested folders (made without recursion), a memory file at the end."""
+    root.mkdir()
+    folder = root
+    for _ in range(depth):
+        folder = folder / "d"
+        os.mkdir(folder)
+    (folder / "CLAUDE.md").write_text("deep\n", encoding="utf-8")
+    return folder
+
+
+def test_a_deep_tree_is_copied_scrubbed_and_removed_without_recursion(tmp_path: Path) -> None:
+    """1,500 nested folders: Python 3.11's copytree, os.walk and rmtree recurse per level and
+    raised RecursionError out of `memlens verify` (found by the attack pass of this issue)."""
+    from memlens.files.walk import remove_tree
+
+    deepest = _deep_tree(tmp_path / "repo", 1500)
+    (deepest / ".mcp.json").write_text("{}", encoding="utf-8")
+    copy = tmp_path / "copy"
+    assert _copy_workspace(tmp_path / "repo", copy) == []
+    copied = copy / deepest.relative_to(tmp_path / "repo")
+    assert (copied / "CLAUDE.md").read_text() == "deep\n"
+    notes = scrub_tree(copy)
+    assert notes == [f"removed {(copied / '.mcp.json').relative_to(copy).as_posix()} "
+                     "(it configures what runs)"]
+    remove_tree(copy)
+    assert not copy.exists()

@@ -46,6 +46,7 @@ from memlens.agent_versions import (
     profile_for,
     remember_verification,
 )
+from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
 from memlens.verify.capture import Capture, agent_argv, agent_env, extract, prepare_home
 from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
@@ -220,7 +221,7 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
             base.remembered = written and base.status == "identical" and not listed
         return base
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
 
 
 def _asked_model(agent: str, result: object) -> bool:
@@ -309,40 +310,45 @@ class _TooLarge(Exception):
 
 
 def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> list[str]:
-    """Copy the tree (symlinks as symlinks): `.git` becomes an empty marker folder (the agents
-    look for it to find the project root), heavy folders are left out, and what is neither a
-    file, a folder nor a link (a FIFO, a socket, a device: opening one can block forever) is
+    """Copy the tree (symlinks as symlinks; without recursion, so a deep hostile tree cannot
+    exhaust the stack): `.git` becomes an empty marker folder (the agents look for it to find
+    the project root), heavy folders are left out, and what is neither a file, a folder nor a
+    link (a FIFO, a socket, a device: opening one can block forever) or cannot be read is
     skipped — the notes say which. `repository`: the marker is a minimal repository git
     recognises (HEAD, objects/, refs/), for an agent that asks git (GitHub Copilot CLI)."""
     total = 0
     gits: list[str] = []
     notes: list[str] = []
-
-    def ignore(folder: str, names: list[str]) -> list[str]:
-        nonlocal total
-        skipped = [n for n in names if n in SKIPPED_FOLDERS or n == ".git"]
-        if ".git" in names:
-            gits.append(os.path.relpath(folder, source))
-        for name in names:
-            if name not in skipped:
-                try:
-                    info = os.lstat(os.path.join(folder, name))
-                except OSError:
-                    skipped.append(name)
-                    continue
-                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)
-                        or stat.S_ISLNK(info.st_mode)):
-                    skipped.append(name)
-                    where = os.path.relpath(os.path.join(folder, name), source)
+    target.mkdir(parents=True)
+    for folder, dirs, files in walk(source):
+        relative = os.path.relpath(folder, source)
+        copy = target / relative
+        if ".git" in dirs or ".git" in files:
+            gits.append(relative)
+        entered = []
+        for name in sorted([*dirs, *files]):
+            if name == ".git" or (name in SKIPPED_FOLDERS and name in dirs):
+                continue
+            path = os.path.join(folder, name)
+            where = os.path.relpath(path, source)
+            try:
+                info = os.lstat(path)
+                if stat.S_ISLNK(info.st_mode):
+                    os.symlink(os.readlink(path), copy / name)
+                elif stat.S_ISDIR(info.st_mode):
+                    (copy / name).mkdir()
+                    entered.append(name)
+                elif stat.S_ISREG(info.st_mode):
+                    total += info.st_size
+                    if total > MAX_COPY_BYTES:
+                        raise _TooLarge
+                    shutil.copy2(path, copy / name, follow_symlinks=False)
+                else:
                     notes.append(f"skipped {where}: not a regular file (a FIFO, socket or "
                                  "device)")
-                    continue
-                total += info.st_size
-        if total > MAX_COPY_BYTES:
-            raise _TooLarge
-        return skipped
-
-    shutil.copytree(source, target, symlinks=True, ignore=ignore)
+            except OSError as error:
+                notes.append(f"skipped {where}: {error.strerror or error}")
+        dirs[:] = entered
     for folder in gits:
         marker = target / folder / ".git"
         marker.mkdir(exist_ok=True)
@@ -409,7 +415,7 @@ def _read_target(agent: str, ws: Path, cwd: Path, read: str | None) -> Path | No
     names = MEMORY_NAMES[agent]
     if not names:
         return None
-    for folder, dirs, files in os.walk(cwd):
+    for folder, dirs, files in walk(cwd):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
         if Path(folder) == cwd or not any(n in files for n in names):
             continue

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 from memlens.agents.claude.settings_schema import invalid_setting
 from memlens.files.structured import StructuredDataError, load_json_file, load_toml_file
+from memlens.files.walk import remove_tree, walk
 
 # Claude Code: the keys of `.claude/settings.json` / `settings.local.json` Memory Lens reads
 # (agents/claude/memory_folder.py).
@@ -64,7 +64,7 @@ def scrub_tree(root: Path) -> list[str]:
     settings file is replaced by a scrubbed regular copy of what it points to, read through
     the bounded reader); the notes say what was removed, relative to `root`."""
     notes: list[str] = []
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         base = Path(folder)
         parent = base.name
         for name in list(dirs):
@@ -114,10 +114,7 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
+    remove_tree(path)
 
 
 def _rewrite(path: Path, scrub: Any, notes: list[str], root: Path) -> None:

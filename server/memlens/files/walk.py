@@ -1,0 +1,56 @@
+"""`walk`: `os.walk` (top-down, links to folders listed but never entered) without recursion.
+
+Python 3.11's `os.walk` recurses once per folder level, so a hostile tree of a few thousand
+nested folders raises RecursionError in whatever walks it (SPEC §12: hostile trees never crash).
+This one keeps its own stack. As with `os.walk`, the caller may prune `dirs` in place; folders
+that cannot be listed are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+
+def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+    stack = [os.fspath(top)]
+    while stack:
+        folder = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError:
+            continue
+        yield folder, dirs, files
+        # reversed: the first folder listed is walked first, as os.walk does
+        for name in reversed(dirs):
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                stack.append(path)
+
+
+def remove_tree(top: str | os.PathLike[str]) -> None:
+    """`shutil.rmtree(top, ignore_errors=True)` without recursion (3.11's recurses per level):
+    links are removed, never followed."""
+    top = os.fspath(top)
+    if os.path.islink(top) or not os.path.isdir(top):
+        with contextlib.suppress(OSError):
+            os.unlink(top)
+        return
+    folders = []
+    for folder, _dirs, files in walk(top):
+        folders.append(folder)
+        for name in [*files, *(d for d in _dirs if os.path.islink(os.path.join(folder, d)))]:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+    for folder in reversed(folders):  # children were listed after their parents
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
