@@ -221,19 +221,27 @@ def test_a_walk_stops_at_its_budget_and_says_so(tree: Path, scans: Scans,
 
     monkeypatch.setattr(locations, "MAX_ENTRIES", 30)
     monkeypatch.setattr(locations, "MAX_FOLDERS", 5)
+    monkeypatch.setattr(locations, "MAX_LOCATIONS", 6)
     for n in range(40):
         build_tree(tree, {f"ws/.github/instructions/d{n:02}/r.instructions.md": "rule\n",
                           f"ws/pkg{n:02}/AGENTS.md": "nested\n"})
+    user = tree / "home/.config/Code/User/settings.json"
     build_tree(tree, {"home/.config/Code/User/settings.json": json.dumps(
-        {"chat.useNestedAgentsMdFiles": True})})
+        {"chat.useNestedAgentsMdFiles": True,
+         "chat.instructionsFilesLocations": {f"/nowhere/{n}": True for n in range(100)}})})
     memory = VsCodeChatAgent().load(str(tree / "ws"), chat_settings(tree / "home"))
     walked = [f for f in scans.folders if "/.github/instructions/" in f]
     assert len(walked) <= 30
     truncated = [d for d in memory.diagnostics if d.code == "vscode-chat-walk-truncated"]
-    assert [d.severity for d in truncated] == ["warning", "warning"]
-    assert "after 30 directory entries" in truncated[0].message
-    assert "after 5 folders" in truncated[1].message
+    assert [(d.path, d.severity) for d in truncated] == [
+        (str(user), "warning"), (str(tree / "ws/.github/instructions"), "warning"),
+        (str(tree / "ws/.github/instructions/d02"), "warning")]  # the sixth folder
+    assert "after 6 locations" in truncated[0].message
+    assert "after 30 directory entries" in truncated[1].message
+    assert "after 5 folders" in truncated[2].message
     assert len(memory.details["nestedAgents"]) < 5  # type: ignore[arg-type]
+    # The six: the four defaults and two of the user's (not walked: outside both).
+    assert len(memory.details["notWalked"]) == 2  # type: ignore[arg-type]
 
 
 def test_the_editor_and_a_folder_verdict_untrust_the_workspace_settings(tree: Path) -> None:

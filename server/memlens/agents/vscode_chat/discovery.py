@@ -254,7 +254,8 @@ def _locations(workspace: str, settings: ChatSettings, home: str) -> list[Locati
             continue
         scope, source = settings.location_scopes.get(name, ("workspace", None))
         if name.startswith("~/"):
-            user.append(Location(name, posixpath.join(home, name[2:]), "user", scope, source))
+            folder = posixpath.normpath(posixpath.join(home, name[2:]))
+            user.append(Location(name, folder, "user", scope, source))
         elif posixpath.isabs(name):
             local.append(Location(name, posixpath.normpath(name), "local", scope, source))
         else:
@@ -277,6 +278,8 @@ def instruction_files(workspace: str, settings: ChatSettings, home: str,
     seen: set[str] = set()
     out: list[InstructionFile] = []
     for location in _locations(workspace, settings, home):
+        if not walked.locations.take(location.source or location.folder):
+            break
         area = areas.area_of(location, walked.not_walked)
         if area is None:
             continue

@@ -15,7 +15,8 @@ where the settings' author may send it:
 Every path is judged by its real path (every link followed). A location that is not walked is
 still shown, with why (`NotWalked`, the `vscode-chat-location-outside` diagnostic). During the
 walk a link whose target leaves the location's area is not followed, and the walk looks at no
-more than `MAX_ENTRIES` directory entries in all (`vscode-chat-walk-truncated` past it).
+more than `MAX_ENTRIES` directory entries, and `MAX_LOCATIONS` locations, in all
+(`vscode-chat-walk-truncated` past either).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ MAX_DEPTH = 5  # subfolders of an instructions folder searched (not below a work
 # Directory entries one load's walks of the locations look at: far above any real
 # instructions folder, far below a disk.
 MAX_ENTRIES = 20_000
+# Locations (enabled, resolved per root) one load considers: no one names a thousand, and
+# each costs a `realpath` and perhaps a diagnostic.
+MAX_LOCATIONS = 1_000
 # Folders the search for nested AGENTS.md files enters (the default of Memory Lens's own
 # workspace walk, `memlens.maxIndexedFolders`).
 MAX_FOLDERS = 50_000
@@ -102,6 +106,7 @@ class Walked:
 
     budget: Budget = field(default_factory=lambda: Budget(MAX_ENTRIES))  # the locations'
     folders: Budget = field(default_factory=lambda: Budget(MAX_FOLDERS))  # nested AGENTS.md
+    locations: Budget = field(default_factory=lambda: Budget(MAX_LOCATIONS))
     not_walked: list[NotWalked] = field(default_factory=list)
 
 
