@@ -87,6 +87,11 @@ RULES: dict[str, str] = {
     "copilot-applyto-invalid": "An applyTo glob GitHub Copilot CLI cannot parse (it matches "
                                "nothing)",
     "copilot-applyto-unmatched": "An applyTo that matches no file in the workspace",
+    "vscode-chat-location-outside": "A VS Code chat instruction location (or a link in one) "
+                                    "Memory Lens does not walk: outside the workspace, or "
+                                    "home for the user's own settings, or a system folder",
+    "vscode-chat-walk-truncated": "Memory Lens stopped walking VS Code chat's instruction "
+                                  "locations at its budget",
     "hidden-text": "Invisible, bidi-control or tag characters the agent reads and a reviewer "
                    "cannot see",
     "hidden-comment": "An HTML comment an agent receives that rendered Markdown hides",

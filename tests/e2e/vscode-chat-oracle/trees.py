@@ -111,18 +111,30 @@ TREES: dict[str, tuple[dict[str, str | bytes | None], dict[str, str], list[str],
         ".github/instructions/r.instructions.md": '---\napplyTo: "**"\n---\nRepository rule.\n',
         "pkg/.vscode/settings.json": (
             '{"chat.useCustomizationsInParentRepositories": true,\n'
-            ' "chat.instructionsFilesLocations": {"{TREE}/shared": true, "~/my-rules": true}}\n'),
+            ' "chat.instructionsFilesLocations": {"{TREE}/ws/docs/rules": true}}\n'),
         "pkg/AGENTS.md": "Package agents.\n",
         "pkg/.github/instructions/plain.instructions.md": "Plain, no frontmatter.\n",
         "pkg/.github/instructions/abs.instructions.md":
             '---\napplyTo: "/**/pkg/*.txt"\n---\nAbsolute pattern.\n',
         "pkg/notes.txt": "notes\n",
-        "../shared/s.instructions.md": '---\napplyTo: "**"\n---\nShared rule.\n',
+        "docs/rules/d.instructions.md": '---\napplyTo: "**"\n---\nRepository docs rule.\n',
     }, {
         "my-rules/h.instructions.md": '---\napplyTo: "**"\n---\nMy rule.\n',
-    }, ["notes.txt"], "the workspace a package of a repository, its parents read; an absolute "
-                      "and a ~/ location; no frontmatter; an applyTo starting with /"),
+        "shared/s.instructions.md": '---\napplyTo: "**"\n---\nShared rule.\n',
+    }, ["notes.txt"], "the workspace a package of a repository, its parents read; absolute "
+                      "locations (the repository's in its settings, the user's) and a ~/ one; "
+                      "no frontmatter; an applyTo starting with /"),
 }
+# The user's own settings of a tree ({TREE}: the tree's folder): code-server's user settings
+# for the real chat, `~/.config/Code/User/settings.json` for the prediction. Locations outside
+# the workspace are the user's to name: Memory Lens does not walk those a repository's
+# settings name (docs/security.md), VS Code does.
+USER_SETTINGS: dict[str, dict[str, object]] = {
+    "parents-and-locations": {"chat.instructionsFilesLocations": {
+        "{TREE}/home/shared": True, "~/my-rules": True}},
+}
+# What chat-oracle.sh puts in the user settings when given nothing (AI features on).
+ORACLE_SETTINGS = {"chat.disableAIFeatures": False, "chat.agent.enabled": True}
 # Trees whose workspace is a subfolder of what they build ("ws/" + this).
 WORKSPACE_IN = {"parents-and-locations": "pkg"}
 
@@ -161,10 +173,14 @@ def main() -> int:
         built, home, capture = tree / "ws", tree / "home", tree / "out"
         build(built, files)
         build(home, home_files)
+        user = json.loads(json.dumps(USER_SETTINGS.get(name, {})).replace("{TREE}", str(tree)))
+        if user:
+            build(home, {".config/Code/User/settings.json": json.dumps(user)})
         workspace = built / WORKSPACE_IN.get(name, "")
         print(f"oracle: {name}: {what}", flush=True)
         env = {**os.environ, "MEMLENS_ORACLE_HOME": str(home),
-               "MEMLENS_ORACLE_ATTACH": ",".join(attached)}
+               "MEMLENS_ORACLE_ATTACH": ",".join(attached),
+               "MEMLENS_VSCODE_SETTINGS": json.dumps({**ORACLE_SETTINGS, **user})}
         request = capture / "request-1.json"
         # Twice at most: driving the workbench can miss on a loaded machine (a request that
         # was captured and differs is never retried).

@@ -37,6 +37,7 @@ from memlens.agents.vscode_chat.discovery import (
     render_attachment,
 )
 from memlens.agents.vscode_chat.settings import user_settings_file
+from memlens.agents.vscode_chat.walkdiags import walk_diagnostics
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -60,7 +61,9 @@ def workspace_of(folder: str) -> str:
 
 
 def _trusted(settings: MemorySettings) -> bool:
-    return settings.editor_trusted is not False
+    """Whether the workspace's VS Code settings are read: not in the editor's Restricted Mode,
+    not with `--untrusted` (or a client's `folderTrust` saying no) — docs/security.md."""
+    return settings.editor_trusted is not False and settings.trusted is not False
 
 
 def _settings_diagnostics(load: ChatLoad) -> list[Diagnostic]:
@@ -157,7 +160,8 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
                     "(read from VS Code's sources)")
         return AgentMemory(
             agent=self.id, cwd=load.workspace, mode="vscode-chat", files=files, text=text,
-            diagnostics=_settings_diagnostics(load) + _frontmatter_diagnostics(load),
+            diagnostics=(_settings_diagnostics(load) + _frontmatter_diagnostics(load)
+                         + walk_diagnostics(load, reader)),
             headline=headline, listing=listing,
             details={
                 "settings": load.settings.changed(),
@@ -165,6 +169,7 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
                 "nestedAgents": load.nested_agents,
                 "leftOut": [{"path": p, "why": w} for p, w in load.left_out],
                 "switchedOff": [{"path": p, "setting": s} for p, s in load.disabled],
+                "notWalked": [n.wire() for n in load.not_walked],
                 "attachedTo": [target] if target else [],
             },
             payloads=payloads)
@@ -174,7 +179,8 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
         check = WorkspaceCheck(found=found)
         for root in roots:
             load = load_chat(root, settings.home, reader, trusted=_trusted(settings))
-            check.diagnostics += _settings_diagnostics(load) + _frontmatter_diagnostics(load)
+            check.diagnostics += (_settings_diagnostics(load) + _frontmatter_diagnostics(load)
+                                  + walk_diagnostics(load, reader))
             check.sources += [a.path for a in load.attached]
             check.sources += [i.path for i in load.instructions]
             check.watched.add(posixpath.join(load.workspace, SETTINGS_FILE))

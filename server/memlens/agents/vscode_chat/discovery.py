@@ -33,6 +33,14 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from memlens.agents.vscode_chat import globs
+from memlens.agents.vscode_chat.locations import (
+    SYSTEM_FOLDERS,
+    Areas,
+    Location,
+    NotWalked,
+    Walked,
+    files_in,
+)
 from memlens.agents.vscode_chat.settings import (
     INCLUDE_APPLYING,
     PARENT_REPOS,
@@ -50,7 +58,6 @@ from memlens.text.frontmatter import line_closed_frontmatter
 INSTRUCTIONS_SUFFIX = ".instructions.md"
 CLAUDE_RULES = ".claude/rules"
 COPILOT_INSTRUCTIONS = "copilot-instructions.md"
-MAX_DEPTH = 5  # subfolders of an instructions folder searched (not below a workspace folder)
 # What JavaScript's String.prototype.trim removes.
 JS_WHITESPACE = ("\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
                  "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
@@ -130,6 +137,12 @@ class ChatLoad:
     attached: list[Attached] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     disabled: list[tuple[str, str]] = field(default_factory=list)  # (path, the setting off)
+    # Locations not walked and links not followed (`locations`), and where a walk stopped.
+    walked: Walked = field(default_factory=Walked)
+
+    @property
+    def not_walked(self) -> list[NotWalked]:
+        return self.walked.not_walked
 
     def index_parts(self) -> list[str]:
         """The index in pieces each sent verbatim: its head with the instruction files, then
@@ -213,24 +226,6 @@ def is_instruction_file(path: str) -> bool:
     return name.endswith(".md") and name != "README.md" and f"/{CLAUDE_RULES}/" in path
 
 
-def _files_in(folder: str, depth: int, recurse: bool) -> list[str]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
-    found: list[str] = []
-    for entry in entries:
-        path = posixpath.join(folder, entry.name)
-        try:
-            if entry.is_file():
-                found.append(path)
-            elif recurse and depth < MAX_DEPTH and entry.is_dir():
-                found += _files_in(path, depth + 1, recurse)
-        except OSError:
-            continue
-    return found
-
-
 def workspace_roots(workspace: str, settings: ChatSettings, home: str) -> list[str]:
     """The workspace folder, and with `chat.useCustomizationsInParentRepositories` the folders
     above it up to the repository root (when one is found below HOME)."""
@@ -249,28 +244,47 @@ def workspace_roots(workspace: str, settings: ChatSettings, home: str) -> list[s
         current = parent
 
 
-def instruction_files(workspace: str, settings: ChatSettings, home: str,
-                      reader: FileReader) -> list[InstructionFile]:
-    """Every instruction file in the enabled `chat.instructionsFilesLocations`: the `~/`
-    locations first, then the workspace's, each in the setting's order; in a folder, by
-    name, subfolders searched to a depth of 5 (not those of a workspace folder itself)."""
-    user: list[tuple[str, str]] = []
-    local: list[tuple[str, str]] = []
-    for location, enabled in settings.locations.items():
-        if not enabled or "*" in location:
+def _locations(workspace: str, settings: ChatSettings, home: str) -> list[Location]:
+    """The enabled locations, resolved: the `~/` ones first, then the others, each in the
+    setting's order; a relative one once per root (glob locations are not modelled)."""
+    user: list[Location] = []
+    local: list[Location] = []
+    for name, enabled in settings.locations.items():
+        if not enabled or "*" in name:
             continue
-        if location.startswith("~/"):
-            user.append((posixpath.join(home, location[2:]), "user"))
-        elif posixpath.isabs(location):
-            local.append((posixpath.normpath(location), "local"))
+        scope, source = settings.location_scopes.get(name, ("workspace", None))
+        if name.startswith("~/"):
+            folder = posixpath.normpath(posixpath.join(home, name[2:]))
+            user.append(Location(name, folder, "user", scope, source))
+        elif posixpath.isabs(name):
+            local.append(Location(name, posixpath.normpath(name), "local", scope, source))
         else:
             for root in workspace_roots(workspace, settings, home):
-                local.append((posixpath.normpath(posixpath.join(root, location)), "local"))
+                local.append(Location(name, posixpath.normpath(posixpath.join(root, name)),
+                                      "local", scope, source))
+    return [*user, *local]
+
+
+def instruction_files(workspace: str, settings: ChatSettings, home: str,
+                      reader: FileReader, walked: Walked | None = None
+                      ) -> list[InstructionFile]:
+    """Every instruction file in the enabled `chat.instructionsFilesLocations`: the `~/`
+    locations first, then the workspace's, each in the setting's order; in a folder, by
+    name, subfolders searched to a depth of 5 (not those of a workspace folder itself).
+    Only the locations `locations.Areas` allows are walked; the others, and the links the
+    walk does not follow, go to `walked.not_walked`."""
+    walked = walked if walked is not None else Walked()
+    areas = Areas.of(workspace_roots(workspace, settings, home), home)
     seen: set[str] = set()
     out: list[InstructionFile] = []
-    for folder, storage in (*user, *local):
-        recurse = folder != workspace
-        for path in _files_in(folder, 0, recurse):
+    for location in _locations(workspace, settings, home):
+        if not walked.locations.take(location.source or location.folder):
+            break
+        area = areas.area_of(location, walked.not_walked)
+        if area is None:
+            continue
+        recurse = location.folder != workspace
+        for path in files_in(location, area, recurse, walked.budget, walked.not_walked):
             if path in seen or not is_instruction_file(path) \
                     or posixpath.basename(path) == COPILOT_INSTRUCTIONS:
                 continue
@@ -280,7 +294,7 @@ def instruction_files(workspace: str, settings: ChatSettings, home: str,
             header = _header(raw) if raw is not None else {}
             description = header.get("description")
             out.append(InstructionFile(
-                path, storage, raw.removeprefix("\ufeff") if raw is not None else None,
+                path, location.storage, raw.removeprefix("\ufeff") if raw is not None else None,
                 description if isinstance(description, str) and description else None,
                 _pattern(header, path),
                 bom_hides_header=raw is not None and raw.startswith("\ufeff")
@@ -353,17 +367,22 @@ def agent_files(workspace: str, settings: ChatSettings, home: str) -> tuple[
 
 
 def nested_agents_files(workspace: str, settings: ChatSettings,
-                        found: list[str] | None = None) -> list[str]:
+                        walked: Walked | None = None) -> list[str]:
     """Every `AGENTS.md` in the workspace (VS Code's file search, ignoring case), for the index:
-    only with both `chat.useAgentsMdFile` and `chat.useNestedAgentsMdFiles`. `found`: the
-    workspace walk's AGENTS.md files when known; else a walk of the folder here."""
+    only with both `chat.useAgentsMdFile` and `chat.useNestedAgentsMdFiles`. The walk follows
+    no link, never enters /proc, /sys or /dev, and stops after `MAX_FOLDERS` folders (saying
+    where in `walked.folders`)."""
     if not (settings.get(USE_AGENTS_MD) and settings.get(USE_NESTED_AGENTS_MD)):
         return []
-    if found is None:
-        found = []
-        for current, dirs, files in os.walk(workspace):
-            dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules"))
-            found += [posixpath.join(current, f) for f in files if f.lower() == "agents.md"]
+    folders = (walked or Walked()).folders
+    found: list[str] = []
+    for current, dirs, files in os.walk(workspace):
+        if not folders.take(current):
+            dirs[:] = []
+            break
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules")
+                         and posixpath.join(current, d) not in SYSTEM_FOLDERS)
+        found += [posixpath.join(current, f) for f in files if f.lower() == "agents.md"]
     return sorted(p for p in found if p.startswith(workspace.rstrip("/") + "/"))
 
 
@@ -376,8 +395,8 @@ def load_chat(workspace: str, home: str, reader: FileReader | None = None, *,
     workspace = os.path.realpath(workspace)
     settings = settings or read_chat_settings(workspace, home, trusted=trusted)
     load = ChatLoad(workspace, settings)
-    load.instructions = instruction_files(workspace, settings, home, reader)
-    load.nested_agents = nested_agents_files(workspace, settings)
+    load.instructions = instruction_files(workspace, settings, home, reader, load.walked)
+    load.nested_agents = nested_agents_files(workspace, settings, load.walked)
     files = [os.path.abspath(p) for p in attached or []]
     candidates: list[tuple[str, str, str | None]] = []  # (path, kind, note)
     for item in load.instructions:

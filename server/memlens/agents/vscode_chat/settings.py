@@ -4,9 +4,14 @@ user's settings file; each key's default is VS Code's own (docs/reference.md, "V
 
 The settings are read as VS Code reads them: JSON with comments and trailing commas; a file it
 cannot read is left out (a problem is recorded); a value of the wrong type is ignored (the
-default or the user's value stands). In a window that is not trusted VS Code ignores these
-keys in workspace settings (they are `restricted`): the caller says whether the folder is
-trusted.
+default or the user's value stands). A workspace that is not trusted (VS Code's Restricted
+Mode in the editor, `--untrusted` on the command line) gives no value at all: its
+`.vscode/settings.json` is not even opened, for any of the eight keys (docs/security.md, "VS
+Code chat's instruction locations"). No `.code-workspace` file is read (the folder is taken
+as the window's only workspace folder).
+
+Who enabled each instruction location is kept (`ChatSettings.location_scopes`): a location a
+repository's settings add is walked only inside the workspace (`locations`).
 """
 
 from __future__ import annotations
@@ -49,6 +54,10 @@ class ChatSettings:
     locations: dict[str, bool] = field(default_factory=lambda: dict(DEFAULT_LOCATIONS))
     # Where each key that is not the default came from (a settings file's path).
     origins: dict[str, str] = field(default_factory=dict)
+    # Who enabled each location: ("default" | "user" | "workspace", the settings file). A
+    # location a later file switches on again keeps the scope that enabled it first.
+    location_scopes: dict[str, tuple[str, str | None]] = field(
+        default_factory=lambda: {k: ("default", None) for k in DEFAULT_LOCATIONS})
     problems: list[str] = field(default_factory=list)  # files VS Code could not read
 
     def get(self, key: str) -> bool:
@@ -72,7 +81,7 @@ def _code_server_settings_file(home: str) -> str:
     return posixpath.join(home, ".local", "share", "code-server", "User", "settings.json")
 
 
-def _apply(settings: ChatSettings, path: str) -> None:
+def _apply(settings: ChatSettings, path: str, scope: str) -> None:
     try:
         data = load_json_file(path, comments=True)
     except StructuredDataError as error:
@@ -92,13 +101,16 @@ def _apply(settings: ChatSettings, path: str) -> None:
         # VS Code merges an object setting's keys over the default's.
         for folder, enabled in value.items():
             if isinstance(enabled, bool):
-                settings.locations[str(folder)] = enabled
+                name = str(folder)
+                if enabled and settings.locations.get(name) is not True:
+                    settings.location_scopes[name] = (scope, path)
+                settings.locations[name] = enabled
         settings.origins[LOCATIONS] = path
 
 
 def read_chat_settings(workspace: str, home: str, *, trusted: bool = True) -> ChatSettings:
     """The chat settings for a window open on `workspace`: defaults, then the user's settings
-    file, then the workspace's `.vscode/settings.json` (only in a trusted window)."""
+    file, then the workspace's `.vscode/settings.json` (only when `trusted`)."""
     import os
 
     settings = ChatSettings()
@@ -106,9 +118,9 @@ def read_chat_settings(workspace: str, home: str, *, trusted: bool = True) -> Ch
     if not os.path.lexists(user):
         user = _code_server_settings_file(home)
     if os.path.lexists(user):
-        _apply(settings, user)
+        _apply(settings, user, "user")
     if trusted:
         workspace_file = posixpath.join(workspace, ".vscode", "settings.json")
         if os.path.lexists(workspace_file):
-            _apply(settings, workspace_file)
+            _apply(settings, workspace_file, "workspace")
     return settings
