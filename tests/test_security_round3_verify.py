@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -361,6 +362,16 @@ def test_an_auto_memory_folder_the_repository_chose_is_never_copied(tmp_path: Pa
     assert not any(SECRET in p.read_text() for p in copy_home.rglob("*") if p.is_file())
 
 
+@pytest.fixture
+def deep(tmp_path: Path) -> Iterator[Path]:
+    """Where a deep tree goes; removed without recursion after the test (pytest's own removal
+    of old temporary folders recurses, and would fail on it in a later run)."""
+    from memlens.files.walk import remove_tree
+
+    yield tmp_path / "repo"
+    remove_tree(tmp_path)
+
+
 def _deep_tree(root: Path, depth: int) -> Path:
     """A chain of `depth` nested folders (made without recursion), a memory file at the end."""
     root.mkdir()
@@ -372,19 +383,37 @@ def _deep_tree(root: Path, depth: int) -> Path:
     return folder
 
 
-def test_a_deep_tree_is_copied_scrubbed_and_removed_without_recursion(tmp_path: Path) -> None:
+def test_a_deep_tree_is_copied_scrubbed_and_removed_without_recursion(
+        tmp_path: Path, deep: Path) -> None:
     """1,500 nested folders: Python 3.11's copytree, os.walk and rmtree recurse per level and
     raised RecursionError out of `memlens verify` (found by the attack pass of this issue)."""
     from memlens.files.walk import remove_tree
 
-    deepest = _deep_tree(tmp_path / "repo", 1500)
+    deepest = _deep_tree(deep, 1500)
     (deepest / ".mcp.json").write_text("{}", encoding="utf-8")
     copy = tmp_path / "copy"
-    assert _copy_workspace(tmp_path / "repo", copy) == []
-    copied = copy / deepest.relative_to(tmp_path / "repo")
+    assert _copy_workspace(deep, copy) == []
+    copied = copy / deepest.relative_to(deep)
     assert (copied / "CLAUDE.md").read_text() == "deep\n"
     notes = scrub_tree(copy)
     assert notes == [f"removed {(copied / '.mcp.json').relative_to(copy).as_posix()} "
                      "(it configures what runs)"]
     remove_tree(copy)
     assert not copy.exists()
+
+
+@pytest.mark.parametrize("command", [["check", "--agent", "cursor"], ["check", "--agent", "claude"],
+                                     ["report"]])
+def test_every_agent_reads_a_tree_1500_folders_deep(tmp_path: Path, deep: Path,
+                                                    command: list[str]) -> None:
+    """The same tree through the engine: Cursor's rule scan walked with os.walk
+    (RecursionError), and Claude Code's rule lookup took every folder's realpath (1,500² lstat
+    calls: minutes). The timeout only guards against a hang."""
+    _deep_tree(deep, 1500)
+    (deep / ".cursor" / "rules").mkdir(parents=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "HOME": str(tmp_path / "home")}
+    done = subprocess.run([sys.executable, "-m", "memlens", *command, str(deep),
+                           "--trusted"], env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr

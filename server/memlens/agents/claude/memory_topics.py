@@ -27,6 +27,7 @@ from memlens.agents.claude.markdown import split_frontmatter, strip_comments
 from memlens.agents.claude.memory_index import IndexCut, TopicEntry
 from memlens.agents.claude.messages import ClaudeLoad
 from memlens.files.nodecompat import js_trim, js_trim_start
+from memlens.files.walk import walk
 from memlens.text.frontmatter import line_closed_frontmatter
 
 TOPIC_TYPES = ("user", "feedback", "project", "reference")
@@ -63,7 +64,7 @@ def topic_paths(folder: str) -> list[str]:
     name starting with `.`: Claude Code leaves them out of the index it writes), bounded, in
     order."""
     out: list[str] = []
-    for base, dirs, files in os.walk(folder, followlinks=False):
+    for base, dirs, files in walk(folder):
         depth = base[len(folder):].count("/")
         dirs[:] = sorted(d for d in dirs if depth < MAX_DEPTH and not d.startswith("."))
         for name in sorted(files):

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Callable, Sequence
 
@@ -43,6 +42,7 @@ from memlens.agents.copilot.load import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import resolve
+from memlens.files.walk import walk
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 
@@ -89,7 +89,7 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
 def _folders_below(cwd: str) -> list[str]:
     """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped)."""
     found: list[str] = []
-    for folder, dirs, _ in os.walk(cwd):
+    for folder, dirs, _ in walk(cwd):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS and not d.startswith("."))
         if folder != cwd:
             found.append(folder)
@@ -102,7 +102,7 @@ def _workspace_files(root: str) -> list[str]:
     """Paths relative to `root` of the files under it (bounded; VCS and dependency folders
     skipped)."""
     found: list[str] = []
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in walk(root):
         dirs[:] = [d for d in dirs if d not in _SKIPPED_FOLDERS]
         found += [posixpath.relpath(posixpath.join(folder, f), root) for f in files]
         if len(found) > _MAX_WALK:
@@ -234,7 +234,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         out: list[Diagnostic] = []
         for root in roots:
             directory = posixpath.join(root, INSTRUCTIONS_DIR)
-            for folder, dirs, files in os.walk(directory):
+            for folder, dirs, files in walk(directory):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
                 for name in sorted(files):
                     path = posixpath.join(folder, name)

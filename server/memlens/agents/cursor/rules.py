@@ -19,13 +19,13 @@ nested rule folders, `.mdc` files elsewhere and the files a rule's globs could m
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from dataclasses import dataclass, field
 
 import pathspec
 
+from memlens.files.walk import walk
 from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
 from memlens.text.frontmatter import yaml_mapping
@@ -278,7 +278,7 @@ def outside_rules(path: str) -> Diagnostic:
 def rule_files(rules_dir: str) -> list[str]:
     """The `.mdc` files under `rules_dir` (subfolders included), sorted by path."""
     out: list[str] = []
-    for folder, dirs, files in os.walk(rules_dir):
+    for folder, dirs, files in walk(rules_dir):
         dirs.sort()
         out += [posixpath.join(folder, f) for f in sorted(files) if f.endswith(RULE_SUFFIX)]
     return sorted(out)
@@ -308,7 +308,7 @@ def scan_tree(root: str, agents_name: str = "AGENTS.md") -> TreeScan:
     """Walk `root` (symlinked folders not followed; version control and dependency folders
     skipped) at most MAX_FOLDERS folders and MAX_FILES files."""
     scan = TreeScan(root)
-    for folders, (folder, dirs, files) in enumerate(os.walk(root), start=1):
+    for folders, (folder, dirs, files) in enumerate(walk(root), start=1):
         if folders > MAX_FOLDERS:
             scan.complete = False
             break

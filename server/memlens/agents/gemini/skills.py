@@ -11,6 +11,7 @@ from typing import Any
 from memlens.agents.gemini.jsonc import read_json_file
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import JS_WHITESPACE, js_trim
+from memlens.files.walk import walk
 from memlens.text.frontmatter import FRONTMATTER, js_yaml_mapping
 
 _UNSAFE_NAME = re.compile(r'[:\\/<>*?"|]')
@@ -210,7 +211,7 @@ def render_activated_skill(skill: Skill) -> str:
     """The `activate_skill` tool's result: the instructions and the skill folder's files."""
     folder = posixpath.dirname(skill.location)
     files: list[str] = []
-    for current, dirs, names in os.walk(folder):
+    for current, dirs, names in walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
         for name in sorted(names):
             files.append(posixpath.relpath(posixpath.join(current, name), folder))

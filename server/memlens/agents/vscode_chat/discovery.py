@@ -53,6 +53,7 @@ from memlens.agents.vscode_chat.settings import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname
+from memlens.files.walk import walk
 from memlens.text.frontmatter import line_closed_frontmatter
 
 INSTRUCTIONS_SUFFIX = ".instructions.md"
@@ -376,7 +377,7 @@ def nested_agents_files(workspace: str, settings: ChatSettings,
         return []
     folders = (walked or Walked()).folders
     found: list[str] = []
-    for current, dirs, files in os.walk(workspace):
+    for current, dirs, files in walk(workspace):
         if not folders.take(current):
             dirs[:] = []
             break
