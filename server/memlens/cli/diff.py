@@ -1,8 +1,9 @@
 """`memlens diff [BASE [HEAD]]`: what each agent sends at start, per folder, compared between
 two git revisions, or a revision and the working tree (issue 14, docs/reference.md "memlens diff").
 
-Both sides are materialised in one temporary folder outside the repository (a revision with
-`git archive`, the working tree as the files git lists: tracked and untracked, not ignored),
+Both sides are materialised in one temporary folder outside the repository (a revision from
+its objects, `git ls-tree` and `git cat-file --batch`; the working tree as the files git
+lists: tracked and untracked, not ignored),
 each with an empty `.git` folder at its top (the project-root marker the agents stop at), and
 always removed. Memory files git ignores (CLAUDE.local.md, a personal GEMINI.md) are copied
 from the working tree into every side that lacks them: like HOME, they are the same on both
@@ -27,8 +28,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memlens.files.git import run_git
 from memlens.files.output import escape_controls
-from memlens.files.probe import run_bounded
 
 if TYPE_CHECKING:
     from memlens.model import MemorySettings
@@ -79,8 +80,9 @@ def _git(args: Sequence[str], cwd: str, *, check: bool = True, stdin: int | None
 
 def _git_bytes(args: Sequence[str], cwd: str, *, check: bool = True, stdin: int | None = None,
                limit: int = GIT_OUTPUT_LIMIT) -> bytes:
-    """git's output, read up to `limit` bytes (`files.probe`: past it git is killed)."""
-    probed = run_bounded(["git", *args], cwd=cwd, max_output=limit, stdin=stdin)
+    """git's output, read up to `limit` bytes (`files.probe`: past it git is killed); git is
+    run by `files.git.run_git`, which lets no command the repository configures run."""
+    probed = run_git(args, cwd, max_output=limit, stdin=stdin)
     if probed.failed is not None:
         raise DiffUsageError(f"cannot run git: {probed.failed}")
     if probed.over_cap:
@@ -173,8 +175,8 @@ def _blobs(side_name: str, top: str, wanted: list[_Entry]) -> dict[str, bytes]:
     with tempfile.TemporaryFile() as ids:
         ids.write("".join(f"{e.object_id}\n" for e in wanted).encode("ascii"))
         ids.seek(0)
-        probed = run_bounded(["git", "cat-file", "--batch"], cwd=top,
-                             max_output=GIT_OUTPUT_LIMIT, stdin=ids.fileno())
+        probed = run_git(["cat-file", "--batch"], top, max_output=GIT_OUTPUT_LIMIT,
+                         stdin=ids.fileno())
     if probed.failed is not None:
         raise DiffUsageError(f"cannot run git: {probed.failed}")
     if probed.over_cap:
