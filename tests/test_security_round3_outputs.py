@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -42,6 +43,134 @@ def _report(root: Path, folder: Path, *args: str, cwd: Path | None = None) -> Ru
 def project(root: Path) -> Path:
     build_tree(root, {"proj/GEMINI.md": "# Rules\nBe brief.\n"})
     return root / "proj"
+
+
+# --- 6: output paths ---------------------------------------------------------------------------
+OUTPUTS = {"--html": "<html", "--json-file": '"rows"', "--markdown": "| File |"}
+
+
+@pytest.mark.parametrize("option", ["--html", "--json-file"])
+def test_a_fifo_output_is_written_in_place_never_replaced(root: Path, project: Path,
+                                                          option: str) -> None:
+    """A FIFO a CI step reads: the report goes into it, and it is still a FIFO after (the old
+    atomic write renamed a regular file over it, and its reader never saw a byte)."""
+    fifo = root / "out.fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        run = _report(root, project, option, str(fifo))
+    finally:
+        try:
+            received, _ = reader.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # nothing ever opened the FIFO for writing
+            reader.kill()
+            received, _ = reader.communicate()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
+    assert run.code == 0, run.err
+    assert OUTPUTS[option] in received.decode("utf-8")
+
+
+def test_a_character_device_output_is_written_in_place(root: Path, project: Path) -> None:
+    """`--html` on a character device (a node for the null device, made in tmp: the real
+    /dev/null is never put at risk) stays a device; before, it became a regular file."""
+    node = root / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError) as err:
+        pytest.skip(f"cannot make a device node here: {err}")
+    run = _report(root, project, "--html", str(node))
+    assert stat.S_ISCHR(os.lstat(node).st_mode), "the device node was replaced by a file"
+    assert run.code == 0, run.err
+
+
+def test_any_other_device_node_is_refused_never_replaced(root: Path, project: Path) -> None:
+    """A device node an archive extracted as root could leave where the report goes (here
+    one for the harmless zero device): neither opened nor replaced, one line (exit 2)."""
+    node = root / "device"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 5))
+    except (PermissionError, OSError) as err:
+        pytest.skip(f"cannot make a device node here: {err}")
+    for option in sorted(OUTPUTS):
+        run = _report(root, project, option, str(node))
+        assert stat.S_ISCHR(os.lstat(node).st_mode), f"{option} replaced the device node"
+        assert run.code == 2
+        assert run.err == (f"memlens: error: {option}: {node} is a device: not written (only "
+                           "a file, a FIFO or /dev/null is)\n")
+
+
+def test_dev_stdout_is_our_standard_output(root: Path, project: Path) -> None:
+    """`--html /dev/stdout` (a link to our stdout, a pipe here) writes to stdout; before, the
+    link was resolved and a temp file created beside the pipe's /proc entry (an error)."""
+    run = _report(root, project, "--html", "/dev/stdout")
+    assert run.code == 0, run.err
+    assert run.out.lstrip().startswith("<!doctype html>")
+
+
+@pytest.mark.parametrize("option", ["--html", "--json-file"])
+def test_dash_is_standard_output_for_every_output_option(root: Path, project: Path,
+                                                         option: str) -> None:
+    """`-` is stdout (as `--markdown -` already was); before, a file named `-` was written."""
+    run = _report(root, project, option, "-")
+    assert run.code == 0, run.err
+    assert OUTPUTS[option] in run.out
+    assert not (root / "-").exists()
+
+
+@pytest.mark.parametrize("option", sorted(OUTPUTS))
+def test_a_symlink_a_repository_placed_is_never_followed(root: Path, project: Path,
+                                                         option: str) -> None:
+    """The repository holds `report.out -> ../victim` where the report is written: the
+    victim keeps its content, the link stays a link, and one line says why (exit 2). Before,
+    the victim was replaced (`--html`, `--json-file`) or appended to (`--markdown`)."""
+    victim = root / "victim"
+    victim.write_text("precious\n")
+    (project / "report.out").symlink_to("../victim")
+    run = _report(root, project, option, "report.out", cwd=project)
+    assert victim.read_text() == "precious\n"
+    assert (project / "report.out").is_symlink()
+    assert run.code == 2
+    assert run.err.startswith(f"memlens: error: {option}: report.out is a symbolic link to a "
+                              "file: not written through"), run.err
+    assert run.err.count("\n") == 1
+
+
+def test_a_folder_output_is_refused_in_one_line(root: Path, project: Path) -> None:
+    folder = root / "reports"
+    folder.mkdir()
+    run = _report(root, project, "--html", str(folder))
+    assert run.code == 2
+    assert run.err == f"memlens: error: --html: {folder} is a folder: give a file name (or - " \
+                      "for standard output)\n"
+    assert folder.is_dir() and not os.listdir(folder)
+
+
+def test_a_regular_output_file_is_still_replaced_and_the_summary_appended(
+        root: Path, project: Path) -> None:
+    """What must keep working: a regular file is replaced (its mode kept), a job summary
+    file is appended to."""
+    page, summary = root / "page.html", root / "summary.md"
+    page.write_text("old")
+    page.chmod(0o640)
+    summary.write_text("earlier step\n")
+    run = _report(root, project, "--html", str(page), "--markdown", str(summary))
+    assert run.code == 0, run.err
+    assert page.read_text().lstrip().startswith("<!doctype html>")
+    assert stat.S_IMODE(page.stat().st_mode) == 0o640
+    assert summary.read_text().startswith("earlier step\n### What each agent reads in ")
+
+
+def test_the_atomic_writer_never_renames_over_a_fifo(root: Path) -> None:
+    """The writer of memory files (`memlens add`, the chat's tools) refuses what is not a
+    regular file, whatever a link in the workspace points at."""
+    from memlens.files.atomic import atomic_write
+
+    fifo = root / "fifo"
+    os.mkfifo(fifo)
+    (root / "GEMINI.md").symlink_to("fifo")
+    with pytest.raises(OSError, match="not a regular file"):
+        atomic_write(str(root / "GEMINI.md"), "- a fact\n")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 # --- 11: git runs no command the repository configures --------------------------------------------
