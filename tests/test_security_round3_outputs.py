@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 
 from .conftest import build_tree
 from .test_cli import Run, memlens
@@ -171,6 +174,138 @@ def test_the_atomic_writer_never_renames_over_a_fifo(root: Path) -> None:
     with pytest.raises(OSError, match="not a regular file"):
         atomic_write(str(root / "GEMINI.md"), "- a fact\n")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+# --- 8: Markdown from names on disk --------------------------------------------------------------
+HOSTILE_NAMES = [
+    "x`[Review and approve](https:evil.example",  # continues with "/go)" below
+    "![x](https:evil.example",  # an image, continued with "/i.png)"
+    "@octocat",
+    "a\r# ALL CHECKS APPROVED\rb",
+    "a\n# Heading\nb",
+    "<img src=x onerror=alert(1)>",
+    "<b>bold</b",  # continued with ">" below
+    "p|q|r",
+    "a\\|b",
+    "``two`` ` one",
+    " space `",
+    "&lt;entity&gt; &#124;",
+    "*em* _em_ ~~del~~",
+    "line\u2028sep\u2029para",
+    "bidi\u202eevil",
+    "[ref]: https:evil.example",
+]
+
+
+class _Html(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.rows: list[list[str]] = []
+        self.code: list[str] = []
+        self._stack: list[str] = []
+        self._cell: list[str] | None = None
+        self._in_code = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "code":
+            self._in_code = True
+            self.code.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "code":
+            self._in_code = False
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+        if self._in_code:
+            self.code[-1] += data
+
+
+def _render(markdown: str) -> _Html:
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    parsed = _Html()
+    parsed.feed(html)
+    return parsed
+
+
+def test_markdown_summary_renders_no_markup_from_file_names(root: Path) -> None:
+    tree: dict[str, str | None] = {"proj/GEMINI.md": "# Rules\n"}
+    tails = {0: "/go)", 1: "/i.png)", 6: ">"}
+    for number, name in enumerate(HOSTILE_NAMES):
+        tree[f"proj/{name}{tails.get(number, '')}/GEMINI.md"] = "Sub rules\n"
+    build_tree(root, tree)
+    summary = root / "summary.md"
+    run = _report(root, root / "proj", "--markdown", str(summary), "--json")
+    assert run.code == 0, run.err
+    rows = json.loads(run.out)["rows"]
+    agents = json.loads(run.out)["agents"]
+    assert len(rows) == len(HOSTILE_NAMES) + 1
+    text = summary.read_text(encoding="utf-8")
+    parsed = _render(text)
+    # No link, image, heading (but our own h3), HTML from a name, emphasis, line break.
+    assert not {"a", "img", "h1", "h2", "h4", "h5", "h6", "b", "em", "del", "br"} \
+        & set(parsed.tags), parsed.tags
+    assert parsed.tags.count("h3") == 1
+    # The first table: a header and one row per file, each exactly 1 + agents cells wide.
+    table = parsed.rows[:len(rows) + 1]
+    assert all(len(cells) == 1 + len(agents) for cells in table), table
+    shown = [cells[0] for cells in table[1:]]
+    assert len(parsed.rows) == len(rows) + 1 + 1 + len(agents)  # and the agents' table
+    for row in rows:
+        relative = row["relative"]
+        if any(c in relative for c in "\r\n\u2028\u2029\u202e"):
+            escaped = (relative.replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+                       .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+                       .replace("\u202e", "\\u202e"))
+            assert f'"{escaped}"' in shown, (relative, shown)
+        elif "\\" in relative:
+            assert '"' + relative.replace("\\", "\\\\") + '"' in shown, (relative, shown)
+        else:
+            assert relative in shown, (relative, shown)
+    # The mention is inert: inside code only (GitHub links mentions outside code).
+    assert not re.search(r"(?<![`\w])@octocat", text.replace("`@octocat", ""))
+    assert any("@octocat" in code for code in parsed.code)
+    # No raw line break or bidi control reaches the file.
+    assert not re.search("[\r\u2028\u2029\u202e]", text)
+
+
+def test_sarif_messages_make_no_embedded_link_of_an_import_path(root: Path) -> None:
+    build_tree(root, {"proj/GEMINI.md": "# Rules\n@./[Approve](https:evil.example).md\n"})
+    run = memlens("check", str(root / "proj"), "--trusted", "--format", "sarif", cwd=root,
+                  home=_home(root), env={"MEMLENS_AGENTS": "gemini@0.44+"})
+    results = json.loads(run.out)["runs"][0]["results"]
+    texts = [r["message"]["text"] for r in results]
+    assert any("Approve" in t for t in texts), texts
+    for message in texts:
+        assert not re.search(r"(?<!\\)[\[\]]", message), message
+
+
+def test_a_name_that_is_not_utf8_fails_no_output_file(root: Path) -> None:
+    """A folder whose name is not UTF-8: every output file is written, valid UTF-8 (before,
+    each of the three failed on the name: 'surrogates not allowed')."""
+    build_tree(root, {"proj/GEMINI.md": "# Rules\n"})
+    odd = os.path.join(os.fsencode(root / "proj"), b"n\xffo")
+    os.mkdir(odd)
+    with open(os.path.join(odd, b"GEMINI.md"), "wb") as handle:
+        handle.write(b"Sub rules\n")
+    page, summary, data = root / "page.html", root / "summary.md", root / "data.json"
+    run = _report(root, root / "proj", "--html", str(page), "--markdown", str(summary),
+                  "--json-file", str(data))
+    assert run.code == 0, run.err
+    assert "n\ufffdo/GEMINI.md" in page.read_bytes().decode("utf-8")
+    assert '`"n\\xffo/GEMINI.md"`' in summary.read_bytes().decode("utf-8")
+    rows = json.loads(data.read_bytes().decode("utf-8"))["rows"]
+    assert "n\ufffdo/GEMINI.md" in [row["relative"] for row in rows]
 
 
 # --- 11: git runs no command the repository configures --------------------------------------------
