@@ -308,6 +308,37 @@ def test_a_name_that_is_not_utf8_fails_no_output_file(root: Path) -> None:
     assert "n\ufffdo/GEMINI.md" in [row["relative"] for row in rows]
 
 
+def test_hover_markdown_from_every_agent_renders_no_markup_from_names(root: Path) -> None:
+    """The editor's hovers are Markdown too (VS Code renders links and remote images there):
+    every agent's headline, the budget table and the rule notes show a hostile folder name,
+    rule path, glob and description as text."""
+    from memlens.agents import AGENT_IDS, agent_by_id
+    from memlens.model import MemorySettings
+    from memlens.reports.budgets import context_budget, table
+
+    link = "[Approve](https:evil.example)"
+    folder = root / "x`![t](https:evil.example" / "p.png)" / "a\r# APPROVED\rb"
+    rule = "---\ndescription: " + link + " <b>x</b>\nglobs: '*.py'\n---\nRule.\n"
+    build_tree(folder, {
+        "GEMINI.md": "g\n", "CLAUDE.md": "c\n", "AGENTS.md": "a\n",
+        ".claude/rules/r.md": "---\npaths: ['" + link + "/**']\n---\nr\n",
+        ".github/copilot-instructions.md": "i\n",
+        ".github/instructions/x.instructions.md": "---\napplyTo: '" + link + "'\n---\nx\n",
+        ".cursor/rules/" + link.replace("/", "_") + ".mdc": rule,
+        ".agents/rules/r.md": "---\ntrigger: model_decision\ndescription: " + link
+                              + "\n---\nr\n",
+    })
+    settings = MemorySettings(home=str(_home(root)))
+    for agent_id in AGENT_IDS:
+        memory = agent_by_id(agent_id).load(str(folder), settings)
+        parsed = _render(memory.headline)
+        assert not {"a", "img", "h1", "h2", "b"} & set(parsed.tags), (agent_id, memory.headline)
+    budget = context_budget("claude", [(str(folder / "CLAUDE.md"), "CLAUDE.md", "c\n")])
+    parsed = _render(table(budget, {str(folder / "CLAUDE.md"): str(folder / "CLAUDE.md")}))
+    assert not {"a", "img"} & set(parsed.tags)
+    assert all(len(cells) == 4 for cells in parsed.rows), parsed.rows
+
+
 # --- 11: git runs no command the repository configures --------------------------------------------
 def _git(repo: Path, *args: str) -> None:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}

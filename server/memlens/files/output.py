@@ -84,6 +84,21 @@ def markdown_code(text: str, *, table: bool = False) -> str:
     return f"{fence}{pad}{shown}{pad}{fence}"
 
 
+# The characters that start Markdown markup inline: escapes, code, emphasis, links and
+# images ([ ]), HTML (< >), headings, table cells, entities, strikethrough, math.
+_MD_MARKUP = re.compile(r"[\\`*_\[\]<>#|&~$]")
+
+
+def markdown_text(text: str) -> str:
+    """`text` from disk that is prose, not a name (a skill's description, a glob, a rule's
+    note), as Markdown that renders as that text: each control character, separator and bidi
+    control written C-style, then each character that starts markup backslash-escaped, so no
+    link, image, emphasis, code span, HTML, heading or table cell comes from it (a bare URL a
+    client links shows itself)."""
+    shown = _MD_CONTROL.sub(lambda m: _escape_one(m[0]), text)
+    return _MD_MARKUP.sub(lambda m: "\\" + m[0], shown)
+
+
 def valid_utf8(text: str) -> str:
     """`text` with each byte that is not UTF-8 (a lone surrogate, PEP 383) as U+FFFD, as a
     browser shows it: for a page that must be valid UTF-8 (the HTML report)."""
