@@ -457,6 +457,21 @@ def test_diff_reads_the_repository_it_is_run_in_not_git_dir_from_the_environment
     assert json.loads(run.out)["repository"] == str(repo)
 
 
+def test_diff_never_runs_a_git_the_repository_holds(root: Path) -> None:
+    """PATH with a relative entry (`bin`, or the empty one that means "."): git runs in the
+    repository, so such an entry found the repository's own `bin/git` before."""
+    repo = _repository(root)
+    markers = root / "markers"
+    markers.mkdir()
+    fake = repo / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ntouch '{markers}/fake-git'\nexit 1\n")
+    fake.chmod(0o755)
+    run = _diff(repo, "HEAD~1", "HEAD", env={"PATH": f"bin::{os.environ['PATH']}"})
+    assert os.listdir(markers) == []
+    assert run.code == 1, run.err
+
+
 def test_only_read_only_plumbing_goes_through_the_git_runner() -> None:
     from memlens.files.git import git_argv
 

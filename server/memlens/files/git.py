@@ -9,12 +9,15 @@ off on the command line (`-c` outranks every configuration file), runs git with 
 environment of our own (no `GIT_DIR`, `GIT_CONFIG_*` or other `GIT_*` variable is inherited:
 the repository is the folder we are asked about, found from it), and runs only read-only
 plumbing that applies no filter, textconv or diff driver (`ALLOWED`); bounded by
-`files.probe.run_bounded`.
+`files.probe.run_bounded`. git itself is looked up in the absolute folders of PATH only: a
+relative entry (`bin`, or the empty one that means ".") would find a `git` the repository
+holds, since git runs in the repository.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 
 from memlens.files.probe import Probed, run_bounded
@@ -67,14 +70,20 @@ def git_environment() -> dict[str, str]:
     return env
 
 
-def git_argv(args: Sequence[str]) -> list[str]:
+def git_executable() -> str | None:
+    """The git on the absolute folders of PATH, or None."""
+    folders = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return shutil.which("git", path=os.pathsep.join(f for f in folders if os.path.isabs(f)))
+
+
+def git_argv(args: Sequence[str], git: str = "git") -> list[str]:
     """The command line for `git <args>`: our configuration first. Raises ValueError for a
     command outside `ALLOWED` or one asked to filter."""
     if not args or args[0] not in ALLOWED:
         raise ValueError(f"git {args[0] if args else ''}: not a command memlens runs")
     if args[0] == "cat-file" and any(a.split("=")[0] in _FILTERING for a in args[1:]):
         raise ValueError("git cat-file: filters and textconv are never applied")
-    argv = ["git", "--no-pager"]
+    argv = [git, "--no-pager"]
     for item in CONFIG:
         argv += ["-c", item]
     return [*argv, *args]
@@ -84,5 +93,9 @@ def run_git(args: Sequence[str], cwd: str, *, max_output: int,
             stdin: int | None = None) -> Probed:
     """`git <args>` in `cwd`, safely (module docstring), its output read up to `max_output`
     bytes."""
-    return run_bounded(git_argv(args), cwd=cwd, env=git_environment(), max_output=max_output,
+    git = git_executable()
+    argv = git_argv(args, git or "git")  # checks the command even when git is missing
+    if git is None:
+        return Probed(None, b"", failed="git is not on PATH (its absolute folders)")
+    return run_bounded(argv, cwd=cwd, env=git_environment(), max_output=max_output,
                        stdin=stdin)
