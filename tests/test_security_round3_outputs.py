@@ -16,6 +16,7 @@ Each test failed on the code before the fix (docs/security.md, issue 30 round th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -470,6 +471,23 @@ def test_diff_never_runs_a_git_the_repository_holds(root: Path) -> None:
     run = _diff(repo, "HEAD~1", "HEAD", env={"PATH": f"bin::{os.environ['PATH']}"})
     assert os.listdir(markers) == []
     assert run.code == 1, run.err
+
+
+def test_diff_stops_a_git_that_waits_on_a_fifo_the_config_includes(root: Path) -> None:
+    """`include.path` naming a FIFO (an archive can carry one) kept git, and so `memlens
+    diff`, waiting for ever; now git is stopped at its deadline and one line says so."""
+    repo = _repository(root)
+    fifo = root / "config.fifo"
+    os.mkfifo(fifo)
+    _git(repo, "config", "include.path", str(fifo))
+    try:
+        run = _diff(repo, "HEAD~1", "HEAD")
+    finally:
+        with contextlib.suppress(OSError):  # let a git still waiting (the old code's) go
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert run.code == 2
+    assert run.err == ("memlens: error: git rev-parse did not finish in time and was stopped "
+                       "(is one of the repository's git files a FIFO?)\n")
 
 
 def test_only_read_only_plumbing_goes_through_the_git_runner() -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.files.git import run_git
 from memlens.files.output import escape_controls
+from memlens.files.probe import Probed
 
 if TYPE_CHECKING:
     from memlens.model import MemorySettings
@@ -83,14 +84,22 @@ def _git_bytes(args: Sequence[str], cwd: str, *, check: bool = True, stdin: int 
     """git's output, read up to `limit` bytes (`files.probe`: past it git is killed); git is
     run by `files.git.run_git`, which lets no command the repository configures run."""
     probed = run_git(args, cwd, max_output=limit, stdin=stdin)
-    if probed.failed is not None:
-        raise DiffUsageError(f"cannot run git: {probed.failed}")
+    _stopped(probed, args[0])
     if probed.over_cap:
         raise DiffUsageError(f"git {args[0]} printed more than {limit} bytes: not read")
     if check and probed.returncode != 0:
         message = probed.errors.decode("utf-8", "replace").strip().splitlines()
         raise DiffUsageError(f"git {args[0]} failed: {message[-1] if message else 'error'}")
     return probed.output
+
+
+def _stopped(probed: Probed, command: str) -> None:
+    """One line when git could not run or was stopped at its deadline."""
+    if probed.failed is not None:
+        raise DiffUsageError(f"cannot run git: {probed.failed}")
+    if probed.timed_out:
+        raise DiffUsageError(f"git {command} did not finish in time and was stopped (is one "
+                             "of the repository's git files a FIFO?)")
 
 
 def _commit(rev: str, top: str) -> str:
@@ -177,8 +186,7 @@ def _blobs(side_name: str, top: str, wanted: list[_Entry]) -> dict[str, bytes]:
         ids.seek(0)
         probed = run_git(["cat-file", "--batch"], top, max_output=GIT_OUTPUT_LIMIT,
                          stdin=ids.fileno())
-    if probed.failed is not None:
-        raise DiffUsageError(f"cannot run git: {probed.failed}")
+    _stopped(probed, "cat-file")
     if probed.over_cap:
         raise DiffUsageError(f"{side_name}: its memory files hold more than "
                              f"{GIT_OUTPUT_LIMIT} bytes: not read")

@@ -9,7 +9,9 @@ off on the command line (`-c` outranks every configuration file), runs git with 
 environment of our own (no `GIT_DIR`, `GIT_CONFIG_*` or other `GIT_*` variable is inherited:
 the repository is the folder we are asked about, found from it), and runs only read-only
 plumbing that applies no filter, textconv or diff driver (`ALLOWED`); bounded by
-`files.probe.run_bounded`. git itself is looked up in the absolute folders of PATH only: a
+`files.probe.run_bounded`, and by a deadline (`TIMEOUTS`): a FIFO among git's files — an
+`include.path` the config names, the index, HEAD — would otherwise keep git waiting for ever.
+git itself is looked up in the absolute folders of PATH only: a
 relative entry (`bin`, or the empty one that means ".") would find a `git` the repository
 holds, since git runs in the repository.
 """
@@ -52,6 +54,12 @@ CONFIG: tuple[str, ...] = (
     *(f"protocol.{name}.allow=never" for name in _TRANSPORTS),
 )
 
+# Deadlines, a guard against a hang and never a measure of speed: rev-parse reads HEAD, refs
+# and the configuration (milliseconds in any repository); listing a huge work tree or
+# reading the blobs of a large commit may take minutes.
+TIMEOUTS = {"rev-parse": 30.0}
+TIMEOUT = 900.0
+
 ENVIRONMENT = {
     "GIT_TERMINAL_PROMPT": "0",  # never ask for a password
     "GIT_NO_LAZY_FETCH": "1",  # a missing object is missing: no fetch from a promisor remote
@@ -92,10 +100,10 @@ def git_argv(args: Sequence[str], git: str = "git") -> list[str]:
 def run_git(args: Sequence[str], cwd: str, *, max_output: int,
             stdin: int | None = None) -> Probed:
     """`git <args>` in `cwd`, safely (module docstring), its output read up to `max_output`
-    bytes."""
+    bytes; killed past its deadline (`Probed.timed_out`)."""
     git = git_executable()
     argv = git_argv(args, git or "git")  # checks the command even when git is missing
     if git is None:
         return Probed(None, b"", failed="git is not on PATH (its absolute folders)")
     return run_bounded(argv, cwd=cwd, env=git_environment(), max_output=max_output,
-                       stdin=stdin)
+                       stdin=stdin, timeout=TIMEOUTS.get(args[0], TIMEOUT))
