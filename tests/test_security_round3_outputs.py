@@ -164,19 +164,6 @@ def test_a_regular_output_file_is_still_replaced_and_the_summary_appended(
     assert summary.read_text().startswith("earlier step\n### What each agent reads in ")
 
 
-def test_the_atomic_writer_never_renames_over_a_fifo(root: Path) -> None:
-    """The writer of memory files (`memlens add`, the chat's tools) refuses what is not a
-    regular file, whatever a link in the workspace points at."""
-    from memlens.files.atomic import atomic_write
-
-    fifo = root / "fifo"
-    os.mkfifo(fifo)
-    (root / "GEMINI.md").symlink_to("fifo")
-    with pytest.raises(OSError, match="not a regular file"):
-        atomic_write(str(root / "GEMINI.md"), "- a fact\n")
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-
-
 # --- 8: Markdown from names on disk --------------------------------------------------------------
 HOSTILE_NAMES = [
     "x`[Review and approve](https:evil.example",  # continues with "/go)" below

@@ -6,11 +6,9 @@ and by the chat's file tools."""
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import re
-import stat
 import tempfile
 import threading
 import time
@@ -47,24 +45,18 @@ def atomic_write(path: str, text: str) -> None:
     """Replace `path`'s content atomically: a temp file in the same folder, fsync, rename.
 
     A symbolic link is written through (its target is replaced), never replaced by a file;
-    the file's permissions are kept. What is not a regular file (a device such as /dev/null,
-    a FIFO, a socket, a folder) is never renamed over: OSError. A crash leaves the old or the
-    new content, never a mix; the temp file a killed writer leaves
-    (`.<name>.memlens-tmp-XXXXXXXX`) is removed by the next write in that folder. Holds
-    `memory_lock` (re-entrant) for the whole write.
+    the file's permissions are kept. A crash leaves the old or the new content, never a mix;
+    the temp file a killed writer leaves (`.<name>.memlens-tmp-XXXXXXXX`) is removed by the
+    next write in that folder. Holds `memory_lock` (re-entrant) for the whole write.
     """
     path = os.path.realpath(path)
     directory = os.path.dirname(path)
     with memory_lock(path):
         _remove_stale_temps(directory)
         try:
-            info = os.stat(path)
+            mode: int | None = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
-            mode: int | None = None
-        else:
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file: not replaced", path)
-            mode = info.st_mode & 0o7777
+            mode = None
         fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
