@@ -82,7 +82,7 @@ async def test_hover_on_a_skill_name_says_who_wins(client: LanguageClient,
     assert (await hover(theirs)).startswith(
         "**Skill `deploy`** — tier: workspace; offered to the agent\n\nShip the service.")
     assert (await hover(mine)).startswith(
-        f"**Skill `deploy`** — tier: user; **not offered**: {theirs} (workspace) wins")
+        f"**Skill `deploy`** — tier: user; **not offered**: `{theirs}` (workspace) wins")
 
 
 @pytest.mark.asyncio

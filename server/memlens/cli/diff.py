@@ -1,8 +1,9 @@
 """`memlens diff [BASE [HEAD]]`: what each agent sends at start, per folder, compared between
 two git revisions, or a revision and the working tree (issue 14, docs/reference.md "memlens diff").
 
-Both sides are materialised in one temporary folder outside the repository (a revision with
-`git archive`, the working tree as the files git lists: tracked and untracked, not ignored),
+Both sides are materialised in one temporary folder outside the repository (a revision from
+its objects, `git ls-tree` and `git cat-file --batch`; the working tree as the files git
+lists: tracked and untracked, not ignored),
 each with an empty `.git` folder at its top (the project-root marker the agents stop at), and
 always removed. Memory files git ignores (CLAUDE.local.md, a personal GEMINI.md) are copied
 from the working tree into every side that lacks them: like HOME, they are the same on both
@@ -27,8 +28,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memlens.files.git import run_git
 from memlens.files.output import escape_controls
-from memlens.files.probe import run_bounded
+from memlens.files.probe import Probed
 
 if TYPE_CHECKING:
     from memlens.model import MemorySettings
@@ -79,16 +81,25 @@ def _git(args: Sequence[str], cwd: str, *, check: bool = True, stdin: int | None
 
 def _git_bytes(args: Sequence[str], cwd: str, *, check: bool = True, stdin: int | None = None,
                limit: int = GIT_OUTPUT_LIMIT) -> bytes:
-    """git's output, read up to `limit` bytes (`files.probe`: past it git is killed)."""
-    probed = run_bounded(["git", *args], cwd=cwd, max_output=limit, stdin=stdin)
-    if probed.failed is not None:
-        raise DiffUsageError(f"cannot run git: {probed.failed}")
+    """git's output, read up to `limit` bytes (`files.probe`: past it git is killed); git is
+    run by `files.git.run_git`, which lets no command the repository configures run."""
+    probed = run_git(args, cwd, max_output=limit, stdin=stdin)
+    _stopped(probed, args[0])
     if probed.over_cap:
         raise DiffUsageError(f"git {args[0]} printed more than {limit} bytes: not read")
     if check and probed.returncode != 0:
         message = probed.errors.decode("utf-8", "replace").strip().splitlines()
         raise DiffUsageError(f"git {args[0]} failed: {message[-1] if message else 'error'}")
     return probed.output
+
+
+def _stopped(probed: Probed, command: str) -> None:
+    """One line when git could not run or was stopped at its deadline."""
+    if probed.failed is not None:
+        raise DiffUsageError(f"cannot run git: {probed.failed}")
+    if probed.timed_out:
+        raise DiffUsageError(f"git {command} did not finish in time and was stopped (is one "
+                             "of the repository's git files a FIFO?)")
 
 
 def _commit(rev: str, top: str) -> str:
@@ -173,10 +184,9 @@ def _blobs(side_name: str, top: str, wanted: list[_Entry]) -> dict[str, bytes]:
     with tempfile.TemporaryFile() as ids:
         ids.write("".join(f"{e.object_id}\n" for e in wanted).encode("ascii"))
         ids.seek(0)
-        probed = run_bounded(["git", "cat-file", "--batch"], cwd=top,
-                             max_output=GIT_OUTPUT_LIMIT, stdin=ids.fileno())
-    if probed.failed is not None:
-        raise DiffUsageError(f"cannot run git: {probed.failed}")
+        probed = run_git(["cat-file", "--batch"], top, max_output=GIT_OUTPUT_LIMIT,
+                         stdin=ids.fileno())
+    _stopped(probed, "cat-file")
     if probed.over_cap:
         raise DiffUsageError(f"{side_name}: its memory files hold more than "
                              f"{GIT_OUTPUT_LIMIT} bytes: not read")

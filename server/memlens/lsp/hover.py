@@ -18,6 +18,7 @@ from memlens.agents.gemini.imports import ImportProcessor
 from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.files.nodecompat import dirname, resolve
+from memlens.files.output import markdown_code, markdown_text
 from memlens.lsp.convert import path_of, uri_of
 from memlens.lsp.merged import folder_budget, memory_for, trust_source
 from memlens.lsp.previews import visible
@@ -61,7 +62,7 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
     processor = ImportProcessor(index.reader, index.engine().root_finder,
                                 max_chars=IMPORT_PREVIEW_CHARS * 4)
     wrapped = processor.process(f"@{token.path}", dirname(path), source_file=path)
-    header = f"**`@{token.path}`** → `{target}`"
+    header = f"**{markdown_code('@' + token.path)}** → {markdown_code(target)}"
     if _said_by_a_problem(ls, path, position.line, wrapped.content):
         # VS Code shows the problem's detail in the same hover: the comment once is enough.
         value = (f"{header}\n\nGemini CLI includes no file here: it puts the error comment "
@@ -99,7 +100,7 @@ def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
     body, cut = clip(visible(ls, path, merged), MERGED_PREVIEW_CHARS)
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
     budget = folder_budget(ls, path)
-    lines = [f"**Merged context for `{folder}`** — "
+    lines = [f"**Merged context for {markdown_code(folder)}** — "
              f"{summary(count, chars, budget.total.tokens)}{jit_note}"]
     if not trusted:
         source = trust_source(ls, path)
@@ -162,10 +163,11 @@ def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Positio
     if winner is not None and winner[0].location == path:
         status = "offered to the agent"
     elif winner is not None:
-        status = f"**not offered**: {winner[0].location} ({winner[1]}) wins"
+        status = f"**not offered**: {markdown_code(winner[0].location)} ({winner[1]}) wins"
     else:
         status = "not offered"
-    value = (f"**Skill `{skill.name}`** — tier: {tier}; {status}\n\n{skill.description}")
+    value = (f"**Skill {markdown_code(skill.name)}** — tier: {tier}; {status}\n\n"
+             f"{markdown_text(skill.description)}")
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
                                                     value=value))
 

@@ -34,6 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from memlens.files.output import markdown_code
 from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
 
@@ -159,8 +160,8 @@ def table(budget: ContextBudget, rel: dict[str, str] | None = None) -> str:
     lines = ["| File | Chars | Bytes | Tokens |", "|---|--:|--:|--:|"]
     for row in budget.files:
         f = row.figures
-        lines.append(f"| `{rel.get(row.path, row.path)}` | {f.chars:,} | {f.bytes:,} | "
-                     f"~{f.tokens:,} |")
+        name = markdown_code(rel.get(row.path, row.path), table=True)  # a name from disk
+        lines.append(f"| {name} | {f.chars:,} | {f.bytes:,} | ~{f.tokens:,} |")
     t = budget.total
     lines.append(f"| **Folder total** | **{t.chars:,}** | **{t.bytes:,}** | **~{t.tokens:,}** |")
     lines += ["", f"*Tokens: {budget.estimator.label} ({budget.estimator.source}) — an "

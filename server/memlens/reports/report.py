@@ -8,6 +8,7 @@ from __future__ import annotations
 import posixpath
 from importlib import resources
 
+from memlens.files.output import markdown_code
 from memlens.protocol.matrix import MatrixResult
 
 ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "not-read": "○"}
@@ -33,22 +34,26 @@ def html_report(result: MatrixResult, version: str) -> str:
 
 
 def _md(text: str) -> str:
-    """A table cell's text: pipes and line breaks would end the cell."""
+    """A table cell of our own words (an agent's label, a cell's word): a pipe would end it."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_summary(result: MatrixResult) -> str:
-    """The matrix as GitHub-flavoured Markdown (for `$GITHUB_STEP_SUMMARY`)."""
+    """The matrix as GitHub-flavoured Markdown (for `$GITHUB_STEP_SUMMARY`). Every name from
+    disk (the folder, each file) is a code span (`files.output.markdown_code`): a file name
+    can hold no link, image, @mention, heading, HTML or line break that renders, and never
+    adds a cell or a row (docs/security.md)."""
     head = "| File | " + " | ".join(_md(a.label) for a in result.agents) + " |"
     rule = "|---|" + "---|" * len(result.agents)
-    lines = [f"### What each agent reads in `{_md(result.folder)}`", "", head, rule]
+    lines = [f"### What each agent reads in {markdown_code(result.folder)}", "", head, rule]
     for row in result.rows:
         cells = []
         for agent in result.agents:
             cell = row.cells[agent.id]
             text = f"{ICONS[cell.state]} {cell.word}" + (f" ({cell.cut})" if cell.cut else "")
             cells.append(_md(text if cell.state == "not-read" else f"**{text}**"))
-        lines.append(f"| `{_md(row.relative)}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_code(row.relative, table=True)} | " + " | ".join(cells)
+                     + " |")
     lines += ["", "| Agent | Tokens at start-up | Files |", "|---|---:|---:|"]
     for agent in result.agents:
         lines.append(f"| {_md(agent.label)} | {agent.map.tokens:,} | "

@@ -3,7 +3,8 @@ format code-scanning dashboards (GitHub code scanning, Azure DevOps) upload.
 
 Pure mapping: one run; `tool.driver` is memlens with its version and a rule for every
 diagnostic code Memory Lens has (`RULES`); each result has its rule, level (error, warning,
-note for info), message (with the detail after " — ") and a physical location whose
+note for info), message (with the detail after " — "; its square brackets escaped, so a
+name from disk is never an embedded link) and a physical location whose
 `artifactLocation.uri` is relative to the repository holding the checked path (else the
 checked folder) under `uriBaseId` `SRCROOT` (`ROOT2`, `ROOT3`… for more checked paths in other
 repositories), or an absolute `file:` URI for a file outside them (HOME memory). Regions are
@@ -152,8 +153,16 @@ def _rule_name(code: str) -> str:
     return "".join(part.capitalize() for part in code.split("-"))
 
 
+def plain_message(text: str) -> str:
+    """A result's message as SARIF plain text: there `[text](target)` is an embedded link
+    that viewers render, so every square bracket — a message quotes file names and import
+    paths from disk — is escaped with a backslash, as SARIF asks of brackets that are not a
+    link (docs/security.md)."""
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def _result(d: Diagnostic, rule_index: int, bases: dict[str, str]) -> dict[str, Any]:
-    text = f"{d.message} — {d.detail}" if d.detail else d.message
+    text = plain_message(f"{d.message} — {d.detail}" if d.detail else d.message)
     holder = max((f for f in bases if is_subpath(f, d.path)), key=len, default=None)
     location: dict[str, Any]
     if holder is not None:

@@ -21,6 +21,7 @@ from memlens.agents.base import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, resolve
+from memlens.files.output import markdown_code
 from memlens.files.roots import repository_root
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -102,7 +103,8 @@ class AgentsMdAgent(WithoutReferences, MemoryAgent):
         return AgentMemory(
             agent=self.id, cwd=agents.cwd, mode="nearest", files=files, text=agents.render(),
             diagnostics=[], listing=listing,
-            headline=f"**AGENTS.md in force for `{folder}`** (nearest ancestor wins; {note})",
+            headline=(f"**AGENTS.md in force for {markdown_code(folder)}** (nearest ancestor "
+                      f"wins; {note})"),
             details={"active": agents.active, "shadowed": agents.shadowed})
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],

@@ -39,6 +39,7 @@ from memlens.agents.base import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
+from memlens.files.output import markdown_code, markdown_text
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.text.frontmatter import yaml_mapping
@@ -318,9 +319,10 @@ class AntigravityAgent(WithoutReferences, MemoryAgent):
             later = [AgentFile(f.path, "on read", f.content, f.reason, when="on-read")
                      for f in read.files]
         offered = [r for r in rules if r.trigger != ALWAYS_ON]
-        headline = (f"**Antigravity CLI memory for `{cwd}`** ({CONVENTION_NOTE}) — "
+        headline = (f"**Antigravity CLI memory for {markdown_code(cwd)}** ({CONVENTION_NOTE}) — "
                     f"{files_figures(self.label, startup, sent)}"
-                    + "".join(f"\n- `{r.path}`: {r.note}" for r in offered))
+                    + "".join(f"\n- {markdown_code(r.path)}: {markdown_text(r.note)}"
+                            for r in offered))
         listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content)
                    for f in startup]
         listing += [ListedFile(r.path, r.trigger, len(r.body), r.body) for r in offered]

@@ -42,6 +42,7 @@ from memlens.agents.claude.startup import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.files.output import markdown_code, markdown_text
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.text.references import ImportToken, relative_import
@@ -177,10 +178,11 @@ class ClaudeAgent(MemoryAgent):
             text = "\n".join(p for p in [sent, *read.payloads] if p)
             later = [AgentFile(f.path, "on read", f.content, f.reason, when="on-read")
                      for f in read.files]
-        scoped = "".join(f"\n- `{r.path}` applies to {', '.join(r.applies_to)}"
+        scoped = "".join(f"\n- {markdown_code(r.path)} applies to "
+                         f"{markdown_text(', '.join(r.applies_to))}"
                          for r in load.conditional_rules)
         startup = [AgentFile(f.path, f.kind, f.content) for f in load.files]
-        headline = (f"**{self.label} memory for `{folder}`** — "
+        headline = (f"**{self.label} memory for {markdown_code(folder)}** — "
                     f"{files_figures(self.label, startup, sent)}"
                     + (f"\n\nRules scoped by `paths:`:{scoped}" if scoped else ""))
         listing = [ListedFile(f.path, f.kind, len(f.content), f.content) for f in load.files]

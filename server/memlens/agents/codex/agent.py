@@ -45,6 +45,7 @@ from memlens.agents.base import (
 )
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname
+from memlens.files.output import markdown_code
 from memlens.files.structured import StructuredDataError, load_toml_file
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -541,7 +542,7 @@ class CodexAgent(WithoutReferences, MemoryAgent):
         listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content) for f in files]
         listing += [ListedFile(p, "lost") for p in load.lost]
         text = load.render()
-        headline = (f"**{self.label} memory for `{load.cwd}`** — "
+        headline = (f"**{self.label} memory for {markdown_code(load.cwd)}** — "
                     f"{files_figures(self.label, files, text)}, sent once at start")
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="codex", files=files, text=text,

@@ -42,6 +42,7 @@ from memlens.agents.copilot.load import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import resolve
+from memlens.files.output import markdown_code, markdown_text
 from memlens.files.walk import walk
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -171,10 +172,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         listing += [ListedFile(f.path, "excluded") for f in load.excluded]
         diagnostics = [d for f in [*load.always, *load.scoped, *load.excluded]
                        for d in instruction_diagnostics(f)]
-        scoped = "".join(f"\n- `{f.display}` applies to {f.front.raw_apply_to}"
+        scoped = "".join(f"\n- {markdown_code(f.display)} applies to "
+                         f"{markdown_text(str(f.front.raw_apply_to))}"
                          for f in load.scoped if f.front)
         start = load.render()
-        headline = (f"**{self.label} instructions for `{load.cwd}`** — "
+        headline = (f"**{self.label} instructions for {markdown_code(load.cwd)}** — "
                     f"{files_figures(self.label, files, start)}"
                     + (f"\n\nFiles scoped by `applyTo` (sent on read):{scoped}" if scoped else ""))
         return AgentMemory(

@@ -52,6 +52,7 @@ from memlens.agents.cursor.rules import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
+from memlens.files.output import markdown_code, markdown_text
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 
@@ -252,9 +253,10 @@ class CursorAgent(WithoutReferences, MemoryAgent):
             later = [AgentFile(f.path, "on read", f.content, f.reason, when="on-read")
                      for f in read.files]
         offered = [r for r in load.rules if r.kind != ALWAYS]
-        headline = (f"**Cursor rules for `{load.cwd}`** ({CONVENTION_NOTE}) — "
+        headline = (f"**Cursor rules for {markdown_code(load.cwd)}** ({CONVENTION_NOTE}) — "
                     f"{files_figures(self.label, startup, sent)}"
-                    + "".join(f"\n- `{r.path}`: {_note(r)}" for r in offered))
+                    + "".join(f"\n- {markdown_code(r.path)}: {markdown_text(_note(r))}"
+                            for r in offered))
         listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content)
                    for f in startup]
         listing += [ListedFile(r.path, f"auto ({shorten(', '.join(r.globs), 40)})", len(r.body),

@@ -37,6 +37,7 @@ from memlens.agents.gemini.render import (
 from memlens.agents.gemini.trust import memory_summary
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.files.output import markdown_code
 from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic
 from memlens.text.references import ImportToken, relative_import
@@ -184,7 +185,7 @@ class GeminiAgent(MemoryAgent):
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode=load.mode, files=files, text=text,
             diagnostics=diagnose(load, engine),
-            headline=f"**{self.label} memory for `{folder}`** — "
+            headline=f"**{self.label} memory for {markdown_code(folder)}** — "
                      f"{memory_summary(len(files), chars)}",
             listing=[ListedFile(f.path, f.tier, None if f.content is None else len(f.content))
                      for f in load.files],

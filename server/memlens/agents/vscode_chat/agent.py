@@ -39,6 +39,7 @@ from memlens.agents.vscode_chat.discovery import (
 from memlens.agents.vscode_chat.settings import user_settings_file
 from memlens.agents.vscode_chat.walkdiags import walk_diagnostics
 from memlens.files.fsread import FileReader
+from memlens.files.output import markdown_code
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 
@@ -155,7 +156,7 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
         listing += [ListedFile(p, "listed (nested)") for p in load.nested_agents]
         text = load.render()
         payloads = load.index_parts() + load.attachments()
-        headline = (f"**{self.label} instructions for `{load.workspace}`** — "
+        headline = (f"**{self.label} instructions for {markdown_code(load.workspace)}** — "
                     f"{files_figures(self.label, files, text)}, attached to each request "
                     "(read from VS Code's sources)")
         return AgentMemory(
