@@ -38,6 +38,16 @@ class ProposedContent implements vscode.TextDocumentContentProvider {
 
 const WRITE_THERE = "Write there";
 
+/** The settings file that chose the folder, as short as it can be said (relative to its
+ * workspace folder): the picker's row is one line, and an absolute path pushed the words that
+ * matter ("you will be asked to confirm") out of view. The modal names it in full. */
+function settingsName(chosenIn: string | null | undefined): string {
+  if (!chosenIn) {
+    return "project settings";
+  }
+  return path.isAbsolute(chosenIn) ? vscode.workspace.asRelativePath(chosenIn) : chosenIn;
+}
+
 /** The modal for a Claude Code memory folder the repository chose: the folder the user
  * confirmed (to send back as `confirmedFolder`), or undefined. */
 async function confirmRepositoryFolder(result: AddMemoryResult): Promise<string | undefined> {
@@ -113,7 +123,7 @@ export function registerAddMemory(
           detail: claudePreview.success
             ? `A topic file and its line in ${claudePreview.indexPath}: Claude Code reads it when relevant`
             : claudePreview.needsConfirmation
-              ? `$(warning) Chosen by the repository (${claudePreview.chosenIn ?? "project settings"}): you will be asked to confirm`
+              ? `$(warning) Chosen by the repository (${settingsName(claudePreview.chosenIn)}): you will be asked to confirm`
               : claudePreview.message,
           value: { agent: "claude" } as Omit<AddMemoryParams, "fact">,
           preview: claudePreview,

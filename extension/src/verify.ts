@@ -16,6 +16,8 @@ const RESTRICTED =
 const NO_SANDBOX = "no sandbox can run here";
 const RUN_UNSANDBOXED = "Run Without a Sandbox";
 const MANAGE_TRUST = "Manage Workspace Trust";
+// How long a request may take before its progress notification shows (see withQuietProgress).
+const QUIET_MS = 500;
 
 /** The report document: one section per agent, each differing payload as a unified diff. */
 export function verifyReport(result: VerifyResult): string {
@@ -55,7 +57,54 @@ export function summary(result: VerifyResult): string {
     return `Memory Lens could not verify: ${result.agents.map((a) => a.message).join("; ")}`;
   }
   const parts = result.agents.map((a) => `${a.label} ${a.status === "identical" ? "identical" : a.status === "differs" ? "differs" : a.status}`);
-  return `${result.identical ? "Identical" : "Not identical"}: ${parts.join(", ")}`;
+  // The user chose to go without a sandbox: the one line they read says so too.
+  const unsandboxed = ran.some((a) => a.isolation && a.isolation !== "sandbox") ? " (run without a sandbox)" : "";
+  return `${result.identical ? "Identical" : "Not identical"}${unsandboxed}: ${parts.join(", ")}`;
+}
+
+/** The modal's detail where no sandbox can run: what the sandbox would do, why there is none,
+ * the risk of going without (docs/security.md, memlens verify's layers), and the folder. The
+ * extension host runs where the language server and the agents run, so its platform is
+ * theirs. */
+export function noSandboxDetail(folder: string, platform: string = process.platform): string {
+  const why =
+    platform === "linux"
+      ? "Here bubblewrap is missing or user namespaces are refused (to get it: apt-get install " +
+        "bubblewrap, with user namespaces allowed)."
+      : "Bubblewrap runs on Linux only: there is none on this system.";
+  return (
+    "Memory Lens runs your agents on a copy of this folder, normally inside a sandbox " +
+    `(bubblewrap: no network, your HOME hidden, only the copy writable). ${why}\n\n` +
+    "Without a sandbox the agents run as you: the copy's hooks and servers are still removed, " +
+    "but a repository's files could make your agents run commands as you. Run them only on a " +
+    "folder you trust.\n\n" +
+    `Folder: ${folder}`
+  );
+}
+
+/** `request` with the progress notification, shown only once it has taken longer than a
+ * moment: the server refuses at once where no sandbox can run, and a "running your agents"
+ * notification (VS Code keeps one for at least 0.8 s) would stay beside the modal that asks
+ * whether to run them at all. */
+async function withQuietProgress<T>(request: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const settled = await Promise.race([
+    request.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), QUIET_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (settled) {
+    return request;
+  }
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: "Memory Lens: running your agents offline…" },
+    () => request,
+  );
 }
 
 export function registerVerify(context: vscode.ExtensionContext, client: MemlensClient): void {
@@ -92,14 +141,7 @@ export function registerVerify(context: vscode.ExtensionContext, client: Memlens
         return;
       }
       const params: VerifyParams = { folder: folder.uri.fsPath, agents: [], unsandboxed: false };
-      const run = () =>
-        vscode.window.withProgress(
-          {
-            location: vscode.ProgressLocation.Notification,
-            title: "Memory Lens: running your agents offline…",
-          },
-          () => client.request<VerifyResult>(VERIFY, params),
-        );
+      const run = () => withQuietProgress(client.request<VerifyResult>(VERIFY, params));
       let result: VerifyResult | undefined;
       try {
         result = await run();
@@ -109,10 +151,11 @@ export function registerVerify(context: vscode.ExtensionContext, client: Memlens
           void vscode.window.showErrorMessage(`Memory Lens could not verify: ${message}`);
           return;
         }
-        // No bubblewrap here: the user decides, told what the risk is, in a modal.
+        // No bubblewrap here: the user decides, told what the risk is, in a modal. The text is
+        // the editor's own (the server's names the CLI's flag, which means nothing here).
         const picked = await vscode.window.showWarningMessage(
-          `Memory Lens found no sandbox to run your agents in: ${message.replace(/: --unsafe.*$/, "")}.`,
-          { modal: true, detail: `Folder: ${folder.uri.fsPath}` },
+          "No sandbox can run your agents here.",
+          { modal: true, detail: noSandboxDetail(folder.uri.fsPath) },
           RUN_UNSANDBOXED,
         );
         if (picked !== RUN_UNSANDBOXED) {

@@ -12,8 +12,11 @@
 // MEMLENS_VERIFICATIONS a scratch record, so the machine's verified-here.json is not written
 // (and VSCODE_CLI=1, so that PATH, not the login shell's, reaches the language server).
 // The agents are the conformance suite's (tests/conformance/agents.py: the newest pinned
-// release per agent, today Gemini CLI 0.61.0, Claude Code 2.1.330 and Codex 0.169.0, or
-// those MEMLENS_AGENT_VERSIONS names), asked of that module so the versions live in one place.
+// release per agent, today Gemini CLI 0.61.0, Claude Code 2.1.330, Codex 0.169.0 and GitHub
+// Copilot CLI 1.0.102, or those MEMLENS_AGENT_VERSIONS names), asked of that module
+// (lib/agents.mjs) so the versions live in one place. The report marks each agent's line
+// "sandboxed: no network, HOME hidden, only the copy writable" (bubblewrap; where none can
+// run, verify-no-sandbox.mjs).
 //
 // No agent installed: the scenario FAILS, naming what is missing and `bash
 // scripts/agents/install.sh`. It does not skip: a run without the agents has not tested this
@@ -40,40 +43,20 @@
 // verify-running.png (the progress notification), verify-result-{light,dark}.png (the result
 // notification with "Show Report"), verify-report-{light,dark}.png (the report document).
 // About 50 s on a busy 2-core machine (the three agents take some 10 s of it).
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, lstatSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
-  REPO, runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS,
+  runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS,
   runCommand, activeTab, waitInPage, waitForEditorText, visibleLines, settled, screenshot, log,
-  projectPython,
 } from './lib/vscode.mjs';
+import { installedReferenceAgents, agentsPath } from './lib/agents.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
 const TITLE = 'Memory Lens: Verify What My Agents Read';
 const RESTRICTED = 'Restricted Mode: Memory Lens runs your agents only in a trusted workspace';
 const RUNNING = 'Memory Lens: running your agents offline';
 const TOAST = '.notifications-toasts .notification-toast';
-
-// The reference agents, in the order memlens verifies them (agent_versions.COMMANDS), with
-// their labels, pinned versions, bin folders and whether scripts/agents/install.sh installed
-// them.
-function referenceAgents() {
-  const script = `
-import json
-from memlens.agent_versions import AGENT_LABELS, COMMANDS
-from tests.conformance.agents import PINNED, agent_binary, is_installed
-print(json.dumps([{"agent": a, "label": AGENT_LABELS[a], "version": PINNED[a][0],
-                   "bin": str(agent_binary(a, PINNED[a][0]).parent),
-                   "installed": is_installed(a, PINNED[a][0])} for a in COMMANDS if a in PINNED]))
-`;
-  return JSON.parse(execFileSync(projectPython(), ['-c', script], {
-    cwd: REPO,
-    encoding: 'utf8',
-    env: { ...process.env, PYTHONPATH: [REPO, path.join(REPO, 'server')].join(path.delimiter) },
-  }));
-}
 
 // Every entry under `root`: its path, kind and content (or link target).
 function treeHash(root) {
@@ -91,14 +74,7 @@ function treeHash(root) {
 
 await runScenario('verify', async ({ page, step, cleanup }) => {
   step('find the reference agents (tests/conformance/agents.py)');
-  const agents = referenceAgents();
-  const missing = agents.filter((a) => !a.installed);
-  if (agents.length === 0 || missing.length > 0) {
-    const names = (missing.length ? missing : agents).map((a) => `${a.label} ${a.version}`).join(', ');
-    const specs = missing.map((a) => `${a.agent}@${a.version}`).join(' ');
-    throw new Error(`not installed: ${names || 'no reference agent is pinned'} — this scenario runs the real agents: `
-      + `bash scripts/agents/install.sh ${specs} (CI does, in scripts/test.sh's conformance step)`);
-  }
+  const agents = installedReferenceAgents();
   log(`verify: agents ${agents.map((a) => `${a.label} ${a.version}`).join(', ')}`);
 
   step('copy the demo; start a code-server with the agents on PATH and workspace trust on');
@@ -106,7 +82,7 @@ await runScenario('verify', async ({ page, step, cleanup }) => {
   cleanup(() => rmSync(root, { recursive: true, force: true }));
   const record = path.join(root, 'verified-here.json');
   const { url } = await startCodeServer(workspace, cleanup, {
-    PATH: [...agents.map((a) => a.bin), process.env.PATH].join(path.delimiter),
+    PATH: agentsPath(agents),
     MEMLENS_WORKSPACE_TRUST: '1',
     MEMLENS_VERIFICATIONS: record,
     // code-server gives its extension host the login shell's environment (VS Code's
@@ -185,14 +161,17 @@ await runScenario('verify', async ({ page, step, cleanup }) => {
   await activeTab(page, reportName).waitFor({ state: 'visible' });
   await waitForEditorText(page, 'the report\'s header and one line per agent', [
     `Memory Lens: what your agents read in ${workspace}`,
-    ...agents.map((a) => `${a.label} ${a.version}: identical (offline: `),
+    ...agents.map((a) => `${a.label} ${a.version}: identical (sandboxed: no network, HOME hidden, only the copy writable`),
   ], { ordered: true });
   const lines = await visibleLines(page);
   log(`verify: the report:\n  ${lines.join('\n  ')}`);
   for (const a of agents) {
     const at = lines.findIndex((l) => l.startsWith(`${a.label} ${a.version}: `));
     const payloads = [];
-    for (let i = at + 1; i < lines.length && lines[i].startsWith('  '); i += 1) payloads.push(lines[i].trim());
+    // Its indented lines: one per payload, then the notes ("note: …", what the copy left out).
+    for (let i = at + 1; i < lines.length && lines[i].startsWith('  '); i += 1) {
+      if (!lines[i].trim().startsWith('note: ')) payloads.push(lines[i].trim());
+    }
     if (payloads.length === 0) throw new Error(`the report lists no payload for ${a.label}: the demo's memory reaches every agent`);
     const odd = payloads.filter((p) => !p.endsWith(': identical'));
     if (odd.length) throw new Error(`${a.label}: payloads not identical: ${odd.join('; ')}`);
