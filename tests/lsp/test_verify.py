@@ -94,3 +94,38 @@ async def test_codex_verifies_identical_with_progress(with_codex: LanguageClient
     reports = [m for token, values in with_codex.progress_reports.items()
                if token.startswith("memlens-verify-") for m in values]
     assert reports, with_codex.progress_reports
+
+
+def _no_sandbox_config() -> ClientServerConfig:
+    config = _config([str(CODEX), *NODE_DIRS, "/usr/bin", "/bin"], RECORD)
+    config.server_env = {**(config.server_env or {}), "MEMLENS_NO_BWRAP": "1"}
+    return config
+
+
+@pytest_lsp.fixture(config=_no_sandbox_config())
+async def without_sandbox(lsp_client: LanguageClient, workspace: Path
+                          ) -> AsyncIterator[LanguageClient]:
+    await start(lsp_client, workspace)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.conformance
+@pytest.mark.skipif(not (CODEX / "codex").exists(),
+                    reason="codex 0.169.0 not installed: bash scripts/agents/install.sh")
+@pytest.mark.asyncio
+async def test_without_a_sandbox_nothing_runs_until_the_user_accepts(
+        without_sandbox: LanguageClient, workspace: Path) -> None:
+    """Issue 30: the refusal comes before any progress (the editor then asks in a modal), and
+    `unsandboxed` (the modal's "Run Without a Sandbox") runs the agent, saying so."""
+    with pytest.raises(Exception, match="no sandbox can run here"):
+        await without_sandbox.protocol.send_request_async(
+            "memlens/verify", {"folder": str(workspace), "agents": ["codex"]})
+    assert not [t for t in without_sandbox.progress_reports if t.startswith("memlens-verify-")]
+    result = plain(await without_sandbox.protocol.send_request_async(
+        "memlens/verify", {"folder": str(workspace), "agents": ["codex"],
+                           "unsandboxed": True}))
+    assert isinstance(result, dict)
+    (codex,) = result["agents"]
+    assert codex["status"] == "identical", codex
+    assert codex["isolation"] in ("network-namespace", "loopback-only")

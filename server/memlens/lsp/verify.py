@@ -27,7 +27,8 @@ def register(server: MemlensServer) -> None:
     @server.feature(VERIFY)
     async def verify_request(ls: MemlensServer, params: Any) -> dict[str, object]:
         from memlens.agents.gemini.trust import decide_trust
-        from memlens.verify.run import VerifyError, verify
+        from memlens.verify.run import NO_SANDBOX, VerifyError, verify
+        from memlens.verify.sandbox import best_isolation
 
         request = parse_params(VerifyParams, params)
         folder = request.folder or (ls.service.folders[0] if ls.service.folders else None)
@@ -38,13 +39,16 @@ def register(server: MemlensServer) -> None:
                                   folder_trust_enabled=settings.folder_trust_enabled,
                                   editor=settings.editor_trusted)
         if not trusted:
-            # The agents would run with the folder's own settings (Claude Code's hooks among
-            # them): only in a folder the user trusts.
+            # The agents run on the folder's files (sandboxed and scrubbed, but still the
+            # user's programs on the folder's text): only in a folder the user trusts.
             raise InvalidParams(f"{folder} is not trusted: Memory Lens runs your agents only "
                                 "on a trusted workspace")
         home = settings.home
         installed = ls.service.installed if ls.service.installed is not None \
             else await asyncio.to_thread(ls.service.detect)
+        will_run = any(a in installed for a in (request.agents or list(installed)))
+        if will_run and not request.unsandboxed and best_isolation() != "sandbox":
+            raise InvalidParams(NO_SANDBOX)  # before any progress shows: nothing will run
         token = f"memlens-verify-{uuid.uuid4().hex[:8]}"
         window = ls.client_capabilities.window
         use_progress = bool(window and window.work_done_progress)

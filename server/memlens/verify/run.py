@@ -34,6 +34,7 @@ import difflib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -118,9 +119,12 @@ def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str]
                         identical=bool(ran) and all(r.status == "identical" for r in ran))
 
 
-NO_SANDBOX = ("no sandbox can run here (bubblewrap: `apt-get install bubblewrap`, and user "
-              "namespaces allowed), and a repository's files could make your agents run "
-              "commands as you: --unsafe-no-sandbox runs them anyway")
+# Where the sandbox comes from: bubblewrap, on Linux only (no sandbox elsewhere yet).
+_GET_SANDBOX = ("bubblewrap: `apt-get install bubblewrap`, and user namespaces allowed"
+                if sys.platform.startswith("linux") else
+                f"Memory Lens has no sandbox for {sys.platform} yet")
+NO_SANDBOX = (f"no sandbox can run here ({_GET_SANDBOX}), and a repository's files could make "
+              "your agents run commands as you: --unsafe-no-sandbox runs them anyway")
 
 
 def _require_trust(folder: str, home: str, trusted: bool | None) -> None:
