@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memlens.agents.claude.settings_schema import invalid_setting
+from memlens.agents.gemini.settings import lookup_dotted
 from memlens.files.structured import StructuredDataError, load_json_file, load_toml_file
 from memlens.files.walk import remove_tree, walk
 
@@ -146,18 +147,10 @@ def _gemini_settings(path: str) -> str:
         return "{}\n"
     kept: dict[str, Any] = {}
     for dotted in GEMINI_MEMORY_KEYS:
-        found, value = _lookup(data, dotted)
+        found, value = lookup_dotted(data, dotted)
         if found:
             _store(kept, dotted, value)
     return json.dumps(kept, indent=2, ensure_ascii=False) + "\n"
-
-
-def _lookup(data: Any, dotted: str) -> tuple[bool, Any]:
-    for key in dotted.split("."):
-        if not isinstance(data, dict) or key not in data:
-            return False, None
-        data = data[key]
-    return True, data
 
 
 def _store(target: dict[str, Any], dotted: str, value: Any) -> None:

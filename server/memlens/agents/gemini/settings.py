@@ -300,7 +300,8 @@ def resolve_include_path(directory: str, home: str) -> str:
     return normal
 
 
-def _lookup(data: Any, dotted: str) -> tuple[bool, Any]:
+def lookup_dotted(data: Any, dotted: str) -> tuple[bool, Any]:
+    """(present, value) of a dotted settings key ("context.fileName") in nested objects."""
     for key in dotted.split("."):
         if not isinstance(data, dict) or key not in data:
             return False, None
@@ -349,7 +350,7 @@ def _schema_valid(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     for key, check in _SCHEMA.items():
-        present, value = _lookup(data, key)
+        present, value = lookup_dotted(data, key)
         if not present:
             continue
         ok = isinstance(value, dict) if check is dict else check(value)
@@ -395,16 +396,16 @@ def gemini_settings_overrides(data: Any, layer: _Layer | None = None) -> dict[st
                                                      False),
     }
     for key, (field, null_keeps_default) in switches.items():
-        present, value = _lookup(data, key)
+        present, value = lookup_dotted(data, key)
         if not present or (value is None and null_keeps_default):
             continue
         if valid and isinstance(value, str):
             value = value.lower() == "true"
         out[field] = js_truthy(value)
-    present, budget = _lookup(data, "context.discoveryMaxDirs")
+    present, budget = lookup_dotted(data, "context.discoveryMaxDirs")
     if present:
         out["discovery_max_dirs"] = max_dirs_budget(budget)
-    present, import_format = _lookup(data, "context.importFormat")
+    present, import_format = lookup_dotted(data, "context.importFormat")
     if present:  # `|| "tree"`, then only "flat" is flat: a later file's "" means tree
         out["import_format"] = "flat" if import_format == "flat" else "tree"
     markers = _get(data, "context.memoryBoundaryMarkers")
