@@ -268,3 +268,9 @@ def test_a_gitignore_line_of_16_stars_or_that_does_not_parse_never_stops_gemini(
     assert f"{NAME}/GEMINI.md" in listed.stdout, listed.stdout
     assert (f"{MATCHING}/GEMINI.md" in listed.stdout) is (lines != STARS), listed.stdout
     assert "skipped/" not in listed.stdout  # the other lines of the file still apply
+
+
+def test_glob_budget_exceeded_is_a_sarif_rule() -> None:
+    from memlens.reports.sarif import RULES
+
+    assert globs.BUDGET_EXCEEDED in RULES
