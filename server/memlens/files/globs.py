@@ -14,8 +14,9 @@ What is matched is bounded by sizes, never by how globs are arranged:
   (`skipped_globs` counts them; a check reports `glob-budget-exceeded`);
 * each distinct regular expression is compiled once and kept (`compiled`, a cache larger than
   the globs one check can hold, so a loop over a file's globs never recompiles them);
-* one check runs at most `MATCH_BUDGET` glob × path matches (`MatchBudget`); past it the check
-  stops judging globs against the workspace and says which file it left unjudged.
+* one check runs at most `MATCH_BUDGET` glob × path matches (`MatchBudget`; a long glob against
+  a long path counts more, `match_cost`); past it the check stops judging globs against the
+  workspace and says which file it left unjudged.
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ from typing import Any
 from memlens.protocol.memory import Diagnostic
 
 MAX_GLOBS = 100  # globs of one file that are matched (a real file has a handful)
-MAX_GLOB_CHARS = 1_000  # a longer glob is not matched (a path is at most 4,096 bytes)
+MAX_GLOB_CHARS = 256  # a longer glob is not matched (RE2's time is glob × path at worst)
 MAX_EXPANDED = 10_000  # globs `{a,b}` expands one file's globs to, at most (then it stops)
 _EXPANSION_STEPS = 20 * MAX_EXPANDED  # `{a,b}` groups expanded for one file, at most
-MATCH_BUDGET = 1_000_000  # glob × path matches one check runs (each linear in its sizes)
+MATCH_BUDGET = 1_000_000  # glob × path matches one check runs (`match_cost` each)
+# RE2 is linear, but in the glob's size times the path's when its DFA gives up: a match counts
+# one more for each COST_CHARS of its glob's characters times its path's (a 256-character glob
+# of stars against a 4,096-character path took ~1 ms, some 256 ordinary matches).
+COST_CHARS = 4_096
 BUDGET_EXCEEDED = "glob-budget-exceeded"
-_MAX_MEM = 1 << 20  # RE2's memory for one compiled glob (a 1,000-character one needs ~50 KB)
+_MAX_MEM = 1 << 20  # RE2's memory for one compiled glob (a 256-character one needs ~20 KB)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Counts every match run since start (tests read it: the work is bounded by counting).
 operations = 0
@@ -61,12 +66,13 @@ def _options(ignore_case: bool) -> Any:
 
 @functools.lru_cache(maxsize=4096)
 def compiled(regex: str, ignore_case: bool = False) -> Any | None:
-    """`regex` compiled by RE2 (None: RE2 does not accept it, or it is too large)."""
+    """`regex` compiled by RE2 (None: RE2 does not accept it, it is too large, or it holds a
+    lone surrogate, which YAML's `"\\ud800"` can write and UTF-8 cannot)."""
     import re2
 
     try:
         return re2.compile(regex, _options(ignore_case))
-    except re2.error:
+    except (re2.error, UnicodeError):
         return None
 
 
@@ -220,6 +226,12 @@ def gitignore_matcher(lines: Iterable[str]) -> Callable[[str], bool]:
 
 
 # ------------------------------------------------------------------- the budget
+
+
+def match_cost(globs: Sequence[str], path: str) -> int:
+    """What matching `path` against each of `globs` costs the budget: one a glob, or more
+    when the globs' characters times the path's pass `COST_CHARS` each."""
+    return max(len(globs), sum(map(len, globs)) * len(path) // COST_CHARS)
 
 
 class MatchBudget:

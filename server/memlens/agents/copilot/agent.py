@@ -47,6 +47,7 @@ from memlens.files.globs import (
     bounded,
     budget_diagnostic,
     full_match,
+    match_cost,
     skipped_globs,
 )
 from memlens.files.nodecompat import resolve
@@ -97,10 +98,12 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
     return out
 
 
-def _any_match(patterns: list[str], files: list[str], budget: MatchBudget) -> bool | None:
-    """One of `patterns` matches one of `files`; None: the check's budget ran out first."""
+def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool | None:
+    """One of `globs` (valid ones) matches one of `files`; None: the check's budget ran out
+    first."""
+    patterns = [p for g in globs if (p := glob_pattern(g))]
     for path in files:
-        if not budget.take(len(patterns)):
+        if not budget.take(match_cost(globs, path)):
             return None
         if any(full_match(p, path) for p in patterns):
             return True
@@ -239,7 +242,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                 valid = [g for g in bounded(front.globs) if glob_regex(g) is not None]
                 if not valid:
                     continue
-                matched = _any_match([p for g in valid if (p := glob_pattern(g))], files, budget)
+                matched = _any_match(valid, files, budget)
                 if matched is None:
                     check.diagnostics.append(budget_diagnostic(
                         entry.path, 1, "applyTo globs", total=len(valid), files=len(files)))

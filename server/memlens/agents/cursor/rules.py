@@ -31,6 +31,7 @@ from memlens.files.globs import (
     budget_diagnostic,
     expand_braces,
     gitignore_matcher,
+    match_cost,
     skipped_globs,
     stopped,
 )
@@ -285,7 +286,7 @@ def _any_file(glob: str, files: list[str], budget: MatchBudget) -> bool | None:
     """`glob` alone matches one of `files`; None: the budget ran out first."""
     match = gitignore_matcher(_lines([glob]))
     for path in files:
-        if not budget.take(1):
+        if not budget.take(match_cost([glob], path)):
             return None
         if match(path):
             return True
