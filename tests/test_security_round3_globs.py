@@ -106,6 +106,17 @@ def test_vscode_chat_applyto_of_16_stars_on_an_attached_60_character_name(repo: 
         assert ("Use tabs." in read.stdout) is sent, read.stdout
 
 
+@pytest.mark.parametrize("agent", ["vscode-chat", "copilot"])
+def test_an_applyto_holding_a_lone_surrogate_matches_nothing_and_the_rest_still_works(
+        repo: Path, agent: str) -> None:
+    """YAML's `"\\ud800"` writes a character UTF-8 cannot hold (RE2 reads UTF-8)."""
+    build_tree(repo, {".github/instructions/x.instructions.md":
+                      instructions("[\\ud800]*, *.py"), "a.py": "", "b.md": ""})
+    for target, sent in (("a.py", True), ("b.md", False)):
+        read = run("jit", "--agent", agent, "--cwd", str(repo), str(repo / target), cwd=repo)
+        assert ("Use tabs." in read.stdout) is sent, (agent, target, read.stdout)
+
+
 GITIGNORE_RULES = {
     "cursor": (".cursor/rules/x.mdc", '---\nglobs: "{}"\n---\nUse tabs.\n'),
     "claude": (".claude/rules/x.md", '---\npaths: "{}"\n---\nUse tabs.\n'),
@@ -170,12 +181,15 @@ def test_a_file_name_that_is_not_utf8_is_matched_not_a_traceback(repo: Path) -> 
     assert "[cursor-glob-no-match]" not in proc.stdout  # `*.py` matches the odd name
 
 
-def test_copilot_braces_nested_600_deep_are_a_malformed_glob(repo: Path) -> None:
+def test_copilot_braces_nested_600_deep_are_no_recursion_error(repo: Path) -> None:
     build_tree(repo, {".github/instructions/x.instructions.md": instructions("{" * 600),
+                      ".github/instructions/y.instructions.md": instructions("{" * 200),
                       "a.py": ""})
     proc = run("check", "--agent", "copilot", str(repo), cwd=repo)
-    assert "[copilot-applyto-invalid]" in proc.stdout
     assert "RecursionError" not in proc.stderr
+    # 600 characters: past the cap, not matched; 200 deep: past 50, read as not parsing
+    assert "x.instructions.md:1:1: warning[glob-budget-exceeded]" in proc.stdout, proc.stdout
+    assert "y.instructions.md:1:1: warning[copilot-applyto-invalid]" in proc.stdout
 
 
 # ------------------------------------------- item 9: 20,000 globs over 5,000 files
@@ -274,3 +288,30 @@ def test_glob_budget_exceeded_is_a_sarif_rule() -> None:
     from memlens.reports.sarif import RULES
 
     assert globs.BUDGET_EXCEEDED in RULES
+
+
+def test_a_long_glob_against_long_paths_spends_the_budget_faster(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RE2's worst time is the glob's size times the path's: such a match counts more."""
+    deep = "/".join(["a" * 99] * 10)  # paths of about 1,000 characters
+    for index in range(200):
+        build_tree(repo, {f"{deep}/f{index}.txt": ""})
+    long_glob = "*a" * 127 + "*b"  # 256 characters, the longest matched
+    build_tree(repo, {".github/instructions/x.instructions.md": instructions(long_glob)})
+    monkeypatch.setattr(globs, "MATCH_BUDGET", 10_000)
+    before = globs.operations
+    check = CopilotAgent().check_workspace(MemorySettings(home=str(repo.parent / "home")),
+                                           [str(repo)], [], FileReader())
+    # each match costs 256 × ~1,000 / 4,096 = 62: the budget holds about 160 of them
+    assert 100 < globs.operations - before < 200
+    assert [d.code for d in check.diagnostics] == [globs.BUDGET_EXCEEDED]
+
+
+def test_a_glob_longer_than_the_cap_is_not_matched_and_said(repo: Path) -> None:
+    build_tree(repo, {".github/instructions/x.instructions.md":
+                      instructions("src/" + "x" * globs.MAX_GLOB_CHARS + ", *.py"),
+                      "a.py": ""})
+    check = CopilotAgent().check_workspace(MemorySettings(home=str(repo.parent / "home")),
+                                           [str(repo)], [], FileReader())
+    (said,) = [d.message for d in check.diagnostics]
+    assert "does not match 1 of the 2 applyTo globs" in said, said
