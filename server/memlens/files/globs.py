@@ -6,7 +6,9 @@ Antigravity read `*`, `**`, `{a,b}` and `[...]` differently — and writes it as
 expression; this module runs all of them with RE2, whose matching time is linear in the path
 however the pattern is written (Python's `re` backtracks: `*a*a…*b` against a 60-character
 name does not end). Gitignore-style globs (Cursor, Claude Code, Antigravity) go through
-pathspec with its RE2 backend named, not its default, which falls back to Python's `re`.
+pathspec with its RE2 backend named, not its default, which falls back to Python's `re`;
+Gemini CLI's ignore lines, whose order its own rules apply, are read by pathspec one by one
+(`gitignore_regexes`) and compiled here.
 
 What is matched is bounded by sizes, never by how globs are arranged:
 
