@@ -101,6 +101,8 @@ RULES: dict[str, str] = {
                                   "written as a string): it is never always applied",
     "cursor-unknown-key": "A Cursor rule's frontmatter key Cursor does not know",
     "cursor-glob-no-match": "A Cursor rule's glob matches no file in the workspace",
+    "glob-budget-exceeded": "Globs Memory Lens does not match: past its cap per file, or past "
+                            "its budget of glob × file matches per check",
     "cursor-rule-manual-only": "A Cursor rule with no alwaysApply, globs or description: "
                                "applied only when @-mentioned",
     "cursor-rule-outside-rules": "An .mdc rule outside .cursor/rules, which Cursor does not "

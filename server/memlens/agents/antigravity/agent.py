@@ -38,6 +38,7 @@ from memlens.agents.base import (
     files_figures,
 )
 from memlens.files.fsread import FileReader
+from memlens.files.globs import budget_diagnostic, gitignore_matcher, skipped_globs
 from memlens.files.nodecompat import is_subpath, resolve
 from memlens.files.output import markdown_code, markdown_text
 from memlens.model import MemorySettings
@@ -193,9 +194,13 @@ def _imports(path: str, content: str) -> list[tuple[int, int, str]]:
 
 
 def too_long(rules: list[Rule], reader: FileReader) -> list[Diagnostic]:
-    """`antigravity-rule-too-long` for each rule file over MAX_RULE_CHARS characters."""
+    """`antigravity-rule-too-long` for each rule file over MAX_RULE_CHARS characters, and
+    `glob-budget-exceeded` for one with more globs than are matched."""
     out = []
     for rule in rules:
+        if skipped := skipped_globs(rule.globs):
+            out.append(budget_diagnostic(rule.path, 1, "globs", skipped=skipped,
+                                         total=len(rule.globs)))
         chars = len(reader.read(rule.path).content or "")
         if chars > MAX_RULE_CHARS:
             out.append(Diagnostic(
@@ -255,8 +260,6 @@ class AntigravityJitSession:
         self._rules: list[Rule] | None = None
 
     def load_for(self, path: str) -> JitLoad:
-        import pathspec
-
         path = resolve(path)
         if self._rules is None:
             self._rules = rules_of(self.cwd, self.reader)
@@ -265,7 +268,7 @@ class AntigravityJitSession:
             rel = posixpath.relpath(path, self.cwd)
             for rule in self._rules:
                 if (rule.trigger == GLOB and rule.path not in self._loaded and rule.globs
-                        and pathspec.GitIgnoreSpec.from_lines(rule.globs).match_file(rel)):
+                        and gitignore_matcher(rule.globs)(rel)):
                     self._loaded.add(rule.path)
                     files.append(JitFile(rule.path, rule.body, "its globs match " + rel))
         context = render([(f.path, f.content) for f in files])

@@ -7,21 +7,24 @@ import os
 import posixpath
 import re
 
-import pathspec
 import yaml
 
 from memlens.agents.claude.markdown import split_frontmatter
+from memlens.files.globs import GlobList, expand_braces, gitignore_matcher
 from memlens.files.nodecompat import resolve
 from memlens.files.structured import StructuredDataError, parse_yaml
 
 
-def _split_globs(value: object) -> list[str]:
+def _split_globs(value: object, out: GlobList | None = None) -> GlobList:
     """A rule's `paths:` as Claude Code splits them: lists flattened, strings split at commas
-    outside braces, `{a,b}` expanded."""
+    outside braces, `{a,b}` expanded (up to `MAX_EXPANDED` globs in all, into `out`)."""
+    out = GlobList() if out is None else out
     if isinstance(value, list):
-        return [g for item in value for g in _split_globs(item)]
+        for item in value:
+            _split_globs(item, out)
+        return out
     if not isinstance(value, str):
-        return []
+        return out
     parts, current, depth = [], "", 0
     for char in value:
         if char == "," and depth == 0:
@@ -31,20 +34,12 @@ def _split_globs(value: object) -> list[str]:
         depth += (char == "{") - (char == "}")
         current += char
     parts.append(current.strip())
-    out: list[str] = []
     for part in filter(None, parts):
-        pending = [part]
-        while pending:
-            item = pending.pop()
-            match = re.match(r"^([^{]*)\{([^}]+)\}(.*)$", item)
-            if not match:
-                out.append(item)
-                continue
-            pending += [match[1] + alt.strip() + match[3]
-                        for alt in reversed(match[2].split(","))]
+        expand_braces(part, _BRACES, out)
     return out
 
 
+_BRACES = re.compile(r"^([^{]*)\{([^}]+)\}(.*)$")  # one `{a,b}` group, as Claude Code reads it
 _SPECIAL_VALUE = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 # JavaScript's /^([a-zA-Z_-]+):\s+(\S.*)$/: its `.` stops at CR (a CRLF line never matches).
 _KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(\S[^\n\r\u2028\u2029]*)\Z")
@@ -130,24 +125,26 @@ def globs_of(meta: dict[str, object] | None) -> list[str] | None:
     """`rule_globs` of frontmatter keys already read."""
     if not meta or not meta.get("paths"):
         return None
-    globs = [g[:-3] if g.endswith("/**") else g for g in _split_globs(meta["paths"])]
-    globs = [g for g in globs if g]
+    split = _split_globs(meta["paths"])
+    globs = GlobList(g for g in (g[:-3] if g.endswith("/**") else g for g in split) if g)
+    globs.stopped = split.stopped
     if not globs or all(g == "**" for g in globs):
         return None
     return globs
 
 
 def globs_match(globs: list[str], base: str, target: str) -> bool:
-    """Claude Code matches `target`, relative to `base`, gitignore-style."""
+    """Claude Code matches `target`, relative to `base`, gitignore-style (on RE2, by
+    `memlens.files.globs`)."""
     rel = posixpath.relpath(resolve(target), base)
     if rel == "." or rel.startswith("../") or rel == ".." or rel.startswith("/"):
         return False
-    spec = pathspec.GitIgnoreSpec.from_lines(globs)
     # The ignore package: a file under a matched folder matches, whatever negation follows.
+    match = gitignore_matcher(globs)
     parts = rel.split("/")
-    if any(spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts))):
+    if any(match("/".join(parts[:i]) + "/") for i in range(1, len(parts))):
         return True
-    return spec.match_file(rel)
+    return match(rel)
 
 
 def rule_files(rules_dir: str) -> list[str]:

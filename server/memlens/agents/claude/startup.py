@@ -52,6 +52,7 @@ from memlens.agents.claude.rules import (
     rule_files,
 )
 from memlens.files.fsread import FileReader, ReadKind
+from memlens.files.globs import budget_diagnostic, skipped_globs, stopped
 from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
 from memlens.files.roots import repository_root
 from memlens.protocol.memory import Diagnostic
@@ -345,6 +346,10 @@ class ClaudeLoader(IncludeReader):
                     message=f"The frontmatter {problem}: Memory Lens reads the rule as if it "
                             "had no paths: (it applies everywhere); Claude Code may differ"))
             globs = globs_of(meta)
+            if globs is not None and (skipped := skipped_globs(globs)):
+                self.diagnostics.append(budget_diagnostic(
+                    path, 1, "paths: globs", skipped=skipped, total=len(globs),
+                    more=stopped(globs)))
             if globs is not None:
                 self.processed.add(path)
                 if not is_blank(read.content):

@@ -23,7 +23,7 @@ from memlens.agents.base import (
 from memlens.agents.copilot.instructions import (
     SUFFIX,
     THIS_AGENT,
-    glob_matches,
+    glob_pattern,
     glob_regex,
     instruction_files,
     is_instructions,
@@ -41,6 +41,14 @@ from memlens.agents.copilot.load import (
     load_copilot,
 )
 from memlens.files.fsread import FileReader
+from memlens.files.globs import (
+    MatchBudget,
+    bounded,
+    budget_diagnostic,
+    full_match,
+    match_cost,
+    skipped_globs,
+)
 from memlens.files.nodecompat import resolve
 from memlens.files.output import markdown_code, markdown_text
 from memlens.files.walk import walk
@@ -77,14 +85,30 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
                                                else " (none: the file applies always)")
                     + " and ignores `excludeAgent` and `description`",
             detail=front.yaml_error))
-    for glob in front.globs:
+    for glob in bounded(front.globs):
         if glob_regex(glob) is None:
             out.append(Diagnostic(
                 path=entry.path, line=1, col=1, end_line=1, end_col=1, severity="warning",
                 code=APPLYTO_INVALID,
                 message=f"Copilot CLI ignores the malformed applyTo glob {glob!r}: it matches "
                         "no file"))
+    skipped = skipped_globs(front.globs)
+    if skipped:
+        out.append(budget_diagnostic(entry.path, 1, "applyTo globs", skipped=skipped,
+                                     total=len(front.globs)))
     return out
+
+
+def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool | None:
+    """One of `globs` (valid ones) matches one of `files`; None: the check's budget ran out
+    first."""
+    patterns = [p for g in globs if (p := glob_pattern(g))]
+    for path in files:
+        if not budget.take(match_cost(globs, path)):
+            return None
+        if any(full_match(p, path) for p in patterns):
+            return True
+    return False
 
 
 def _folders_below(cwd: str) -> list[str]:
@@ -194,6 +218,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         """Its instruction files in each root: what it mis-reads, and the `applyTo` globs that
         match no file in the workspace."""
         check = WorkspaceCheck(found=found)
+        budget = MatchBudget()
         for root in roots:
             load = self._load(root, settings, reader)
             entries = [*load.always, *load.scoped, *load.excluded]
@@ -216,8 +241,14 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                     continue
                 if files is None:
                     files = _workspace_files(load.root)
-                valid = [g for g in front.globs if glob_regex(g) is not None]
-                if valid and not any(glob_matches(g, f) for g in valid for f in files):
+                valid = [g for g in bounded(front.globs) if glob_regex(g) is not None]
+                if not valid:
+                    continue
+                matched = _any_match(valid, files, budget)
+                if matched is None:
+                    check.diagnostics.append(budget_diagnostic(
+                        entry.path, 1, "applyTo globs", total=len(valid), files=len(files)))
+                elif not matched:
                     check.diagnostics.append(Diagnostic(
                         path=entry.path, line=1, col=1, end_line=1, end_col=1, severity="info",
                         code=APPLYTO_UNMATCHED,

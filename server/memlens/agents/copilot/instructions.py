@@ -19,17 +19,19 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
+from memlens.files.globs import bounded, compiled, full_match, literal
 from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_with
 
 SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
 ALWAYS_GLOBS = ("**", "**/*", "*")  # globs that match every file
+MAX_BRACES = 50  # `{` nested deeper: the glob is read as not parsing (no recursion past it)
 _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 # The fallback's looser block: any line starting `---` closes it.
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
@@ -157,25 +159,29 @@ def _error_line(error: StructuredDataError) -> int:
 # ------------------------------------------------------------------------------- globs
 
 
-@functools.lru_cache(maxsize=2048)
-def glob_regex(glob: str) -> re.Pattern[str] | None:
-    """The regular expression of one `applyTo` glob (None: it does not parse)."""
+def glob_pattern(glob: str) -> str | None:
+    """The regular expression (RE2's syntax) of one `applyTo` glob; None: it does not parse."""
     glob = glob.removeprefix("./")
     if "/" not in glob:
         glob = "**/" + glob
     try:
-        body, at = _translate(glob, 0, top=True)
+        body, at = _translate(glob, 0, top=True, depth=0)
     except ValueError:
         return None
     if at != len(glob):
         return None
-    try:
-        return re.compile(body + r"\Z", re.DOTALL)
-    except re.error:
-        return None
+    return "(?s)" + body
 
 
-def _translate(glob: str, at: int, *, top: bool) -> tuple[str, int]:
+def glob_regex(glob: str) -> Any | None:
+    """One `applyTo` glob compiled (by RE2, `memlens.files.globs`); None: it does not parse."""
+    pattern = glob_pattern(glob)
+    return None if pattern is None else compiled(pattern)
+
+
+def _translate(glob: str, at: int, *, top: bool, depth: int) -> tuple[str, int]:
+    if depth > MAX_BRACES:
+        raise ValueError("braces nested too deep")
     out = []
     while at < len(glob):
         char = glob[at]
@@ -203,26 +209,43 @@ def _translate(glob: str, at: int, *, top: bool) -> tuple[str, int]:
                 raise ValueError("unclosed [")
             inner = glob[at + 1:end]
             negate = inner[:1] in ("!", "^")
-            inner = inner[1:] if negate else inner
-            inner = inner.replace("\\", "\\\\")
-            out.append("[" + ("^" if negate else "") + inner + "]")
+            out.append(_char_class(inner[1:] if negate else inner, negate))
             at = end
         elif char == "{":
-            alternatives, at = _alternatives(glob, at + 1)
+            alternatives, at = _alternatives(glob, at + 1, depth + 1)
             out.append("(?:" + "|".join(alternatives) + ")")
             continue
         elif char in ",}" and not top:
             return "".join(out), at
         else:
-            out.append(re.escape(char))
+            out.append(literal(char))
         at += 1
     return "".join(out), at
 
 
-def _alternatives(glob: str, at: int) -> tuple[list[str], int]:
+def _char_class(inner: str, negate: bool) -> str:
+    """`[inner]` as the class it always was: each character itself (a backslash too), `a-z` a
+    range (a reversed one does not parse), a `-` first or last itself."""
+    if not inner:
+        raise ValueError("empty []")
+    items, at = [], 0
+    while at < len(inner):
+        if at + 2 < len(inner) and inner[at + 1] == "-":
+            low, high = inner[at], inner[at + 2]
+            if high < low:
+                raise ValueError("reversed range")
+            items.append(f"{literal(low)}-{literal(high)}")
+            at += 3
+        else:
+            items.append(literal(inner[at]))
+            at += 1
+    return "[" + ("^" if negate else "") + "".join(items) + "]"
+
+
+def _alternatives(glob: str, at: int, depth: int) -> tuple[list[str], int]:
     alternatives = []
     while True:
-        body, at = _translate(glob, at, top=False)
+        body, at = _translate(glob, at, top=False, depth=depth)
         alternatives.append(body)
         if at >= len(glob):
             raise ValueError("unclosed {")
@@ -232,16 +255,17 @@ def _alternatives(glob: str, at: int) -> tuple[list[str], int]:
 
 
 def glob_matches(glob: str, relative: str) -> bool:
-    regex = glob_regex(glob)
-    return bool(regex and regex.match(relative))
+    pattern = glob_pattern(glob)
+    return pattern is not None and full_match(pattern, relative)
 
 
 def globs_match(globs: list[str], root: str, target: str) -> bool:
-    """`target` (absolute) relative to `root` matches one of `globs`."""
+    """`target` (absolute) relative to `root` matches one of `globs` (those
+    `memlens.files.globs.bounded` keeps)."""
     relative = posixpath.relpath(target, root)
     if relative == "." or relative == ".." or relative.startswith("../"):
         return False
-    return any(glob_matches(g, relative) for g in globs)
+    return any(glob_matches(g, relative) for g in bounded(globs))
 
 
 # ------------------------------------------------------------------------------- files

@@ -51,6 +51,7 @@ from memlens.agents.cursor.rules import (
     shorten,
 )
 from memlens.files.fsread import FileReader
+from memlens.files.globs import MatchBudget
 from memlens.files.nodecompat import is_subpath, resolve
 from memlens.files.output import markdown_code, markdown_text
 from memlens.model import MemorySettings
@@ -175,18 +176,20 @@ class CursorJitSession:
                        [context] if context else [])
 
 
-def check_folder(root: str, reader: FileReader) -> WorkspaceCheck:
+def check_folder(root: str, reader: FileReader,
+                 budget: MatchBudget | None = None) -> WorkspaceCheck:
     """Every rule of the workspace folder `root` and its subfolders, checked; its sources
     (what it reads, for the on-read notices and hidden-content checks) only where Cursor's
     own files are."""
     root = resolve(root)
     scan = scan_tree(root)
     check = WorkspaceCheck()
+    budget = budget or MatchBudget()
     for owner in [root, *scan.rule_folders]:
         for rule in folder_rules(owner, reader):
             check.diagnostics += rule.diagnostics
             if scan.complete:
-                check.diagnostics += check_globs(rule, scan.files_under(owner))
+                check.diagnostics += check_globs(rule, scan.files_under(owner), budget)
             check.sources.append(rule.path)
     check.diagnostics += [outside_rules(p) for p in scan.stray_rules]
     legacy = posixpath.join(root, LEGACY_FILE)
@@ -286,8 +289,9 @@ class CursorAgent(WithoutReferences, MemoryAgent):
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
         out = WorkspaceCheck(found=found)
+        budget = MatchBudget()  # one for the check: its glob × file matches
         for root in roots:
-            one = check_folder(root, reader)
+            one = check_folder(root, reader, budget)
             out.diagnostics += one.diagnostics
             out.sources += [s for s in one.sources if s not in out.sources]
             out.folders += [f for f in one.folders if f not in out.folders]

@@ -23,8 +23,17 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-import pathspec
-
+from memlens.files.globs import (
+    GlobList,
+    MatchBudget,
+    bounded,
+    budget_diagnostic,
+    expand_braces,
+    gitignore_matcher,
+    match_cost,
+    skipped_globs,
+    stopped,
+)
 from memlens.files.walk import walk
 from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
@@ -55,6 +64,7 @@ MAX_FILES = 200_000  # file paths one scan keeps at most
 _OPEN = re.compile(r"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*\r?$")
+_BRACES = re.compile(r"^([^{]*)\{([^}]*)\}(.*)$")  # one `{a,b}` group, as Cursor's globs read
 _ITEM_LINE = re.compile(r"^[ \t]+-[ \t]*(.*?)[ \t]*\r?$")
 
 
@@ -120,13 +130,16 @@ def _read_lines(lines: list[str]) -> tuple[dict[str, object], int | None]:
     return meta, None
 
 
-def split_globs(value: object) -> list[str]:
+def split_globs(value: object, out: GlobList | None = None) -> GlobList:
     """`globs` as Cursor documents it: comma-separated patterns (commas inside `{a,b}` kept),
-    or a list of them; `{a,b}` expanded."""
+    or a list of them; `{a,b}` expanded (up to `MAX_EXPANDED` globs in all, into `out`)."""
+    out = GlobList() if out is None else out
     if isinstance(value, list):
-        return [g for item in value for g in split_globs(item)]
+        for item in value:
+            split_globs(item, out)
+        return out
     if not isinstance(value, str):
-        return []
+        return out
     parts, current, depth = [], "", 0
     for char in value:
         if char == "," and depth == 0:
@@ -136,31 +149,23 @@ def split_globs(value: object) -> list[str]:
         depth += (char == "{") - (char == "}")
         current += char
     parts.append(current.strip())
-    out: list[str] = []
     for part in filter(None, parts):
-        pending = [part]
-        while pending:
-            item = pending.pop()
-            match = re.match(r"^([^{]*)\{([^}]*)\}(.*)$", item)
-            if not match:
-                out.append(item)
-                continue
-            pending += [match[1] + alt.strip() + match[3]
-                        for alt in reversed(match[2].split(","))]
+        expand_braces(part, _BRACES, out)
     return out
 
 
 def globs_match(globs: list[str], owner: str, path: str) -> bool:
     """`path`, relative to the rule's folder `owner`, matches one of `globs` (gitignore-style
-    patterns: Memory Lens's reading, Cursor does not document its matcher)."""
+    patterns: Memory Lens's reading, Cursor does not document its matcher; run on RE2 by
+    `memlens.files.globs`)."""
     rel = posixpath.relpath(posixpath.normpath(path), owner)
     if rel == "." or rel == ".." or rel.startswith(("../", "/")):
         return False
-    return _spec(globs).match_file(rel)
+    return gitignore_matcher(_lines(globs))(rel)
 
 
-def _spec(globs: list[str]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines([g.removeprefix("./") for g in globs])
+def _lines(globs: list[str]) -> list[str]:
+    return [g.removeprefix("./") for g in globs]
 
 
 def _key_line(lines: list[str], key: str) -> int:
@@ -247,17 +252,26 @@ def parse_rule(path: str, content: str, owner: str) -> CursorRule:
             f"{MAX_LINES} lines",
             "Split it into smaller rules, each with its own globs or description, so that "
             "only what applies reaches the context (cursor.com/docs/rules)"))
+    globs_line = _key_line(lines, "globs")
+    if skipped := skipped_globs(globs):
+        problems.append(budget_diagnostic(path, globs_line, "globs", skipped=skipped,
+                                          total=len(globs), more=stopped(globs)))
     return CursorRule(path, owner, content, body, kind, globs, description or None, problems,
-                      _key_line(lines, "globs"))
+                      globs_line)
 
 
-def check_globs(rule: CursorRule, files: list[str]) -> list[Diagnostic]:
+def check_globs(rule: CursorRule, files: list[str], budget: MatchBudget) -> list[Diagnostic]:
     """`cursor-glob-no-match` for each of the rule's globs that matches none of `files`
-    (paths relative to the rule's folder)."""
+    (paths relative to the rule's folder); `glob-budget-exceeded` once the check's budget of
+    glob × file matches is spent."""
     out = []
-    for glob in rule.globs:
-        spec = _spec([glob])
-        if not any(spec.match_file(f) for f in files):
+    for glob in bounded(rule.globs):
+        matched = _any_file(glob, files, budget)
+        if matched is None:
+            out.append(budget_diagnostic(rule.path, rule.globs_line, "globs",
+                                         total=len(bounded(rule.globs)), files=len(files)))
+            break
+        if not matched:
             out.append(_diagnostic(
                 rule.path, rule.globs_line, "warning", GLOB_NO_MATCH,
                 f"The glob {shorten(glob)!r} matches no file in {rule.owner}: this rule never "
@@ -266,6 +280,17 @@ def check_globs(rule: CursorRule, files: list[str]) -> list[Diagnostic]:
                 "globs (matched gitignore-style, relative to the folder holding .cursor/rules)",
                 len("globs")))
     return out
+
+
+def _any_file(glob: str, files: list[str], budget: MatchBudget) -> bool | None:
+    """`glob` alone matches one of `files`; None: the budget ran out first."""
+    match = gitignore_matcher(_lines([glob]))
+    for path in files:
+        if not budget.take(match_cost([glob], path)):
+            return None
+        if match(path):
+            return True
+    return False
 
 
 def outside_rules(path: str) -> Diagnostic:

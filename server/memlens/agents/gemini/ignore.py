@@ -19,14 +19,15 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from memlens.files.fsread import FileReader
+from memlens.files.globs import compiled, gitignore_regexes, search
 from memlens.files.nodecompat import js_trim, js_trim_start
 
 
 class _Rule(NamedTuple):
-    regex: re.Pattern[str]
+    regex: Any  # compiled by RE2 (`memlens.files.globs`): a repository's pattern never stalls
     include: bool  # True: ignore; False: a negation (`!pattern`)
 
 
@@ -51,23 +52,14 @@ def _read_lines(path: str) -> list[str] | None:
 
 
 def _compile(patterns: list[str]) -> list[_Rule]:
-    """Each pattern as a rule that matches a path itself (not what lies below it)."""
-    if not patterns:
-        return []
-    import pathspec  # only when an ignore file exists (it costs start-up time)
-
+    """Each pattern as a rule that matches a path itself (not what lies below it); one that
+    pathspec or RE2 cannot read is left out."""
     rules = []
     for pattern in patterns:
-        try:
-            compiled = pathspec.GitIgnoreSpec.from_lines([pattern]).patterns
-        except (ValueError, TypeError):  # a malformed pattern
-            continue
-        for item in compiled:
-            regex = getattr(item, "regex", None)
-            if item.include is None or regex is None:
-                continue
-            rules.append(_Rule(re.compile(f"(?:{regex.pattern})\\Z", re.IGNORECASE),
-                               bool(item.include)))
+        for regex, include in gitignore_regexes(pattern):
+            found = compiled(f"(?:{regex})\\z", ignore_case=True)
+            if found is not None:
+                rules.append(_Rule(found, include))
     return rules
 
 
@@ -105,7 +97,7 @@ def _test_one(rules: list[_Rule], path: str) -> bool:
     for rule in rules:
         if rule.include == ignored:
             continue  # cannot change the verdict
-        if rule.regex.search(path):
+        if search(rule.regex, path):
             ignored = rule.include
     return ignored
 

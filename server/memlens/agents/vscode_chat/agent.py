@@ -36,9 +36,11 @@ from memlens.agents.vscode_chat.discovery import (
     load_chat,
     render_attachment,
 )
+from memlens.agents.vscode_chat.globs import parts_of
 from memlens.agents.vscode_chat.settings import user_settings_file
 from memlens.agents.vscode_chat.walkdiags import walk_diagnostics
 from memlens.files.fsread import FileReader
+from memlens.files.globs import budget_diagnostic, skipped_globs
 from memlens.files.output import markdown_code
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -75,6 +77,19 @@ def _settings_diagnostics(load: ChatLoad) -> list[Diagnostic]:
                               severity="warning", code="agent-config-invalid",
                               message=f"VS Code cannot read these settings ({why}): its chat "
                                       "uses the defaults for what this file sets"))
+    return out
+
+
+def _glob_diagnostics(load: ChatLoad) -> list[Diagnostic]:
+    """`glob-budget-exceeded` on an instruction file with more `applyTo` parts than are
+    matched (`memlens.files.globs`)."""
+    out = []
+    for item in load.instructions:
+        parts = parts_of(item.pattern) if item.pattern else []
+        skipped = skipped_globs(parts)
+        if skipped:
+            out.append(budget_diagnostic(item.path, 1, "applyTo patterns", skipped=skipped,
+                                         total=len(parts)))
     return out
 
 
@@ -181,7 +196,8 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
         for root in roots:
             load = load_chat(root, settings.home, reader, trusted=_trusted(settings))
             check.diagnostics += (_settings_diagnostics(load) + _frontmatter_diagnostics(load)
-                                  + walk_diagnostics(load, reader))
+                                  + walk_diagnostics(load, reader)
+                                  + _glob_diagnostics(load))
             check.sources += [a.path for a in load.attached]
             check.sources += [i.path for i in load.instructions]
             check.watched.add(posixpath.join(load.workspace, SETTINGS_FILE))

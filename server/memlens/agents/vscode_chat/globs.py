@@ -8,15 +8,13 @@ file's absolute path, ignoring case. The first part that matches decides.
 
 The glob syntax: `*` any characters but `/`, `?` one such character, `**` any number of path
 segments, `{a,b}` alternatives, `[...]` a class (`[!...]` or `[^...]` negated). The regular
-expression is run by RE2 (linear time: a pattern written in a repository cannot stall the
-server).
+expression is run by RE2 through `memlens.files.globs` (linear time: a pattern written in a
+repository cannot stall the server), at most `MAX_GLOBS` parts of one `applyTo`.
 """
 
 from __future__ import annotations
 
-import functools
-import re
-from typing import Any
+from memlens.files.globs import bounded, full_match, literal
 
 ALWAYS = ("**", "**/*", "*")
 
@@ -74,7 +72,7 @@ def _translate(pattern: str) -> str:
         elif char == "[":
             end = pattern.find("]", i + 2)
             if end < 0:
-                out.append(re.escape(char))
+                out.append(literal(char))
             else:
                 body = pattern[i + 1:end]
                 negate = body[:1] in ("!", "^")
@@ -85,42 +83,27 @@ def _translate(pattern: str) -> str:
                 i = end + 1
                 continue
         else:
-            out.append(re.escape(char))
+            out.append(literal(char))
         i += 1
     out.extend(")" * in_braces)
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=512)
-def _compiled(pattern: str) -> Any:
-    import re2  # type: ignore[import-untyped]
-
-    options = re2.Options()
-    options.case_sensitive = False
-    options.max_mem = 8 << 20
-    try:
-        return re2.compile(_translate(pattern), options)
-    except re2.error:
-        return None
-
-
-def glob_matches(pattern: str, path: str) -> bool:
-    compiled = _compiled(pattern)
-    return compiled is not None and compiled.fullmatch(path) is not None
+def parts_of(apply_to: str) -> list[str]:
+    """The parts of an `applyTo` that can match (trimmed, blanks dropped)."""
+    return [p.strip() for p in split_patterns(apply_to) if p.strip()]
 
 
 def applies(apply_to: str, files: list[str]) -> tuple[str, str | None] | None:
     """(the part that matched, the file it matched or None for an always-pattern), or None:
     whether an instruction file with this `applyTo` is attached when `files` are."""
-    for part in split_patterns(apply_to):
-        part = part.strip()
-        if not part:
-            continue
+    for part in bounded(parts_of(apply_to)):
         if part in ALWAYS:
             return part, None
         if not part.startswith("/") and not part.startswith("**/"):
             part = "**/" + part
+        regex = _translate(part)
         for path in files:
-            if glob_matches(part, path):
+            if full_match(regex, path, ignore_case=True):
                 return part, path
     return None
