@@ -64,7 +64,10 @@ if [ -n "${MEMLENS_ORACLE_HOME:-}" ]; then
 fi
 export MEMLENS_STATE_DIR="$RUN/state"
 # AI features on (start.sh turns them off for the other tests); no GitHub session exists.
-export MEMLENS_VSCODE_SETTINGS="${MEMLENS_VSCODE_SETTINGS:-{\"chat.disableAIFeatures\": false, \"chat.agent.enabled\": true}}"
+# (The default sits in a variable: a literal "}" inside ${VAR:-…} would end the expansion early
+# and append a stray "}" to a value the caller set.)
+ai_on='{"chat.disableAIFeatures": false, "chat.agent.enabled": true}'
+export MEMLENS_VSCODE_SETTINGS="${MEMLENS_VSCODE_SETTINGS:-$ai_on}"
 setsid bash "$HERE/start.sh" "$WORKSPACE" "$PORT" >"$OUT/code-server.log" 2>&1 &
 SPID=$!
 for _ in $(seq 1 600); do
