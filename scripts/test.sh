@@ -11,11 +11,28 @@
 # MEMLENS_SKIP_E2E=1 skips the real-VS-Code part (for quick local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's wall time, printed last (also on failure): where CI's minutes go.
+stage_names=() stage_seconds=() stage_started=$SECONDS
+stage() {  # stage NAME: the stage NAME starts now
+  stage_names+=("$1"); stage_seconds+=("$SECONDS")
+}
+stage_times() {
+  local i end
+  echo "== stage times (s) =="
+  for i in "${!stage_names[@]}"; do
+    end="${stage_seconds[$((i + 1))]:-$SECONDS}"
+    printf '%6d  %s\n' "$((end - stage_seconds[i]))" "${stage_names[$i]}"
+  done
+  printf '%6d  total\n' "$((SECONDS - stage_started))"
+}
+trap stage_times EXIT
+stage "install (bootstrap, node, neovim)"
 bash scripts/bootstrap.sh
 bash scripts/node-setup.sh
 # Neovim for tests/test_neovim.py (Debian's package; the test skips, saying so, without it)
 bash scripts/editors/install-neovim.sh || true
 
+stage "lint, types, contracts, bundle"
 echo "== ruff =="
 .venv/bin/ruff check server tests bench
 echo "== mypy --strict (engine) =="
@@ -32,14 +49,17 @@ echo "== tsc --strict, esbuild bundle, vsix =="
 npm run --silent package 2>&1 | grep -v "nodedir" | tail -3
 if [ "${MEMLENS_SKIP_CONFORMANCE:-}" != 1 ]; then
   # before pytest: tests/test_agent_versions.py::test_the_real_installs reads these installs
+  stage "agents install"
   echo "== the real agents: install or reuse the cache (scripts/agents/install.sh) =="
   bash scripts/agents/install.sh >/dev/null
 fi
+stage "pytest"
 echo "== pytest =="
 .venv/bin/pytest -q -p no:cacheprovider "$@"
 if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
   echo "== conformance with the real agents skipped (MEMLENS_SKIP_CONFORMANCE=1) =="
 else
+  stage "conformance"
   echo "== conformance: the real agents (installed above by scripts/agents/install.sh) =="
   # The real repositories `memlens verify` is tested on (test_verify.py skips them without)
   bash scripts/agents/verify-repos.sh || echo "(verify-repos.sh failed: those tests skip)"
@@ -50,16 +70,20 @@ if [ "${MEMLENS_SKIP_E2E:-}" = 1 ]; then
   echo "== grammar and end-to-end suites skipped (MEMLENS_SKIP_E2E=1) =="
   exit 0
 fi
+stage "code-server install, grammar"
 echo "== real VS Code (code-server) and Chromium: install or reuse the cache =="
 bash scripts/vscode/install.sh >/dev/null
 echo "== grammar tests (vscode-tmgrammar-test) =="
 npm run --silent test:grammar 2>&1 | grep -v "nodedir"
+stage "end-to-end"
 echo "== end-to-end suite in code-server =="
 e2e=0
 MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" MEMLENS_PYTHON="$PWD/.venv/bin/python" \
   GEMINI_CLI_HOME="$PWD/examples/demo/.home" bash scripts/vscode/run-e2e.sh || e2e=$?
+stage "chat oracle"
 echo "== VS Code's own chat vs the vscode-chat profile (the chat oracle: a recording model) =="
 .venv/bin/python tests/e2e/vscode-chat-oracle/trees.py || e2e=1
+stage "vsix offline"
 echo "== the .vsix offline: clean profile, fresh HOME, no network, system python3 =="
 MEMLENS_VSIX="$PWD/memlens-0.1.0.vsix" bash scripts/vscode/run-offline-e2e.sh || e2e=1
 exit "$e2e"
