@@ -2,7 +2,7 @@
 // never simply the first folder; without an active editor it asks which folder.
 // In one window of two folders, opened from a .code-workspace file (alpha first, with only
 // Claude Code's CLAUDE.md; beta second, with AGENTS.md files and Copilot's instructions):
-// - with beta/api/app.py focused, "Show Agent Matrix" shows beta's rows (AGENTS.md,
+// - with beta/AGENTS.md focused, "Show Agent Matrix" shows beta's rows (AGENTS.md,
 //   api/AGENTS.md, .github/copilot-instructions.md), not alpha's CLAUDE.md; the panel's title
 //   and its header name beta;
 // - with every editor closed, the command asks for a folder (VS Code's folder pick); picking
@@ -54,9 +54,9 @@ await runScenario('matrix-multi-root', async ({ page, step, cleanup }) => {
   }, null, 2)}\n`);
   writeWorkspace();
 
-  step('open the workspace; focus beta/api/app.py (a file of the second folder)');
+  step('open the workspace; focus beta/AGENTS.md (a file of the second folder)');
   await openWorkbench(page, workspaceUrl(workspaceFile), { expect: ['alpha', 'beta'] });
-  await quickOpenPath(page, path.join(root, 'beta', 'api', 'app.py'));
+  await quickOpenPath(page, path.join(root, 'beta', 'AGENTS.md'));
   await waitForServer(page);
 
   step('"Show Agent Matrix": beta\'s rows, and the title and header name beta');
