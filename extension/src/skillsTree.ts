@@ -59,6 +59,12 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
     }
   }
 
+  /** The folders changed: ask again which one to show (the one shown may be gone). */
+  forget(): void {
+    this.folder = undefined;
+    this.refresh();
+  }
+
   show(folder: vscode.WorkspaceFolder): void {
     this.folder = folder;
     this.refresh();
@@ -194,6 +200,7 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
     (arg as { item?: InboxEntry } | undefined)?.item?.name;
   context.subscriptions.push(
     vscode.window.onDidChangeActiveTextEditor(() => tree.follow()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => tree.forget()),
     vscode.commands.registerCommand("memlens.skills.chooseFolder", async () => {
       const folder = await vscode.window.showWorkspaceFolderPick({ placeHolder: "Show the skills of…" });
       if (folder) {
