@@ -8,7 +8,8 @@
 // answers "Write there"; the server refuses it otherwise (docs/security.md).
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { activeFileUri, MemlensClient } from "./client";
+import { MemlensClient } from "./client";
+import { requestUri } from "./folders";
 import { ADD_MEMORY, AddMemoryParams, AddMemoryResult } from "./protocol";
 
 export const PROPOSED_SCHEME = "memlens-proposed";
@@ -95,8 +96,12 @@ export function registerAddMemory(
     if (!fact) {
       return;
     }
-    // The folder of the file being edited: its project memory, its settings (file names).
-    const uri = activeFileUri();
+    // The folder of the file being edited (its project memory, its settings: file names),
+    // or in a multi-root window without one, the folder the user picks.
+    const uri = await requestUri("Add the memory for the folder…");
+    if (uri === undefined && (vscode.workspace.workspaceFolders ?? []).length > 1) {
+      return;
+    }
     // Where each choice writes, as the server resolves it (HOME may not be ~): Gemini CLI's
     // two scopes, and Claude Code's auto memory (a topic file and its line in MEMORY.md).
     const previews = await Promise.all(

@@ -32,7 +32,8 @@ import {
   ToWebview,
   approvalModeLabel,
 } from "./chatProtocol";
-import { activeFileUri, MemlensClient } from "./client";
+import { MemlensClient } from "./client";
+import { requestUri } from "./folders";
 import { API_KEY_SECRET } from "./commands";
 
 const SESSION_STATE_KEY = "memlens.chat.sessionId";
@@ -114,6 +115,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Counts turns, so a turn ended by force is not ended again when its request returns. */
   private turn = 0;
   private readonly pending = new Map<number, PendingApproval>();
+  // The uri each session was started with: it stays in that folder (lsp/chat.py).
+  private readonly sessionUris = new Map<string, string>();
   private nextRequestId = 1;
   private readonly disposables: vscode.Disposable[] = [];
   private clientDisposables: vscode.Disposable[] = [];
@@ -302,7 +305,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.post({ type: "userMessage", sessionId, text: trimmed });
     let ended: ToWebview & { type: "turnEnded" };
     try {
-      const result = await this.client.request<SendResult>(CHAT_SEND, { sessionId, text: trimmed, uri: activeFileUri() });
+      // A session stays in the folder it started in; a new one works in the active editor's
+      // folder, or the one the user picks in a multi-root window (the server refuses to guess).
+      const uri = this.sessionUris.get(sessionId) ?? (await requestUri("Chat about the memory of…"));
+      if (uri === undefined && (vscode.workspace.workspaceFolders ?? []).length > 1) {
+        throw new Error("No folder chosen: a chat works in one workspace folder. Open a file there, or choose one.");
+      }
+      if (uri !== undefined) {
+        this.sessionUris.set(sessionId, uri);
+      }
+      const result = await this.client.request<SendResult>(CHAT_SEND, { sessionId, text: trimmed, uri });
       ended = result
         ? { type: "turnEnded", sessionId, status: result.status, message: result.message ?? undefined }
         : {

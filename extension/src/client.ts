@@ -46,13 +46,6 @@ function spawnFailure(python: Interpreter, error: NodeJS.ErrnoException): string
 
 export const RESTART_SETTINGS = ["memlens.python", "memlens.home"];
 
-/** The file in the active editor: the server serves a request about it (Add Memory, the
- * chat) from the workspace folder that holds it, with that folder's settings and trust. */
-export function activeFileUri(): string | undefined {
-  const document = vscode.window.activeTextEditor?.document;
-  return document?.uri.scheme === "file" ? document.uri.toString() : undefined;
-}
-
 export function memlensSettings(): Record<string, unknown> {
   const config = vscode.workspace.getConfiguration("memlens");
   const names = [

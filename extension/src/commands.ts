@@ -3,6 +3,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { registerAddMemory } from "./addMemory";
+import { chooseFolder, requestUri } from "./folders";
 import {
   MergedContextProvider, referencesArguments, showContextDocument, showContextDocumentsSideBySide,
 } from "./mergedContext";
@@ -12,7 +13,10 @@ import {
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
 
-function activeOrWorkspaceUri(arg?: unknown): vscode.Uri | undefined {
+/** What a command is about: its argument, else the active file when a workspace folder holds
+ * it, else a folder: the window's only one, or in a multi-root window the one the user picks
+ * (never the first: the server refuses to guess). */
+async function activeOrWorkspaceUri(placeHolder: string, arg?: unknown): Promise<vscode.Uri | undefined> {
   if (typeof arg === "string") {
     return vscode.Uri.parse(arg);
   }
@@ -20,10 +24,17 @@ function activeOrWorkspaceUri(arg?: unknown): vscode.Uri | undefined {
     return arg;
   }
   const editor = vscode.window.activeTextEditor;
-  if (editor && editor.document.uri.scheme === "file") {
+  if (editor && editor.document.uri.scheme === "file" && vscode.workspace.getWorkspaceFolder(editor.document.uri)) {
     return editor.document.uri;
   }
-  return vscode.workspace.workspaceFolders?.[0]?.uri;
+  return (await chooseFolder(placeHolder))?.uri;
+}
+
+/** "Open a folder first." where none is open (a dismissed folder pick says nothing). */
+function noFolder(): void {
+  if (!vscode.workspace.workspaceFolders?.length) {
+    void vscode.window.showWarningMessage("Open a folder first.");
+  }
 }
 
 export function registerCommands(
@@ -37,9 +48,9 @@ export function registerCommands(
     context.subscriptions.push(vscode.commands.registerCommand(id, handler));
 
   register("memlens.showMergedContext", async (arg?: unknown) => {
-    const source = activeOrWorkspaceUri(arg);
+    const source = await activeOrWorkspaceUri("Show the merged context of…", arg);
     if (!source) {
-      void vscode.window.showWarningMessage("Open a folder first.");
+      noFolder();
       return;
     }
     merged.refreshAll();
@@ -47,9 +58,9 @@ export function registerCommands(
   });
 
   register("memlens.showAgentContext", async (arg?: unknown) => {
-    const source = activeOrWorkspaceUri(arg);
+    const source = await activeOrWorkspaceUri("Show what each agent reads in…", arg);
     if (!source) {
-      void vscode.window.showWarningMessage("Open a folder first.");
+      noFolder();
       return;
     }
     // The server says which agents are in use (pinned by memlens.agents, else found on PATH)
@@ -119,8 +130,9 @@ export function registerCommands(
   });
 
   register("memlens.listMemoryFiles", async () => {
-    const source = activeOrWorkspaceUri();
+    const source = await activeOrWorkspaceUri("List the memory files of…");
     if (!source) {
+      noFolder();
       return;
     }
     const result = await client.request<ListResult>(LIST, { uri: source.toString() });
@@ -162,11 +174,16 @@ export function registerCommands(
   });
 
   register("memlens.extractSkills", async () => {
+    // Skills are extracted from one folder's past chats: the active editor's, or the picked one.
+    const uri = await requestUri("Extract skills from the past chats of…");
+    if (uri === undefined && (vscode.workspace.workspaceFolders ?? []).length > 1) {
+      return;
+    }
     let result: ExtractResult | undefined;
     try {
       result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Extracting skills from past chats…" },
-        () => client.request<ExtractResult>(EXTRACT_SKILLS, {}),
+        () => client.request<ExtractResult>(EXTRACT_SKILLS, { uri }),
       );
     } catch (error) {
       // The request could not be done (an extraction already running, no workspace folder):

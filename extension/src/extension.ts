@@ -29,10 +29,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const statusBar = new MemoryStatusBar(client);
   const memoryView = vscode.window.createTreeView("memlens.memory", { treeDataProvider: memoryTree, showCollapseAll: true });
   memoryTree.attach(memoryView);
+  const skillsView = vscode.window.createTreeView("memlens.skills", { treeDataProvider: skillsTree });
+  skillsTree.attach(skillsView);
   context.subscriptions.push(
     statusBar,
     memoryView,
-    vscode.window.createTreeView("memlens.skills", { treeDataProvider: skillsTree }),
+    skillsView,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, merged),
     vscode.languages.registerDocumentLinkProvider({ scheme: SCHEME }, merged),
   );

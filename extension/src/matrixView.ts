@@ -1,5 +1,6 @@
-// "Memory Lens: Show Agent Matrix": every memory file of the workspace folder × every agent, and
-// each agent's context at start-up, in one editor panel. The server decides every cell
+// "Memory Lens: Show Agent Matrix": every memory file of a workspace folder × every agent, and
+// each agent's context at start-up, in one editor panel. The folder is the active editor's (in
+// a multi-root window without one, the one the user picks); the title and header name it. The server decides every cell
 // (memlens/matrix, the same data as `memlens report --json`); this file only draws it.
 // Click (or Enter on) a cell to open that agent's view at that file; a file's name opens the
 // file. Arrow keys move between cells; the page follows the VS Code theme.
@@ -7,6 +8,7 @@ import * as crypto from "node:crypto";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
+import { chooseFolder } from "./folders";
 import { MergedContextProvider, showContextDocument } from "./mergedContext";
 import { Dialect, MATRIX, MatrixResult } from "./protocol";
 
@@ -20,12 +22,14 @@ type Message = { type: "openCell"; agent: string; path: string } | { type: "open
 
 export function registerMatrixView(context: vscode.ExtensionContext, client: MemlensClient, merged: MergedContextProvider): void {
   let panel: vscode.WebviewPanel | undefined;
+  // The folder the panel shows (its cells open that folder's agent views).
+  let folder = "";
 
-  const render = async (folder?: string): Promise<void> => {
+  const render = async (): Promise<void> => {
     if (!panel) {
       return;
     }
-    const result = await client.request<MatrixResult>(MATRIX, folder ? { folder } : {}).catch((error: unknown) => {
+    const result = await client.request<MatrixResult>(MATRIX, { folder }).catch((error: unknown) => {
       void vscode.window.showErrorMessage(`Memory Lens: the agent matrix failed: ${String(error)}`);
       return undefined;
     });
@@ -37,11 +41,14 @@ export function registerMatrixView(context: vscode.ExtensionContext, client: Mem
   };
 
   context.subscriptions.push(vscode.commands.registerCommand("memlens.showAgentMatrix", async () => {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    if (!folder) {
-      void vscode.window.showWarningMessage("Open a folder first.");
+    const chosen = await chooseFolder("Show the agent matrix of…");
+    if (!chosen) {
+      if (!vscode.workspace.workspaceFolders?.length) {
+        void vscode.window.showWarningMessage("Open a folder first.");
+      }
       return;
     }
+    folder = chosen.uri.fsPath;
     if (panel) {
       panel.reveal();
     } else {
@@ -63,11 +70,11 @@ export function registerMatrixView(context: vscode.ExtensionContext, client: Mem
             editor.revealRange(range, vscode.TextEditorRevealType.AtTop);
           }
         } else if (message.type === "refresh") {
-          await render(folder);
+          await render();
         }
       });
     }
-    await render(folder);
+    await render();
   }));
 }
 
@@ -119,11 +126,12 @@ td.cell:focus, th.file:focus { outline: 1px solid var(--vscode-focusBorder); out
 .seg:nth-child(4n+1) { background: var(--vscode-charts-blue); } .seg:nth-child(4n+2) { background: var(--vscode-charts-green); }
 .seg:nth-child(4n+3) { background: var(--vscode-charts-purple); } .seg:nth-child(4n) { background: var(--vscode-charts-yellow); }
 .limit { position: absolute; top: -3px; bottom: -3px; width: 2px; background: var(--vscode-editorError-foreground); }
-h3 { font-size: 1em; margin: 12px 0 4px; }
+h3 { font-size: 1em; margin: 12px 0 4px; } h1.folder { font-size: 1.2em; margin: 12px 0 4px; }
 button { font: inherit; color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 2px 10px; cursor: pointer; }
 button:hover { background: var(--vscode-button-hoverBackground); } button:focus { outline: 1px solid var(--vscode-focusBorder); }
 </style><title>Agent Matrix</title></head>
 <body>
+<h1 class="folder" title="${escape(result.folder)}">${escape(path.basename(result.folder))} <span class="sub">${escape(result.folder)}</span></h1>
 <p class="legend"><span class="s-startup"><span class="word">● at start-up</span></span><span class="s-on-read"><span class="word">◐ on read</span></span><span class="s-on-demand"><span class="word">◌ on demand</span></span><span class="s-not-read"><span class="word">○ not read</span></span>
 <button id="refresh">Refresh</button></p>
 <div class="wrap"><table role="grid" aria-label="Which agent reads which memory file">

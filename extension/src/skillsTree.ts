@@ -5,6 +5,7 @@
 // is the row's description and tooltip.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
+import { activeFolder } from "./folders";
 import {
   AGENT_SKILLS,
   AgentSkill,
@@ -22,6 +23,7 @@ import {
 } from "./protocol";
 
 type Node =
+  | { kind: "chooseFolder" }
   | { kind: "inbox" }
   | { kind: "gemini"; skills: SkillItem[] }
   | { kind: "skill"; skill: SkillItem }
@@ -33,6 +35,10 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private inbox: InboxEntry[] = [];
+  // The workspace folder shown: the active editor's (kept while the editor is in none), or
+  // the one the user chose; unset in a multi-root window until one of those says which.
+  private folder: vscode.WorkspaceFolder | undefined;
+  private view: vscode.TreeView<Node> | undefined;
 
   constructor(private readonly client: MemlensClient) {}
 
@@ -40,12 +46,50 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
     this.changed.fire(undefined);
   }
 
+  /** The view, whose description names the folder in a multi-root window. */
+  attach(view: vscode.TreeView<Node>): void {
+    this.view = view;
+  }
+
+  /** Follows the active editor to its folder (nothing changes while it is in none). */
+  follow(): void {
+    const next = activeFolder();
+    if (next && next.uri.toString() !== this.folder?.uri.toString()) {
+      this.show(next);
+    }
+  }
+
+  /** The folders changed: ask again which one to show (the one shown may be gone). */
+  forget(): void {
+    this.folder = undefined;
+    this.refresh();
+  }
+
+  show(folder: vscode.WorkspaceFolder): void {
+    this.folder = folder;
+    this.refresh();
+  }
+
+  /** The `uri` the skills requests name: the folder shown. */
+  folderUri(): string | undefined {
+    return (this.folder ?? activeFolder())?.uri.toString();
+  }
+
   async getChildren(node?: Node): Promise<Node[]> {
     if (!node) {
+      const multiRoot = (vscode.workspace.workspaceFolders ?? []).length > 1;
+      this.folder ??= activeFolder();
+      if (this.view) {
+        this.view.description = multiRoot ? this.folder?.name : undefined;
+      }
+      if (!this.folder && multiRoot) {
+        return [{ kind: "chooseFolder" }];
+      }
+      const uri = this.folder?.uri.toString();
       const [skills, inbox, others] = await Promise.all([
-        this.client.request<SkillsResult>(SKILLS, {}),
-        this.client.request<InboxResult>(INBOX, {}),
-        this.client.request<AgentSkillsResults>(AGENT_SKILLS, {}),
+        this.client.request<SkillsResult>(SKILLS, { uri }),
+        this.client.request<InboxResult>(INBOX, { uri }),
+        this.client.request<AgentSkillsResults>(AGENT_SKILLS, { uri }),
       ]);
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
@@ -66,6 +110,13 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === "chooseFolder") {
+      const item = new vscode.TreeItem("Choose a folder…", vscode.TreeItemCollapsibleState.None);
+      item.description = "this window has several: open a file in one, or choose";
+      item.iconPath = new vscode.ThemeIcon("root-folder");
+      item.command = { title: "Choose a folder", command: "memlens.skills.chooseFolder" };
+      return item;
+    }
     if (node.kind === "inbox") {
       const count = this.inbox.length;
       const item = new vscode.TreeItem(
@@ -148,12 +199,20 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
   const nameOf = (arg: unknown): string | undefined =>
     (arg as { item?: InboxEntry } | undefined)?.item?.name;
   context.subscriptions.push(
+    vscode.window.onDidChangeActiveTextEditor(() => tree.follow()),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => tree.forget()),
+    vscode.commands.registerCommand("memlens.skills.chooseFolder", async () => {
+      const folder = await vscode.window.showWorkspaceFolderPick({ placeHolder: "Show the skills of…" });
+      if (folder) {
+        tree.show(folder);
+      }
+    }),
     vscode.commands.registerCommand("memlens.acceptSkill", async (arg?: unknown) => {
       const name = nameOf(arg);
       if (!name) {
         return;
       }
-      const result = await client.request<InboxActionResult>(INBOX_ACCEPT, { name });
+      const result = await client.request<InboxActionResult>(INBOX_ACCEPT, { name, uri: tree.folderUri() });
       if (result?.ok) {
         void vscode.window.showInformationMessage(`${result.message}; the agent is offered it from now on.`);
       } else {
@@ -170,7 +229,7 @@ export function registerSkillCommands(context: vscode.ExtensionContext, client: 
       if (sure !== "Reject") {
         return;
       }
-      const result = await client.request<InboxActionResult>(INBOX_REJECT, { name });
+      const result = await client.request<InboxActionResult>(INBOX_REJECT, { name, uri: tree.folderUri() });
       if (!result?.ok) {
         void vscode.window.showErrorMessage(result?.message ?? "The Memory Lens server is not running.");
       }

@@ -5,6 +5,7 @@
 // on demand (or at once when something differs), a read-only document with the diffs.
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
+import { chooseFolder } from "./folders";
 import { AgentVerification, VerifyParams, VerifyResult } from "./generated/protocol";
 
 export const VERIFY = "memlens/verify";
@@ -128,15 +129,12 @@ export function registerVerify(context: vscode.ExtensionContext, client: Memlens
         }
         return;
       }
-      const folders = vscode.workspace.workspaceFolders ?? [];
-      if (folders.length === 0) {
+      if (!vscode.workspace.workspaceFolders?.length) {
         void vscode.window.showWarningMessage("Open a folder first: Memory Lens verifies what your agents read there.");
         return;
       }
-      const folder =
-        folders.length === 1
-          ? folders[0]
-          : await vscode.window.showWorkspaceFolderPick({ placeHolder: "Verify what your agents read in…" });
+      // The active editor's folder; in a multi-root window without one, the user picks.
+      const folder = await chooseFolder("Verify what your agents read in…");
       if (!folder) {
         return;
       }

@@ -265,7 +265,8 @@ export interface AgentSkill {
   cutTo?: number | null;
 }
 /**
- * memlens/agentSkills: the skills each agent in use offers for a workspace folder.
+ * memlens/agentSkills: the skills each agent in use offers for a workspace folder (that of
+ * `uri`; unset: the only folder of a single-root window, refused in a multi-root one).
  */
 export interface AgentSkillsParams {
   uri?: string | null;
@@ -697,7 +698,8 @@ export interface MatrixCell {
   cut?: string | null;
 }
 /**
- * `memlens/matrix`: the workspace folder (default: the first).
+ * `memlens/matrix`: the workspace folder; a single-root window's request may leave it out
+ * (a multi-root window's without one is refused: InvalidParams).
  */
 export interface MatrixParams {
   folder?: string | null;
@@ -916,7 +918,8 @@ export interface UriParams {
   uri: string;
 }
 /**
- * `memlens/verify`: the workspace folder (default: the first), the agents (default: the
+ * `memlens/verify`: the workspace folder (left out: the only folder of a single-root
+ * window; a multi-root window's request without one is refused), the agents (default: the
  * installed ones), and `read` (a file for the scripted tool call to read; default: chosen).
  */
 export interface VerifyParams {

@@ -112,7 +112,7 @@ def register(server: MemlensServer) -> None:
         await ls.ready.wait()
         session = ls.chat_sessions.get(request.session_id)
         # A session stays in the folder it started in (its startup load's folder).
-        folder = session.context.startup.cwd if session else ls.folder_for_uri(request.uri)
+        folder = session.context.startup.cwd if session else ls.folder_for_uri(request.uri, SEND)
         if folder is not None and not ls.service.trusted(folder):
             ls.protocol.notify(EVENT, ErrorEvent(
                 session_id=request.session_id, retryable=False,

@@ -186,12 +186,10 @@ def register(server: MemlensServer) -> None:
     def agents(ls: MemlensServer, params: Any) -> dict[str, object]:
         """The agents to offer: the chosen ones (pinned, else detected) first."""
         request = parse_params(AgentsParams, params or {})
-        path = path_of(request.uri) if request.uri else None
-        settings = (ls.service.settings_for(path) if path
-                    else ls.service.index_of_folder(ls.service.default_folder).settings)
+        folder = ls.folder_for_uri(request.uri, AGENTS)
+        settings = ls.service.index_of_folder(folder).settings
         chosen = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
         rest = [profile_for(a, None) for a in AGENT_IDS if a not in {p.agent for p in chosen}]
-        folder = ls.service.folder_or_default(path)
         with_files = ls.service.agents_with_files(folder)
         side = agents_to_cover([p.agent for p in chosen], with_files)
         if len(side) < 2:

@@ -23,7 +23,8 @@ def register(server: MemlensServer) -> None:
         from memlens.workspace.matrix import agent_matrix
 
         request = parse_params(MatrixParams, params)
-        folder = request.folder or (ls.service.folders[0] if ls.service.folders else None)
+        # The folder the request names; only a single-root window may leave it out.
+        folder = request.folder or ls.only_folder(MATRIX, "folder")
         if folder is None or not os.path.isdir(folder):
             raise InvalidParams(f"not a folder: {folder}" if folder else "no workspace folder")
         settings = ls.service.settings_for(folder)

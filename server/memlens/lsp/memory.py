@@ -30,7 +30,7 @@ def register(server: MemlensServer) -> None:
     @server.feature(ADD_MEMORY)
     async def add_memory(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(AddMemoryParams, params)
-        folder = ls.folder_for_uri(request.uri)
+        folder = ls.folder_for_uri(request.uri, ADD_MEMORY)
         settings = ls.service.index_of_folder(folder).settings
         workspace = folder or os.getcwd()
         if request.agent == "claude":

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from memlens import __version__
 from memlens.lsp.convert import PositionConverter, path_of, uri_of
+from memlens.lsp.errors import InvalidParams
 from memlens.lsp.rpc import MemlensProtocol
 from memlens.model import MemorySettings, SettingsProblem
 from memlens.workspace.memory_release import release_freed_memory
@@ -127,11 +128,33 @@ class MemlensServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"Memory Lens: {problem.message}"))
 
-    def folder_for_uri(self, uri: str | None) -> str | None:
-        """The workspace folder a request is about: the one holding `uri` (a file or a
-        folder), else the default folder (see workspace.py)."""
-        path = path_of(uri) if uri else None
-        return self.service.folder_or_default(path)
+    def only_folder(self, method: str, field: str) -> str | None:
+        """The folder of a request that names none: the only workspace folder (None when no
+        folder is open). In a window of several folders nothing says which one the user means,
+        so the request fails, naming the field that says it (never silently the first)."""
+        folders = self.service.folders
+        if len(folders) > 1:
+            raise InvalidParams(f"{method} needs `{field}`: this window has {len(folders)} "
+                                f"workspace folders ({', '.join(folders)})")
+        return folders[0] if folders else None
+
+    def folder_for_uri(self, uri: str | None, method: str) -> str | None:
+        """The workspace folder a request is about: the deepest one holding `uri` (a file or
+        a folder). A request naming no file, or one outside every folder (the global
+        GEMINI.md), is about the only folder of a single-root window; in a multi-root window
+        it fails (only_folder). None: no folder is open."""
+        if uri is None:
+            return self.only_folder(method, "uri")
+        path = path_of(uri)
+        if path is None:
+            raise InvalidParams(f"{method}: not a file URI: {uri}")
+        folder = self.service.folder_for(path)
+        if folder is None and len(self.service.folders) > 1:
+            raise InvalidParams(f"{method}: {path} is in none of this window's "
+                                f"{len(self.service.folders)} workspace folders "
+                                f"({', '.join(self.service.folders)}): name a file or folder "
+                                "inside one")
+        return folder or self.only_folder(method, "uri")
 
     # --- documents -----------------------------------------------------------------------
     def document_event(self, event: str, path: str) -> None:

@@ -1,7 +1,8 @@
 """Skills over LSP: memlens/skills, memlens/inbox (+ accept / reject), memlens/skills/extract.
 
-Each works in one workspace folder: the one holding the `uri` the request names, else the
-default folder (workspace.py). Hover on a SKILL.md's name lives in hover.py.
+Each works in one workspace folder: the one holding the `uri` the request names; without one,
+the only folder of a single-root window (a multi-root window's request must name it).
+Hover on a SKILL.md's name lives in hover.py.
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ def _uri(params: Any) -> str | None:
     return uri if isinstance(uri, str) else None
 
 
-def _workspace(ls: MemlensServer, uri: str | None) -> tuple[str, str, bool]:
+def _workspace(ls: MemlensServer, uri: str | None, method: str) -> tuple[str, str, bool]:
     """(HOME, folder, trusted) of the folder the request is about."""
-    folder = ls.folder_for_uri(uri)
+    folder = ls.folder_for_uri(uri, method)
     if folder is None:
         raise RequestFailed("open a workspace folder first")
     home = ls.service.index_of_folder(folder).settings.home
@@ -52,7 +53,7 @@ def _workspace(ls: MemlensServer, uri: str | None) -> tuple[str, str, bool]:
 def register(server: MemlensServer) -> None:
     @server.feature(SKILLS)
     def skills(ls: MemlensServer, params: Any) -> dict[str, object]:
-        home, folder, trusted = _workspace(ls, _uri(params))
+        home, folder, trusted = _workspace(ls, _uri(params), SKILLS)
         index = ls.service.index_of_folder(folder)
         winners = {s.location for s, _ in discover_skills(home, folder, trusted)}
         items = []
@@ -74,7 +75,7 @@ def register(server: MemlensServer) -> None:
         from memlens.workspace.skills import SKILL_AGENTS, agent_skills, agents_with_skills
 
         request = parse_params(AgentSkillsParams, params)
-        home, folder, trusted = _workspace(ls, request.uri)
+        home, folder, trusted = _workspace(ls, request.uri, AGENT_SKILLS)
         settings = ls.service.index_of_folder(folder).settings
         wanted = ([a for a in request.agents if a in SKILL_AGENTS] if request.agents is not None
                   else agents_with_skills(settings, folder))
@@ -84,7 +85,7 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:
-        home, folder, _ = _workspace(ls, _uri(params))
+        home, folder, _ = _workspace(ls, _uri(params), INBOX)
         # Compact: a problem without a detail has no `detail` key.
         return InboxResult(skills=[InboxEntry(name=i.name, path=i.path,
                                               description=i.description, problems=i.problems)
@@ -93,7 +94,7 @@ def register(server: MemlensServer) -> None:
     @server.feature(ACCEPT)
     def accept(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(NameParams, params)
-        home, folder, _ = _workspace(ls, request.uri)
+        home, folder, _ = _workspace(ls, request.uri, ACCEPT)
         try:
             target = inbox_ops.accept(home, folder, request.name)
         except inbox_ops.InboxError as err:
@@ -105,7 +106,7 @@ def register(server: MemlensServer) -> None:
     @server.feature(REJECT)
     def reject(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(NameParams, params)
-        home, folder, _ = _workspace(ls, request.uri)
+        home, folder, _ = _workspace(ls, request.uri, REJECT)
         try:
             inbox_ops.reject(home, folder, request.name)
         except inbox_ops.InboxError as err:
@@ -118,7 +119,7 @@ def register(server: MemlensServer) -> None:
         from memlens.agent.gemini import NoApiKey, make_client
         from memlens.agent.records import chats_dir
 
-        home, folder, _ = _workspace(ls, _uri(params))
+        home, folder, _ = _workspace(ls, _uri(params), EXTRACT)
         context = agent_context(ls, folder)
         context.transcripts = None
         try:

@@ -18,7 +18,9 @@ from memlens.protocol.wire import Inbound, Wire
 class SendParams(Inbound):
     session_id: str  # chosen by the client; a new id starts a new chat
     text: str
-    uri: str | None = None  # a file or folder: the chat works in its workspace folder
+    # A file or folder: a new chat works in its workspace folder (unset: the only folder of a
+    # single-root window; a multi-root window's new chat without one is refused).
+    uri: str | None = None
 
 
 class SendResult(Wire):

@@ -169,7 +169,9 @@ class AgentChoice(Wire):
 
 
 class AgentsParams(Inbound):
-    uri: str | None = None  # a file or folder: the agents of its workspace folder
+    # A file or folder: the agents of its workspace folder (left out: the only folder of a
+    # single-root window; a multi-root window's request without one is refused).
+    uri: str | None = None
 
 
 class AgentsResponse(Wire):
@@ -193,7 +195,8 @@ class AddMemoryParams(Inbound):
     preview: bool = False
     # The proposal as the user edited it, written verbatim (as Gemini CLI does).
     modified_content: str | None = None
-    # A file or folder: project memory is that workspace folder's (unset: the default folder).
+    # A file or folder: project memory is that workspace folder's (unset: the only folder of a
+    # single-root window; a multi-root window's request without one is refused).
     uri: str | None = None
     # Whose memory: Gemini CLI's (`scope` says which file) or Claude Code's auto memory (a
     # topic file and its pointer line in MEMORY.md; `scope` and the memory manager unused).

@@ -66,6 +66,7 @@ class MatrixResult(Wire):
 
 
 class MatrixParams(Inbound):
-    """`memlens/matrix`: the workspace folder (default: the first)."""
+    """`memlens/matrix`: the workspace folder; a single-root window's request may leave it out
+    (a multi-root window's without one is refused: InvalidParams)."""
 
     folder: str | None = None

@@ -66,7 +66,8 @@ class AgentSkillsResult(Wire):
 
 
 class AgentSkillsParams(Inbound):
-    """memlens/agentSkills: the skills each agent in use offers for a workspace folder."""
+    """memlens/agentSkills: the skills each agent in use offers for a workspace folder (that of
+    `uri`; unset: the only folder of a single-root window, refused in a multi-root one)."""
 
     uri: str | None = None
     agents: list[str] | None = None  # None: every agent the folder is shown for
@@ -91,7 +92,7 @@ class InboxResult(Wire):
 
 class NameParams(Inbound):
     name: str
-    uri: str | None = None  # a file or folder: the inbox of its workspace folder
+    uri: str | None = None  # a file or folder: the inbox of its workspace folder (as above)
 
 
 class InboxActionResult(Wire):

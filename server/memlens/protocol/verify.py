@@ -58,7 +58,8 @@ class VerifyResult(Wire):
 
 
 class VerifyParams(Inbound):
-    """`memlens/verify`: the workspace folder (default: the first), the agents (default: the
+    """`memlens/verify`: the workspace folder (left out: the only folder of a single-root
+    window; a multi-root window's request without one is refused), the agents (default: the
     installed ones), and `read` (a file for the scripted tool call to read; default: chosen)."""
 
     folder: str | None = None
