@@ -37,7 +37,7 @@ from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 AGENTS = "memlens/agents"

@@ -18,7 +18,7 @@ from memlens.lsp.links import importer_locations
 from memlens.lsp.merged import memory_lens_title
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SHOW_REFERENCES = "memlens.showReferences"
 SHOW_MERGED_CONTEXT = "memlens.showMergedContext"
@@ -53,6 +53,6 @@ def register(server: MemlensServer) -> None:
                            [_location(location) for location in locations]])))
         if ls.service.is_memory_file(path):
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
-                title=memory_lens_title(ls, path),
+                title=memory_lens_title(ls.service, path),
                 command=SHOW_MERGED_CONTEXT, arguments=[uri_of(path)])))
         return lenses

@@ -20,7 +20,7 @@ from memlens.protocol.chat import ChatEvent
 from memlens.protocol.editor import AddMemoryParams, AddMemoryResult
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 ADD_MEMORY = "memlens/addMemory"
 MEMORY_APPROVE = "memlens/memory/approve"
