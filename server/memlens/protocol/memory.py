@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from memlens.model import Mode, Severity, Tier
-from memlens.protocol.wire import Wire
+from memlens.protocol.wire import Mode, Severity, Tier, Wire
 
 
 class Diagnostic(Wire):

@@ -56,8 +56,8 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.references import find_code_regions
 from memlens.text.textpos import LineIndex
 

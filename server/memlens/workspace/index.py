@@ -29,8 +29,9 @@ from memlens.agents.gemini.jit import JitResult, JitSession
 from memlens.agents.gemini.render import append_jit_context, render_prompt_memory
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
-from memlens.model import MemorySettings, Tier
+from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic, ShowResult
+from memlens.protocol.wire import Tier
 from memlens.text.hidden import file_diagnostics
 from memlens.workspace.graph import ImportGraph
 from memlens.workspace.queries import broad_folder, flattened, truncate, workspace_files_named

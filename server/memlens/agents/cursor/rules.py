@@ -35,8 +35,8 @@ from memlens.files.globs import (
     stopped,
 )
 from memlens.files.walk import walk
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.frontmatter import yaml_mapping
 
 RULES_DIR = posixpath.join(".cursor", "rules")

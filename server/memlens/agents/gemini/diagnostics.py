@@ -18,8 +18,9 @@ from memlens.agents.gemini.projects import PROJECT_MEMORY_INDEX
 from memlens.agents.gemini.writing import MEMORY_SECTION_HEADER
 from memlens.files.fsread import ReadKind, ReadResult
 from memlens.files.nodecompat import is_subpath, resolve
-from memlens.model import MemorySettings, Severity
+from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.textpos import LineIndex
 
 _TRAILING_PUNCTUATION = ",.;:!?)]}'\"*_>"

@@ -30,10 +30,10 @@ from memlens.files.structured import StructuredDataError
 from memlens.model import (
     MemorySettings,
     SettingsProblem,
-    Severity,
     context_name_is_path,
     file_name_problem,
 )
+from memlens.protocol.wire import Severity
 
 Origin = Literal["user", "workspace", "editor", "cli", "env"]
 AGENTS_ENV = "MEMLENS_AGENTS"

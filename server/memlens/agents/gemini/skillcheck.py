@@ -11,8 +11,8 @@ from typing import Any
 
 from memlens.agents.gemini.skills import _fallback, parse_frontmatter
 from memlens.files.structured import StructuredDataError, parse_yaml
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.frontmatter import FRONTMATTER
 from memlens.text.textpos import LineIndex
 
