@@ -15,7 +15,7 @@ from memlens.protocol.editor import AskUserParams, AskUserReply
 
 if TYPE_CHECKING:
     from memlens.agent.context import AgentContext
-    from memlens.agent.session import Approve
+    from memlens.agent.tools.base import Approve
     from memlens.lsp.state import MemlensServer
 
 ASK_USER = "memlens/askUser"
