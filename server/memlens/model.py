@@ -13,9 +13,10 @@ from memlens.protocol.wire import Mode, Severity, Wire
 if TYPE_CHECKING:
     from memlens.agent_versions import AgentProfile
 
-# Which Gemini CLI the engine reproduces (SPEC §4): 0.43 (classic and jit modes, context.fileName
-# replaces GEMINI.md) or 0.44 and later (verified on 0.61.0: jit only, context.fileName adds to
-# GEMINI.md, a folder named like a context file is skipped).
+# Which Gemini CLI the engine reproduces (docs/reference.md "Which agent, which version"): 0.43
+# (classic and jit modes, context.fileName replaces GEMINI.md) or 0.44 and later (verified on
+# 0.61.0: jit only, context.fileName adds to GEMINI.md, a folder named like a context file is
+# skipped).
 GeminiProfile = Literal["0.43", "0.44+"]
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 
@@ -169,7 +170,8 @@ class MemorySettings(Wire):
 
     @property
     def chosen_agents(self) -> list[AgentProfile]:
-        """The agents shown, the chosen one first (SPEC §4)."""
+        """The agents shown, the chosen one first
+        (docs/reference.md "Which agent, which version")."""
         return self._chosen_agents
 
     def agent_version(self, agent: str) -> str | None:

@@ -1,9 +1,9 @@
 """Code lenses on a memory file's first line: "imported by N" and "loads M files".
 
-Every lens runs a command the client registers (SPEC §8): `memlens.showReferences` with the
-file's URI, the lens position and the importers' locations as plain LSP JSON (the client turns
-them into VS Code's types and opens the references peek; VS Code's own
-`editor.action.showReferences` wants `Uri`/`Position`/`Location` objects, which JSON cannot
+Every lens runs a command the client registers (docs/reference.md "The language server"):
+`memlens.showReferences` with the file's URI, the lens position and the importers' locations as
+plain LSP JSON (the client turns them into VS Code's types and opens the references peek; VS Code's
+own `editor.action.showReferences` wants `Uri`/`Position`/`Location` objects, which JSON cannot
 carry), and `memlens.showMergedContext` with the file's URI.
 """
 

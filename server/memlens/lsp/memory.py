@@ -72,7 +72,8 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | No
 
     context = agent_context(ls, folder)
     if not context.startup.trusted:
-        # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
+        # Its tools read and edit the workspace's memory files: project memory
+        # (docs/security.md "The trust model").
         return AddMemoryResult(path=path, description=description, managed=True,
                                success=False,
                                message="The memory manager is off in an untrusted workspace: "

@@ -172,7 +172,7 @@ class ClaudeListResult(Wire):
     files: list[ClaudeFileRow]
 
 
-# --- `memlens show|jit --agent NAME[@VERSION] --json` (SPEC §4, §7) ---------------------------
+# --- `memlens show|jit --agent NAME[@VERSION] --json` ---------------------------
 
 class AgentFileRow(Wire):
     """A file the agent reads working in the folder: at start, later when a tool touches a

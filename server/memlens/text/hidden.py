@@ -1,6 +1,6 @@
-"""Text the agent reads and a reviewer cannot see (SPEC §11 `hidden-text`, `hidden-comment`;
-§12): invisible and bidi-control characters, Unicode tag characters, runs of variation
-selectors, and HTML comments. Pure text scanning (no file system, no agent).
+"""Text the agent reads and a reviewer cannot see (docs/reference.md "Hidden content"): invisible
+and bidi-control characters, Unicode tag characters, runs of variation selectors, and HTML comments.
+Pure text scanning (no file system, no agent).
 
 The classes, each with its rule (docs/reference.md "Hidden content" says the same to users):
 

@@ -1,4 +1,5 @@
-"""Turning what the engine saw into diagnostics (SPEC §11) on exact source ranges.
+"""Turning what the engine saw into diagnostics (docs/reference.md "Diagnostics") on exact source
+ranges.
 
 Import diagnostics are derived from the events the import processor recorded while rendering,
 so every message describes what Gemini CLI actually does with that token.

@@ -1,6 +1,7 @@
-"""Validating SKILL.md files against the Agent Skills specification (SPEC §5, §11), beyond what
-Gemini CLI checks, with each problem on its exact range and, where Gemini CLI would still load
-a broken file through its fallback parser, what it will see."""
+"""Validating SKILL.md files against the Agent Skills specification
+(docs/reference.md "Skills", "Diagnostics"), beyond what Gemini CLI checks, with each problem on its
+exact range and, where Gemini CLI would still load a broken file through its fallback parser, what
+it will see."""
 
 from __future__ import annotations
 
