@@ -1,1 +1,2 @@
-"""Memory Lens benchmarks (SPEC §13): a synthetic monorepo generator and `memlens bench`."""
+"""Memory Lens benchmarks (docs/reference.md "Benchmarks"): a synthetic monorepo generator and
+`memlens bench`."""

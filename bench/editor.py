@@ -1,4 +1,5 @@
-"""The "Editor" figures of SPEC §13, measured in the real VS Code of the end-to-end suite.
+"""The editor figures of the benchmarks (docs/reference.md "Benchmarks"), measured in the real VS
+Code of the end-to-end suite.
 
 tests/e2e/startup.mjs (part of `bash scripts/vscode/run-e2e.sh`) writes
 artifacts/e2e/timings.json: for a first ("cold": Python compiles the bundle's byte-code) and a
@@ -47,7 +48,7 @@ def _verdict(value: Any, goal: int) -> str:
 
 def render(editor: dict[str, Any]) -> list[str]:
     if not editor:
-        return ["", "Editor (SPEC §13): no artifacts/e2e/timings.json; run "
+        return ["", "Editor: no artifacts/e2e/timings.json; run "
                 "`bash scripts/vscode/run-e2e.sh tests/e2e/startup.mjs` to measure it."]
     out = ["", "Editor start-up in the real VS Code (code-server) of the e2e suite "
            f"(goals: ready ≤ {READY_GOAL_MS / 1000:g} s after activation, first diagnostic "

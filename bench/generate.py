@@ -1,4 +1,4 @@
-"""A deterministic synthetic monorepo for the benchmarks (SPEC §13).
+"""A deterministic synthetic monorepo for the benchmarks (docs/reference.md "Benchmarks").
 
 At scale 1.0 the tree under `root` holds exactly 20,000 folders and 100,000 files (counting the
 `.git` folder, its `HEAD` and the generator's stamp), of which 500 are `GEMINI.md` memory files
@@ -36,7 +36,7 @@ SEED = 20_130_413
 MEMORY_NAME = "GEMINI.md"
 STAMP = ".git/memlens-bench.json"
 
-# Counts at scale 1.0 (SPEC §13).
+# Counts at scale 1.0 (docs/reference.md "Benchmarks").
 BASE_DIRS = 20_000
 BASE_FILES = 100_000
 BASE_MEMORY = 500

@@ -1,5 +1,6 @@
-"""Language-server benchmarks (SPEC §13): cold index, hover and definition latency against a
-trivial request on the same connection, edit-to-fresh-diagnostics, and the server's RSS.
+"""Language-server benchmarks (docs/reference.md "Benchmarks"): cold index, hover and definition
+latency against a trivial request on the same connection, edit-to-fresh-diagnostics, and the
+server's RSS.
 
 The client is a minimal JSON-RPC speaker over the server's stdio, so its own overhead is the
 same for every request it times.

@@ -1,4 +1,5 @@
-"""`memlens bench`: the SPEC §13 benchmarks, measured in one run on one machine.
+"""`memlens bench`: the benchmarks (docs/reference.md "Benchmarks"), measured in one run on one
+machine.
 
 Generates (or reuses) the synthetic monorepo of `bench.generate` in the cache folder, then
 times a bare `os.scandir` walk of it, classic discovery with no folder cap, jit start-up,

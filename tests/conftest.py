@@ -10,10 +10,11 @@ import pytest
 
 TreeSpec = dict[str, str | None]
 
-# The suites below were written for Gemini CLI 0.43's model (SPEC §3: classic mode, a
-# context.fileName that replaces GEMINI.md): they pin that profile, as a user pins a version.
-# Without a pin the default follows the Gemini CLI on PATH, else gemini@0.44+
-# (tests/test_agent_choice.py clears the pin to test exactly that).
+# The suites below were written for Gemini CLI 0.43's model
+# (docs/reference.md "Which agent, which version": classic mode, a context.fileName that replaces
+# GEMINI.md): they pin that profile, as a user pins a version. Without a pin the default follows the
+# Gemini CLI on PATH, else gemini@0.44+ (tests/test_agent_choice.py clears the pin to test exactly
+# that).
 os.environ.setdefault("MEMLENS_AGENTS", "gemini@0.43")
 # Versions `memlens verify` remembers as verified on this machine: the tests' own (empty) file,
 # so what a developer verified by hand cannot change which versions count as verified.

@@ -1,6 +1,7 @@
-"""Which agent and profile the command line shows when nothing is pinned (SPEC §4, §7): the
-Gemini CLI found on PATH, else gemini@0.44+; MEMLENS_AGENTS and --agent pin one; a version
-newer than the newest verified one is served by the nearest profile and says so."""
+"""Which agent and profile the command line shows when nothing is pinned
+(docs/reference.md "Which agent, which version", "The command line"): the Gemini CLI found on PATH,
+else gemini@0.44+; MEMLENS_AGENTS and --agent pin one; a version newer than the newest verified one
+is served by the nearest profile and says so."""
 
 from __future__ import annotations
 

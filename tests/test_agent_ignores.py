@@ -1,6 +1,7 @@
-"""`agent-ignores-file`: memory files an agent will not read, and why (SPEC §11). Each case
-builds a tree, asks the agent, checks code, path, position and the reason, and cross-checks
-with the agent's own loader that the file really is not read."""
+"""`agent-ignores-file`: memory files an agent will not read, and why
+(docs/reference.md "Diagnostics"). Each case builds a tree, asks the agent, checks code, path,
+position and the reason, and cross-checks with the agent's own loader that the file really is not
+read."""
 
 from __future__ import annotations
 

@@ -340,7 +340,7 @@ def test_pins_win_in_order() -> None:
 
 
 def test_copilot_cli_is_another_name_for_copilot() -> None:
-    """SPEC §7: `--agent copilot-cli` is GitHub Copilot CLI, profile copilot@1.0, verified on
+    """`--agent copilot-cli` is GitHub Copilot CLI, profile copilot@1.0, verified on
     1.0.102 and only there."""
     found = installed()
     for pin in ("copilot", "copilot-cli", "copilot@1.0", "copilot-cli@1.0.102"):

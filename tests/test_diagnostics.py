@@ -1,4 +1,4 @@
-"""Every diagnostic code the engine emits (SPEC §11), on exact ranges.
+"""Every diagnostic code the engine emits (docs/reference.md "Diagnostics"), on exact ranges.
 
 Positions are 1-based; the end column is exclusive (the character after the token), so for an
 import the range covers exactly `@path`. Each import case checks both the numbers and that the

@@ -1,4 +1,4 @@
-"""Hidden content (SPEC §11 `hidden-text`, `hidden-comment`; §12): every class of invisible
+"""Hidden content (docs/reference.md "Hidden content"): every class of invisible
 character, the legitimate uses that must stay silent, HTML comments per agent, the preview
 escapes, and `memlens check` (text and SARIF, the SARIF validated against the published
 SARIF 2.1.0 JSON schema)."""

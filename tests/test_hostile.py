@@ -1,4 +1,5 @@
-"""Hostile trees (SPEC §12): nothing crashes, hangs or escapes, and each problem is reported.
+"""Hostile trees (docs/security.md "Bounds"): nothing crashes, hangs or escapes, and each problem is
+reported.
 
 Every case builds its tree in a fresh folder, runs the engine (`MemoryEngine.load`,
 `queries.show`, `queries.check`) and, for most cases, the real `memlens` command in a subprocess.

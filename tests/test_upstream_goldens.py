@@ -80,7 +80,7 @@ def test_validate_import_path(case: dict[str, Any], root: Path) -> None:
     # v0.43.0's check is lexical, so it accepts the escape (the golden says true) ...
     assert validate_import_path(given["importPath"], given["basePath"],
                                 given["allowedDirectories"]) is case["output"]
-    # ... while our processor rejects it, as Gemini CLI's later releases do (SPEC).
+    # ... while our processor rejects it, as Gemini CLI's later releases do.
     (root / "outside" / "sensitive.md").write_text("secret")
     processor = ImportProcessor(FileReader(), ProjectRootFinder([]))
     result = processor.process(f"@{given['importPath']}", given["basePath"])

@@ -22,8 +22,9 @@ import { chooseInterpreter, Interpreter, removeOldEnvironments, serverCommand } 
 export const READY = "memlens/ready";
 
 /**
- * Start-up milestones (SPEC §13 "Editor"): logged, and appended as JSON lines to
- * $MEMLENS_TIMINGS_FILE when it is set (the end-to-end suite sets it and reports them).
+ * Start-up milestones (docs/reference.md "Benchmarks", the editor rows): logged, and appended as
+ * JSON lines to $MEMLENS_TIMINGS_FILE when it is set (the end-to-end suite sets it and reports
+ * them).
  */
 const activatedAt = Date.now();
 const timingsFile = process.env.MEMLENS_TIMINGS_FILE;

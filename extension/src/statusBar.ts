@@ -55,7 +55,8 @@ export class MemoryStatusBar implements vscode.Disposable {
       this.item.command = action;
       this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
     } else {
-      // Whose view (SPEC §4): the agent and version shown, and why it is not verified.
+      // Whose view (docs/reference.md "Which agent, which version"): the agent and version shown,
+      // and why it is not verified.
       const agent = result.agentLabel ? ` · ${result.agentLabel}${result.agentNote ? " (unverified)" : ""}` : "";
       this.item.text = `${result.agentNote ? "$(warning)" : "$(book)"} ${summary}${agent}`;
       const text =

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Re-captures the conformance goldens (tests/conformance/captured/<agent>-<version>/<id>.json):
 # what each pinned real agent sends its model for every scenario, run offline against the
-# fake model (SPEC §14). Installs the agents first (cached). Arguments go to the capture tool,
-# e.g. --only gemini@0.61.0, --jobs 3, --reextract (no agent runs: re-read the last requests).
+# fake model (docs/reference.md "Conformance with the real agents"). Installs the agents first
+# (cached). Arguments go to the capture tool, e.g. --only gemini@0.61.0, --jobs 3, --reextract (no
+# agent runs: re-read the last requests).
 #
 #   bash scripts/agents/capture-goldens.sh
 set -euo pipefail

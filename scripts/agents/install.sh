@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the reference agents (SPEC §14, agents-reference.md) from the npm registry into a
-# per-user cache keyed by version, as scripts/vscode/install.sh caches code-server, and prints
-# one line per agent: NAME@VERSION<TAB>path of its binary. Idempotent; silent apart from those
-# lines when everything is cached.
+# Installs the reference agents (docs/reference.md "Conformance with the real agents") from the npm
+# registry into a per-user cache keyed by version, as scripts/vscode/install.sh caches code-server,
+# and prints one line per agent: NAME@VERSION<TAB>path of its binary. Idempotent; silent apart from
+# those lines when everything is cached.
 #
 #   bash scripts/agents/install.sh                       # the pinned set below
 #   bash scripts/agents/install.sh gemini@0.61.0 codex@0.169.0

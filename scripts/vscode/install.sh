@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a real VS Code (code-server from the npm registry), the Node 24 it needs and
 # playwright-core into a per-user cache keyed by version, plus the Debian packages they need
-# (SPEC §10.4). Idempotent and prompt-free: a second run only checks and prints the paths.
+# (docs/reference.md "Set-up in detail"). Idempotent and prompt-free: a second run only checks and
+# prints the paths.
 #
 #   bash scripts/vscode/install.sh          # install if needed, print the paths
 #   eval "$(bash scripts/vscode/install.sh --env)"   # same, then export MEMLENS_* variables

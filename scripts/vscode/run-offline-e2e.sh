@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The "installs and works offline" end-to-end test (issue 13, SPEC §10.1): the packaged .vsix
-# installed into a clean code-server profile with a fresh, empty HOME, everything run inside a
-# network namespace with only loopback (`unshare -n`, then `ip link set lo up`), the server run
-# by a plain system python3 that has none of the server's dependencies (so what runs is the
-# bundle inside the .vsix, and no pip could have helped). tests/e2e/startup.mjs then opens
-# GEMINI.md of a copy of the demo and waits for memlens diagnostics in the Problems panel
-# (screenshot artifacts/e2e/offline.png, timings artifacts/e2e/timings-offline.json). Last,
-# the installed extension's folder must hold no byte-code, environment or lock file.
+# The "installs and works offline" end-to-end test (issue 13,
+# docs/reference.md "The VS Code extension"): the packaged .vsix installed into a clean code-server
+# profile with a fresh, empty HOME, everything run inside a network namespace with only loopback
+# (`unshare -n`, then `ip link set lo up`), the server run by a plain system python3 that has none
+# of the server's dependencies (so what runs is the bundle inside the .vsix, and no pip could have
+# helped). tests/e2e/startup.mjs then opens GEMINI.md of a copy of the demo and waits for memlens
+# diagnostics in the Problems panel (screenshot artifacts/e2e/offline.png, timings
+# artifacts/e2e/timings-offline.json). Last, the installed extension's folder must hold no
+# byte-code, environment or lock file.
 #
 #   bash scripts/vscode/run-offline-e2e.sh
 #

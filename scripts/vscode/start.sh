@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Serves WORKSPACE in a real VS Code (code-server, SPEC §10.4) on 127.0.0.1:PORT and stays in
-# the foreground until code-server exits or this script is signalled (background it with `&`
-# or `setsid`, and stop it by killing its process group).
+# Serves WORKSPACE in a real VS Code (code-server, docs/reference.md "Set-up in detail") on
+# 127.0.0.1:PORT and stays in the foreground until code-server exits or this script is signalled
+# (background it with `&` or `setsid`, and stop it by killing its process group).
 #
 #   bash scripts/vscode/start.sh WORKSPACE [PORT]        (PORT: default $MEMLENS_PORT, else 8080)
 #

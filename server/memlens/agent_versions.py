@@ -1,4 +1,5 @@
-"""Which coding agents are installed, in which version, and which profile serves each (SPEC §4).
+"""Which coding agents are installed, in which version, and which profile serves each
+(docs/reference.md "Which agent, which version").
 
 Contract (pure engine: no LSP, no terminal; the CLI and the server wire it in):
 
@@ -86,7 +87,8 @@ UNVERIFIED: dict[str, Unverified] = {
                               "Antigravity CLI as public descriptions of it say it reads "
                               "GEMINI.md, AGENTS.md and .agents/, not a verified agent"),
 }
-# Other names `--agent` and `memlens.agents` take for an agent (SPEC §7: `copilot-cli`).
+# Other names `--agent` and `memlens.agents` take for an agent (`copilot-cli`:
+# docs/reference.md "GitHub Copilot CLI").
 ALIASES: dict[str, str] = {"copilot-cli": "copilot"}
 CONVENTION = "agents"  # the AGENTS.md convention (Codex's fallback in `memlens diff`)
 AGENT_LABELS: dict[str, str] = {**{a: label for a, (_, label) in COMMANDS.items()},
@@ -331,9 +333,10 @@ def chosen_agents(pins: Sequence[str], installed: Mapping[str, InstalledAgent]
 
     With pins (`memlens.agents`, e.g. ["claude", "gemini@0.43"], or the CLI's `--agent`): those,
     in order; a pin without a version takes the detected version of that agent, else its newest
-    profile. Without pins: the detected Gemini CLI, else `gemini@0.44+` (SPEC §7's default), then
-    every other detected agent (Claude Code, Codex). The same profile for the same version is
-    listed once. ValueError (one line) for a bad pin."""
+    profile. Without pins: the detected Gemini CLI, else `gemini@0.44+` (the default:
+    docs/reference.md "Which agent, which version"), then every other detected agent (Claude Code,
+    Codex). The same profile for the same version is listed once. ValueError (one line) for a bad
+    pin."""
     out: list[AgentProfile] = []
     if pins:
         for pin in pins:

@@ -1,5 +1,5 @@
-"""The engine's vocabulary (severities, tiers, modes) and its settings model. Payloads that
-cross a boundary live in `protocol/`."""
+"""The engine's settings model and the names of Gemini CLI's profiles. Payloads that cross a
+boundary, and the words they share (severities, tiers, modes), live in `protocol/`."""
 
 from __future__ import annotations
 
@@ -8,17 +8,15 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from memlens.protocol.wire import Wire
+from memlens.protocol.wire import Mode, Severity, Wire
 
 if TYPE_CHECKING:
     from memlens.agent_versions import AgentProfile
 
-Severity = Literal["error", "warning", "info"]
-Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
-Mode = Literal["jit", "classic"]
-# Which Gemini CLI the engine reproduces (SPEC §4): 0.43 (classic and jit modes, context.fileName
-# replaces GEMINI.md) or 0.44 and later (verified on 0.61.0: jit only, context.fileName adds to
-# GEMINI.md, a folder named like a context file is skipped).
+# Which Gemini CLI the engine reproduces (docs/reference.md "Which agent, which version"): 0.43
+# (classic and jit modes, context.fileName replaces GEMINI.md) or 0.44 and later (verified on
+# 0.61.0: jit only, context.fileName adds to GEMINI.md, a folder named like a context file is
+# skipped).
 GeminiProfile = Literal["0.43", "0.44+"]
 DEFAULT_CONTEXT_FILE = "GEMINI.md"
 
@@ -172,7 +170,8 @@ class MemorySettings(Wire):
 
     @property
     def chosen_agents(self) -> list[AgentProfile]:
-        """The agents shown, the chosen one first (SPEC §4)."""
+        """The agents shown, the chosen one first
+        (docs/reference.md "Which agent, which version")."""
         return self._chosen_agents
 
     def agent_version(self, agent: str) -> str | None:

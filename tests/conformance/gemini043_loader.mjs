@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Gemini CLI 0.43.0's own memory loader, driven from its npm bundle (SPEC §14): the same
-// loadSettings -> loadCliConfig -> config.initialize() path its `skills list` command takes,
-// then the memory the config holds, printed as JSON. No model server, no prompt: fast enough
-// for a differential fuzzer.
+// Gemini CLI 0.43.0's own memory loader, driven from its npm bundle
+// (docs/reference.md "Conformance with the real agents"): the same loadSettings -> loadCliConfig ->
+// config.initialize() path its `skills list` command takes, then the memory the config holds,
+// printed as JSON. No model server, no prompt: fast enough for a differential fuzzer.
 //
 //   node gemini043_loader.mjs [--bundle DIR] [--jit PATH]...      one run for process.cwd()
 //   node gemini043_loader.mjs [--bundle DIR] --serve              JSON lines on stdin:

@@ -1,9 +1,9 @@
 """What memlens predicts today, asked through its command line only (`python -m memlens`):
 the conformance suite tests the shipped tool, not engine internals that are being reshaped.
 
-Every agent through ``show --agent A --json`` and ``jit --agent A --json`` (SPEC §7): the files
-it reads (``when``: startup, on-read) and ``payloads``, the exact strings it sends at start and
-after a tool touches a path.
+Every agent through ``show --agent A --json`` and ``jit --agent A --json``
+(docs/reference.md "Which agent, which version"): the files it reads (``when``: startup, on-read)
+and ``payloads``, the exact strings it sends at start and after a tool touches a path.
 * Gemini CLI 0.43 (``--agent gemini@0.43``) and 0.61 (``gemini@0.44``): besides, ``prompt``
   (the system instruction's memory part) and ``sessionMemory`` (the first user message's).
 * Claude Code (``claude``): the files at start and on read, the start-up ``<system-reminder>``

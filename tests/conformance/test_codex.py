@@ -1,6 +1,7 @@
-"""Codex CLI 0.169.0 against memlens's codex dialect (SPEC §4): the `# AGENTS.md instructions
-for CWD` user message it sends at start, byte for byte (``memlens show --agent codex
---json``'s ``payloads``; [] when Codex sends no such message). Codex loads nothing later."""
+"""Codex CLI 0.169.0 against memlens's codex dialect
+(docs/reference.md "Which agent, which version"): the `# AGENTS.md instructions for CWD` user
+message it sends at start, byte for byte (``memlens show --agent codex --json``'s ``payloads``; []
+when Codex sends no such message). Codex loads nothing later."""
 
 from __future__ import annotations
 

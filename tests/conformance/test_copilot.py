@@ -1,7 +1,8 @@
-"""GitHub Copilot CLI 1.0.102 against memlens's copilot profile (SPEC §4): the instructions of
-its system message at start and the `<system_reminder>` message it adds after its `view` tool
-reads a path, byte for byte (``memlens show --agent copilot --json``'s ``payloads`` and
-``memlens jit --agent copilot --json``'s)."""
+"""GitHub Copilot CLI 1.0.102 against memlens's copilot profile
+(docs/reference.md "Which agent, which version"): the instructions of its system message at start
+and the `<system_reminder>` message it adds after its `view` tool reads a path, byte for byte
+(``memlens show --agent copilot --json``'s ``payloads`` and ``memlens jit --agent copilot
+--json``'s)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gemini CLI against memlens (SPEC §3, §7, §14).
+"""Gemini CLI against memlens (docs/reference.md "Conformance with the real agents").
 
 What the real agent sent is compared with ``memlens show --json`` (``prompt``: the system
 instruction's memory part; ``sessionMemory``: the first user message's) and ``memlens jit
@@ -49,8 +49,9 @@ def test_after_read(case: Case, runs: Runs) -> None:
 
 @pytest.mark.parametrize("case", cases("gemini", check="session"))
 def test_payloads(case: Case, runs: Runs) -> None:
-    """`payloads` (SPEC §7): the memory parts of the system instruction and of the first user
-    message, in that order, the empty ones left out; after the read, the appended string."""
+    """`payloads` (docs/reference.md "Which agent, which version"): the memory parts of the system
+    instruction and of the first user message, in that order, the empty ones left out; after the
+    read, the appended string."""
     outcome = runs.get(case)
     assert outcome.prediction is not None
     sent = [_payload(case, runs, "systemInstruction"), _payload(case, runs, "session_context")]

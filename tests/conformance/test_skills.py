@@ -1,4 +1,4 @@
-"""Skills per agent against the real agents (SPEC §5, docs/reference.md "Skills").
+"""Skills per agent against the real agents (docs/reference.md "Skills").
 
 Each tree of ``skills/cases.yaml`` is run through the real agent (offline, the recording fake
 model; every pinned version that is installed, MEMLENS_AGENT_VERSIONS as elsewhere) and the

@@ -1,8 +1,8 @@
-// Add Memory (SPEC §6, §10.2): "Memory Lens: Add Memory…" asks for a fact and a scope (the
-// pick names the real files: HOME here is the copy's, not ~); with Global picked, VS Code's
-// diff editor shows HOME/.gemini/GEMINI.md against the proposed text (a read-only virtual
-// document) and a notification says to review it; the file is untouched until "Save Memory"
-// (the editor title's check mark, beside "Cancel"), which writes the fact under
+// Add Memory (docs/reference.md "Writing memory", "The VS Code extension"): "Memory Lens: Add
+// Memory…" asks for a fact and a scope (the pick names the real files: HOME here is the copy's, not
+// ~); with Global picked, VS Code's diff editor shows HOME/.gemini/GEMINI.md against the proposed
+// text (a read-only virtual document) and a notification says to review it; the file is untouched
+// until "Save Memory" (the editor title's check mark, beside "Cancel"), which writes the fact under
 // `## Gemini Added Memories` exactly as Gemini CLI's save_memory does (the rest of the file
 // unchanged) and closes the diff and that notification; another offers "Open File", which
 // opens it. Nothing else is written: no lock or temporary file is left in HOME or the

@@ -1,9 +1,9 @@
-// The editor follows the agents you use (SPEC §4). The demo with `memlens.agents` set to
-// ["gemini@0.43", "claude", "codex"]: the status item names the chosen agent ("… · Gemini
-// CLI"; a pinned profile has no installed version to show), "Show What Each Agent Reads…" offers "Side by side" first, and picking it opens the
-// three agents' views of services/api/app.py in three columns beside the file — Gemini CLI's
-// merged context, Claude Code's reminders, Codex's AGENTS.md message. Screenshots:
-// agents-side-by-side-{light,dark}.png.
+// The editor follows the agents you use (docs/reference.md "Which agent, which version"). The demo
+// with `memlens.agents` set to ["gemini@0.43", "claude", "codex"]: the status item names the chosen
+// agent ("… · Gemini CLI"; a pinned profile has no installed version to show), "Show What Each
+// Agent Reads…" offers "Side by side" first, and picking it opens the three agents' views of
+// services/api/app.py in three columns beside the file — Gemini CLI's merged context, Claude Code's
+// reminders, Codex's AGENTS.md message. Screenshots: agents-side-by-side-{light,dark}.png.
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import {

@@ -1,13 +1,13 @@
-// A chat turn against the fake Gemini server (SPEC §9, §10.2): on a copy of the demo, the
-// prompt typed in the Chat view reaches the fake, which streams text (two chunks, 0.6 s apart)
-// and then calls write_file on a new file, services/api/NOTES.md. The panel must show the
-// streamed text as it comes, then the write_file card waiting for approval with the unified
-// diff, while the file does not exist yet; after "Approve" the file exists with exactly the
-// proposed content, the card says done, a "memory loaded" chip names services/api/GEMINI.md
-// (writing there loads that folder's memory just in time) and the model's final streamed text
-// shows. The fake must have seen the right key (stored with the panel's "Set Gemini API Key"
-// when the panel asks for one, as run-e2e.sh leaves GEMINI_API_KEY unset) and, in its second
-// request, write_file's result.
+// A chat turn against the fake Gemini server
+// (docs/reference.md "The chat agent", "The VS Code extension"): on a copy of the demo, the prompt
+// typed in the Chat view reaches the fake, which streams text (two chunks, 0.6 s apart) and then
+// calls write_file on a new file, services/api/NOTES.md. The panel must show the streamed text as
+// it comes, then the write_file card waiting for approval with the unified diff, while the file
+// does not exist yet; after "Approve" the file exists with exactly the proposed content, the card
+// says done, a "memory loaded" chip names services/api/GEMINI.md (writing there loads that folder's
+// memory just in time) and the model's final streamed text shows. The fake must have seen the right
+// key (stored with the panel's "Set Gemini API Key" when the panel asks for one, as run-e2e.sh
+// leaves GEMINI_API_KEY unset) and, in its second request, write_file's result.
 // Then the view's title-bar actions, clicked as a user does (hover the Chat header, click the
 // codicon): "Chat Approval Mode…" switches to autoEdit (the status line says so and the next
 // write_file runs without a card asking), the status line's own link switches back; "New Chat"

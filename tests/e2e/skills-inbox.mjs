@@ -1,10 +1,10 @@
-// Accepting a skill from the inbox (SPEC §5, §10.2): an extracted skill waits in
-// HOME/.gemini/tmp/<project>/memory/skills-inbox/<name>/SKILL.md (the project folder as Gemini
-// CLI's registry assigns it, claimed with the server's own code). The Skills view lists it
-// under "Inbox"; its inline "Accept Skill" action validates and moves it to the user's skills,
-// HOME/.gemini/skills/<name>/ (where Gemini CLI's own inbox puts it), after which the inbox is
-// empty and the skill is listed with tier "user" (offered to the agent), and a notification
-// says so.
+// Accepting a skill from the inbox (docs/reference.md "Skills", "The VS Code extension"): an
+// extracted skill waits in HOME/.gemini/tmp/<project>/memory/skills-inbox/<name>/SKILL.md (the
+// project folder as Gemini CLI's registry assigns it, claimed with the server's own code). The
+// Skills view lists it under "Inbox"; its inline "Accept Skill" action validates and moves it to
+// the user's skills, HOME/.gemini/skills/<name>/ (where Gemini CLI's own inbox puts it), after
+// which the inbox is empty and the skill is listed with tier "user" (offered to the agent), and a
+// notification says so.
 // Works on a copy of the demo with a HOME of its own (memlens.home in the copy's settings).
 // Screenshots: artifacts/e2e/skills-inbox-before.png and artifacts/e2e/skills-inbox.png.
 import { execFileSync } from 'node:child_process';

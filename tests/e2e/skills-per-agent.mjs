@@ -1,7 +1,7 @@
-// The Skills view per agent (SPEC §5, §10.2): with Claude Code and Codex in use
-// (memlens.agents), a copy of the demo gets skills of its own — `.claude/skills` (one that a
-// user skill of the same name hides) and `.agents/skills` (one without a description). The view
-// shows a group per agent ("Gemini CLI", "Claude Code", "Codex"), each skill as that agent
+// The Skills view per agent (docs/reference.md "Skills", "The VS Code extension"): with Claude Code
+// and Codex in use (memlens.agents), a copy of the demo gets skills of its own — `.claude/skills`
+// (one that a user skill of the same name hides) and `.agents/skills` (one without a description).
+// The view shows a group per agent ("Gemini CLI", "Claude Code", "Codex"), each skill as that agent
 // lists it, the dropped ones "not offered" with the agent's reason (from the server:
 // memlens/agentSkills); clicking a dropped skill opens its SKILL.md.
 // Screenshots: artifacts/e2e/skills-per-agent-light.png and skills-per-agent-dark.png.

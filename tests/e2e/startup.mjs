@@ -1,12 +1,12 @@
-// Start-up time in the real VS Code (SPEC §13 "Editor"): a fresh window on a copy of the demo,
-// GEMINI.md opened as soon as the explorer shows it, the Problems panel open; waits for the
-// demo's memlens problem (import-not-found, docs/deploy.md) to be listed. The extension writes
-// its milestones (activate, spawn, initialized, ready, opened, firstDiagnostic; wall-clock ms)
-// to $MEMLENS_TIMINGS_FILE (run-e2e.sh sets it); the page gives VS Code's own marks (navigation
-// start, workbench started). All on one clock, they go to ARTIFACTS/timings.json, which
-// `memlens bench` prints when present. Fails only when the problem does not show; the goals
-// (ready within 2 s of activation, first diagnostics within 1 s of ready) are reported.
-// MEMLENS_STARTUP_NAME (default startup) names the screenshot and timings file;
+// Start-up time in the real VS Code (docs/reference.md "Benchmarks", the editor rows): a fresh
+// window on a copy of the demo, GEMINI.md opened as soon as the explorer shows it, the Problems
+// panel open; waits for the demo's memlens problem (import-not-found, docs/deploy.md) to be listed.
+// The extension writes its milestones (activate, spawn, initialized, ready, opened,
+// firstDiagnostic; wall-clock ms) to $MEMLENS_TIMINGS_FILE (run-e2e.sh sets it); the page gives VS
+// Code's own marks (navigation start, workbench started). All on one clock, they go to
+// ARTIFACTS/timings.json, which `memlens bench` prints when present. Fails only when the problem
+// does not show; the goals (ready within 2 s of activation, first diagnostics within 1 s of ready)
+// are reported. MEMLENS_STARTUP_NAME (default startup) names the screenshot and timings file;
 // MEMLENS_STARTUP_ROUNDS=cold measures only the first window (the offline test does).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

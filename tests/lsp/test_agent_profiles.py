@@ -1,8 +1,8 @@
-"""The editor follows the chosen agent (SPEC §4): `memlens/agents` lists the agents in use
-(pinned by `memlens.agents`, else found on PATH) first; `memlens/show` for a file that is no
-agent's memory shows the chosen agent's view, named with its version; an installed version
-newer than the newest verified one is served by the nearest profile with
-`agent-version-unverified`; a memory file the chosen agent will not read gets
+"""The editor follows the chosen agent (docs/reference.md "Which agent, which version"):
+`memlens/agents` lists the agents in use (pinned by `memlens.agents`, else found on PATH) first;
+`memlens/show` for a file that is no agent's memory shows the chosen agent's view, named with its
+version; an installed version newer than the newest verified one is served by the nearest profile
+with `agent-version-unverified`; a memory file the chosen agent will not read gets
 `agent-ignores-file`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The real server over raw stdio bytes (SPEC §12): mis-framed messages, absurd lengths,
-malformed requests and invalid positions.
+"""The real server over raw stdio bytes (docs/security.md "The language server's connection"):
+mis-framed messages, absurd lengths, malformed requests and invalid positions.
 
 Every exchange has a deadline (`READ_TIMEOUT`): a server that goes deaf fails the test rather
 than hanging the suite. Positions: a wrong shape (negative, not an integer, missing) or a line

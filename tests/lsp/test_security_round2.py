@@ -309,7 +309,7 @@ def test_serve_tcp_listens_on_loopback_only_unless_asked(tmp_path: Path, host: s
 def test_an_unproven_client_can_never_set_the_endpoint_or_the_key() -> None:
     """The server's own gate, below the transport: until the client has proved it is the
     owner, chat settings are dropped and the key is refused."""
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
     server = MemlensServer()
     server.owner_proven = False

@@ -10,8 +10,8 @@ from __future__ import annotations
 from memlens.agent.context import AgentContext
 from memlens.agent.memory_manager import RoutedSaveMemory
 from memlens.agent.prompt import session_memory, system_instruction
-from memlens.agent.session import Agent, AgentSession
-from memlens.agent.tools.base import ToolSet
+from memlens.agent.session import AgentSession
+from memlens.agent.tools.base import Agent, ToolSet
 from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
 from memlens.agent.tools.memory import SaveMemory
 from memlens.agent.tools.search import Glob, SearchFileContent

@@ -13,8 +13,8 @@ from typing import Any
 
 from memlens.agent.context import AgentContext
 from memlens.agent.records import list_sessions
-from memlens.agent.session import Agent, run_agent
-from memlens.agent.tools.base import ToolRefused, ToolSet
+from memlens.agent.session import run_agent
+from memlens.agent.tools.base import Agent, ToolRefused, ToolSet
 from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
 from memlens.agent.tools.search import Glob
 from memlens.agent.tools.workspace import Workspace

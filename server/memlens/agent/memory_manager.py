@@ -20,9 +20,20 @@ import posixpath
 from typing import Any
 
 from memlens.agent.context import AgentContext
-from memlens.agent.session import Agent, AgentRun, Approve, Emit, ToolRuntime, run_agent
+from memlens.agent.session import Emit, run_agent
 from memlens.agent.tools.ask_user import AskUser
-from memlens.agent.tools.base import PlannedCall, Tool, ToolArgs, ToolOutcome, ToolRefused, ToolSet
+from memlens.agent.tools.base import (
+    Agent,
+    AgentRun,
+    Approve,
+    PlannedCall,
+    Tool,
+    ToolArgs,
+    ToolOutcome,
+    ToolRefused,
+    ToolRuntime,
+    ToolSet,
+)
 from memlens.agent.tools.files import ListDirectory, ReadFile, Replace, WriteFile
 from memlens.agent.tools.memory import SaveMemory, SaveMemoryArgs
 from memlens.agent.tools.search import Glob

@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from memlens.agent.context import AgentContext
 from memlens.agent.gemini import NoApiKey, describe, make_client, stream_with_retries
 from memlens.agent.records import Transcript, redacting_emit
 from memlens.agent.tools.base import (
+    Agent,
+    AgentRun,
+    Approve,
     PlannedCall,
     ToolOutcome,
     ToolRefused,
+    ToolRuntime,
     ToolSet,
     function_response,
 )
@@ -44,47 +46,6 @@ from memlens.protocol.chat import (
 )
 
 Emit = Callable[[ChatEvent], Awaitable[None]]
-Approve = Callable[[ApprovalRequest], Awaitable[ApprovalResponse]]
-
-
-def _no_intro(context: AgentContext) -> list[str]:
-    return []
-
-
-@dataclass(frozen=True)
-class Agent:
-    """What a session runs: the tools the model may call, the system prompt, texts to put
-    before the user's first message, a turn budget (None: the user's chat.maxTurns) and a
-    time limit for a run on its own (`run_agent`; None: none)."""
-
-    tools: Callable[[AgentContext], ToolSet]
-    system_text: Callable[[AgentContext], str]
-    intro_texts: Callable[[AgentContext], list[str]] = _no_intro
-    max_turns: int | None = None
-    time_limit: float | None = None
-
-
-@dataclass(frozen=True)
-class AgentRun:
-    """How a run on its own ended: the status of its turn, the text it answered with, and
-    whether it ran out of time."""
-
-    status: str
-    text: str
-    timed_out: bool = False
-
-
-@dataclass
-class ToolRuntime:
-    """What a running tool may ask of the session: the user (through the approval channel)
-    and another agent, run to its end on this session's context, events and approvals."""
-
-    session_id: str
-    call_id: str
-    approve: Approve
-    delegate: Callable[[Agent, str], Awaitable[AgentRun]]
-    # Set when the turn is cancelled: a search still running in its thread ends at once.
-    stop: threading.Event = field(default_factory=threading.Event)
 
 
 def _valid_parts(parts: list[dict[str, Any]]) -> bool:

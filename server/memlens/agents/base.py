@@ -61,8 +61,9 @@ class AgentMemory:
     # The agent's own facts for `memlens show --json` (rules scoped by `paths:`, the AGENTS.md
     # files shadowed), as JSON values.
     details: dict[str, object] = field(default_factory=dict)
-    # The exact strings the agent puts in its first request (SPEC §7 `payloads`), each of
-    # which appears verbatim in what it sends; [] when it sends no memory.
+    # The exact strings the agent puts in its first request (`payloads`:
+    # docs/reference.md "Which agent, which version"), each of which appears verbatim in what it
+    # sends; [] when it sends no memory.
     payloads: list[str] = field(default_factory=list)
 
 

@@ -1,4 +1,5 @@
-"""`memlens`: the engine on the command line (SPEC §7), one module per command.
+"""`memlens`: the engine on the command line (docs/reference.md "The command line"), one module per
+command.
 
 `main` (main.py) builds the parser from each command's module and dispatches; `common.py`
 holds the options and settings every command shares. A command imports the engine parts it

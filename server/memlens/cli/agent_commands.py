@@ -72,7 +72,8 @@ def run_managed_add(cwd: str, settings: MemorySettings, fact: str, scope: str | 
         return 2
     chat, _, startup = started
     if not startup.trusted:
-        # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
+        # Its tools read and edit the workspace's memory files: project memory
+        # (docs/security.md "The trust model").
         print(f"memlens: the memory manager is off in an untrusted workspace ({UNTRUSTED_HINT})",
               file=sys.stderr)
         return 2

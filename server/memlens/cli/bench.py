@@ -1,4 +1,5 @@
-"""`memlens bench [--scale F] [--json]`: the benchmarks (SPEC §13), from the source checkout."""
+"""`memlens bench [--scale F] [--json]`: the benchmarks (docs/reference.md "Benchmarks"), from the
+source checkout."""
 
 from __future__ import annotations
 

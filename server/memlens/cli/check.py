@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
                        f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
     else:
         for d in ordered:
-            # One line each (SPEC §7): the short message, then its detail.
+            # One line each (docs/reference.md "The command line"): the short message, then its
+            # detail.
             print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
                        f"{escape_controls(_with_detail(d))}\n")
         print(_summary(ordered, checked), file=sys.stderr)

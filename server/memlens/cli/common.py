@@ -1,5 +1,6 @@
-"""What every `memlens` command shares: the usage error, the memory-settings options (SPEC §3.1)
-and `--agent`, the settings they resolve to (with the notes printed on stderr), and output.
+"""What every `memlens` command shares: the usage error, the memory-settings options
+(docs/reference.md "The command line") and `--agent`, the settings they resolve to (with the notes
+printed on stderr), and output.
 
 Nothing heavy is imported here: each command imports the engine parts it needs when it runs.
 """
@@ -28,7 +29,7 @@ class Parser(argparse.ArgumentParser):
 
 def common_options() -> Parser:
     common = Parser(add_help=False)
-    group = common.add_argument_group("memory settings (SPEC §3.1)")
+    group = common.add_argument_group("memory settings")
     group.add_argument("--home", metavar="DIR",
                        help="home folder (default: $GEMINI_CLI_HOME, else your home)")
     group.add_argument("--file-name", action="append", metavar="NAME", dest="file_names",
@@ -67,7 +68,7 @@ def common_options() -> Parser:
 
 
 def agent_spec(value: str) -> tuple[str, str | None]:
-    """`--agent NAME[@VERSION]` (SPEC §7)."""
+    """`--agent NAME[@VERSION]` (docs/reference.md "The command line")."""
     from memlens.agent_versions import parse_agent_spec
 
     try:
@@ -79,7 +80,8 @@ def agent_spec(value: str) -> tuple[str, str | None]:
 def apply_agent(args: argparse.Namespace) -> None:
     """Whose view (`args.agent_id`) and the pin that chooses its profile (`args.agent_pin`):
     `--agent`, else the first agent pinned by MEMLENS_AGENTS, else Gemini CLI (the chosen
-    agent when nothing is pinned, SPEC §4). Commands without the common options have none."""
+    agent when nothing is pinned, docs/reference.md "Which agent, which version"). Commands without
+    the common options have none."""
     if not hasattr(args, "agent"):
         return
     from memlens.agents.gemini.settings import env_agent_pins
@@ -135,9 +137,10 @@ def directory(path: str) -> str:
 
 
 def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> Any:
-    """The settings in force for `cwd` (SPEC §3.1) with the command line's options on top.
-    `notes`: print Gemini CLI's notes (trust, settings problems) now; a command covering
-    several agents prints them itself (`gemini_notes`) once it knows Gemini CLI is one."""
+    """The settings in force for `cwd` (docs/reference.md "The command line") with the command
+    line's options on top. `notes`: print Gemini CLI's notes (trust, settings problems) now; a
+    command covering several agents prints them itself (`gemini_notes`) once it knows Gemini CLI is
+    one."""
     from memlens.agent_versions import detect_installed
     from memlens.agents.gemini.settings import load_settings
     from memlens.model import MemorySettings

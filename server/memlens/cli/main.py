@@ -27,7 +27,7 @@ COMMANDS = {
     "skills": "skills and the inbox",
     "chat": "one chat turn in the terminal",
     "serve": "the language server (stdio)",
-    "bench": "the benchmarks (SPEC §13)",
+    "bench": "the benchmarks",
     "diff": "what each agent reads, per folder, between two git revisions",
     "verify": "run your installed agents offline on this workspace and compare what they "
               "send with the prediction",

@@ -1,9 +1,9 @@
 """`memlens show [PATH]`: what the agent reads working in PATH — Gemini CLI's merged memory
 (`--render flat|prompt`, `--json`: ShowResult), or another agent's exact text; with `--agent`
 and `--json`, that agent's files at start and on read and the strings it sends
-(AgentShowResult, SPEC §7). Without `--agent` (and without `--json`), one section per agent
-covered (common.covered_agents), each under a `==> Label (profile) <==` line; one agent's
-text alone when only one is covered."""
+(AgentShowResult, docs/reference.md "Which agent, which version"). Without `--agent` (and without
+`--json`), one section per agent covered (common.covered_agents), each under a `==> Label (profile)
+<==` line; one agent's text alone when only one is covered."""
 
 from __future__ import annotations
 
@@ -96,8 +96,8 @@ def _gemini(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
 
 
 def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
-    """`show --agent A --json` (SPEC §7): the agent's files at start and on read, and the
-    exact strings it sends."""
+    """`show --agent A --json` (docs/reference.md "Which agent, which version"): the agent's files
+    at start and on read, and the exact strings it sends."""
     from memlens.agents import agent_by_id
     from memlens.workspace.queries import agent_show
 

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from memlens.agent.records import Redactor
-from memlens.agent.session import Approve
+from memlens.agent.tools.base import Approve
 from memlens.files.output import display_path, escape_controls, json_safe
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse, ChatEvent
 

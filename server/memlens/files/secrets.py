@@ -1,4 +1,5 @@
-"""Secrets the process knows, and the one redaction every output uses (SPEC §12).
+"""Secrets the process knows, and the one redaction every output uses
+(docs/security.md "Secrets, writes and output").
 
 `GEMINI_API_KEY` and `GOOGLE_API_KEY` from the environment, the key the editor sends, a
 password or `key=` in the endpoint URL, and values that environment expansion put into a

@@ -1,9 +1,9 @@
 """`walk`: `os.walk` (top-down, links to folders listed but never entered) without recursion.
 
 Python 3.11's `os.walk` recurses once per folder level, so a hostile tree of a few thousand
-nested folders raises RecursionError in whatever walks it (SPEC §12: hostile trees never crash).
-This one keeps its own stack. As with `os.walk`, the caller may prune `dirs` in place; folders
-that cannot be listed are skipped.
+nested folders raises RecursionError in whatever walks it (docs/security.md "Bounds": hostile trees
+never crash). This one keeps its own stack. As with `os.walk`, the caller may prune `dirs` in place;
+folders that cannot be listed are skipped.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from memlens.lsp.hidden_actions import hidden_text_actions
 from memlens.text.references import ImportToken, relative_import
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 
 def _token_at_offset(text: str, offset: int) -> ImportToken | None:

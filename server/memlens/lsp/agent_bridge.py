@@ -15,8 +15,8 @@ from memlens.protocol.editor import AskUserParams, AskUserReply
 
 if TYPE_CHECKING:
     from memlens.agent.context import AgentContext
-    from memlens.agent.session import Approve
-    from memlens.lsp.server import MemlensServer
+    from memlens.agent.tools.base import Approve
+    from memlens.lsp.state import MemlensServer
 
 ASK_USER = "memlens/askUser"
 

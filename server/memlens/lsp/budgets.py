@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 from memlens.lsp.agent_bridge import chat_settings
 from memlens.lsp.convert import path_of
 from memlens.lsp.errors import InvalidParams, parse_params
-from memlens.lsp.merged import folder_budget
+from memlens.lsp.merged import folder_budget, folder_texts
 from memlens.protocol.editor import CountTokensResponse, UriParams
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 COUNT_TOKENS = "memlens/countTokens"
 
@@ -28,7 +28,7 @@ def register(server: MemlensServer) -> None:
         path = path_of(request.uri)
         if path is None:
             raise InvalidParams(f"not a file URI: {request.uri}")
-        budget = folder_budget(ls, path)
+        budget = folder_budget(ls.service, path)
         text = _text_of(ls, path)
         chat = chat_settings(ls, ls.service.folder_or_default(path))
         figures = {"uri": request.uri, "estimate": budget.total.tokens,
@@ -47,6 +47,4 @@ def register(server: MemlensServer) -> None:
 
 def _text_of(ls: MemlensServer, path: str) -> str:
     """The files' texts taken together, as `folder_budget` measures them."""
-    from memlens.lsp.merged import folder_texts
-
-    return "".join(text for _, _, text in folder_texts(ls, path) if text is not None)
+    return "".join(text for _, _, text in folder_texts(ls.service, path) if text is not None)

@@ -41,7 +41,7 @@ from memlens.protocol.chat import (
 )
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SEND, CANCEL, SESSIONS, HISTORY, STATUS = (
     "memlens/chat/send", "memlens/chat/cancel", "memlens/chat/sessions",

@@ -15,7 +15,7 @@ from memlens.lsp.convert import path_of
 from memlens.lsp.links import agent_reading, claude_memory_links, editor_text
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SKILL_KEYS = {
     "name": "1-64 lowercase letters, digits and hyphens; equal to the folder's name",

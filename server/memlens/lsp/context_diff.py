@@ -40,7 +40,7 @@ from memlens.workspace.effective import (
 )
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 CONTEXT_CHANGED = "memlens/contextChanged"
 CONTEXT_DIFF = "memlens/contextDiff"

@@ -37,7 +37,7 @@ from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SHOW, LIST, REFRESH, JIT = "memlens/show", "memlens/list", "memlens/refresh", "memlens/jit"
 AGENTS = "memlens/agents"
@@ -55,7 +55,7 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
 
 def _dialect_of(ls: MemlensServer, uri: str) -> Dialect:
     """The agent of the memory file `uri` names (a CLAUDE.md shows Claude Code's view), else
-    the chosen agent (SPEC §4)."""
+    the chosen agent (docs/reference.md "Which agent, which version")."""
     settings = ls.service.settings_for(path_of(uri) or "")
     owner = owner_of(path_of(uri) or "", settings)
     chosen = settings.chosen_agents[0].agent if settings.chosen_agents else primary().id

@@ -9,7 +9,7 @@ from lsprotocol import types
 from memlens.lsp.convert import path_of, uri_of
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 
 def register(server: MemlensServer) -> None:

@@ -14,7 +14,7 @@ from lsprotocol import types
 from memlens.text.hidden import HIDDEN_TEXT, HiddenRun, find_hidden
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 REMOVE = "Remove hidden characters"
 REMOVE_ALL = "Remove all hidden characters in this file"

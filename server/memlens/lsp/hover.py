@@ -25,7 +25,7 @@ from memlens.lsp.previews import visible
 from memlens.reports.budgets import ContextBudget, context_budget, summary, table
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 IMPORT_PREVIEW_CHARS = 4_000
 MERGED_PREVIEW_CHARS = 8_000
@@ -95,15 +95,15 @@ def open_link(path: str) -> str:
 
 
 def merged_hover(ls: MemlensServer, path: str) -> types.Hover | None:
-    merged, count, chars, jit_count, trusted = memory_for(ls, path)
+    merged, count, chars, jit_count, trusted = memory_for(ls.service, path)
     folder = dirname(path)
     body, cut = clip(visible(ls, path, merged), MERGED_PREVIEW_CHARS)
     jit_note = f" ({jit_count} loaded just in time for this folder)" if jit_count else ""
-    budget = folder_budget(ls, path)
+    budget = folder_budget(ls.service, path)
     lines = [f"**Merged context for {markdown_code(folder)}** — "
              f"{summary(count, chars, budget.total.tokens)}{jit_note}"]
     if not trusted:
-        source = trust_source(ls, path)
+        source = trust_source(ls.service, path)
         home = ls.service.settings_for(path).home
         rules = rules_file_to_open(source, home)
         link = (f"[Open {posixpath.basename(rules)}]({open_link(rules)})" if rules

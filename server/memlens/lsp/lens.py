@@ -1,9 +1,9 @@
 """Code lenses on a memory file's first line: "imported by N" and "loads M files".
 
-Every lens runs a command the client registers (SPEC §8): `memlens.showReferences` with the
-file's URI, the lens position and the importers' locations as plain LSP JSON (the client turns
-them into VS Code's types and opens the references peek; VS Code's own
-`editor.action.showReferences` wants `Uri`/`Position`/`Location` objects, which JSON cannot
+Every lens runs a command the client registers (docs/reference.md "The language server"):
+`memlens.showReferences` with the file's URI, the lens position and the importers' locations as
+plain LSP JSON (the client turns them into VS Code's types and opens the references peek; VS Code's
+own `editor.action.showReferences` wants `Uri`/`Position`/`Location` objects, which JSON cannot
 carry), and `memlens.showMergedContext` with the file's URI.
 """
 
@@ -18,7 +18,7 @@ from memlens.lsp.links import importer_locations
 from memlens.lsp.merged import memory_lens_title
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SHOW_REFERENCES = "memlens.showReferences"
 SHOW_MERGED_CONTEXT = "memlens.showMergedContext"
@@ -53,6 +53,6 @@ def register(server: MemlensServer) -> None:
                            [_location(location) for location in locations]])))
         if ls.service.is_memory_file(path):
             lenses.append(types.CodeLens(range=_TOP, command=types.Command(
-                title=memory_lens_title(ls, path),
+                title=memory_lens_title(ls.service, path),
                 command=SHOW_MERGED_CONTEXT, arguments=[uri_of(path)])))
         return lenses

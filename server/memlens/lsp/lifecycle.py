@@ -19,7 +19,7 @@ from memlens.workspace.index import BUILD_PROGRESS
 from memlens.workspace.service import WorkspaceService
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 log = logging.getLogger("memlens.lsp")
 READY = "memlens/ready"  # sent once the first index is built: {memoryFiles, indexSeconds}

@@ -14,7 +14,7 @@ from memlens.lsp.convert import path_of, uri_of
 
 if TYPE_CHECKING:
     from memlens.agents.claude.memory_links import MemoryLinks, Span
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 
 def reference_target(ls: MemlensServer, agent: MemoryAgent, path: str, raw: str) -> str:

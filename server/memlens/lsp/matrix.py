@@ -12,7 +12,7 @@ from memlens.lsp.errors import InvalidParams, parse_params
 from memlens.protocol.matrix import MatrixParams
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 MATRIX = "memlens/matrix"
 

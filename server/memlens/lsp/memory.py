@@ -20,7 +20,7 @@ from memlens.protocol.chat import ChatEvent
 from memlens.protocol.editor import AddMemoryParams, AddMemoryResult
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 ADD_MEMORY = "memlens/addMemory"
 MEMORY_APPROVE = "memlens/memory/approve"
@@ -72,7 +72,8 @@ async def _managed(ls: MemlensServer, request: AddMemoryParams, folder: str | No
 
     context = agent_context(ls, folder)
     if not context.startup.trusted:
-        # Its tools read and edit the workspace's memory files: project memory (SPEC §12).
+        # Its tools read and edit the workspace's memory files: project memory
+        # (docs/security.md "The trust model").
         return AddMemoryResult(path=path, description=description, managed=True,
                                success=False,
                                message="The memory manager is off in an untrusted workspace: "

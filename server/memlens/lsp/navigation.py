@@ -20,7 +20,7 @@ from memlens.lsp.links import (
 )
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 _FILE_START = types.Range(start=types.Position(line=0, character=0),
                           end=types.Position(line=0, character=0))

@@ -1,4 +1,5 @@
-"""Checks on the positions a client sends, before any handler sees them (SPEC §12).
+"""Checks on the positions a client sends, before any handler sees them
+(docs/security.md "The language server's connection").
 
 Two checks, both answered with InvalidParams (-32602) naming the method and the field:
 

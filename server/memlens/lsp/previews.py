@@ -14,7 +14,7 @@ from memlens.protocol.memory import ContextSection
 from memlens.text.hidden import visible_preview
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 
 def repository_of(ls: MemlensServer, path: str) -> str:

@@ -18,7 +18,7 @@ from memlens.lsp.errors import RequestFailed
 from memlens.lsp.links import agent_reading, claude_memory_links, editor_text, reference_target
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 _OPS = [types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]
 _FILE_OPS = types.FileOperationRegistrationOptions(filters=_OPS)

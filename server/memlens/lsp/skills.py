@@ -27,7 +27,7 @@ from memlens.protocol.skills import (
 )
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 SKILLS, INBOX = "memlens/skills", "memlens/inbox"
 AGENT_SKILLS = "memlens/agentSkills"

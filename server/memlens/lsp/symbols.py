@@ -11,7 +11,7 @@ from memlens.agents.gemini.imports import find_imports
 from memlens.lsp.convert import path_of
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^(`{3,}|~{3,})")

@@ -13,7 +13,7 @@ from memlens.protocol.editor import JitLoadedEvent
 from memlens.protocol.memory import ClaudeJitEntry, JitFile
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 DEBOUNCE_SECONDS = 0.15
 JIT_LOADED = "memlens/jitLoaded"

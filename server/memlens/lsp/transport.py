@@ -5,7 +5,8 @@ pygls's reader (`pygls.io_.run_async`) trusts the stream: it matches exactly
 the next header read. One mis-framed message (no header, a lowercase header, a body longer or
 shorter than declared, a header without its blank line) glues the following bodies onto header
 lines and the server never reads a message again; `Content-Length: 1000000000000` raises
-MemoryError out of the loop and kills it. This module replaces that reader (SPEC §12):
+MemoryError out of the loop and kills it. This module replaces that reader
+(docs/security.md "The language server's connection"):
 
 - `MessageReader` splits bytes into JSON values. Header names are case-insensitive, headers
   other than Content-Length are ignored, a header block longer than `MAX_HEADER_BYTES` or with

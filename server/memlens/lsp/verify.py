@@ -18,7 +18,7 @@ from memlens.lsp.errors import InvalidParams, parse_params
 from memlens.protocol.verify import VerifyParams
 
 if TYPE_CHECKING:
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 VERIFY = "memlens/verify"
 

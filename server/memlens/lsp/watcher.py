@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from watchfiles import Change
 
-    from memlens.lsp.server import MemlensServer
+    from memlens.lsp.state import MemlensServer
 
 
 def watched_roots(ls: MemlensServer) -> list[str]:

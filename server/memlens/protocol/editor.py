@@ -62,8 +62,8 @@ class ShowResponse(Wire):
     # Where each file's text lies in `content`, and where its path is written.
     sections: list[ContextSection] = Field(default_factory=list)
     links: list[SourceLink] = Field(default_factory=list)
-    # Whose view this is (SPEC §4): "Gemini CLI 0.61.0", the profile serving it, and why it is
-    # not verified when it is not (`agent-version-unverified`).
+    # Whose view this is (docs/reference.md "Which agent, which version"): "Gemini CLI 0.61.0", the
+    # profile serving it, and why it is not verified when it is not (`agent-version-unverified`).
     agent_label: str = ""
     agent_profile: str = ""
     agent_note: str | None = None

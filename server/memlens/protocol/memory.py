@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from memlens.model import Mode, Severity, Tier
-from memlens.protocol.wire import Wire
+from memlens.protocol.wire import Mode, Severity, Tier, Wire
 
 
 class Diagnostic(Wire):
@@ -173,7 +172,7 @@ class ClaudeListResult(Wire):
     files: list[ClaudeFileRow]
 
 
-# --- `memlens show|jit --agent NAME[@VERSION] --json` (SPEC §4, §7) ---------------------------
+# --- `memlens show|jit --agent NAME[@VERSION] --json` ---------------------------
 
 class AgentFileRow(Wire):
     """A file the agent reads working in the folder: at start, later when a tool touches a

@@ -1,9 +1,16 @@
-"""The base of every payload: snake_case in Python, camelCase on the wire."""
+"""The base of every payload (snake_case in Python, camelCase on the wire) and the words
+payloads share: a diagnostic's severity, a memory file's tier, Gemini CLI's loading mode."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
+
+Severity = Literal["error", "warning", "info"]
+Tier = Literal["global", "userProjectMemory", "extension", "project", "jit"]
+Mode = Literal["jit", "classic"]
 
 
 class Wire(BaseModel):

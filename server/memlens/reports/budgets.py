@@ -35,8 +35,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memlens.files.output import markdown_code
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 
 OVER_BUDGET = "context-over-budget"
 

@@ -27,7 +27,8 @@ from memlens.protocol.memory import Diagnostic
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
-# Every diagnostic code (SPEC §11) with its short description: the SARIF rules.
+# Every diagnostic code (docs/reference.md "Diagnostics") with its short description: the SARIF
+# rules.
 RULES: dict[str, str] = {
     "import-not-found": "An @import names a file that does not exist",
     "import-outside-root": "An @import reaches outside the project root (traversal, absolute "

@@ -1,6 +1,6 @@
-"""Text the agent reads and a reviewer cannot see (SPEC §11 `hidden-text`, `hidden-comment`;
-§12): invisible and bidi-control characters, Unicode tag characters, runs of variation
-selectors, and HTML comments. Pure text scanning (no file system, no agent).
+"""Text the agent reads and a reviewer cannot see (docs/reference.md "Hidden content"): invisible
+and bidi-control characters, Unicode tag characters, runs of variation selectors, and HTML comments.
+Pure text scanning (no file system, no agent).
 
 The classes, each with its rule (docs/reference.md "Hidden content" says the same to users):
 
@@ -54,15 +54,12 @@ import re
 import unicodedata
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.references import find_code_regions
 from memlens.text.textpos import LineIndex
-
-if TYPE_CHECKING:
-    from memlens.agents.base import MemoryAgent
 
 HiddenKind = Literal["tag", "bidi", "selectors", "invisible"]
 
@@ -436,7 +433,17 @@ def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def file_diagnostics(path: str, text: str, readers: Sequence[MemoryAgent]) -> list[Diagnostic]:
+class CommentReader(Protocol):
+    """What `file_diagnostics` asks of an agent that reads a file (`MemoryAgent` is one)."""
+
+    receiver: str  # how a message names it: "Claude Code"
+
+    def sends_comment(self, text: str, start: int, end: int) -> bool:
+        """Whether the HTML comment at `text[start:end]` reaches the model."""
+        ...
+
+
+def file_diagnostics(path: str, text: str, readers: Sequence[CommentReader]) -> list[Diagnostic]:
     """`hidden-text` on each hidden run of `path`'s text, and `hidden-comment` on each HTML
     comment some agent of `readers` (those that read the file) receives."""
     runs = find_hidden(text)

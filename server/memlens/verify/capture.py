@@ -6,7 +6,7 @@ offline against the recording fake model (fake_model.py, sandbox.py), and ``extr
 recorded requests into a ``Capture``: the memory strings of its first request and the ones it
 added after the scripted tool call read ``read_path``.
 
-Where the memory sits in each agent's request (agents-reference.md):
+Where the memory sits in each agent's request:
 
 * Gemini CLI: the memory part of ``systemInstruction`` (from ``# Contextual Instructions``
   to its end), the ``<loaded_context>`` part of the first user content's ``<session_context>``,
@@ -147,7 +147,7 @@ CLAUDE_FLAG_SETTINGS = '{"disableAllHooks": true, "disableSkillShellExecution": 
 def agent_env(agent: str, home: Path) -> dict[str, str]:
     """The agent's whole environment, built from nothing (as ``env -i`` would): PATH (node's
     folder and the system's), HOME, a fixed time zone and locale, and the variables that point
-    it at the fake model and switch off its outside traffic (agents-reference.md)."""
+    it at the fake model and switch off its outside traffic."""
     node = shutil.which("node")
     path_dirs = [str(Path(node).parent)] if node else []
     path_dirs += [d for d in ("/usr/local/bin", "/usr/bin", "/bin") if d not in path_dirs]

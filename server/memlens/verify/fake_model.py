@@ -1,4 +1,5 @@
-"""One local fake model server for the real agents (SPEC §14, agents-reference.md).
+"""One local fake model server for the real agents
+(docs/reference.md "Conformance with the real agents").
 
 It listens on 127.0.0.1, speaks just enough of three wire formats for an agent to finish a
 prompt, records every request body, and follows a two-turn script:

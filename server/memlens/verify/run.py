@@ -382,8 +382,7 @@ def _copy_auto_memory(agent: str, user_home: str, folder: str, home_copy: Path, 
     a folder that the repository's own settings chose."""
     if agent != "claude":
         return []
-    from memlens.agents.claude.memory_folder import auto_memory_folder
-    from memlens.agents.claude.memory_topics import topic_paths
+    from memlens.agents.claude.memory_folder import auto_memory_folder, topic_paths
     place = auto_memory_folder(user_home, folder)
     if place.setting is not None and place.setting.scope in ("project", "local"):
         return []  # a folder the repository chose (it could name ~/.ssh): never read

@@ -2,12 +2,13 @@
 
 The *effective context* of a workspace, for a list of agents, is for each agent and each
 *folder of interest* the text that agent sends at start working in that folder: its
-`AgentMemory.payloads` (the exact strings of its first request, SPEC §7) joined with one
-newline. Folders of interest: every workspace root, and every folder holding a memory file by
-any registered agent's names (GEMINI.md or the configured names, CLAUDE.md, CLAUDE.local.md,
-`.claude/CLAUDE.md` counting for the folder holding `.claude`, AGENTS.md,
-AGENTS.override.md), as found by the workspace walk (bounded by `memlens.maxIndexedFolders`)
-or the language server's index. A folder an agent reads nothing in has the empty text.
+`AgentMemory.payloads` (the exact strings of its first request,
+docs/reference.md "Which agent, which version") joined with one newline. Folders of interest: every
+workspace root, and every folder holding a memory file by any registered agent's names (GEMINI.md or
+the configured names, CLAUDE.md, CLAUDE.local.md, `.claude/CLAUDE.md` counting for the folder
+holding `.claude`, AGENTS.md, AGENTS.override.md), as found by the workspace walk (bounded by
+`memlens.maxIndexedFolders`) or the language server's index. A folder an agent reads nothing in has
+the empty text.
 
 `diff(before, after)` compares two effective contexts key by key (agent, folder) and returns
 one `ContextChange` per key whose text differs, with a unified diff (difflib, 3 lines of

@@ -29,8 +29,9 @@ from memlens.agents.gemini.jit import JitResult, JitSession
 from memlens.agents.gemini.render import append_jit_context, render_prompt_memory
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
-from memlens.model import MemorySettings, Tier
+from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic, ShowResult
+from memlens.protocol.wire import Tier
 from memlens.text.hidden import file_diagnostics
 from memlens.workspace.graph import ImportGraph
 from memlens.workspace.queries import broad_folder, flattened, truncate, workspace_files_named
@@ -75,9 +76,10 @@ class WorkspaceIndex:
         self.refused: dict[str, str] = {}
         self.index_stops: list[SearchReport] = []
         self.walk_problems: list[Diagnostic] = []
-        # What the chosen agents' profiles add (SPEC §4, §11): the memory files each will not
-        # read (`agent-ignores-file`) and `agent-version-unverified`; `found` is every agent's
-        # memory file the walk found, which those checks look at.
+        # What the chosen agents' profiles add
+        # (docs/reference.md "Which agent, which version", "Diagnostics"): the memory files each
+        # will not read (`agent-ignores-file`) and `agent-version-unverified`; `found` is every
+        # agent's memory file the walk found, which those checks look at.
         self.profile_problems: list[Diagnostic] = []
         self.found: list[str] = []
         # hidden-text / hidden-comment by file, for every file some agent reads (hidden.py),

@@ -315,7 +315,8 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings, *,
 def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
                profile: AgentProfileInfo) -> AgentShowResult:
     """`memlens show --agent`: what `agent` reads working in `cwd` — at start and later, on
-    read — and the exact strings it sends at start (SPEC §7)."""
+    read — and the exact strings it sends at start
+    (docs/reference.md "Which agent, which version")."""
     from memlens.protocol.memory import AgentFileRow, AgentShowResult
 
     reader = FileReader()
@@ -372,10 +373,11 @@ def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
 
 def profile_diagnostics(settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader, only: str | None = None) -> list[Diagnostic]:
-    """What the chosen agents' profiles say about the workspace folders `roots` (SPEC §4, §11):
-    the memory files each will not read (`agent-ignores-file`; `found`: every agent's memory
-    file the walk found), and `agent-version-unverified` on the first file an unverified one
-    reads in the first root (outside HOME when it can). `only`: that agent alone."""
+    """What the chosen agents' profiles say about the workspace folders `roots`
+    (docs/reference.md "Which agent, which version", "Diagnostics"): the memory files each will not
+    read (`agent-ignores-file`; `found`: every agent's memory file the walk found), and
+    `agent-version-unverified` on the first file an unverified one reads in the first root (outside
+    HOME when it can). `only`: that agent alone."""
     from memlens.agent_versions import profile_for, version_diagnostic
     from memlens.agents import AGENT_IDS, agent_by_id
 

@@ -68,8 +68,8 @@ class WorkspaceService:
         self.jit_sessions: dict[str, JitSession] = {}
         # The other agents' JIT sessions, by (agent id, workspace folder).
         self.agent_jit_sessions: dict[tuple[str, str], AgentJitSession] = {}
-        # The agents found on PATH (SPEC §4), detected once: at the first build, re-checked
-        # when the server restarts. `detect` is replaced in tests.
+        # The agents found on PATH (docs/reference.md "Which agent, which version"), detected once:
+        # at the first build, re-checked when the server restarts. `detect` is replaced in tests.
         self.installed: dict[str, InstalledAgent] | None = None
         self.detect: Callable[[], dict[str, InstalledAgent]] = detect_installed
         # Called after every build with the settings in force (the language server frees

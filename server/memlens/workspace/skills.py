@@ -1,6 +1,6 @@
-"""The skills each agent offers working in a folder, as it lists them (SPEC §5): one query the
-CLI (`memlens skills list --agent A`) and the language server (`memlens/agentSkills`, the
-Skills view per agent) both ask, answered by each agent's own rules:
+"""The skills each agent offers working in a folder, as it lists them (docs/reference.md "Skills"):
+one query the CLI (`memlens skills list --agent A`) and the language server (`memlens/agentSkills`,
+the Skills view per agent) both ask, answered by each agent's own rules:
 
 * Gemini CLI: `agents/gemini/skills.py` (its tiers, precedence, `<available_skills>`);
 * Claude Code: `agents/claude/skills.py` (its listing line per skill, budget);

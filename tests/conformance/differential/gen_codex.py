@@ -2,7 +2,7 @@
 index)`` is a pure function of its arguments (``random.Random(f"codex-{seed}-{index}")``), so
 tree ``index`` of ``seed`` is always the same.
 
-What real repositories hold, and what breaks a loader, in Codex's terms (agents-reference.md):
+What real repositories hold, and what breaks a loader, in Codex's terms:
 
 * ``AGENTS.md`` / ``AGENTS.override.md`` at every level from a project root down to the
   working folder (and below it, where Codex must not look), blank and whitespace-only files

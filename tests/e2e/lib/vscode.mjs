@@ -1,5 +1,5 @@
 // Helpers for the end-to-end tests: Debian's chromium driven by playwright-core against a
-// code-server started by scripts/vscode/start.sh (SPEC §10.4).
+// code-server started by scripts/vscode/start.sh (docs/reference.md "Set-up in detail").
 //
 // playwright-core is found, in order, in $MEMLENS_PLAYWRIGHT_NODE_PATH, on NODE_PATH / a local
 // node_modules, then in the cache scripts/vscode/install.sh fills.

@@ -11,7 +11,7 @@ from memlens.agent.tools.base import STRING, PlannedCall, Tool, ToolArgs, ToolOu
 from memlens.protocol.chat import ApprovalRequest, ApprovalResponse
 
 if TYPE_CHECKING:
-    from memlens.agent.session import ToolRuntime
+    from memlens.agent.tools.base import ToolRuntime
 
 
 class AskUserArgs(ToolArgs):

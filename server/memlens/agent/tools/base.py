@@ -1,4 +1,7 @@
-"""What a chat tool is, and the set of tools one agent offers the model.
+"""What a chat tool is, the set of tools one agent offers the model, the agent itself (a
+tool set, a system prompt, a turn budget) and what a running tool may ask of the session
+(`ToolRuntime`: the user's approval, another agent run to its end). The agent is defined with
+its tools because a tool may hand work to an agent (save_memory to the memory manager).
 
 A tool is one object: its declaration (what the model is told), whether a call waits for the
 user's approval, its plan (the arguments validated, the change it would make shown as a diff)
@@ -15,16 +18,17 @@ import copy
 import json
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from memlens.agents.gemini.discovery import LoadedFile
+from memlens.protocol.chat import ApprovalRequest, ApprovalResponse
 
-if TYPE_CHECKING:  # the session hands each call its runtime; only the type is needed here
-    from memlens.agent.session import ToolRuntime
+if TYPE_CHECKING:
+    from memlens.agent.context import AgentContext
 
 MAX_OUTPUT_CHARS = 200_000
 
@@ -185,3 +189,47 @@ def function_response(outcome: ToolOutcome | None, error: str | None) -> dict[st
         except ValueError:
             pass
     return {"output": outcome.output}
+
+
+# --- the agent a session runs, and what a running tool may ask of the session ---------------
+Approve = Callable[[ApprovalRequest], Awaitable[ApprovalResponse]]
+
+
+def _no_intro(context: AgentContext) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Agent:
+    """What a session runs: the tools the model may call, the system prompt, texts to put
+    before the user's first message, a turn budget (None: the user's chat.maxTurns) and a
+    time limit for a run on its own (`run_agent`; None: none)."""
+
+    tools: Callable[[AgentContext], ToolSet]
+    system_text: Callable[[AgentContext], str]
+    intro_texts: Callable[[AgentContext], list[str]] = _no_intro
+    max_turns: int | None = None
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """How a run on its own ended: the status of its turn, the text it answered with, and
+    whether it ran out of time."""
+
+    status: str
+    text: str
+    timed_out: bool = False
+
+
+@dataclass
+class ToolRuntime:
+    """What a running tool may ask of the session: the user (through the approval channel)
+    and another agent, run to its end on this session's context, events and approvals."""
+
+    session_id: str
+    call_id: str
+    approve: Approve
+    delegate: Callable[[Agent, str], Awaitable[AgentRun]]
+    # Set when the turn is cancelled: a search still running in its thread ends at once.
+    stop: threading.Event = field(default_factory=threading.Event)

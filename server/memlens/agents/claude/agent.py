@@ -20,8 +20,8 @@ from memlens.agents.base import (
 from memlens.agents.claude.includes import find_includes
 from memlens.agents.claude.markdown import follow_claude_version
 from memlens.agents.claude.memory_folder import claude_home
-from memlens.agents.claude.memory_topics import auto_memory_facts, topic_note
-from memlens.agents.claude.memory_view import grouped_rows
+from memlens.agents.claude.memory_topics import topic_note
+from memlens.agents.claude.memory_view import auto_memory_facts, grouped_rows
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
     is_blank,

@@ -15,8 +15,8 @@ from memlens.files.fsread import FileReader, ReadResult
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.roots import repository_root
 from memlens.files.structured import json_file_or_none
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.references import ImportToken, find_references
 from memlens.text.textpos import LineIndex
 

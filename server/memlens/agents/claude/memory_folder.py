@@ -40,6 +40,7 @@ from memlens.agents.claude.settings_schema import invalid_setting
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.roots import repository_root
 from memlens.files.structured import json_file_or_none
+from memlens.files.walk import walk
 
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
@@ -238,3 +239,26 @@ def auto_memory_folder(home: str, cwd: str, env: dict[str, str] | None = None
     folder = unicodedata.normalize(
         "NFC", posixpath.join(base, "projects", project_slug(root), "memory"))
     return AutoMemoryFolder(folder, f"the default for {root}", ignored=ignored)
+
+
+# The topic files of a memory folder: at most this many, this deep.
+MAX_TOPICS = 2_000
+MAX_DEPTH = 8
+
+
+def topic_paths(folder: str) -> list[str]:
+    """Every `.md` file in the memory folder and below it but the index and hidden ones (a
+    name starting with `.`: Claude Code leaves them out of the index it writes), bounded, in
+    order."""
+    out: list[str] = []
+    for base, dirs, files in walk(folder):
+        depth = base[len(folder):].count("/")
+        dirs[:] = sorted(d for d in dirs if depth < MAX_DEPTH and not d.startswith("."))
+        for name in sorted(files):
+            path = posixpath.join(base, name)
+            if (name.endswith(".md") and not name.startswith(".")
+                    and path != posixpath.join(folder, "MEMORY.md")):
+                out.append(path)
+                if len(out) >= MAX_TOPICS:
+                    return out
+    return out

@@ -8,7 +8,7 @@ editor needs: which memory a link names (the topic file whose frontmatter `name:
 text, trimmed, exactly), where a memory is linked from, what renaming a memory changes, the
 names a `[[` can be completed with, and which links name no memory yet (shown as
 information, not as a problem). The folder is the auto-memory folder `memory_folder.py` finds
-(every topic file in it, any depth: `memory_topics.topic_paths`)."""
+(every topic file in it, any depth: `memory_folder.topic_paths`)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memlens.agents.claude.memory_topics import LINK, SLUG, topic_paths
+from memlens.agents.claude.memory_folder import topic_paths
 from memlens.files.nodecompat import is_subpath, js_trim
 from memlens.protocol.memory import Diagnostic
 from memlens.text.frontmatter import line_closed_frontmatter
 from memlens.text.textpos import LineIndex
 
 DANGLING = "memory-link-dangling"
+# A memory's `name:` as Claude Code asks for it (a kebab-case slug), and a link to one.
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 # The `name:` line of a topic file's frontmatter: group 1 the value as written (unquoted).
 _NAME_LINE = re.compile(r"^name:[ \t]*(['\"]?)([^\r\n]*?)\1[ \t]*\r?$", re.MULTILINE)
 _FRONTMATTER_END = re.compile(r"^---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)")

@@ -20,22 +20,17 @@ import posixpath
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from memlens.agents.claude.includes import IncludeReader
 from memlens.agents.claude.markdown import split_frontmatter, strip_comments
+from memlens.agents.claude.memory_folder import topic_paths
 from memlens.agents.claude.memory_index import IndexCut, TopicEntry
-from memlens.agents.claude.messages import ClaudeLoad
+from memlens.agents.claude.memory_links import LINK, SLUG, MemoryLinks, dangling_diagnostics
 from memlens.files.nodecompat import js_trim, js_trim_start
-from memlens.files.walk import walk
 from memlens.text.frontmatter import line_closed_frontmatter
 
 TOPIC_TYPES = ("user", "feedback", "project", "reference")
 INDEX_LINE_ASK = 200
-SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-LINK = re.compile(r"\[\[([^\[\]\n]+)\]\]")
-MAX_TOPICS = 2_000
-MAX_DEPTH = 8
 POINTER = re.compile(r"\]\(([^)\s]+\.md)\)")
 
 
@@ -57,24 +52,6 @@ class TopicFile:
 
     def entry(self) -> TopicEntry:
         return TopicEntry(self.relative, self.description or "", self.mtime)
-
-
-def topic_paths(folder: str) -> list[str]:
-    """Every `.md` file in the memory folder and below it but the index and hidden ones (a
-    name starting with `.`: Claude Code leaves them out of the index it writes), bounded, in
-    order."""
-    out: list[str] = []
-    for base, dirs, files in walk(folder):
-        depth = base[len(folder):].count("/")
-        dirs[:] = sorted(d for d in dirs if depth < MAX_DEPTH and not d.startswith("."))
-        for name in sorted(files):
-            path = posixpath.join(base, name)
-            if (name.endswith(".md") and not name.startswith(".")
-                    and path != posixpath.join(folder, "MEMORY.md")):
-                out.append(path)
-                if len(out) >= MAX_TOPICS:
-                    return out
-    return out
 
 
 def read_topic(reader: IncludeReader, folder: str, path: str) -> tuple[TopicFile, str | None]:
@@ -199,8 +176,6 @@ def check_index(reader: IncludeReader, path: str, raw: str, cut: IndexCut,
                          "the index at start-up, so it will not know this file exists "
                          f"(add `- [Title]({topic.relative}) — hook` to MEMORY.md)")
     # `[[name]]` links naming no memory yet (information: Claude Code asks for them).
-    from memlens.agents.claude.memory_links import MemoryLinks, dangling_diagnostics
-
     texts = {topic.path: text for topic, text in topics if text is not None}
     reader.diagnostics += dangling_diagnostics(MemoryLinks(folder, texts))
 
@@ -224,26 +199,3 @@ def topic_note(topic: TopicFile) -> str:
     parts = [topic.type or "no type", *([topic.description] if topic.description else []),
              saved_ago(topic.mtime), "read when relevant"]
     return " · ".join(parts)
-
-
-def auto_memory_facts(load: ClaudeLoad) -> dict[str, object]:
-    """`memlens show --agent claude --json`'s `autoMemory`: the folder, why, and its files."""
-    place = load.auto_memory
-    index = next((f for f in load.files if f.kind == "auto"), None)
-    return {
-        "enabled": bool(place and place.folder),
-        "folder": place.folder if place else None,
-        "reason": place.reason if place else None,
-        # Who named the folder: "repository" (its own settings; Memory Lens writes there only
-        # when the user confirms), "user" or "default" — and in which file or variable.
-        "chosenBy": place.chosen_by if place and place.folder else None,
-        "chosenIn": place.chosen_in if place and place.folder else None,
-        "index": place.index if place else None,
-        "indexWrittenAtStart": bool(index and index.written),
-        "agentMemory": [{"agent": a.agent, "scope": a.scope, "definition": a.definition,
-                         "folder": a.folder} for a in load.agent_memory],
-        "topics": [{"path": t.path, "relative": t.relative, "name": t.name,
-                    "description": t.description, "type": t.type,
-                    "savedAt": datetime.fromtimestamp(t.mtime, UTC).isoformat()
-                    if t.mtime else None, "links": t.links} for t in load.topics],
-    }

@@ -6,9 +6,11 @@ description and age as its text."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from memlens.agents.base import AgentFile
 from memlens.agents.claude.memory_topics import TOPIC_TYPES, TopicFile, saved_ago
+from memlens.agents.claude.startup import ClaudeLoad
 
 
 def group_of(topic: TopicFile) -> str:
@@ -39,3 +41,26 @@ def grouped_rows(rows: list[AgentFile], topics: list[TopicFile]) -> list[AgentFi
                for r in ordered]
     at = next((i + 1 for i, r in enumerate(rest) if r.label == "auto"), picked[0])
     return [*rest[:at], *grouped, *rest[at:]]
+
+
+def auto_memory_facts(load: ClaudeLoad) -> dict[str, object]:
+    """`memlens show --agent claude --json`'s `autoMemory`: the folder, why, and its files."""
+    place = load.auto_memory
+    index = next((f for f in load.files if f.kind == "auto"), None)
+    return {
+        "enabled": bool(place and place.folder),
+        "folder": place.folder if place else None,
+        "reason": place.reason if place else None,
+        # Who named the folder: "repository" (its own settings; Memory Lens writes there only
+        # when the user confirms), "user" or "default" — and in which file or variable.
+        "chosenBy": place.chosen_by if place and place.folder else None,
+        "chosenIn": place.chosen_in if place and place.folder else None,
+        "index": place.index if place else None,
+        "indexWrittenAtStart": bool(index and index.written),
+        "agentMemory": [{"agent": a.agent, "scope": a.scope, "definition": a.definition,
+                         "folder": a.folder} for a in load.agent_memory],
+        "topics": [{"path": t.path, "relative": t.relative, "name": t.name,
+                    "description": t.description, "type": t.type,
+                    "savedAt": datetime.fromtimestamp(t.mtime, UTC).isoformat()
+                    if t.mtime else None, "links": t.links} for t in load.topics],
+    }

@@ -45,7 +45,8 @@ from memlens.agents.claude.memory_folder import (
     claude_home,
 )
 from memlens.agents.claude.memory_index import TopicEntry, index_line
-from memlens.agents.claude.memory_topics import SLUG, TOPIC_TYPES, scan_topics
+from memlens.agents.claude.memory_links import SLUG
+from memlens.agents.claude.memory_topics import TOPIC_TYPES, scan_topics
 from memlens.files.atomic import NotRegularFile
 from memlens.files.confined import ConfinedFolder, open_folder
 from memlens.files.fsread import FileReader

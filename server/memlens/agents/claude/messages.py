@@ -1,4 +1,4 @@
-"""What Claude Code sends of its memory files: the file records of a load, the start-up
+"""What Claude Code sends of its memory files: the record of a file in a load, the start-up
 `<system-reminder>` with one labelled block per file, and the part of a file it keeps
 (frontmatter and top-level HTML comment blocks removed as markdown.py finds them, trimmed as
 JavaScript trims)."""
@@ -6,16 +6,9 @@ JavaScript trims)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from memlens.agents.claude.markdown import comment_spans, split_frontmatter, strip_comments
 from memlens.files.nodecompat import js_trim
-from memlens.protocol.memory import Diagnostic
-
-if TYPE_CHECKING:
-    from memlens.agents.claude.agent_memory import AgentMemoryFolder
-    from memlens.agents.claude.memory_folder import AutoMemoryFolder
-    from memlens.agents.claude.memory_topics import TopicFile
 
 
 @dataclass
@@ -34,17 +27,6 @@ class ClaudeFile:
     sent: str | None = None
     # Not on disk yet: Claude Code writes it at start-up (an index made from the topic files).
     written: bool = False
-
-
-@dataclass
-class ClaudeLoad:
-    cwd: str
-    files: list[ClaudeFile]
-    conditional_rules: list[ClaudeFile]
-    diagnostics: list[Diagnostic]
-    auto_memory: AutoMemoryFolder | None = None
-    topics: list[TopicFile] = field(default_factory=list)
-    agent_memory: list[AgentMemoryFolder] = field(default_factory=list)
 
 
 REMINDER_HEAD = ("Codebase and user instructions are shown below. Be sure to adhere to these "

@@ -10,34 +10,10 @@ import re
 import yaml
 
 from memlens.agents.claude.markdown import split_frontmatter
-from memlens.files.globs import GlobList, expand_braces, gitignore_matcher
+from memlens.files.globs import GlobList, gitignore_matcher
 from memlens.files.nodecompat import resolve
 from memlens.files.structured import StructuredDataError, parse_yaml
-
-
-def _split_globs(value: object, out: GlobList | None = None) -> GlobList:
-    """A rule's `paths:` as Claude Code splits them: lists flattened, strings split at commas
-    outside braces, `{a,b}` expanded (up to `MAX_EXPANDED` globs in all, into `out`)."""
-    out = GlobList() if out is None else out
-    if isinstance(value, list):
-        for item in value:
-            _split_globs(item, out)
-        return out
-    if not isinstance(value, str):
-        return out
-    parts, current, depth = [], "", 0
-    for char in value:
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-            continue
-        depth += (char == "{") - (char == "}")
-        current += char
-    parts.append(current.strip())
-    for part in filter(None, parts):
-        expand_braces(part, _BRACES, out)
-    return out
-
+from memlens.text.globlist import split_glob_list
 
 _BRACES = re.compile(r"^([^{]*)\{([^}]+)\}(.*)$")  # one `{a,b}` group, as Claude Code reads it
 _SPECIAL_VALUE = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
@@ -125,7 +101,7 @@ def globs_of(meta: dict[str, object] | None) -> list[str] | None:
     """`rule_globs` of frontmatter keys already read."""
     if not meta or not meta.get("paths"):
         return None
-    split = _split_globs(meta["paths"])
+    split = split_glob_list(meta["paths"], _BRACES)
     globs = GlobList(g for g in (g[:-3] if g.endswith("/**") else g for g in split) if g)
     globs.stopped = split.stopped
     if not globs or all(g == "**" for g in globs):

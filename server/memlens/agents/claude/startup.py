@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import dataclass, field
 
 from memlens.agents.base import WorkspaceCheck
-from memlens.agents.claude.agent_memory import agent_memory_folders
+from memlens.agents.claude.agent_memory import AgentMemoryFolder, agent_memory_folders
 from memlens.agents.claude.includes import IncludeReader, external_includes_approved
 from memlens.agents.claude.memory_folder import (
     AutoMemoryFolder,
@@ -35,10 +36,9 @@ from memlens.agents.claude.memory_folder import (
     settings_sources,
 )
 from memlens.agents.claude.memory_index import cut_index, synthesized_index
-from memlens.agents.claude.memory_topics import check_index, scan_topics
+from memlens.agents.claude.memory_topics import TopicFile, check_index, scan_topics
 from memlens.agents.claude.messages import (
     ClaudeFile,
-    ClaudeLoad,
     chain_top,
     is_blank,
     owner_folder,
@@ -129,6 +129,20 @@ def main_repository_above(cwd: str) -> tuple[str, str] | None:
     if root is None or main is None or main == root or not is_subpath(main, root):
         return None
     return main, root
+
+
+@dataclass
+class ClaudeLoad:
+    """What Claude Code loads at start in a working folder: its files in order, the rules that
+    load on read, the diagnostics, and the memory folders beside them."""
+
+    cwd: str
+    files: list[ClaudeFile]
+    conditional_rules: list[ClaudeFile]
+    diagnostics: list[Diagnostic]
+    auto_memory: AutoMemoryFolder | None = None
+    topics: list[TopicFile] = field(default_factory=list)
+    agent_memory: list[AgentMemoryFolder] = field(default_factory=list)
 
 
 class ClaudeLoader(IncludeReader):

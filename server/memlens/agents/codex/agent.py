@@ -1,4 +1,5 @@
-"""Codex CLI 0.169 as a `MemoryAgent` (SPEC §4, profile `codex@0.169`).
+"""Codex CLI 0.169 as a `MemoryAgent` (docs/reference.md "Which agent, which version", profile
+`codex@0.169`).
 
 Codex sends its memory once, at start, as one user message:
 

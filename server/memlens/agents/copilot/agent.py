@@ -1,6 +1,6 @@
-"""GitHub Copilot CLI 1.0 as a `MemoryAgent` (SPEC §4, profile `copilot@1.0`, verified on
-1.0.102 offline): what it loads is in `load.py`, how it reads `*.instructions.md` in
-`instructions.py`."""
+"""GitHub Copilot CLI 1.0 as a `MemoryAgent` (docs/reference.md "Which agent, which version",
+profile `copilot@1.0`, verified on 1.0.102 offline): what it loads is in `load.py`, how it reads
+`*.instructions.md` in `instructions.py`."""
 
 from __future__ import annotations
 

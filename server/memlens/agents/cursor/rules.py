@@ -28,16 +28,16 @@ from memlens.files.globs import (
     MatchBudget,
     bounded,
     budget_diagnostic,
-    expand_braces,
     gitignore_matcher,
     match_cost,
     skipped_globs,
     stopped,
 )
 from memlens.files.walk import walk
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.frontmatter import yaml_mapping
+from memlens.text.globlist import split_glob_list
 
 RULES_DIR = posixpath.join(".cursor", "rules")
 LEGACY_FILE = ".cursorrules"
@@ -130,28 +130,10 @@ def _read_lines(lines: list[str]) -> tuple[dict[str, object], int | None]:
     return meta, None
 
 
-def split_globs(value: object, out: GlobList | None = None) -> GlobList:
+def split_globs(value: object) -> GlobList:
     """`globs` as Cursor documents it: comma-separated patterns (commas inside `{a,b}` kept),
-    or a list of them; `{a,b}` expanded (up to `MAX_EXPANDED` globs in all, into `out`)."""
-    out = GlobList() if out is None else out
-    if isinstance(value, list):
-        for item in value:
-            split_globs(item, out)
-        return out
-    if not isinstance(value, str):
-        return out
-    parts, current, depth = [], "", 0
-    for char in value:
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-            continue
-        depth += (char == "{") - (char == "}")
-        current += char
-    parts.append(current.strip())
-    for part in filter(None, parts):
-        expand_braces(part, _BRACES, out)
-    return out
+    or a list of them; `{a,b}` expanded (up to `MAX_EXPANDED` globs in all)."""
+    return split_glob_list(value, _BRACES)
 
 
 def globs_match(globs: list[str], owner: str, path: str) -> bool:

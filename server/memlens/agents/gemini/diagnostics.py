@@ -1,4 +1,5 @@
-"""Turning what the engine saw into diagnostics (SPEC §11) on exact source ranges.
+"""Turning what the engine saw into diagnostics (docs/reference.md "Diagnostics") on exact source
+ranges.
 
 Import diagnostics are derived from the events the import processor recorded while rendering,
 so every message describes what Gemini CLI actually does with that token.
@@ -18,8 +19,9 @@ from memlens.agents.gemini.projects import PROJECT_MEMORY_INDEX
 from memlens.agents.gemini.writing import MEMORY_SECTION_HEADER
 from memlens.files.fsread import ReadKind, ReadResult
 from memlens.files.nodecompat import is_subpath, resolve
-from memlens.model import MemorySettings, Severity
+from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.textpos import LineIndex
 
 _TRAILING_PUNCTUATION = ",.;:!?)]}'\"*_>"

@@ -24,8 +24,9 @@ from memlens.agents.gemini.trust import decide_trust
 from memlens.files.fsread import FileReader, ReadResult, file_identity, is_readable
 from memlens.files.nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve, to_absolute
 from memlens.files.roots import ProjectRootFinder
-from memlens.model import MemorySettings, Mode, Tier, is_context_file, join_context_name
+from memlens.model import MemorySettings, is_context_file, join_context_name
 from memlens.protocol.memory import HierarchicalMemory
+from memlens.protocol.wire import Mode, Tier
 from memlens.text.references import ImportToken
 
 GEMINI_DIR = ".gemini"

@@ -1,4 +1,4 @@
-"""Resolving the settings that shape memory (SPEC §3.1).
+"""Resolving the settings that shape memory (docs/reference.md "The command line").
 
 Precedence, lowest first: defaults, `HOME/.gemini/settings.json`, the workspace's
 `.gemini/settings.json` (only when trusted, as Gemini CLI does), the editor's `memlens.*`
@@ -30,10 +30,10 @@ from memlens.files.structured import StructuredDataError
 from memlens.model import (
     MemorySettings,
     SettingsProblem,
-    Severity,
     context_name_is_path,
     file_name_problem,
 )
+from memlens.protocol.wire import Severity
 
 Origin = Literal["user", "workspace", "editor", "cli", "env"]
 AGENTS_ENV = "MEMLENS_AGENTS"
@@ -435,7 +435,8 @@ def load_settings(
     name paths are checked whatever their source: a context file name must be a plain file
     name, an include directory must exist. What is dropped is kept in `settings.problems`.
     `installed`: the agents found on PATH (`agent_versions.detect_installed`), which decide
-    the agents shown and Gemini CLI's profile when nothing pins them (SPEC §4).
+    the agents shown and Gemini CLI's profile when nothing pins them
+    (docs/reference.md "Which agent, which version").
     """
     editor_home = (editor or {}).get("home")
     home_dir = resolve_home(home or (editor_home if isinstance(editor_home, str) else None))

@@ -1,6 +1,7 @@
-"""Validating SKILL.md files against the Agent Skills specification (SPEC §5, §11), beyond what
-Gemini CLI checks, with each problem on its exact range and, where Gemini CLI would still load
-a broken file through its fallback parser, what it will see."""
+"""Validating SKILL.md files against the Agent Skills specification
+(docs/reference.md "Skills", "Diagnostics"), beyond what Gemini CLI checks, with each problem on its
+exact range and, where Gemini CLI would still load a broken file through its fallback parser, what
+it will see."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import Any
 
 from memlens.agents.gemini.skills import _fallback, parse_frontmatter
 from memlens.files.structured import StructuredDataError, parse_yaml
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 from memlens.text.frontmatter import FRONTMATTER
 from memlens.text.textpos import LineIndex
 

@@ -21,8 +21,8 @@ from memlens.agents.vscode_chat.locations import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
-from memlens.model import Severity
 from memlens.protocol.memory import Diagnostic
+from memlens.protocol.wire import Severity
 
 LOCATION_OUTSIDE = "vscode-chat-location-outside"
 WALK_TRUNCATED = "vscode-chat-walk-truncated"
