@@ -159,12 +159,18 @@ def agents_loading_here(folder: str, settings: MemorySettings,
     return found
 
 
+def agents_applying(folder: str, settings: MemorySettings, with_files: Sequence[str],
+                    reader: FileReader | None = None, skip: Iterable[str] = ()) -> list[str]:
+    """The agents (registry order) whose files apply working in `folder`: `with_files` (those
+    the folder and its subfolders hold), and each other agent whose own load finds a file of
+    its own above the folder or in HOME (`skip`: agents not worth that load)."""
+    above = agents_loading_here(folder, settings, reader, skip={*with_files, *skip})
+    return [a for a in AGENT_IDS if a in {*with_files, *above}]
+
+
 def agents_shown(in_use: Sequence[str], folder: str, settings: MemorySettings,
                  with_files: Sequence[str], reader: FileReader | None = None) -> list[str]:
     """The agents to show working in `folder`: `in_use`, then every agent whose files apply
-    (`with_files`: those the folder and its subfolders hold; then each other agent whose own
-    load finds a file of its own above the folder or in HOME), each once, in that order."""
-    known = {*in_use, *with_files}
-    above = agents_loading_here(folder, settings, reader, skip=known)
-    applying = [a for a in AGENT_IDS if a in {*with_files, *above}]
-    return agents_to_cover(in_use, applying)
+    (`agents_applying`), each once, in that order."""
+    return agents_to_cover(in_use, agents_applying(folder, settings, with_files, reader,
+                                                   skip=in_use))
