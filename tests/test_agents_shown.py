@@ -50,8 +50,8 @@ def repo(root: Path) -> Path:
     return root / "repo"
 
 
-def memlens(repo: Path, *args: str, bin_dir: Path | None = None,
-            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def memlens(repo: Path, *args: str, bin_dir: Path | None = None, cwd: Path | None = None,
+            pins: str | None = None) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it: nothing pinned, PATH holding only `bin_dir` besides the
     system's, HOME a folder of its own (no trusted folders for Gemini CLI)."""
     home = repo.parent / "home"
@@ -59,6 +59,8 @@ def memlens(repo: Path, *args: str, bin_dir: Path | None = None,
     env.update(PYTHONPATH=str(SERVER), HOME=str(home),
                PATH=os.pathsep.join([*([str(bin_dir)] if bin_dir else []), "/usr/bin", "/bin"]),
                XDG_CACHE_HOME=str(repo.parent / "cache"))
+    if pins is not None:
+        env["MEMLENS_AGENTS"] = pins
     return subprocess.run([sys.executable, "-m", "memlens", *args], cwd=cwd or repo, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
 
@@ -140,3 +142,12 @@ def test_no_agent_anywhere_says_so_in_one_line(root: Path) -> None:
     # `--agent` still asks for any agent.
     asked = memlens(root / "empty", "show", "--agent", "gemini")
     assert asked.returncode == 0 and "no agent here" not in asked.stderr
+
+
+def test_a_bad_pin_is_reported_where_gemini_cli_is_not_shown(repo: Path) -> None:
+    """The warning about a dropped MEMLENS_AGENTS pin concerns every agent: it is printed
+    though Gemini CLI (whose notes carried it) is not shown."""
+    run = memlens(repo, "list", pins="windsurf")
+    assert run.returncode == 0 and str(repo / "CLAUDE.md") in run.stdout
+    assert run.stderr.count('agent "windsurf" in MEMLENS_AGENTS') == 1, run.stderr
+    assert "Gemini" not in run.stdout + run.stderr

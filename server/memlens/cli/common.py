@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from memlens.agents import AGENT_IDS
 
 EXIT_USAGE = 2
+PIN_PROBLEM = "settings-invalid-agent"  # a MEMLENS_AGENTS / memlens.agents pin dropped
 
 
 class UsageError(Exception):
@@ -173,11 +174,14 @@ def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> A
     for problem in settings.problems:
         if problem.origin == "cli":
             raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    for problem in settings.problems:
+        if problem.code == PIN_PROBLEM:  # a bad pin concerns every agent, not Gemini CLI's
+            print(f"memlens: warning: {problem.message}", file=sys.stderr)
     shown = next((p for p in settings.chosen_agents
                   if p.agent == getattr(args, "agent_id", None)), None)
     if shown is not None and shown.installed and not shown.verified and shown.note:
         print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
-    if notes and shows_primary(args) and not getattr(args, "agent_default", False):
+    if notes and shows_primary(args):  # Gemini CLI's own commands (add, chat, skills)
         gemini_notes(settings, cwd)
     return settings
 
@@ -287,7 +291,7 @@ def gemini_notes(settings: Any, cwd: str, *, checking: bool = False) -> None:
     if note is not None:
         print(note, file=sys.stderr)
     for problem in settings.problems:
-        if problem.severity != "info":
+        if problem.severity != "info" and problem.code != PIN_PROBLEM:
             print(f"memlens: warning: {problem.message}", file=sys.stderr)
     if settings.include_directories:
         # JSON literals: a folder name cannot smuggle control characters onto the terminal.
