@@ -38,7 +38,8 @@ def agents_shown(ls: MemlensServer, folder: str | None) -> AgentsShown:
     generation = getattr(index, "generation", None)
     key = folder or ""
     cached = _answers.get(key)
-    if cached is not None and cached[0]() is index and cached[1] == generation:
+    if (cached is not None and generation is not None and cached[0]() is index
+            and cached[1] == generation):
         return cached[2]
     settings = index.settings
     in_use = list(dict.fromkeys(p.agent for p in settings.chosen_agents
