@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memlens.agent_versions import (
+    COMMANDS,
     AgentProfile,
     InstalledAgent,
     VersionCache,
@@ -22,6 +23,7 @@ from memlens.agent_versions import (
     profile_for,
     version_diagnostic,
 )
+from memlens.agents import AGENT_IDS
 
 PACKAGES = {"gemini": "@google/gemini-cli", "claude": "@anthropic-ai/claude-code",
             "codex": "@openai/codex"}
@@ -311,17 +313,21 @@ def installed(**versions: str) -> dict[str, InstalledAgent]:
     return {a: InstalledAgent(a, v, f"/bin/{a}") for a, v in versions.items()}
 
 
-def test_without_pins_every_detected_agent_gemini_first() -> None:
+def test_without_pins_every_detected_agent_in_the_registrys_order() -> None:
     got = chosen_agents([], installed(codex="0.169.0", claude="2.1.330", gemini="0.43.0"))
     assert [(p.name, p.installed) for p in got] == [
         ("gemini@0.43", "0.43.0"), ("claude@2.1", "2.1.330"), ("codex@0.169", "0.169.0")]
+    detected = [a for a in AGENT_IDS if a in COMMANDS]
+    assert list(COMMANDS) == detected  # the order of the agents in use is the registry's
 
 
-def test_without_pins_or_gemini_the_default_is_gemini_044() -> None:
-    assert [p.name for p in chosen_agents([], {})] == ["gemini@0.44+"]
+def test_without_pins_no_agent_is_in_use_but_the_detected_ones() -> None:
+    """Gemini CLI is no default: nothing detected, nothing in use (the agents whose files
+    apply are shown instead, workspace/agents_here.py)."""
+    assert chosen_agents([], {}) == []
     got = chosen_agents([], installed(claude="2.1.330"))
     assert [(p.name, p.installed, p.verified) for p in got] == [
-        ("gemini@0.44+", None, True), ("claude@2.1", "2.1.330", True)]
+        ("claude@2.1", "2.1.330", True)]
 
 
 def test_pins_win_in_order() -> None:

@@ -26,7 +26,7 @@ Contract (pure engine: no LSP, no terminal; the CLI and the server wire it in):
   `verified=False` and a `note` saying so; a pinned `X.Y` counts as verified when any release
   of that line is. Bad version text: `ValueError` with a one-line message.
 - `parse_agent_spec("NAME[@VERSION]")` → `(name, version | None)`; `chosen_agents(pins,
-  installed)` → the profiles to show, the chosen agent first (see there).
+  installed)` → the profiles of the agents in use (see there).
 - `version_diagnostic(profile, path)` → the `agent-version-unverified` info diagnostic at line
   1 of `path`, or None when the profile is verified.
 """
@@ -49,7 +49,8 @@ from memlens.protocol.memory import Diagnostic
 
 Version = tuple[int, int, int]
 
-# The agents whose version is detected: the command on PATH, its npm package, its name.
+# The agents whose version is detected: the command on PATH, its npm package, its name; in
+# the agent registry's order (agents/__init__.py), which is the order of the agents in use.
 COMMANDS: dict[str, tuple[str, str]] = {
     "gemini": ("@google/gemini-cli", "Gemini CLI"),
     "claude": ("@anthropic-ai/claude-code", "Claude Code"),
@@ -329,14 +330,14 @@ def parse_agent_spec(spec: str) -> tuple[str, str | None]:
 
 def chosen_agents(pins: Sequence[str], installed: Mapping[str, InstalledAgent]
                   ) -> list[AgentProfile]:
-    """The agents to show, the chosen one first.
+    """The agents in use, the chosen one first.
 
     With pins (`memlens.agents`, e.g. ["claude", "gemini@0.43"], or the CLI's `--agent`): those,
     in order; a pin without a version takes the detected version of that agent, else its newest
-    profile. Without pins: the detected Gemini CLI, else `gemini@0.44+` (the default:
-    docs/reference.md "Which agent, which version"), then every other detected agent (Claude Code,
-    Codex). The same profile for the same version is listed once. ValueError (one line) for a bad
-    pin."""
+    profile. Without pins: every detected agent, in the fixed order of `COMMANDS` (the agent
+    registry's), none preferred; nothing detected: none (the agents whose files apply are
+    added where a folder is shown, docs/reference.md "Which agent, which version"). The same
+    profile for the same version is listed once. ValueError (one line) for a bad pin."""
     out: list[AgentProfile] = []
     if pins:
         for pin in pins:
@@ -345,10 +346,8 @@ def chosen_agents(pins: Sequence[str], installed: Mapping[str, InstalledAgent]
                 version = installed[name].version
             out.append(profile_for(name, version))
     else:
-        gemini = installed.get("gemini")
-        out.append(profile_for("gemini", gemini.version if gemini else None))
         out += [profile_for(agent, installed[agent].version) for agent in COMMANDS
-                if agent != "gemini" and agent in installed]
+                if agent in installed]
     unique: dict[tuple[str, str, str | None], AgentProfile] = {}
     for profile in out:
         unique.setdefault((profile.agent, profile.profile, profile.installed), profile)

@@ -18,6 +18,7 @@ from memlens.cli.common import (
     UsageError,
     covered_agents,
     gemini_notes,
+    in_use,
     nothing_note,
     positive,
     print_json,
@@ -59,7 +60,7 @@ def budget_spec(value: str) -> tuple[str | None, int]:
 
 def run(args: argparse.Namespace) -> int:
     from memlens.agents import agent_by_id
-    from memlens.workspace.agents_here import chosen_ids
+    from memlens.workspace.agents_here import owner
     from memlens.workspace.queries import check_file
 
     budgets = dict(args.budgets or [])
@@ -82,11 +83,10 @@ def run(args: argparse.Namespace) -> int:
             settings = _static(settings)
             # What a profile says (`agent-ignores-file`...) concerns the agents in use, as in
             # the editor; an agent covered only for its files gets its memory checked.
-            in_use = [args.agent_id] if args.agent is not None else [
-                args.agent_id, *chosen_ids(settings)]
+            agents_in_use = in_use(args, settings)
             for agent_id in agents:
                 agent = agent_by_id(agent_id)
-                found = _check_folder(agent, real, settings, profile=agent_id in in_use)
+                found = _check_folder(agent, real, settings, profile=agent_id in agents_in_use)
                 limit = budgets.get(agent_id, budgets.get(None))
                 if limit is not None:
                     found += _over_budget(agent, real, settings, limit)
@@ -103,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             settings = _check_settings(args, os.path.dirname(real))
             checked.append(args.agent_id)
-            if shows_primary(args):
+            # Gemini CLI's trust note where Gemini CLI is shown: asked for, in use, or the
+            # file is one of its own.
+            if shows_primary(args) and (not args.agent_default
+                                        or "gemini" in in_use(args, settings)
+                                        or owner(real, settings) == "gemini"):
                 gemini_notes(settings, os.path.dirname(real), checking=True)
             diagnostics += check_file(real, _static(settings))
     # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden

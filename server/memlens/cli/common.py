@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from memlens.agents import AGENT_IDS
 
 EXIT_USAGE = 2
+PIN_PROBLEM = "settings-invalid-agent"  # a MEMLENS_AGENTS / memlens.agents pin dropped
 
 
 class UsageError(Exception):
@@ -62,8 +63,8 @@ def common_options() -> Parser:
     group.add_argument("--agent", type=agent_spec, metavar="NAME[@VERSION]",
                        help=f"the agent whose view to show ({', '.join(AGENT_IDS)}) and its "
                             "version or profile (gemini@0.43, gemini@0.44+, gemini@0.61.0, "
-                            "claude@2.1, codex@0.169); default: the Gemini CLI on PATH, else "
-                            "gemini@0.44+ (MEMLENS_AGENTS pins another)")
+                            "claude@2.1, codex@0.169); default: the agents on PATH and every "
+                            "agent whose files apply here (MEMLENS_AGENTS pins them)")
     return common
 
 
@@ -79,21 +80,24 @@ def agent_spec(value: str) -> tuple[str, str | None]:
 
 def apply_agent(args: argparse.Namespace) -> None:
     """Whose view (`args.agent_id`) and the pin that chooses its profile (`args.agent_pin`):
-    `--agent`, else the first agent pinned by MEMLENS_AGENTS, else Gemini CLI (the chosen
-    agent when nothing is pinned, docs/reference.md "Which agent, which version"). Commands without
-    the common options have none."""
+    `--agent`, else the first agent pinned by MEMLENS_AGENTS. With neither
+    (`args.agent_default`), the agent shown is decided per folder (`shown_agent`: the first
+    agent in use or with files there); `agent_id` holds the registry's first until then.
+    Commands without the common options have none."""
     if not hasattr(args, "agent"):
         return
     from memlens.agents.gemini.settings import env_agent_pins
 
     pins = env_agent_pins()
     args.agent_pin = None
+    args.agent_default = False
     if args.agent is not None:
         args.agent_id, version = args.agent
         args.agent_pin = f"{args.agent_id}@{version}" if version else args.agent_id
     else:
-        first = pins[0].partition("@")[0] if pins else AGENT_IDS[0]
-        args.agent_id = first if first in AGENT_IDS else AGENT_IDS[0]
+        first = pins[0].partition("@")[0] if pins else None
+        args.agent_default = first not in AGENT_IDS
+        args.agent_id = AGENT_IDS[0] if first is None or args.agent_default else first
     if args.agent_pin == args.agent_id:
         # A name without a version takes the version MEMLENS_AGENTS pins for that agent.
         args.agent_pin = next((p for p in pins if p.partition("@")[0] == args.agent_id),
@@ -172,25 +176,59 @@ def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> A
     for problem in settings.problems:
         if problem.origin == "cli":
             raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    for problem in settings.problems:
+        if problem.code == PIN_PROBLEM:  # a bad pin concerns every agent, not Gemini CLI's
+            print(f"memlens: warning: {problem.message}", file=sys.stderr)
     shown = next((p for p in settings.chosen_agents
                   if p.agent == getattr(args, "agent_id", None)), None)
     if shown is not None and shown.installed and not shown.verified and shown.note:
         print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
-    if notes and shows_primary(args):
+    if notes and shows_primary(args):  # Gemini CLI's own commands (add, chat, skills)
         gemini_notes(settings, cwd)
     return settings
 
 
-def covered_agents(args: argparse.Namespace, cwd: str, settings: Any) -> list[str]:
-    """The agents a command covers in `cwd`: the one `--agent` names; without it the agents
-    in use (pinned or detected) and every agent whose files the folder holds
-    (workspace/agents_here.py)."""
+def in_use(args: argparse.Namespace, settings: Any) -> list[str]:
+    """The agents in use: the one `--agent` names; else those pinned, else those on PATH (in
+    the registry's order)."""
+    from memlens.workspace.agents_here import chosen_ids
+
     if args.agent is not None:
         return [args.agent_id]
-    from memlens.workspace.agents_here import agents_to_cover, agents_with_files, chosen_ids
+    pinned = [] if getattr(args, "agent_default", False) else [args.agent_id]
+    return list(dict.fromkeys([*pinned, *chosen_ids(settings)]))
 
-    return agents_to_cover([args.agent_id, *chosen_ids(settings)],
-                           agents_with_files([cwd], settings))
+
+def covered_agents(args: argparse.Namespace, cwd: str, settings: Any) -> list[str]:
+    """The agents a command covers in `cwd`: the one `--agent` names; without it the agents
+    in use and every agent whose files apply there: in the folder, below it, or above it
+    where the agent looks, or in HOME (workspace/agents_here.py). None at all: one line on
+    stderr says so and names `--agent`. Asked once per folder and run."""
+    if args.agent is not None:
+        return [args.agent_id]
+    known: dict[str, list[str]] = args.__dict__.setdefault("covered_in", {})
+    if cwd not in known:
+        from memlens.workspace.agents_here import agents_shown, agents_with_files
+
+        known[cwd] = agents_shown(in_use(args, settings), cwd, settings,
+                                  agents_with_files([cwd], settings))
+        if not known[cwd]:
+            print(f"memlens: no agent here: none is on PATH or pinned (MEMLENS_AGENTS), and "
+                  f"no agent's memory files apply in {_home_relative(cwd)}; --agent NAME "
+                  f"shows one ({', '.join(AGENT_IDS)})", file=sys.stderr)
+    return known[cwd]
+
+
+def shown_agent(args: argparse.Namespace, cwd: str, settings: Any) -> str | None:
+    """The one agent a single-agent output shows in `cwd` (JSON, `jit`): `--agent`'s, else the
+    first pinned, else the first of `covered_agents` (None: no agent here; `args.agent_id`
+    stays the registry's first, whose JSON schema an empty answer then uses)."""
+    if not getattr(args, "agent_default", False):
+        return str(args.agent_id)
+    agents = covered_agents(args, cwd, settings)
+    if agents:
+        args.agent_id = agents[0]
+    return agents[0] if agents else None
 
 
 def profile_name(agent_id: str, settings: Any) -> str:
@@ -255,7 +293,7 @@ def gemini_notes(settings: Any, cwd: str, *, checking: bool = False) -> None:
     if note is not None:
         print(note, file=sys.stderr)
     for problem in settings.problems:
-        if problem.severity != "info":
+        if problem.severity != "info" and problem.code != PIN_PROBLEM:
             print(f"memlens: warning: {problem.message}", file=sys.stderr)
     if settings.include_directories:
         # JSON literals: a folder name cannot smuggle control characters onto the terminal.

@@ -1,5 +1,6 @@
 """`memlens jit [--cwd DIR] TARGET ...`: what the agent adds after its tools touch each TARGET
-in turn (one session); with `--agent` and `--json`, the exact strings it sends then."""
+in turn (one session); with `--agent` and `--json`, the exact strings it sends then. Without
+`--agent`: the first agent shown in the folder (in use, else with files that apply)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 from memlens.cli.common import (
     Parser,
     directory,
+    gemini_notes,
     print_json,
     print_text,
     settings_for,
+    shown_agent,
     shows_primary,
 )
 
@@ -33,7 +36,15 @@ def run(args: argparse.Namespace) -> int:
     from memlens.workspace.queries import agent_jit, agent_jit_payloads, jit
 
     cwd = directory(args.cwd)
-    settings = settings_for(args, cwd)
+    settings = settings_for(args, cwd, notes=False)
+    # Without `--agent`: the first agent shown here (common.covered_agents), none at all:
+    # nothing to load (covered_agents said so).
+    if shown_agent(args, cwd, settings) is None:
+        if args.json:
+            print_json([])
+        return 0
+    if shows_primary(args):
+        gemini_notes(settings, cwd)
     if args.json and args.agent is not None:
         print_json([e.wire() for e in agent_jit_payloads(agent_by_id(args.agent_id), cwd,
                                                          args.targets, settings,

@@ -1,7 +1,7 @@
 """`memlens list [PATH]`: the files each agent reads, in load order — under a header line, its
 tier (Gemini CLI's) or its own label (another agent's), chars, and the agent's own token
 estimate per file (`--count-exact`: the model's own count for Gemini CLI). Without `--agent`,
-one section per agent covered (common.covered_agents)."""
+one section per agent covered (common.covered_agents); `--json`: the first agent covered."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from memlens.cli.common import (
     print_text,
     section_header,
     settings_for,
+    shown_agent,
 )
 from memlens.files.output import display_path, escape_controls
 
@@ -34,9 +35,18 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
     settings = settings_for(args, cwd, notes=False)
-    agents = [args.agent_id] if args.json else covered_agents(args, cwd, settings)
-    if "gemini" in agents:
+    # One agent's JSON: `--agent`'s, else the first agent shown here (none: an empty answer
+    # in the registry's first agent's schema, no notes).
+    agents = covered_agents(args, cwd, settings)
+    gemini_shown = "gemini" in agents
+    if args.json:
+        shown = shown_agent(args, cwd, settings)
+        agents = [shown or args.agent_id]
+        gemini_shown = shown == "gemini"
+    if gemini_shown:
         gemini_notes(settings, cwd)
+    if getattr(args, "agent_default", False) and agents:
+        args.agent_id = agents[0]  # the agent a lone section's "nothing loads" names
     listed = False
     for number, agent_id in enumerate(agents):
         if len(agents) > 1:

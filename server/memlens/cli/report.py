@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from memlens.cli.common import Parser, UsageError, print_json, settings_for
+from memlens.cli.common import Parser, UsageError, gemini_notes, print_json, settings_for
 
 
 def add_parser(commands: Any, common: Parser, summary: str) -> None:
@@ -54,7 +54,10 @@ def run(args: argparse.Namespace) -> int:
     folder = os.path.realpath(args.path)
     # `--agent X` narrows the report to that agent; by default every agent worth a column.
     agents = [args.agent_id] if getattr(args, "agent", None) else None
-    result = agent_matrix(folder, settings_for(args, folder), agents=agents)
+    settings = settings_for(args, folder, notes=False)
+    result = agent_matrix(folder, settings, agents=agents)
+    if any(a.id == "gemini" for a in result.agents):  # its trust note where it is shown
+        gemini_notes(settings, folder)
     if args.html:
         # A name that is not UTF-8 shows as U+FFFD, as a browser would show its bytes.
         _write("--html", args.html, valid_utf8(html_report(result, __version__)))

@@ -3,7 +3,8 @@
 and `--json`, that agent's files at start and on read and the strings it sends
 (AgentShowResult, docs/reference.md "Which agent, which version"). Without `--agent` (and without
 `--json`), one section per agent covered (common.covered_agents), each under a `==> Label (profile)
-<==` line; one agent's text alone when only one is covered."""
+<==` line; one agent's text alone when only one is covered; `--json` without `--agent`: the first
+agent covered."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from memlens.cli.common import (
     profile_info,
     section_header,
     settings_for,
+    shown_agent,
     shows_primary,
 )
 
@@ -38,8 +40,16 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
     settings = settings_for(args, cwd, notes=False)
-    # One agent's JSON (its schema): `--agent`'s, else the agent in use.
-    agents = [args.agent_id] if args.json else covered_agents(args, cwd, settings)
+    # One agent's JSON (its schema): `--agent`'s, else the first agent shown here.
+    if args.json:
+        shown = shown_agent(args, cwd, settings)
+        agents = [shown] if shown else []
+    else:
+        agents = covered_agents(args, cwd, settings)
+        if not agents:
+            return 0
+        if getattr(args, "agent_default", False):
+            args.agent_id = agents[0]
     if "gemini" in agents:
         gemini_notes(settings, cwd)
     if args.json and (args.agent is not None or not shows_primary(args)):
@@ -53,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         loaded = _agent_text(args.agent_id, cwd, settings)
     else:
         loaded = _gemini(args, cwd, settings)
-    if not loaded:
+    if not loaded and agents:  # no agent here at all: covered_agents said so
         nothing_note(args, cwd, settings)
     return 0
 

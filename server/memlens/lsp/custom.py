@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.agent_versions import AgentProfile, basis_of, is_unverified, profile_for
 from memlens.agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
+from memlens.lsp.agents_shown import agents_shown, gemini_shown
 from memlens.lsp.convert import path_of
 from memlens.lsp.errors import InvalidParams, RequestFailed, parse_params
 from memlens.lsp.previews import visible_sections
@@ -32,7 +33,6 @@ from memlens.protocol.editor import (
 )
 from memlens.protocol.memory import ContextSection, JitFile, ListedFile, ListResult
 from memlens.reports.budgets import context_budget, measure, summary
-from memlens.workspace.agents_here import agents_to_cover
 from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
 
@@ -53,14 +53,24 @@ def _folder_of(ls: MemlensServer, uri: str) -> str:
     return folder
 
 
-def _dialect_of(ls: MemlensServer, uri: str) -> Dialect:
+def _dialect_of(ls: MemlensServer, uri: str, folder: str) -> Dialect | None:
     """The agent of the memory file `uri` names (a CLAUDE.md shows Claude Code's view), else
-    the chosen agent (docs/reference.md "Which agent, which version")."""
+    the first agent shown for the workspace folder (lsp/agents_shown.py); None: no agent is
+    in use there and none has files that apply."""
     settings = ls.service.settings_for(path_of(uri) or "")
     owner = owner_of(path_of(uri) or "", settings)
-    chosen = settings.chosen_agents[0].agent if settings.chosen_agents else primary().id
-    dialect: Dialect = owner.id if owner else chosen  # type: ignore[assignment]  # an agent id
-    return dialect
+    shown = agents_shown(ls, folder).shown
+    found = owner.id if owner else shown[0] if shown else None
+    return found  # type: ignore[return-value]  # an agent id
+
+
+def _no_agent(folder: str) -> ShowResponse:
+    """The status item where no agent is in use and none has files that apply: nothing
+    loads, and no agent (nor Gemini CLI's folder trust) is named."""
+    return ShowResponse(dialect="gemini", content="", files=[], file_count=0, mode="jit",
+                        trusted=True, prompt="", session_memory="", chars=0, bytes=0,
+                        tokens=0, summary=f"no agent in use in {os.path.basename(folder)}",
+                        sections=[])
 
 
 def _profile_of(settings: MemorySettings, agent: str) -> AgentProfile:
@@ -158,7 +168,9 @@ def register(server: MemlensServer) -> None:
     def show(ls: MemlensServer, params: Any) -> dict[str, object]:
         request = parse_params(ShowParams, params)
         folder = _folder_of(ls, request.uri)
-        dialect = request.dialect or _dialect_of(ls, request.uri)
+        dialect = request.dialect or _dialect_of(ls, request.uri, folder)
+        if dialect is None:
+            return _no_agent(folder).wire()
         if dialect != primary().id:
             other = _other_dialect_show(ls, request.uri, folder, dialect)
             return _with_links(ls, request.uri,
@@ -184,21 +196,25 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(AGENTS)
     def agents(ls: MemlensServer, params: Any) -> dict[str, object]:
-        """The agents to offer: the chosen ones (pinned, else detected) first."""
+        """The agents to offer: the ones in use (pinned, else detected) first, then those
+        whose files apply in the folder (below it, above it, in HOME), then every other one
+        (the user's explicit choice)."""
         request = parse_params(AgentsParams, params or {})
         folder = ls.folder_for_uri(request.uri, AGENTS)
         settings = ls.service.index_of_folder(folder).settings
         chosen = [p for p in settings.chosen_agents if p.agent in AGENT_IDS]
-        rest = [profile_for(a, None) for a in AGENT_IDS if a not in {p.agent for p in chosen}]
-        with_files = ls.service.agents_with_files(folder)
-        side = agents_to_cover([p.agent for p in chosen], with_files)
+        here = agents_shown(ls, folder)
+        order = [*(a for a in here.applying if a not in here.in_use),
+                 *(a for a in AGENT_IDS if a not in here.applying)]
+        rest = [profile_for(a, None) for a in order if a not in {p.agent for p in chosen}]
+        side = here.shown
         if len(side) < 2:
             side = list(AGENT_IDS)
         return AgentsResponse.model_validate({"agents": [
             AgentChoice.model_validate({
                 "agent": p.agent, "label": p.short_label, "profile": p.name,
                 "installed": p.installed, "verified": p.verified, "note": p.note,
-                "chosen": i < len(chosen), "has_files": p.agent in with_files,
+                "chosen": i < len(chosen), "has_files": p.agent in here.applying,
                 "basis": basis_of(p.agent)})
             for i, p in enumerate([*chosen, *rest])], "side_by_side": side}).wire()
 
@@ -310,14 +326,19 @@ def register_tree(server: MemlensServer) -> None:
                                             else len(loaded.content), content=loaded.content))
             trust = None if state.load.trusted else state.load.trust_source
             home = index.settings.home
-            notice = (None if state.load.trusted
+            # Gemini CLI's folder trust, where Gemini CLI is shown (lsp/agents_shown.py).
+            shown = gemini_shown(ls, folder)
+            notice = (None if state.load.trusted or not shown
                       else restricted_notice(state.load.file_count, trust, home))
             # The folder's own rows are Gemini CLI's: named with the version they show.
             gemini = _profile_of(index.settings, primary().id)
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
                                       trusted=state.load.trusted, files=files,
                                       other_agents=_other_agents(ls, folder), notice=notice,
-                                      trust_rules=rules_file_to_open(trust, home),
-                                      agent_label=f"{gemini.short_label} ({gemini.name})",
-                                      agent_note=None if gemini.verified else gemini.note))
+                                      trust_rules=rules_file_to_open(trust, home) if shown
+                                      else None,
+                                      agent_label=(f"{gemini.short_label} ({gemini.name})"
+                                                   if shown else ""),
+                                      agent_note=None if gemini.verified or not shown
+                                      else gemini.note))
         return TreeResponse(folders=folders).wire()

@@ -13,9 +13,16 @@ project names an `AGENTS.md` for (`agents.owner_of`) — or for Codex when Codex
 agents in use (it reads `AGENTS.md` exactly; one of the two is enough). The walk is the
 workspace walk: ignore files honoured, at most `memlens.maxIndexedFolders` folders read.
 
-The agents a command covers without `--agent`: the agents in use (pinned by
-`MEMLENS_AGENTS` / `memlens.agents`, else detected on PATH: `settings.chosen_agents`), then
-every agent with files, each once, in that order.
+An agent's files *apply* in a folder when they are there or below it (the walk above), or
+when the agent, started in the folder, loads one of them from a folder above it or from HOME:
+its own `load()` says where it looks, and a file counts for the agent it is named for, as in
+the walk (`named_for`).
+
+The agents a command covers without `--agent` (`agents_shown`): the agents in use (pinned by
+`MEMLENS_AGENTS` / `memlens.agents`, else every one detected on PATH, in the registry's order:
+`settings.chosen_agents`), then every agent whose files apply, each once, in that order. No
+agent is shown by default: where none is in use and no files apply, the list is empty (the
+command says so; docs/reference.md "Which agent, which version").
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES
+from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES, agent_by_id
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings, is_context_file
@@ -102,3 +109,68 @@ def agents_to_cover(chosen: Sequence[str], with_files: Sequence[str]) -> list[st
     if CODEX in ids and CONVENTION in ids and CONVENTION not in chosen:
         ids.remove(CONVENTION)
     return ids
+
+
+# Files named for an agent by the folder they sit in rather than by their own name (the walk
+# finds these folders in a root: `agents_of_files`).
+_FOLDER_MARKS: tuple[tuple[str, str], ...] = (
+    ("claude", "/.claude/rules/"),
+    ("cursor", "/.cursor/rules/"),
+    ("vscode-chat", "/.github/instructions/"),
+    ("antigravity", "/.agents/rules/"), ("antigravity", "/.agents/workflows/"),
+    ("antigravity", "/.agent/rules/"), ("antigravity", "/.agent/workflows/"),
+)
+
+
+def named_for(path: str, settings: MemorySettings) -> set[str]:
+    """The agents a file an agent loads counts for: the agent it is named for (`owner`), the
+    agent whose folder holds it (`.claude/rules`, `.cursor/rules`, `.github/instructions`,
+    `.agents/rules`), and VS Code's chat for a `.github/copilot-instructions.md`."""
+    ids = {a for a, mark in _FOLDER_MARKS if mark in path}
+    if (agent := owner(path, settings)) is not None:
+        ids.add(agent)
+    if path.endswith("/.github/copilot-instructions.md"):
+        ids.add(VSCODE_CHAT)
+    return ids
+
+
+def agents_loading_here(folder: str, settings: MemorySettings,
+                        reader: FileReader | None = None,
+                        skip: Iterable[str] = ()) -> list[str]:
+    """The agents (registry order, but those in `skip`) that, started in `folder`, load a
+    file of their own: one above the folder (up to where the agent looks) or in HOME, by the
+    agent's own `load()`. Gemini CLI counts as trusted here: its files apply even where it
+    would not read them until the folder is trusted (the trust note says so)."""
+    trusted = settings.model_copy(update={"trusted": True, "editor_trusted": None})
+    skipped = set(skip)
+    found = []
+    for agent_id in AGENT_IDS:
+        if agent_id in skipped:
+            continue
+        agent = agent_by_id(agent_id)
+        try:
+            memory = agent.load(folder, trusted if agent_id == AGENT_IDS[0] else settings,
+                                reader)
+        except (OSError, ValueError):
+            continue  # a folder it cannot read: nothing of it applies
+        if any(f.content is not None and agent_id in named_for(f.path, settings)
+               for f in memory.files):
+            found.append(agent_id)
+    return found
+
+
+def agents_applying(folder: str, settings: MemorySettings, with_files: Sequence[str],
+                    reader: FileReader | None = None, skip: Iterable[str] = ()) -> list[str]:
+    """The agents (registry order) whose files apply working in `folder`: `with_files` (those
+    the folder and its subfolders hold), and each other agent whose own load finds a file of
+    its own above the folder or in HOME (`skip`: agents not worth that load)."""
+    above = agents_loading_here(folder, settings, reader, skip={*with_files, *skip})
+    return [a for a in AGENT_IDS if a in {*with_files, *above}]
+
+
+def agents_shown(in_use: Sequence[str], folder: str, settings: MemorySettings,
+                 with_files: Sequence[str], reader: FileReader | None = None) -> list[str]:
+    """The agents to show working in `folder`: `in_use`, then every agent whose files apply
+    (`agents_applying`), each once, in that order."""
+    return agents_to_cover(in_use, agents_applying(folder, settings, with_files, reader,
+                                                   skip=in_use))
