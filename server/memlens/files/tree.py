@@ -22,10 +22,13 @@ from typing import TypeVar, cast
 T = TypeVar("T")
 
 # What a folder entry is, as the walks ask it: a folder (not a link), a link to a folder, a
-# regular file, anything else (a link to a file, a broken link, a FIFO, a socket), or an entry
-# whose type could not be read.
-DIR, LINK_DIR, FILE, OTHER, UNKNOWN = range(5)
+# regular file, a link to a file, another link (broken, to a FIFO...), anything else (a FIFO,
+# a socket), or an entry whose type could not be read.
+DIR, LINK_DIR, FILE, LINK_FILE, LINK, OTHER, UNKNOWN = range(7)
 _FOLDER_KINDS = frozenset({DIR, LINK_DIR})
+LINKS = frozenset({LINK_DIR, LINK_FILE, LINK})
+FOLDERS = _FOLDER_KINDS  # what `is_dir()` (links followed) says is a folder
+FILES = frozenset({FILE, LINK_FILE})  # what `is_file()` (links followed) says is a file
 
 
 
@@ -85,9 +88,10 @@ def _kind(entry: os.DirEntry[str]) -> int:
             return FILE
         if entry.is_symlink():
             try:
-                return LINK_DIR if entry.is_dir() else OTHER
-            except OSError:
-                return OTHER
+                return (LINK_DIR if entry.is_dir() else LINK_FILE if entry.is_file()
+                        else LINK)
+            except OSError:  # a loop, no permission: neither a folder nor a file
+                return LINK
         return OTHER
     except OSError:
         return UNKNOWN
@@ -116,6 +120,22 @@ def listing(folder: str) -> Listing:
     if isinstance(known, OSError):
         raise known
     return known
+
+
+def entry_links(folder: str) -> list[tuple[str, bool]]:
+    """The names in `folder`, each with whether it is a symbolic link (raises OSError as
+    `os.scandir` does); from the run's listing inside `one_walk()`."""
+    if _RUN.get() is not None:
+        return [(name, kind in LINKS) for name, kind in listing(folder).entries]
+    with os.scandir(folder) as entries:
+        return [(entry.name, _is_link(entry)) for entry in entries]
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def run_memo(key: Hashable, compute: Callable[[], T]) -> T:

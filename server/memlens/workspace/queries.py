@@ -110,12 +110,10 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
 
 
 def _every_base_name(settings: MemorySettings) -> list[str]:
-    """The file names of every agent's memory files (`agents.workspace_file_names`, without
-    importing the agents a command does not cover)."""
-    from memlens.agents import FIXED_FILE_NAMES
+    """The file names of every agent's memory files."""
+    from memlens.agents import workspace_file_names
 
-    return [posixpath.basename(posixpath.normpath(n)) for n in
-            [*settings.context_file_names, *(n for ns in FIXED_FILE_NAMES.values() for n in ns)]]
+    return [posixpath.basename(posixpath.normpath(n)) for n in workspace_file_names(settings)]
 
 
 def _walk_roots(engine: MemoryEngine, roots: list[str], bases: tuple[str, ...],
