@@ -33,20 +33,58 @@ FILES = frozenset({FILE, LINK_FILE})  # what `is_file()` (links followed) says i
 
 
 class Listing:
-    """One folder's entries, and the views of them the walks ask for."""
+    """One folder's entries, and the views of them the walks ask for (each made on first
+    use: a run that only searches never splits the entries as `walk` does)."""
 
-    __slots__ = ("dirs", "entries", "files", "leaves", "real_dirs")
+    __slots__ = ("_dirs", "_files", "_leaves", "_real_dirs", "entries")
 
     def __init__(self, entries: list[tuple[str, int]]) -> None:
         self.entries = entries  # (name, kind), in the order the file system lists them
-        # `files.walk.walk`'s split: what `is_dir()` (links followed) says is a folder...
-        self.dirs = [n for n, k in entries if k in _FOLDER_KINDS]
-        self.files = [n for n, k in entries if k not in _FOLDER_KINDS]
-        # ...and the folders entered (not links), in order: the breadth-first search's too.
-        self.real_dirs = [n for n, k in entries if k == DIR]
-        # What the breadth-first search may match by name (a type that could not be read is
-        # skipped, as it skips an entry whose type raises).
-        self.leaves = [(n, k) for n, k in entries if k != DIR and k != UNKNOWN]
+        self._dirs: list[str] | None = None
+        self._files: list[str] | None = None
+        self._real_dirs: list[str] | None = None
+        self._leaves: list[tuple[str, int]] | None = None
+
+    @property
+    def dirs(self) -> list[str]:
+        """`files.walk.walk`'s folders: what `is_dir()` (links followed) says is one."""
+        if self._dirs is None:
+            self._dirs = [n for n, k in self.entries if k in _FOLDER_KINDS]
+        return self._dirs
+
+    @property
+    def files(self) -> list[str]:
+        """`files.walk.walk`'s files: every other entry."""
+        if self._files is None:
+            self._files = [n for n, k in self.entries if k not in _FOLDER_KINDS]
+        return self._files
+
+    @property
+    def real_dirs(self) -> list[str]:
+        """The folders a walk enters (not links), in order."""
+        if self._real_dirs is None:
+            self._real_dirs = [n for n, k in self.entries if k == DIR]
+        return self._real_dirs
+
+    @property
+    def leaves(self) -> list[tuple[str, int]]:
+        """What the breadth-first search may match by name (an entry whose type could not
+        be read is skipped, as the search skips one whose type raises)."""
+        if self._leaves is None:
+            self._leaves = [(n, k) for n, k in self.entries if k != DIR and k != UNKNOWN]
+        return self._leaves
+
+    def has_file(self, name: str) -> bool:
+        """`name` is an entry that is not a folder (a file, a link, a FIFO...)."""
+        return name in self.files
+
+
+def known_listing(folder: str) -> Listing | None:
+    """`folder`'s listing when this run has read it already (None: not read, or not
+    readable, or no run)."""
+    run = _RUN.get()
+    known = None if run is None else run.listings.get(folder)
+    return known if isinstance(known, Listing) else None
 
 
 class _Run:
