@@ -224,6 +224,9 @@ def render_table(report: dict[str, Any]) -> str:
         f"{classic['dirs_scanned']:,} folders scanned).",
         f"check found {check['diagnostics']} (exit status {check['exit_status']}).",
     ]
+    from .walks import render as render_walks
+
+    out += render_walks(report.get("walks", {}), _seconds)
     from .lsp import render as render_lsp
 
     out += render_lsp(report["lsp"])
@@ -327,6 +330,13 @@ def run(scale: float) -> dict[str, Any]:
             warnings.append(f"memlens check exited {checked.returncode}: "
                             f"{checked.stderr.decode(errors='replace').strip()[:300]}")
 
+        _progress("memlens check with every agent; classic discovery as a process")
+        from .walks import run_walks
+
+        walks_report = run_walks(root, home, env, memlens, check_runs)
+        warnings += [f"memlens {name} failed in the walk benchmarks"
+                     for name in walks_report["failed"]]
+
         _progress("language server (1,000 hovers and definitions)")
         from .lsp import run_lsp
 
@@ -362,6 +372,7 @@ def run(scale: float) -> dict[str, Any]:
                                  "verdict": _verdict(ratios["show_vs_baseline"], SHOW_TARGET)},
         },
         "lsp": lsp_report,
+        "walks": walks_report,
         "warnings": warnings,
         "editor": load_editor(),
         "total_s": round(time.perf_counter() - started, 3),

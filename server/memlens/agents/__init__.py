@@ -47,15 +47,19 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
 
 
 @functools.cache
+def _agent(agent_id: str) -> MemoryAgent:
+    """The agent registered as `agent_id`, its module imported on first use (a command that
+    covers one agent imports that one)."""
+    where = dict(REGISTRY)[agent_id]
+    module, _, name = where.partition(":")
+    agent: MemoryAgent = getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+    if agent.id != agent_id:
+        raise ImportError(f"{where} calls itself {agent.id!r}, registered as {agent_id!r}")
+    return agent
+
+
 def all_agents() -> tuple[MemoryAgent, ...]:
-    agents = []
-    for agent_id, where in REGISTRY:
-        module, _, name = where.partition(":")
-        agent: MemoryAgent = getattr(importlib.import_module(f"{__name__}.{module}"), name)()
-        if agent.id != agent_id:
-            raise ImportError(f"{where} calls itself {agent.id!r}, registered as {agent_id!r}")
-        agents.append(agent)
-    return tuple(agents)
+    return tuple(_agent(agent_id) for agent_id in AGENT_IDS)
 
 
 def primary() -> MemoryAgent:
@@ -68,9 +72,8 @@ def other_agents() -> tuple[MemoryAgent, ...]:
 
 
 def agent_by_id(agent_id: str) -> MemoryAgent:
-    for agent in all_agents():
-        if agent.id == agent_id:
-            return agent
+    if agent_id in AGENT_IDS:
+        return _agent(agent_id)
     raise KeyError(f"unknown agent {agent_id!r} (one of {', '.join(AGENT_IDS)})")
 
 
@@ -81,8 +84,11 @@ def owner_of(path: str, settings: MemorySettings) -> MemoryAgent | None:
 
 
 def workspace_file_names(settings: MemorySettings) -> list[str]:
-    """Every agent's memory-file names, each once: what one walk of the workspace finds."""
-    return list(dict.fromkeys(n for a in all_agents() for n in a.file_names(settings)))
+    """Every agent's memory-file names, each once: what one walk of the workspace finds (in
+    the registry's order, as each agent's `file_names` gives them: the primary agent's are
+    the settings', the others' `FIXED_FILE_NAMES`; no agent is imported to ask)."""
+    return list(dict.fromkeys([*settings.context_file_names,
+                               *(n for names in FIXED_FILE_NAMES.values() for n in names)]))
 
 
 def reading_agent(path: str, settings: MemorySettings,

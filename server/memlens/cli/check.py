@@ -205,13 +205,17 @@ def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diag
     subfolder its files put it to work in (Claude Code: each folder holding a CLAUDE.md)."""
     from memlens.agents.gemini.discovery import MemoryEngine
     from memlens.files.fsread import FileReader
-    from memlens.workspace.queries import agent_hidden_check, workspace_files_named
+    from memlens.workspace.queries import (
+        agent_hidden_check,
+        workspace_check,
+        workspace_files_named,
+    )
 
     names = list(agent.file_names(settings))
     found = workspace_files_named(MemoryEngine(settings), [root], names)
     reader = FileReader()
-    check = agent.check_workspace(settings, [root], [p for n in names for p in found[n]],
-                                  reader)
+    check = workspace_check(agent, settings, [root], [p for n in names for p in found[n]],
+                            reader)
     return [*check.diagnostics, *agent_hidden_check(agent, check, reader)]
 
 

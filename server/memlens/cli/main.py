@@ -4,6 +4,7 @@ dispatch. Errors are one line on stderr and exit status 2, never a traceback."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -13,6 +14,7 @@ from memlens import __version__
 from memlens.cli.common import EXIT_USAGE, Parser, UsageError, apply_agent, common_options
 from memlens.files.output import display_path, escape_controls
 from memlens.files.secrets import install_stream_redaction
+from memlens.files.tree import one_walk
 
 # Each command is a module of this package with `add_parser(commands, common, summary)` and
 # `run(args)`. Only the module of the command being run is imported (the others are listed by
@@ -35,6 +37,9 @@ COMMANDS = {
               "Markdown",
 }
 _MODULE_OF = {"list": "listing"}
+# Commands that write nothing a walk could see: each lists a folder once per run, whichever
+# agent walks it (files/tree.py).
+_ONE_WALK = frozenset({"show", "list", "check", "jit", "report"})
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
               "context_file_names": "--file-name", "import_format": "--import-format"}
@@ -83,8 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command)
     try:
         args = parser.parse_args(words)
-        apply_agent(args)
-        return int(_module(args.command).run(args))  # type: ignore[attr-defined]
+        with one_walk() if args.command in _ONE_WALK else contextlib.nullcontext():
+            apply_agent(args)
+            return int(_module(args.command).run(args))  # type: ignore[attr-defined]
     except UsageError as err:
         print(f"memlens: error: {escape_controls(str(err))}", file=sys.stderr)
         return EXIT_USAGE

@@ -21,13 +21,14 @@ import json
 import os
 import re
 import stat
-import tomllib
+import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-import yaml
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memlens.files.fsread import read_at_most
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_DEPTH = 100  # nesting levels (mappings and lists): no memory setting comes near
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a settings file, a manifest, a config.toml
@@ -111,14 +112,16 @@ def guarded(parse: Callable[[], T], *, max_depth: int = MAX_DEPTH) -> T:
         raise too_deep(max_depth) from None
     except MemoryError:
         raise StructuredDataError("is too large to read (out of memory)", bound=True) from None
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        problem = err.problem or str(err).splitlines()[0]
-        raise StructuredDataError(f"is not valid YAML: {problem}",
-                                  line=mark.line if mark else None,
-                                  column=mark.column if mark else None,
-                                  problem=problem) from None
     except Exception as err:  # every parser's own errors, whatever their class
+        # PyYAML is imported by the first YAML parse (a command reading none never loads it)
+        yaml_module = sys.modules.get("yaml")
+        if yaml_module is not None and isinstance(err, yaml_module.MarkedYAMLError):
+            mark = err.problem_mark
+            problem = err.problem or str(err).splitlines()[0]
+            raise StructuredDataError(f"is not valid YAML: {problem}",
+                                      line=mark.line if mark else None,
+                                      column=mark.column if mark else None,
+                                      problem=problem) from None
         first = str(err).strip().splitlines()
         raise StructuredDataError(f"cannot be parsed: {first[0] if first else type(err).__name__}"
                                   ) from None
@@ -225,10 +228,14 @@ def json_file_or_none(path: str, *, comments: bool = False, max_bytes: int = MAX
 _BOUNDED: dict[tuple[type[yaml.SafeLoader], int], type[yaml.SafeLoader]] = {}
 
 
-def bounded_loader(base: type[yaml.SafeLoader] = yaml.SafeLoader,
+def bounded_loader(base: type[yaml.SafeLoader] | None = None,
                    max_depth: int = MAX_DEPTH) -> type[yaml.SafeLoader]:
-    """`base` (a PyYAML loader class), refusing to compose nodes nested deeper than
-    `max_depth`: the composer is recursive, so depth is checked before it recurses."""
+    """`base` (a PyYAML loader class; SafeLoader when None), refusing to compose nodes nested
+    deeper than `max_depth`: the composer is recursive, so depth is checked before it
+    recurses."""
+    import yaml
+
+    base = base or yaml.SafeLoader
     known = _BOUNDED.get((base, max_depth))
     if known is not None:
         return known
@@ -250,9 +257,12 @@ def bounded_loader(base: type[yaml.SafeLoader] = yaml.SafeLoader,
     return Bounded
 
 
-def parse_yaml(text: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> Any:
-    """`text` as YAML through PyYAML's `loader` (a SafeLoader or a subclass), depth-bounded.
-    StructuredDataError (with PyYAML's mark and problem when it gave one) when it is not."""
+def parse_yaml(text: str, loader: type[yaml.SafeLoader] | None = None) -> Any:
+    """`text` as YAML through PyYAML's `loader` (a SafeLoader or a subclass; SafeLoader when
+    None), depth-bounded. StructuredDataError (with PyYAML's mark and problem when it gave
+    one) when it is not."""
+    import yaml
+
     _check_size(text)
     bounded = bounded_loader(loader)
     return guarded(lambda: yaml.load(text, Loader=bounded))
@@ -269,6 +279,8 @@ def parse_yaml_with(load: Callable[[str], T], text: str) -> T:
 def load_toml_file(path: str, *, max_bytes: int = MAX_FILE_BYTES) -> dict[str, Any] | None:
     """The TOML table in the regular file `path`; None when there is no such file.
     StructuredDataError when it cannot be read or parsed."""
+    import tomllib  # only Codex's settings are TOML
+
     text = read_text(path, max_bytes=max_bytes)
     if text is None:
         return None

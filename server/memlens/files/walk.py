@@ -3,7 +3,8 @@
 Python 3.11's `os.walk` recurses once per folder level, so a hostile tree of a few thousand
 nested folders raises RecursionError in whatever walks it (docs/security.md "Bounds": hostile trees
 never crash). This one keeps its own stack. As with `os.walk`, the caller may prune `dirs` in place;
-folders that cannot be listed are skipped.
+folders that cannot be listed are skipped. Inside `files.tree.one_walk()` each folder's listing is
+read from the disk once per run, whoever walks it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,13 @@ import contextlib
 import os
 from collections.abc import Iterator
 
+from memlens.files import tree
+
 
 def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str]]]:
+    if tree.active():
+        yield from _walk_listed(os.fspath(top))
+        return
     stack = [os.fspath(top)]
     while stack:
         folder = stack.pop()
@@ -35,6 +41,24 @@ def walk(top: str | os.PathLike[str]) -> Iterator[tuple[str, list[str], list[str
             path = os.path.join(folder, name)
             if not os.path.islink(path):
                 stack.append(path)
+
+
+def _walk_listed(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """`walk` over the run's listings (`files.tree`): the same folders, names and order."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            listed = tree.listing(folder)
+        except OSError:
+            continue
+        dirs = list(listed.dirs)  # the caller's to prune
+        yield folder, dirs, list(listed.files)
+        if len(listed.real_dirs) == len(listed.dirs):  # no link among them
+            stack += [os.path.join(folder, name) for name in reversed(dirs)]
+        else:
+            real = set(listed.real_dirs)
+            stack += [os.path.join(folder, name) for name in reversed(dirs) if name in real]
 
 
 def remove_tree(top: str | os.PathLike[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import posixpath
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from memlens.agents.gemini.ignore import IgnoreFilter
+from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
 from memlens.model import MemorySettings, is_context_file
@@ -70,27 +72,30 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
     a diagnostic). Each name's list is in the order a search for that name alone gives.
 
     The walk reads at most `memlens.maxIndexedFolders` folders over all the roots; a root
-    whose walk stopped short is added to `stops`. `progress` hears the folders read so far."""
+    whose walk stopped short is added to `stops`. `progress` hears the folders read so far.
+    Inside `files.tree.one_walk()` (a CLI run) the roots are walked once for every agent's
+    names, whoever asks and for which names (the folders a search visits do not depend on
+    the names it looks for)."""
     found: dict[str, list[str]] = {name: [] for name in names}
     # A relative name (`docs/CONTEXT.md`) is looked for by its file name, then by its end.
     by_base: dict[str, list[str]] = {}
     for name in names:
         by_base.setdefault(posixpath.basename(posixpath.normpath(name)), []).append(name)
-    left = engine.settings.max_indexed_folders
-    done = 0
-    for root in roots:
-        if left <= 0:
+    if progress is None and tree.active():
+        bases = frozenset([*by_base, *_every_base_name(engine.settings)])
+        settings = engine.settings
+        walked = tree.run_memo(
+            ("workspace_files_named", tuple(roots), bases, settings.respect_git_ignore,
+             settings.respect_gemini_ignore, settings.max_indexed_folders),
+            lambda: _walk_roots(engine, roots, tuple(sorted(bases)), None))
+    else:
+        walked = _walk_roots(engine, roots, tuple(by_base), progress)
+    for root, paths, report in walked:
+        if report is None:  # the budget was spent before this root
             if stops is not None:
                 stops.append(SearchReport(root, ", ".join(names), engine.settings
                                           .max_indexed_folders, 0, [root], []))
             continue
-        ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
-                              respect_gemini_ignore=engine.settings.respect_gemini_ignore)
-        paths, report = engine.downward_search(
-            root, tuple(by_base), ignore, left, include_special=True,
-            progress=None if progress is None else functools.partial(_shifted, progress, done))
-        left -= report.scanned
-        done += report.scanned
         for path in paths:
             for name in by_base.get(posixpath.basename(path), []):
                 if is_context_file(path, [name]):
@@ -98,9 +103,40 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
         if unreadable is not None:
             unreadable += [u for u in report.unreadable if u not in unreadable]
         if report.exhausted and stops is not None:
-            report.max_dirs = engine.settings.max_indexed_folders
-            stops.append(report)
+            stops.append(dataclasses.replace(
+                report, filename=", ".join(by_base),
+                max_dirs=engine.settings.max_indexed_folders))
     return {name: list(dict.fromkeys(paths)) for name, paths in found.items()}
+
+
+def _every_base_name(settings: MemorySettings) -> list[str]:
+    """The file names of every agent's memory files."""
+    from memlens.agents import workspace_file_names
+
+    return [posixpath.basename(posixpath.normpath(n)) for n in workspace_file_names(settings)]
+
+
+def _walk_roots(engine: MemoryEngine, roots: list[str], bases: tuple[str, ...],
+                progress: Callable[[int], None] | None
+                ) -> list[tuple[str, list[str], SearchReport | None]]:
+    """Each root's search for the file names `bases` (None: the folder budget was spent
+    before it), the roots sharing `memlens.maxIndexedFolders`."""
+    out: list[tuple[str, list[str], SearchReport | None]] = []
+    left = engine.settings.max_indexed_folders
+    done = 0
+    for root in roots:
+        if left <= 0:
+            out.append((root, [], None))
+            continue
+        ignore = IgnoreFilter(root, respect_git_ignore=engine.settings.respect_git_ignore,
+                              respect_gemini_ignore=engine.settings.respect_gemini_ignore)
+        paths, report = engine.downward_search(
+            root, bases, ignore, left, include_special=True,
+            progress=None if progress is None else functools.partial(_shifted, progress, done))
+        left -= report.scanned
+        done += report.scanned
+        out.append((root, paths, report))
+    return out
 
 
 def workspace_memory_files(engine: MemoryEngine, roots: list[str],
@@ -244,9 +280,20 @@ def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile]
             n for a in others for n in a.file_names(engine.settings))))
         for agent in others:
             names = agent.file_names(engine.settings)
-            checks.append((agent, agent.check_workspace(
-                engine.settings, roots, [p for n in names for p in found[n]], engine.reader)))
+            checks.append((agent, workspace_check(
+                agent, engine.settings, roots, [p for n in names for p in found[n]],
+                engine.reader)))
     return readers_diagnostics(readers_of([*load.files, *extra], checks), _text_of(engine))
+
+
+def workspace_check(agent: MemoryAgent, settings: MemorySettings, roots: list[str],
+                    found: list[str], reader: FileReader) -> WorkspaceCheck:
+    """`agent.check_workspace(...)`, once per command run for the same question (`check`
+    asks it for the hidden-content check and again for the agent's own diagnostics)."""
+    # The settings object is kept with the answer, so its id names it for the whole run.
+    return tree.run_memo(
+        ("check_workspace", agent.id, tuple(roots), tuple(found), id(settings)),
+        lambda: (settings, agent.check_workspace(settings, roots, found, reader)))[1]
 
 
 def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileReader
@@ -324,8 +371,8 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
     engine = MemoryEngine(settings, reader)
     names = list(agent.file_names(settings))
     found = workspace_files_named(engine, [memory.cwd], names)
-    check = agent.check_workspace(settings, [memory.cwd], [p for n in names for p in found[n]],
-                                  reader)
+    check = workspace_check(agent, settings, [memory.cwd],
+                            [p for n in names for p in found[n]], reader)
     later = agent.on_read_files(memory, settings, reader, check)
     from memlens.reports.budgets import context_budget, measure
 

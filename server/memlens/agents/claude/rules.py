@@ -10,6 +10,7 @@ import re
 import yaml
 
 from memlens.agents.claude.markdown import split_frontmatter
+from memlens.files import tree
 from memlens.files.globs import GlobList, gitignore_matcher
 from memlens.files.nodecompat import resolve
 from memlens.files.structured import StructuredDataError, parse_yaml
@@ -142,6 +143,22 @@ def skipped_rule_files(rules_dir: str) -> list[str]:
             if not posixpath.basename(p).startswith(".") and not p.lower().endswith(".md")]
 
 
+def _typed_entries(folder: str) -> list[tuple[str, bool, bool, bool]]:
+    """Each entry of `folder` as (name, is a folder, is a file, is a link), links followed;
+    an entry whose type cannot be read is left out. From the run's listing inside
+    `files.tree.one_walk()`."""
+    if tree.active():
+        return [(name, kind in tree.FOLDERS, kind in tree.FILES, kind in tree.LINKS)
+                for name, kind in tree.listing(folder).entries if kind != tree.UNKNOWN]
+    out = []
+    for entry in list(os.scandir(folder)):
+        try:
+            out.append((entry.name, entry.is_dir(), entry.is_file(), entry.is_symlink()))
+        except OSError:
+            continue
+    return out
+
+
 def _walk_rules(rules_dir: str) -> tuple[list[str], list[str], set[str]]:
     """(the `*.md` files, every other file, the `*.md` files reached through a symlink) under
     `rules_dir`, in readdir order."""
@@ -160,22 +177,17 @@ def _walk_rules(rules_dir: str) -> tuple[list[str], list[str], set[str]]:
             return
         visited.add(real)
         try:
-            entries = list(os.scandir(folder))
+            entries = _typed_entries(folder)
         except OSError:
             return
-        for entry in entries:
-            path = posixpath.join(folder, entry.name)
-            try:
-                is_dir, is_file = entry.is_dir(), entry.is_file()
-                is_link = entry.is_symlink()
-                if is_link:
-                    # Claude Code reads (and names) a symlinked rule by its target's path.
-                    path = os.path.realpath(path)
-            except OSError:
-                continue
+        for name, is_dir, is_file, is_link in entries:
+            path = posixpath.join(folder, name)
+            if is_link:
+                # Claude Code reads (and names) a symlinked rule by its target's path.
+                path = os.path.realpath(path)
             if is_dir:
                 walk(path)
-            elif is_file and entry.name.endswith(".md"):
+            elif is_file and name.endswith(".md"):
                 found.append(path)
                 if is_link:
                     linked.add(path)

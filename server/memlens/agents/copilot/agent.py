@@ -51,6 +51,7 @@ from memlens.files.globs import (
 )
 from memlens.files.nodecompat import resolve
 from memlens.files.output import markdown_code, markdown_text
+from memlens.files.tree import run_memo
 from memlens.files.walk import walk
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -112,7 +113,12 @@ def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool 
 
 
 def _folders_below(cwd: str) -> list[str]:
-    """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped)."""
+    """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped), once per
+    command run (`files.tree.run_memo`)."""
+    return run_memo(("copilot.folders_below", cwd), lambda: _walk_folders_below(cwd))
+
+
+def _walk_folders_below(cwd: str) -> list[str]:
     found: list[str] = []
     for folder, dirs, _ in walk(cwd):
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS and not d.startswith("."))
@@ -125,11 +131,22 @@ def _folders_below(cwd: str) -> list[str]:
 
 def _workspace_files(root: str) -> list[str]:
     """Paths relative to `root` of the files under it (bounded; VCS and dependency folders
-    skipped)."""
+    skipped), once per command run (`files.tree.run_memo`)."""
+    return run_memo(("copilot.workspace_files", root), lambda: _walk_workspace_files(root))
+
+
+def _walk_workspace_files(root: str) -> list[str]:
     found: list[str] = []
+    inside = root.rstrip("/") + "/"
     for folder, dirs, files in walk(root):
         dirs[:] = [d for d in dirs if d not in _SKIPPED_FOLDERS]
-        found += [posixpath.relpath(posixpath.join(folder, f), root) for f in files]
+        if folder == root:
+            found += files
+        elif folder.startswith(inside):
+            prefix = folder[len(inside):] + "/"
+            found += [prefix + f for f in files]
+        else:
+            found += [posixpath.relpath(posixpath.join(folder, f), root) for f in files]
         if len(found) > _MAX_WALK:
             break
     return found

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlens.files import tree
 from memlens.files.globs import bounded, compiled, full_match, literal
 from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_with
 
@@ -285,6 +286,19 @@ def instruction_files(folder: str, *, limit: int = 2000, suffix: str = SUFFIX) -
     stack = [folder]
     while stack and len(found) < limit:
         current = stack.pop()
+        if tree.active():  # the run's listing (files/tree.py)
+            try:
+                listed = tree.listing(current).entries
+            except OSError:
+                continue
+            for name, kind in listed:
+                if kind == tree.DIR:
+                    if not name.startswith("."):
+                        stack.append(os.path.join(current, name))
+                elif (is_instructions(name) if suffix == SUFFIX
+                      else name.lower().endswith(suffix)) and kind in tree.FILES:
+                    found.append(os.path.join(current, name))
+            continue
         try:
             entries = list(os.scandir(current))
         except OSError:

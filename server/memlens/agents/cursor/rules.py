@@ -33,6 +33,7 @@ from memlens.files.globs import (
     skipped_globs,
     stopped,
 )
+from memlens.files.tree import run_memo
 from memlens.files.walk import walk
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.wire import Severity
@@ -313,27 +314,36 @@ class TreeScan:
 
 def scan_tree(root: str, agents_name: str = "AGENTS.md") -> TreeScan:
     """Walk `root` (symlinked folders not followed; version control and dependency folders
-    skipped) at most MAX_FOLDERS folders and MAX_FILES files."""
+    skipped) at most MAX_FOLDERS folders and MAX_FILES files; once per command run
+    (`files.tree.run_memo`: the check, the Memory view's rows and `show` share it)."""
+    return run_memo(("cursor.scan_tree", root, agents_name),
+                    lambda: _scan_tree(root, agents_name))
+
+
+def _scan_tree(root: str, agents_name: str) -> TreeScan:
     scan = TreeScan(root)
+    inside = root.rstrip("/") + "/"
     for folders, (folder, dirs, files) in enumerate(walk(root), start=1):
         if folders > MAX_FOLDERS:
             scan.complete = False
             break
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
-        rel = posixpath.relpath(folder, root)
+        rel = ("." if folder == root else folder[len(inside):] if folder.startswith(inside)
+               else posixpath.relpath(folder, root))
         in_rules = f"/{RULES_DIR}/" in f"/{rel}/"
         if rel == RULES_DIR or rel.endswith("/" + RULES_DIR):
             owner = posixpath.dirname(posixpath.dirname(folder))
             if owner != root:
                 scan.rule_folders.append(owner)
-        for name in sorted(files):
-            path = posixpath.join(folder, name)
-            if len(scan.files) < MAX_FILES:
-                scan.files.append(name if rel == "." else posixpath.join(rel, name))
-            else:
-                scan.complete = False
-            if name.endswith(RULE_SUFFIX) and not in_rules:
-                scan.stray_rules.append(path)
-            if name == agents_name and rel != ".":
-                scan.agents_files.append(path)
+        names = sorted(files)
+        room = max(MAX_FILES - len(scan.files), 0)
+        prefix = "" if rel == "." else rel + "/"
+        scan.files += [prefix + name for name in names[:room]]
+        if len(names) > room:
+            scan.complete = False
+        if not in_rules:
+            scan.stray_rules += [posixpath.join(folder, name) for name in names
+                                 if name.endswith(RULE_SUFFIX)]
+        if rel != "." and agents_name in files:
+            scan.agents_files.append(posixpath.join(folder, agents_name))
     return scan

@@ -21,6 +21,7 @@ from memlens.agents.gemini.jsonc import read_json_file
 from memlens.agents.gemini.projects import PROJECT_MEMORY_INDEX, project_memory_dir
 from memlens.agents.gemini.render import concatenate_instructions
 from memlens.agents.gemini.trust import decide_trust
+from memlens.files import tree
 from memlens.files.fsread import FileReader, ReadResult, file_identity, is_readable
 from memlens.files.nodecompat import dirname, is_subpath, js_sorted, js_trim, resolve, to_absolute
 from memlens.files.roots import ProjectRootFinder
@@ -107,6 +108,15 @@ def _sort_as_strcmp(names: list[str]) -> None:
         names.sort()
     else:
         names.sort(key=_name_key)
+
+
+def _from_listing(listed: tree.Listing, names: set[str], skip_dirs: frozenset[str],
+                  include_special: bool, subdirs: list[str], matched: list[str]) -> None:
+    """The search's reading of one folder's entries, from the run's listing."""
+    subdirs += [d for d in listed.real_dirs if d not in skip_dirs] if skip_dirs else \
+        listed.real_dirs
+    matched += [n for n, kind in listed.leaves
+                if n in names and (include_special or kind == tree.FILE)]
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
@@ -275,6 +285,7 @@ class MemoryEngine:
         unreadable: list[tuple[str, str]] = []
         scanned = 0
         use_ignore = ignore is not None and ignore.active
+        shared = tree.active()  # one listing per folder per run (files/tree.py)
         while queue and (max_dirs is None or scanned < max_dirs):
             current = queue.popleft()
             if current in visited:
@@ -286,18 +297,22 @@ class MemoryEngine:
             subdirs: list[str] = []
             matched: list[str] = []
             try:
-                with os.scandir(current) as it:
-                    for entry in it:
-                        name = entry.name
-                        try:
-                            if entry.is_dir(follow_symlinks=False):
-                                if name not in skip_dirs:
-                                    subdirs.append(name)
-                            elif name in names and (
-                                    include_special or entry.is_file(follow_symlinks=False)):
-                                matched.append(name)
-                        except OSError:
-                            continue
+                if shared:
+                    _from_listing(tree.listing(current), names, skip_dirs, include_special,
+                                  subdirs, matched)
+                else:
+                    with os.scandir(current) as it:
+                        for entry in it:
+                            name = entry.name
+                            try:
+                                if entry.is_dir(follow_symlinks=False):
+                                    if name not in skip_dirs:
+                                        subdirs.append(name)
+                                elif name in names and (
+                                        include_special or entry.is_file(follow_symlinks=False)):
+                                    matched.append(name)
+                            except OSError:
+                                continue
             except OSError as err:
                 unreadable.append((current, err.strerror or str(err)))
                 continue

@@ -21,6 +21,7 @@ import posixpath
 import re
 from typing import Any, NamedTuple
 
+from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.globs import compiled, gitignore_regexes, search
 from memlens.files.nodecompat import js_trim, js_trim_start
@@ -138,7 +139,11 @@ class IgnoreFilter:
 
     def _rules_of(self, directory: str, relative: str) -> list[_Rule]:
         if directory not in self._dir_rules:
-            lines = _read_lines(posixpath.join(directory, ".gitignore"))
+            # A folder the run has listed without a `.gitignore` needs no attempt to open one
+            # (files/tree.py: the walk that asks has just listed it).
+            listed = tree.known_listing(directory)
+            lines = (None if listed is not None and not listed.has_file(".gitignore")
+                     else _read_lines(posixpath.join(directory, ".gitignore")))
             self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
         return self._dir_rules[directory]
 

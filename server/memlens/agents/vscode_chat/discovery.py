@@ -51,6 +51,7 @@ from memlens.agents.vscode_chat.settings import (
     ChatSettings,
     read_chat_settings,
 )
+from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname
 from memlens.files.walk import walk
@@ -332,19 +333,19 @@ def agent_files(workspace: str, settings: ChatSettings, home: str) -> tuple[
     for folder, names, kind, setting in wanted:
         lowered = {n.lower() for n in names}
         try:
-            entries = list(os.scandir(folder))
+            entries = tree.entry_links(folder)  # one listing per run (files/tree.py)
         except OSError:
             continue
-        for entry in entries:
-            if entry.name.lower() not in lowered:
+        for name, is_link in entries:
+            if name.lower() not in lowered:
                 continue
-            path = posixpath.join(folder, entry.name)
+            path = posixpath.join(folder, name)
             if not os.path.isfile(path):
                 continue
             if not settings.get(setting):
                 off.append((path, setting))
                 continue
-            real = os.path.realpath(path) if entry.is_symlink() else None
+            real = os.path.realpath(path) if is_link else None
             found.append((_AgentFile(path, kind, setting), real))
     included: set[str] = set()
     kept: list[_AgentFile] = []

@@ -25,6 +25,7 @@ import os
 import posixpath
 from dataclasses import dataclass, field
 
+from memlens.files import tree
 from memlens.files.nodecompat import is_subpath
 
 MAX_DEPTH = 5  # subfolders of an instructions folder searched (not below a workspace folder)
@@ -150,6 +151,14 @@ class Areas:
         return None
 
 
+def _sorted_entries(folder: str) -> list[tuple[str, int]]:
+    """`folder`'s entries by name, each with its kind (`files.tree`: the run's listing inside
+    `one_walk()`)."""
+    if tree.active():
+        return sorted(tree.listing(folder).entries)
+    return sorted(tree.read_listing(folder).entries)
+
+
 def files_in(location: Location, area: list[str], recurse: bool, budget: Budget,
              not_walked: list[NotWalked]) -> list[str]:
     """The files in `location`'s folder, by name, its subfolders searched to `MAX_DEPTH` when
@@ -162,26 +171,24 @@ def files_in(location: Location, area: list[str], recurse: bool, budget: Budget,
 
     def walk(folder: str, depth: int) -> list[str]:
         try:
-            with os.scandir(folder) as scan:
-                entries = sorted(scan, key=lambda e: e.name)
+            entries = _sorted_entries(folder)
         except OSError:
             return []
         found: list[str] = []
-        for entry in entries:
+        for name, kind in entries:
             if not budget.take(folder):
                 break
-            path = posixpath.join(folder, entry.name)
-            try:
-                if entry.is_symlink() and not allowed(path):
-                    not_walked.append(NotWalked(path, LINK_OUT, location.name,
-                                                location.source, location.scope))
-                    continue
-                if entry.is_file():
-                    found.append(path)
-                elif recurse and depth < MAX_DEPTH and entry.is_dir():
-                    found += walk(path, depth + 1)
-            except OSError:
+            if kind == tree.UNKNOWN:
                 continue
+            path = posixpath.join(folder, name)
+            if kind in tree.LINKS and not allowed(path):
+                not_walked.append(NotWalked(path, LINK_OUT, location.name,
+                                            location.source, location.scope))
+                continue
+            if kind in tree.FILES:
+                found.append(path)
+            elif recurse and depth < MAX_DEPTH and kind in tree.FOLDERS:
+                found += walk(path, depth + 1)
         return found
 
     return walk(location.folder, 0)

@@ -1,0 +1,165 @@
+"""The walks of whole `memlens` runs, as ratios to a bare walk (docs/architecture.md, "One
+walk per root"): `memlens check` with every agent, and the classic discovery of the whole tree
+as one process against a bare walk as one process.
+
+For the check, every agent's files are laid over the benchmark tree for the run (removed
+after): a `CLAUDE.md` and an `AGENTS.md` at the root, Cursor's `.cursor/rules` with a glob,
+Copilot's instructions with an `applyTo`, Claude Code's `.claude/rules` with `paths:`, and
+Antigravity's `.agents/rules`; every glob is matched against the tree's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from memlens.agents import AGENT_IDS
+
+CHECK_TARGET = 6.0  # check with every agent ≤ 6 × the bare walk
+PROCESS_TARGET = 2.0  # the classic discovery as a process ≤ 2 × a bare walk as a process
+
+# The tree's own walk, run as a process of its own (`run.bare_walk`'s loop).
+BARE_WALK_PROCESS = """
+import os, sys
+stack, dirs, files = [sys.argv[1]], 0, 0
+while stack:
+    current = stack.pop()
+    try:
+        with os.scandir(current) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    dirs += 1
+                    stack.append(entry.path)
+                else:
+                    files += 1
+    except OSError:
+        continue
+print(dirs, files)
+"""
+
+OVERLAY = {
+    "CLAUDE.md": "# Claude Code\n\n- Read @AGENTS.md first.\n",
+    "AGENTS.md": "# Agents\n\n- Run the tests before every commit.\n",
+    ".cursor/rules/typescript.mdc": "---\nglobs: **/*.ts\n---\nStrict TypeScript.\n",
+    ".github/copilot-instructions.md": "Prefer small pull requests.\n",
+    ".github/instructions/python.instructions.md":
+        "---\napplyTo: \"**/*.py\"\n---\nType hints everywhere.\n",
+    ".claude/rules/packages.md": "---\npaths: [\"packages/**/*.md\"]\n---\nKeep docs short.\n",
+    ".agents/rules/style.md": "Follow the style guide.\n",
+}
+
+
+@contextlib.contextmanager
+def every_agents_files(root: str) -> Iterator[None]:
+    """`OVERLAY` written under `root` for the block: the files, and the folders it made."""
+    made: list[str] = []
+    written: list[str] = []
+    try:
+        for rel, text in OVERLAY.items():
+            path = os.path.join(root, rel)
+            folder = os.path.dirname(path)
+            missing: list[str] = []
+            while not os.path.isdir(folder):
+                missing.append(folder)
+                folder = os.path.dirname(folder)
+            for new in reversed(missing):
+                os.mkdir(new)
+                made.append(new)
+            if os.path.exists(path):
+                continue  # never overwrite the tree's own file
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+            written.append(path)
+        yield
+    finally:
+        for path in written:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        for folder in reversed(made):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def cpu_seconds(command: list[str], env: dict[str, str], runs: int
+                ) -> tuple[float, subprocess.CompletedProcess[bytes]]:
+    """The least CPU time (user + system) of `runs` runs of a subprocess, after a warm-up:
+    CPU time, not wall-clock, so that other work on the machine does not count."""
+    subprocess.run(command, capture_output=True, env=env, check=False)
+    best = float("inf")
+    done: subprocess.CompletedProcess[bytes] | None = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(command, capture_output=True, env=env, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        best = min(best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    assert done is not None
+    return best, done
+
+
+def walk_cpu_seconds(root: str, runs: int) -> float:
+    """The least CPU time of the bare walk (`run.bare_walk`), in this process."""
+    from .run import bare_walk
+
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        bare_walk(root)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def run_walks(root: str, home: str, env: dict[str, str], memlens: list[str], runs: int
+              ) -> dict[str, Any]:
+    """CPU seconds and ratios: `check` with every agent against the bare walk in this
+    process; classic discovery as a process against a bare walk as a process."""
+    every = {**env, "MEMLENS_AGENTS": ",".join(AGENT_IDS)}
+    gemini = {**env, "MEMLENS_AGENTS": "gemini"}
+    walk = walk_cpu_seconds(root, max(runs, 3))
+    with every_agents_files(root):
+        check, checked = cpu_seconds(
+            [*memlens, "check", root, "--home", home, "--format", "json"], every, runs)
+    walk_process, _ = cpu_seconds([sys.executable, "-c", BARE_WALK_PROCESS, root], env, runs)
+    discovery, shown = cpu_seconds([*memlens, "show", root, "--home", home, "--mode", "classic",
+                                    "--max-dirs", "-1"], gemini, runs)
+    failed = [name for name, done in (("check", checked), ("show", shown))
+              if done.returncode not in (0, 1)]
+    return {
+        "cpu_s": {"bare_walk": round(walk, 6), "check_every_agent": round(check, 6),
+                  "bare_walk_process": round(walk_process, 6),
+                  "classic_process": round(discovery, 6)},
+        "ratios": {"check_every_agent_vs_walk": round(check / walk, 4),
+                   "classic_process_vs_walk_process": round(discovery / walk_process, 4)},
+        "failed": failed,
+    }
+
+
+def render(report: dict[str, Any], seconds: Callable[[float], str]) -> list[str]:
+    if not report:
+        return []
+    t, r = report["cpu_s"], report["ratios"]
+
+    def verdict(ratio: float, target: float) -> str:
+        return "PASS" if ratio <= target else "OVER"
+
+    check = r["check_every_agent_vs_walk"]
+    process = r["classic_process_vs_walk_process"]
+    return [
+        "",
+        "One walk per root (whole processes, CPU time):",
+        f"  memlens check, every agent          {seconds(t['check_every_agent']):>10}"
+        f"  {check:6.2f}× the bare walk         ≤ {CHECK_TARGET:g}×  "
+        f"{verdict(check, CHECK_TARGET)}",
+        f"  classic discovery (memlens show)    {seconds(t['classic_process']):>10}"
+        f"  {process:6.2f}× a bare-walk process  ≤ {PROCESS_TARGET:g}×  "
+        f"{verdict(process, PROCESS_TARGET)}",
+        f"  bare walk, as a process             {seconds(t['bare_walk_process']):>10}",
+        f"  bare walk, in this process          {seconds(t['bare_walk']):>10}",
+        "  (CPU time, user + system, least of the runs: other work on the machine does not "
+        "count)",
+    ]
