@@ -4,8 +4,9 @@ before and after for one (agent, folder).
 
 The baseline (what each agent sends at start in each folder of interest, from the files as
 saved on disk) is taken when the first memory file (or a file one imports) is opened or
-edited; each save of such a file (or a change the file watcher reports) recomputes it, and the
-differences are what the notification lists. Folders of interest: every workspace folder and
+edited; each save of such a file (or a batch of changes the file watcher or the client
+reports) recomputes it once, off the event loop (`Recompute`), and the differences are what
+the notification lists. Folders of interest: every workspace folder and
 every folder holding a memory file the index knows (any agent's names). Agents: the pins
 (`memlens.agents` in the editor's settings, else $MEMLENS_AGENTS), else Gemini CLI at the
 detected version (else gemini@0.44+), Claude Code and Codex.

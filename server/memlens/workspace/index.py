@@ -3,6 +3,8 @@
 It holds every memory file of every tier as a *root* (rendered with its imports, the events
 kept), the static import graph, each workspace folder's startup load, and the diagnostics per
 root. An edit re-renders only the edited file and the roots that reach it through the graph.
+Changed files come in batches (`files_changed`): each agent's part of the index
+(index_agents.py) updates once per batch, past REBUILD_THRESHOLD paths the index is rebuilt.
 """
 
 from __future__ import annotations
