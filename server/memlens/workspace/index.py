@@ -131,11 +131,6 @@ class WorkspaceIndex:
             log.warning("not indexing %s: it is %s (memlens.allowBroadWorkspace)", folder,
                         what)
         self.load_folders()
-        tiers: dict[str, Tier] = {}
-        for state in self.folder_states.values():
-            for loaded in state.load.files:
-                if loaded.content is not None:
-                    tiers.setdefault(loaded.path, loaded.tier)
         engine = self.engine()
         trusted_folders = [s.folder for s in self.folder_states.values()
                            if s.load.trusted and s.folder not in self.refused]
@@ -157,21 +152,11 @@ class WorkspaceIndex:
                             f"{what}, and walking it reads everything below. Open a project "
                             "folder, or set memlens.allowBroadWorkspace to index it anyway")
         self.walk_problems = sink.sorted()
-        for name in self.settings.context_file_names:
-            for path in by_name[name]:
-                tiers.setdefault(path, "jit")
-        total = len(tiers)
-        for done, (path, tier) in enumerate(tiers.items()):
-            # One engine for the whole build: its real-path and project-root caches are shared
-            # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
-            self.render_root(path, tier, engine)
-            if progress is not None and done % 50 == 49:
-                progress(f"Reading memory files: {done + 1:,} of {total:,}",
-                         (done + 1) * 100 // total)
         self._check_skills()
-        for agent in other_agents():
-            self.check_agent(agent, [p for n in agent.file_names(self.settings)
-                                     for p in by_name[n]])
+        # Each agent's part from the one walk (Gemini CLI's: its roots rendered; another
+        # agent's: its workspace check).
+        for part in self.parts:
+            part.build(self, by_name, progress)
         self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
         self._check_profiles()
         self._hidden_cache.clear()

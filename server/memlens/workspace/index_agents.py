@@ -14,12 +14,13 @@ hovers, links and diagnostics. `indexed_agent` picks the part for an agent.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from memlens.agents import all_agents
 from memlens.agents.base import MemoryAgent
+from memlens.model import Tier
 
 if TYPE_CHECKING:
     from memlens.workspace.index import WorkspaceIndex
@@ -29,11 +30,20 @@ if TYPE_CHECKING:
 # switch). Paths that concern no agent do not count. docs/architecture.md says the same.
 REBUILD_THRESHOLD = 200
 
+# Who hears how a build goes: (message, percentage or None).
+Progress = Callable[[str, int | None], None]
+
 
 class IndexedAgent(Protocol):
     """One agent's part of the workspace index, kept current batch by batch."""
 
     agent: MemoryAgent
+
+    def build(self, index: WorkspaceIndex, found: Mapping[str, list[str]],
+              progress: Progress | None) -> None:
+        """Build this agent's part from scratch, given the workspace walk's files by name
+        (every agent's names) and the index's folders' start-up loads."""
+        ...
 
     def concerns(self, index: WorkspaceIndex, path: str) -> bool:
         """A change to `path` can change what this agent reads or its diagnostics."""
@@ -50,6 +60,11 @@ class CheckedAgent:
     """An agent whose part of the index is its workspace check, redone once per batch."""
 
     agent: MemoryAgent
+
+    def build(self, index: WorkspaceIndex, found: Mapping[str, list[str]],
+              progress: Progress | None) -> None:
+        index.check_agent(self.agent, [p for n in self.agent.file_names(index.settings)
+                                       for p in found.get(n, [])])
 
     def concerns(self, index: WorkspaceIndex, path: str) -> bool:
         check = index.agent_check(self.agent)
@@ -82,6 +97,28 @@ class RenderedGeminiMemory:
     its imports), the import graph, and each folder's start-up load."""
 
     agent: MemoryAgent
+
+    def build(self, index: WorkspaceIndex, found: Mapping[str, list[str]],
+              progress: Progress | None) -> None:
+        """Every file the folders load at start-up, then every memory file the walk found,
+        each rendered as a root."""
+        tiers: dict[str, Tier] = {}
+        for state in index.folder_states.values():
+            for loaded in state.load.files:
+                if loaded.content is not None:
+                    tiers.setdefault(loaded.path, loaded.tier)
+        for name in index.settings.context_file_names:
+            for path in found.get(name, []):
+                tiers.setdefault(path, "jit")
+        # One engine for the whole build: its real-path and project-root caches are shared
+        # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
+        engine = index.engine()
+        total = len(tiers)
+        for done, (path, tier) in enumerate(tiers.items()):
+            index.render_root(path, tier, engine)
+            if progress is not None and done % 50 == 49:
+                progress(f"Reading memory files: {done + 1:,} of {total:,}",
+                         (done + 1) * 100 // total)
 
     def concerns(self, index: WorkspaceIndex, path: str) -> bool:
         if any(a.claims(path) for a in all_agents()):
