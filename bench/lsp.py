@@ -22,6 +22,11 @@ REQUESTS = 1000
 HOVER_P50_TARGET, HOVER_P99_TARGET = 3.0, 10.0
 COLD_INDEX_TARGET = 2.0  # the server's full index ≤ 2 × the bare walk of the same tree
 EDIT_TARGET = 0.01  # edit-to-fresh-diagnostics ≤ 1/100 of the cold index
+BURST_TARGET = 3.0  # a branch switch's burst → next hover answered ≤ 3 × a full rebuild
+MATRIX_TARGET = 0.2  # memlens/matrix asked again ≤ 0.2 × a full rebuild
+FIRST_INDEX_TARGET = 2.0  # the first index ≤ 2 × a later rebuild
+BURST_MEMORY = ("GEMINI.md", "CLAUDE.md", "AGENTS.md", "CLAUDE.md", "AGENTS.md")
+BURST_MEMORY_FILES, BURST_OTHER_FILES = 20, 500
 
 
 class RpcClient:
@@ -115,6 +120,44 @@ def _first_import(root: Path) -> tuple[Path, int, int]:
     raise RuntimeError("the benchmark tree has no import")
 
 
+def _burst_files(root: Path) -> dict[Path, str]:
+    """A branch switch's worth of new files: 20 memory files of several agents (next to
+    the tree's memory files, or in folders with none) and 500 other Markdown documents spread
+    over the tree's folders."""
+    folders = sorted({p.parent for p in root.rglob("*.md") if ".git" not in p.parts})
+    files: dict[Path, str] = {}
+    for k in range(BURST_MEMORY_FILES):
+        name = BURST_MEMORY[k % len(BURST_MEMORY)]
+        folder = folders[(k * 7919) % len(folders)]
+        path = folder / name if not (folder / name).exists() else folder / f"burst-{k}" / name
+        files[path] = f"# Burst rules {k}\nKeep the burst short.\n"
+    for k in range(BURST_OTHER_FILES):
+        folder = folders[(k * 104_729) % len(folders)]
+        files[folder / f"burst-note-{k}.md"] = f"Note {k}: nobody imports this.\n"
+    return files
+
+
+def _burst(client: RpcClient, files: dict[Path, str], hover: Any) -> float:
+    """Write `files`, report them in one didChangeWatchedFiles, time until the next hover is
+    answered; then remove them (reported and waited for, untimed)."""
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    start = time.perf_counter()
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [
+        {"uri": p.as_uri(), "type": 1} for p in files]})
+    hover()
+    elapsed = time.perf_counter() - start
+    for path in files:
+        path.unlink()
+        if path.parent.name.startswith("burst-"):
+            path.parent.rmdir()
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [
+        {"uri": p.as_uri(), "type": 3} for p in files]})
+    hover()
+    return elapsed
+
+
 def bare_pygls_rss(env: dict[str, str]) -> int:
     code = ("from pygls.lsp.server import LanguageServer; "
             "LanguageServer('bare', '1').start_io()")
@@ -154,6 +197,7 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int,
             "initializationOptions": {"memlens": {"home": home, "trusted": True}}})
         client.notify("initialized", {})
         client.request("memlens/refresh", {})  # waits for the first index
+        first_index = _first_index_seconds(client)
         # A full rebuild, best of 3 (the round trip of the request is in it).
         rebuilds = []
         for _ in range(3):
@@ -195,6 +239,15 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int,
             codes = [d.get("code") for d in report.get("result", {}).get("items", [])]
             if "import-not-found" not in codes:
                 raise RuntimeError(f"the edit did not produce a fresh diagnostic: {codes}")
+        # memlens/matrix: the first answer, then the same question again (kept per index
+        # generation), each against the full rebuild.
+        start = time.perf_counter()
+        client.request("memlens/matrix", {})
+        matrix_first = time.perf_counter() - start
+        matrix_again = min(_timed(lambda: client.request("memlens/matrix", {}), 5))
+        # A branch switch: 520 files reported at once, then the next hover.
+        burst = _burst(client, _burst_files(root), lambda: client.request(
+            "textDocument/hover", {"textDocument": {"uri": doc}, "position": position}))
         rss = client.rss_kib()
     finally:
         client.close()
@@ -222,7 +275,25 @@ def run_lsp(root: Path, home: str, env: dict[str, str], memory_bytes: int,
         "index_vs_memory_text": round((rss - idle) * 1024 / max(memory_bytes, 1), 1),
         "memory_text_mib": round(memory_bytes / 1024 / 1024, 2),
         "rss_target_mib": round((3 * memory_bytes / 1024 + bare) / 1024, 1),
+        "first_index_s": round(first_index, 4),
+        "first_index_vs_rebuild": round(first_index / cold, 3),
+        "matrix_first_s": round(matrix_first, 4),
+        "matrix_first_vs_rebuild": round(matrix_first / cold, 3),
+        "matrix_again_s": round(matrix_again, 5),
+        "matrix_again_vs_rebuild": round(matrix_again / cold, 4),
+        "burst_files": BURST_MEMORY_FILES + BURST_OTHER_FILES,
+        "burst_to_hover_s": round(burst, 4),
+        "burst_vs_rebuild": round(burst / cold, 3),
     }
+
+
+def _first_index_seconds(client: RpcClient) -> float:
+    """The first index as the server timed it (memlens/ready's indexSeconds: from
+    `initialized` to the index built)."""
+    while True:
+        message = client.notifications.get(timeout=600)
+        if message.get("method") == "memlens/ready":
+            return float(message["params"]["indexSeconds"])
 
 
 def render(report: dict[str, Any]) -> list[str]:
@@ -255,4 +326,15 @@ def render(report: dict[str, Any]) -> list[str]:
         f"workspace: code and libraries, pydantic included)",
         f"    of which: the index and its work  {r['index_rss_mib']:9.1f} MiB   = "
         f"{r['index_vs_memory_text']}× the memory text",
+        f"  first index (memlens/ready)         {r['first_index_s'] * 1000:9.1f} ms = "
+        f"{r['first_index_vs_rebuild']:.2f}× a rebuild   ≤ 2×  "
+        f"{verdict(r['first_index_vs_rebuild'], FIRST_INDEX_TARGET)}",
+        f"  memlens/matrix, first / again       {r['matrix_first_s'] * 1000:9.1f} ms / "
+        f"{r['matrix_again_s'] * 1000:.1f} ms = {r['matrix_first_vs_rebuild']:.2f}× / "
+        f"{r['matrix_again_vs_rebuild']:.3f}× a rebuild   again ≤ 0.2×  "
+        f"{verdict(r['matrix_again_vs_rebuild'], MATRIX_TARGET)}",
+        f"  {r['burst_files']}-file burst → next hover     "
+        f"{r['burst_to_hover_s'] * 1000:9.1f} ms = "
+        f"{r['burst_vs_rebuild']:.2f}× a rebuild   ≤ 3×  "
+        f"{verdict(r['burst_vs_rebuild'], BURST_TARGET)}",
     ]

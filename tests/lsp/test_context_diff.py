@@ -172,3 +172,28 @@ async def test_a_change_the_file_watcher_reports_counts_too(client: LanguageClie
     assert [(c.agent, c.relative_folder) for c in event.changes] == [
         ("gemini", "."), ("gemini", "api"), ("gemini", "web"), ("claude", ".")]
     assert all("+Style v3\n" in c.diff for c in event.changes)
+
+
+@pytest.mark.asyncio
+async def test_a_batch_of_changes_is_one_notification(client: LanguageClient,
+                                                      repo: Path) -> None:
+    gemini = repo / "GEMINI.md"
+    await open_doc(client, gemini)  # the baseline is taken here
+    await _round_trip(client, gemini)
+    changed = [repo / "api" / "GEMINI.md", repo / "web" / "GEMINI.md", repo / "api" / "CLAUDE.md"]
+    for path in changed:
+        path.write_text(path.read_text() + "Switched branch.\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(p), type=types.FileChangeType.Changed) for p in changed]))
+    event = await _next_change(client)
+    assert event.trigger == uri(changed[0])
+    assert event.summary == ("GEMINI.md and 2 more files change what Gemini CLI reads in 2 "
+                             "folders and what Claude Code reads in 1 folder")
+    assert [(c.agent, c.relative_folder) for c in event.changes] == [
+        ("gemini", "api"), ("gemini", "web"), ("claude", "api")]
+    # Nothing else follows: the one notification covered the batch.
+    await _round_trip(client, gemini)
+    await asyncio.sleep(0.5)
+    await _round_trip(client, gemini)
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(client.wait_for_notification(CHANGED), 1)

@@ -4,8 +4,9 @@ before and after for one (agent, folder).
 
 The baseline (what each agent sends at start in each folder of interest, from the files as
 saved on disk) is taken when the first memory file (or a file one imports) is opened or
-edited; each save of such a file (or a change the file watcher reports) recomputes it, and the
-differences are what the notification lists. Folders of interest: every workspace folder and
+edited; each save of such a file (or a batch of changes the file watcher or the client
+reports) recomputes it once, off the event loop (`Recompute`), and the differences are what
+the notification lists. Folders of interest: every workspace folder and
 every folder holding a memory file the index knows (any agent's names). Agents: the pins
 (`memlens.agents` in the editor's settings, else $MEMLENS_AGENTS), else Gemini CLI at the
 detected version (else gemini@0.44+), Claude Code and Codex.
@@ -13,6 +14,7 @@ detected version (else gemini@0.44+), Claude Code and Codex.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import posixpath
 from typing import TYPE_CHECKING, Any
@@ -124,26 +126,71 @@ def _entry(ls: MemlensServer, change: ContextChange) -> ContextChangeEntry:
                               added=change.added, removed=change.removed)
 
 
-def on_document(ls: MemlensServer, event: str, path: str) -> None:
+def on_documents(ls: MemlensServer, recompute: Recompute, event: str, paths: list[str]
+                 ) -> None:
     state = ls.service.effective
-    if not ls.service.folders or not concerns(ls, path):
+    if not ls.service.folders:
+        return
+    concerning = [p for p in paths if concerns(ls, p)]
+    if not concerning:
         return
     if event in ("open", "change"):
         if state.baseline is None:
-            state.advance(current(ls), path)
+            state.advance(current(ls), concerning[0])
         return
-    changes = state.advance(current(ls), path)
+    recompute.request(concerning)
+
+
+class Recompute:
+    """What each agent sends, recomputed after saves and disk changes once per batch, off the
+    event loop (requests are answered meanwhile): a change that arrives while it computes
+    supersedes the result, and one more computation covers both."""
+
+    # Changes that arrive this soon after one join its batch (a branch switch comes as a
+    # burst of notifications).
+    DELAY_SECONDS = 0.05
+
+    def __init__(self, ls: MemlensServer):
+        self.ls = ls
+        self.triggers: list[str] = []
+        self.epoch = 0
+        self.task: asyncio.Task[None] | None = None
+
+    def request(self, paths: list[str]) -> None:
+        self.triggers += [p for p in paths if p not in self.triggers]
+        self.epoch += 1
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.DELAY_SECONDS)
+            epoch, service = self.epoch, self.ls.service
+            folders, settings_of = _folders(self.ls)
+            agents = editor_agents(self.ls)
+            now = await asyncio.to_thread(effective_context, agents, folders,
+                                          settings_of.__getitem__, FileReader)
+            if epoch == self.epoch and service is self.ls.service:
+                break  # nothing newer: this result stands
+        triggers, self.triggers = self.triggers, []
+        _announce(self.ls, service.effective.advance(now, triggers[0]), triggers)
+
+
+def _announce(ls: MemlensServer, changes: list[ContextChange], triggers: list[str]) -> None:
     if not changes:
         return
-    name = posixpath.basename(path)
-    message = ContextChangedEvent(trigger=uri_of(path), trigger_name=name,
-                                  summary=summary(changes, name),
+    name = posixpath.basename(triggers[0])
+    said = name if len(triggers) == 1 else f"{name} and {len(triggers) - 1} more files"
+    message = ContextChangedEvent(trigger=uri_of(triggers[0]), trigger_name=name,
+                                  summary=summary(changes, said, several=len(triggers) > 1),
                                   changes=[_entry(ls, c) for c in changes])
     ls.protocol.notify(CONTEXT_CHANGED, message.wire())
 
 
 def register(server: MemlensServer) -> None:
-    server.document_listeners.append(lambda event, path: on_document(server, event, path))
+    recompute = Recompute(server)
+    server.document_listeners.append(
+        lambda event, paths: on_documents(server, recompute, event, paths))
 
     @server.feature(CONTEXT_DIFF)
     def context_diff(ls: MemlensServer, params: Any) -> dict[str, object]:

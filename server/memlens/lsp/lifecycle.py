@@ -182,8 +182,11 @@ async def _pull_configuration(ls: MemlensServer) -> None:
                                          **ls.owner_settings(values)}
 
 
-WATCHED_GLOBS = ["**/*.md", "**/*.txt", "**/.geminiignore", "**/.gitignore",
-                 "**/.gemini/settings.json"]
+# Every agent's memory and the files that decide it (the index and the answers kept per
+# generation rely on hearing of them): Markdown (memory, imports, rules, instructions),
+# Cursor's rules, the ignore files, Gemini CLI's and Claude Code's settings.
+WATCHED_GLOBS = ["**/*.md", "**/*.txt", "**/*.mdc", "**/.cursorrules", "**/.geminiignore",
+                 "**/.gitignore", "**/.gemini/settings.json", "**/.claude/settings*.json"]
 
 
 async def _watch_workspace_files(ls: MemlensServer) -> None:

@@ -20,13 +20,12 @@ MATRIX = "memlens/matrix"
 def register(server: MemlensServer) -> None:
     @server.feature(MATRIX)
     async def matrix_request(ls: MemlensServer, params: Any) -> dict[str, object]:
-        from memlens.workspace.matrix import agent_matrix
-
         request = parse_params(MatrixParams, params)
         # The folder the request names; only a single-root window may leave it out.
         folder = request.folder or ls.only_folder(MATRIX, "folder")
         if folder is None or not os.path.isdir(folder):
             raise InvalidParams(f"not a folder: {folder}" if folder else "no workspace folder")
         settings = ls.service.settings_for(folder)
-        result = await asyncio.to_thread(agent_matrix, folder, settings)
+        # Kept per workspace generation: a second request without changes costs nothing.
+        result = await asyncio.to_thread(ls.service.matrix, folder, settings)
         return result.wire()

@@ -25,6 +25,7 @@ from memlens.lsp.errors import InvalidParams
 from memlens.lsp.merged import budget_diagnostics
 from memlens.lsp.rpc import MemlensProtocol
 from memlens.model import MemorySettings, SettingsProblem
+from memlens.workspace.index import IGNORE_FILES
 from memlens.workspace.memory_release import release_freed_memory
 from memlens.workspace.service import EditorSettings, WorkspaceService
 
@@ -73,9 +74,10 @@ class MemlensServer(LanguageServer):
         # The client is the user's own: true on stdio (the editor started us); over TCP only
         # once it has sent the per-start token (transport.serve_tcp).
         self.owner_proven = True
-        # Features that follow documents besides sync.py: (event, path), event one of "open",
-        # "change" (before the buffer counts), "save", "disk" (the file watcher).
-        self.document_listeners: list[Callable[[str, str], None]] = []
+        # Features that follow documents besides sync.py: (event, paths), event one of
+        # "open", "change" (before the buffer counts), "save", "disk" (a batch of files
+        # changed on disk, from the file watcher or the client).
+        self.document_listeners: list[Callable[[str, list[str]], None]] = []
 
     # --- folders and settings ----------------------------------------------------------
     def _new_service(self, folders: list[str]) -> WorkspaceService:
@@ -159,10 +161,11 @@ class MemlensServer(LanguageServer):
         return folder or self.only_folder(method, "uri")
 
     # --- documents -----------------------------------------------------------------------
-    def document_event(self, event: str, path: str) -> None:
+    def document_event(self, event: str, paths: list[str]) -> None:
+        """Tell the listeners about `event` on `paths` (one call per batch)."""
         for listener in self.document_listeners:
             try:
-                listener(event, path)
+                listener(event, paths)
             except Exception as error:  # a listener's failure must not stop document sync
                 self.report_server_error(error, listener)
 
@@ -204,21 +207,24 @@ class MemlensServer(LanguageServer):
         self.pending_publishes[key] = loop.call_later(delay, lambda: self.publish(paths))
 
     def apply_disk_changes(self, paths: list[str]) -> None:
-        """Files changed outside the editor (the file watcher, or the client's notice)."""
+        """Files changed outside the editor (the file watcher, or the client's notice), as
+        one batch: each index updates once for all of them (WorkspaceIndex.files_changed);
+        what listens to documents hears the batch once."""
         service = self.service
         if any(posixpath.basename(p) in SETTINGS_FILES for p in paths):
             self.rebuild()
             self.publish(self.open_paths())
             return
-        touched: set[str] = set()
-        for path in paths:
-            if path in service.buffers:
-                continue  # the editor's buffer wins over the disk
-            touched |= service.file_changed(path)
-            self.document_event("disk", path)
-        if any(service.is_memory_file(p) for p in paths):
+        # The editor's buffer wins over the disk.
+        changed = [p for p in dict.fromkeys(paths) if p not in service.buffers]
+        if not changed:
+            return
+        touched = service.files_changed(changed)
+        if any(service.is_memory_file(p) or posixpath.basename(p) in IGNORE_FILES
+               for p in changed):
             service.forget_sessions()
         self.publish(touched)
+        self.document_event("disk", changed)
 
     # --- transport -----------------------------------------------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

@@ -54,7 +54,7 @@ def register(server: MemlensServer) -> None:
         if path is None:
             return
         touched: set[str] = {path}
-        ls.document_event("open", path)
+        ls.document_event("open", [path])
         if ls.service.tracks(path):
             touched |= ls.service.set_text(path, params.text_document.text)
         notify_jit(ls, path)
@@ -67,7 +67,7 @@ def register(server: MemlensServer) -> None:
         if path is None or uri not in ls.workspace.text_documents or not ls.service.tracks(path):
             return
         text = ls.workspace.get_text_document(uri).source
-        ls.document_event("change", path)
+        ls.document_event("change", [path])
         touched = ls.service.set_text(path, text)
         ls.publish_later(touched, uri, DEBOUNCE_SECONDS)
 
@@ -77,7 +77,7 @@ def register(server: MemlensServer) -> None:
         if path is not None and ls.service.tracks(path):
             ls.publish(ls.service.file_changed(path))
         if path is not None:
-            ls.document_event("save", path)
+            ls.document_event("save", [path])
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: MemlensServer, params: types.DidCloseTextDocumentParams) -> None:

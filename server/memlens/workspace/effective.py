@@ -190,9 +190,11 @@ def diff(before: Mapping[Key, str], after: Mapping[Key, str],
     return changes
 
 
-def summary(changes: Sequence[ContextChange], trigger: str | None = None) -> str:
+def summary(changes: Sequence[ContextChange], trigger: str | None = None,
+            several: bool = False) -> str:
     """One sentence: "GEMINI.md changes what Claude Code reads in 3 folders and what Gemini
-    CLI reads in 1 folder" ("" when nothing changed)."""
+    CLI reads in 1 folder" ("" when nothing changed); `several`: the trigger names more than
+    one file ("… change what …")."""
     if not changes:
         return ""
     counts: dict[str, int] = {}
@@ -201,7 +203,8 @@ def summary(changes: Sequence[ContextChange], trigger: str | None = None) -> str
     parts = [f"what {label} reads in {n} folder{'s' if n != 1 else ''}"
              for label, n in counts.items()]
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{trigger + ' c' if trigger else 'C'}hanges {said}"
+    verb = "change" if several else "changes"
+    return f"{trigger + ' ' + verb if trigger else verb.capitalize()} {said}"
 
 
 @dataclass

@@ -3,17 +3,21 @@
 It holds every memory file of every tier as a *root* (rendered with its imports, the events
 kept), the static import graph, each workspace folder's startup load, and the diagnostics per
 root. An edit re-renders only the edited file and the roots that reach it through the graph.
+Changed files come in batches (`files_changed`): each agent's part of the index
+(index_agents.py) updates once per batch, past REBUILD_THRESHOLD paths the index is rebuilt.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
+import os
 import posixpath
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from memlens.agents import other_agents, workspace_file_names
+from memlens.agents import all_agents, other_agents, workspace_file_names
 from memlens.agents.base import MemoryAgent, WorkspaceCheck
 from memlens.agents.gemini.diagnostics import (
     DiagnosticSink,
@@ -34,6 +38,7 @@ from memlens.protocol.memory import Diagnostic, ShowResult
 from memlens.protocol.wire import Tier
 from memlens.text.hidden import file_diagnostics
 from memlens.workspace.graph import ImportGraph
+from memlens.workspace.index_agents import REBUILD_THRESHOLD, IndexedAgent, indexed_agent, unique
 from memlens.workspace.queries import broad_folder, flattened, truncate, workspace_files_named
 from memlens.workspace.readers import readers_of
 
@@ -43,6 +48,9 @@ log = logging.getLogger("memlens.workspace.index")
 # around a build to send `$/progress`; nobody listens otherwise.
 BUILD_PROGRESS: ContextVar[Callable[[str, int | None], None] | None] = ContextVar(
     "memlens_build_progress", default=None)
+
+# Files whose change decides what every walk sees (a batch holding one rebuilds the index).
+IGNORE_FILES = (".gitignore", ".geminiignore")
 
 BROAD_NOTE = ("\n[Memory Lens: {folder} is {what}, so its subfolders were not indexed (a walk "
               "of {scope}); set memlens.allowBroadWorkspace to index it anyway, or open a "
@@ -89,7 +97,14 @@ class WorkspaceIndex:
         # Diagnostics by file, built on the first query after a change (a workspace pull asks
         # for every file: scanning every diagnostic per file was quadratic).
         self._by_path: dict[str, list[Diagnostic]] | None = None
+        # Bumped by every build and every batch of changes: what is cached per index
+        # (workspace/answers.py) is good for one generation.
         self.generation = 0
+        # Each agent's part, kept current batch by batch (index_agents.py); how many batches
+        # ended in a full rebuild.
+        self.parts: list[IndexedAgent] = [indexed_agent(a) for a in all_agents()]
+        self.rebuilds = 0
+        self._loaded: tuple[int, set[str]] = (-1, set())
 
     # --- building -------------------------------------------------------------------------
     def engine(self) -> MemoryEngine:
@@ -117,12 +132,7 @@ class WorkspaceIndex:
         for folder, what in self.refused.items():
             log.warning("not indexing %s: it is %s (memlens.allowBroadWorkspace)", folder,
                         what)
-        self._load_folders()
-        tiers: dict[str, Tier] = {}
-        for state in self.folder_states.values():
-            for loaded in state.load.files:
-                if loaded.content is not None:
-                    tiers.setdefault(loaded.path, loaded.tier)
+        self.load_folders()
         engine = self.engine()
         trusted_folders = [s.folder for s in self.folder_states.values()
                            if s.load.trusted and s.folder not in self.refused]
@@ -144,21 +154,11 @@ class WorkspaceIndex:
                             f"{what}, and walking it reads everything below. Open a project "
                             "folder, or set memlens.allowBroadWorkspace to index it anyway")
         self.walk_problems = sink.sorted()
-        for name in self.settings.context_file_names:
-            for path in by_name[name]:
-                tiers.setdefault(path, "jit")
-        total = len(tiers)
-        for done, (path, tier) in enumerate(tiers.items()):
-            # One engine for the whole build: its real-path and project-root caches are shared
-            # by the 500 roots of a big workspace (a fresh engine per root re-resolved them).
-            self._render_root(path, tier, engine)
-            if progress is not None and done % 50 == 49:
-                progress(f"Reading memory files: {done + 1:,} of {total:,}",
-                         (done + 1) * 100 // total)
         self._check_skills()
-        for agent in other_agents():
-            self._check_agent(agent, [p for n in agent.file_names(self.settings)
-                                      for p in by_name[n]])
+        # Each agent's part from the one walk (Gemini CLI's: its roots rendered; another
+        # agent's: its workspace check).
+        for part in self.parts:
+            part.build(self, by_name, progress)
         self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
         self._check_profiles()
         self._hidden_cache.clear()
@@ -174,20 +174,20 @@ class WorkspaceIndex:
         self.profile_problems = profile_diagnostics(self.settings, folders, self.found,
                                                     self.reader)
 
-    def _recheck_profiles(self, path: str) -> set[str]:
-        """After a change to `path`: the profiles' problems again, when `path` can change them
+    def _recheck_profiles(self, paths: list[str]) -> set[str]:
+        """After a batch: the profiles' problems again, once, when any path can change them
         (a memory file of any agent, an ignore file, a Claude Code rules folder's file)."""
-        from memlens.agents import workspace_file_names
-
-        name = posixpath.basename(path)
-        if not (name in workspace_file_names(self.settings)
-                or name in (".gitignore", ".geminiignore") or "/.claude/rules/" in path):
+        names = set(workspace_file_names(self.settings))
+        mine = [p for p in paths if posixpath.basename(p) in names
+                or posixpath.basename(p) in IGNORE_FILES or "/.claude/rules/" in p]
+        if not mine:
             return set()
-        exists = self.reader.read(path).content is not None
-        if exists and path not in self.found and any(is_subpath(f, path) for f in self.folders):
-            self.found.append(path)
-        elif not exists and path in self.found:
-            self.found.remove(path)
+        for path in mine:
+            exists = self.reader.read(path).content is not None
+            if exists and path not in self.found and self.inside(path):
+                self.found.append(path)
+            elif not exists and path in self.found:
+                self.found.remove(path)
         before = {d.path for d in self.profile_problems}
         self._check_profiles()
         return before | {d.path for d in self.profile_problems}
@@ -229,7 +229,7 @@ class WorkspaceIndex:
                                                        state.load.trusted)
         self.skill_problems = problems
 
-    def _check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
+    def check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
         self.agent_checks[agent.id] = agent.check_workspace(
             self.settings, list(self.folder_states), found, self.reader)
 
@@ -248,7 +248,7 @@ class WorkspaceIndex:
                                 self.reader)
         return self.engine()
 
-    def _load_folders(self) -> None:
+    def load_folders(self) -> None:
         self.folder_states.clear()
         for folder in self.folders:
             engine = self._folder_engine(folder)
@@ -257,7 +257,7 @@ class WorkspaceIndex:
             add_discovery_diagnostics(sink, load, engine)
             self.folder_states[folder] = FolderState(folder, load, sink.sorted())
 
-    def _render_root(self, path: str, tier: Tier, engine: MemoryEngine | None = None) -> None:
+    def render_root(self, path: str, tier: Tier, engine: MemoryEngine | None = None) -> None:
         engine = engine or self.engine()
         fmt = "tree" if tier == "jit" else None
         loaded = engine.load_file(path, tier, import_format=fmt)
@@ -275,74 +275,86 @@ class WorkspaceIndex:
     def is_memory_file(self, path: str) -> bool:
         return posixpath.basename(path) in self.settings.context_file_names
 
+    def inside(self, path: str) -> bool:
+        """`path` is in one of the index's workspace folders."""
+        return any(is_subpath(f, path) for f in self.folders)
+
     def set_text(self, path: str, text: str | None) -> set[str]:
         """An editor buffer changed (None: closed, back to the disk). Returns touched files."""
         if text is None:
             self.overrides.pop(path, None)
         else:
             self.overrides[path] = text
-        return self.file_changed(path)
+        return self.files_changed([path])
 
     def file_changed(self, path: str) -> set[str]:
-        """`path` changed (buffer or disk): re-render it and every root that reaches it."""
+        """`path` changed (buffer or disk): a batch of one."""
+        return self.files_changed([path])
+
+    def files_changed(self, paths: Iterable[str]) -> set[str]:
+        """A batch of paths changed (buffer or disk): each agent concerned by any of them
+        brings its part up to date once (index_agents.py); past REBUILD_THRESHOLD such paths,
+        or when an ignore file changed, one full rebuild. Returns the files whose diagnostics
+        may have changed."""
+        changed = unique(paths)
+        if not changed:
+            return set()
         self._by_path = None
-        self.reader.forget(path)
-        agents_touched, claimed = self._recheck_agents(path)
-        agents_touched |= self._recheck_profiles(path)
-        if claimed:
-            return agents_touched | self._check_hidden()
-        if posixpath.basename(path) == "SKILL.md":
-            before_skills = {d.path for d in self.skill_problems}
-            self._check_skills()
-            return before_skills | {d.path for d in self.skill_problems} | {path}
-        before = self._files_of_roots(self._affected_roots(path))
-        exists = self.reader.read(path).content is not None
-        self.graph.update_file(path, self.reader.read(path).content)
-        structural = self.is_memory_file(path) and (exists != (path in self.roots))
-        if structural:
-            # A memory file appeared or vanished: the folders' load order may change.
-            self._load_folders()
-        if exists and self.is_memory_file(path) and path not in self.roots and any(
-                is_subpath(f, path) for f in self.folders):
-            self._render_root(path, "jit")
-        if not exists and path in self.roots:
-            del self.roots[path]
-            self.root_diagnostics.pop(path, None)
-        affected = self._affected_roots(path)
-        for root in affected:
-            if root in self.roots:
-                self._render_root(root, self.roots[root].tier)
-        if not structural:
-            self._reload_folders_using(affected | {path})
+        changed = unique([*changed, *self._known_below(changed)])
+        for path in changed:
+            self.reader.forget(path)
+        parts = [(part, [p for p in changed if part.concerns(self, p)]) for part in self.parts]
+        relevant = {p for _, mine in parts for p in mine}
         self.generation += 1
-        return (before | self._files_of_roots(self._affected_roots(path)) | {path}
-                | agents_touched | self._check_hidden())
+        if len(relevant) > REBUILD_THRESHOLD or any(
+                posixpath.basename(p) in IGNORE_FILES for p in changed):
+            # An ignore file decides what every walk sees: only a rebuild is sure.
+            before = self.diagnosed_paths()
+            self.build()
+            self.rebuilds += 1
+            return before | self.diagnosed_paths() | set(changed)
+        touched = set(changed)
+        for part, mine in parts:
+            if mine:
+                touched |= part.update(self, mine)
+        touched |= self._recheck_profiles(changed)
+        if any(posixpath.basename(p) == "SKILL.md" for p in changed):
+            touched |= {d.path for d in self.skill_problems}
+            self._check_skills()
+            touched |= {d.path for d in self.skill_problems}
+        if relevant:
+            touched |= self._check_hidden()
+        return touched
 
-    def _recheck_agents(self, path: str) -> tuple[set[str], bool]:
-        """Re-check each other agent whose memory `path` belongs to or may change: (the files
-        whose diagnostics may have changed, whether `path` concerns those agents alone)."""
-        touched: set[str] = set()
-        claimed = False
-        for agent in other_agents():
-            check = self.agent_check(agent)
-            own = agent.claims(path)
-            if not (own or path in check.watched):
-                continue
-            found = check.found
-            if agent.owns(path, self.settings) and any(is_subpath(f, path)
-                                                       for f in self.folders):
-                found = list(dict.fromkeys([*found, path]))
-            # Another agent's files are few: read them all afresh (an include target outside
-            # the watched folders may have appeared or changed meanwhile).
-            for watched in check.watched:
-                self.reader.forget(watched)
-            self._check_agent(agent, found)
-            touched |= ({d.path for d in check.diagnostics} | {path}
-                        | {d.path for d in self.agent_check(agent).diagnostics})
-            claimed = claimed or own
-        return touched, claimed
+    def _known_below(self, paths: list[str]) -> list[str]:
+        """The indexed files inside any of `paths` that is a folder no longer there (a
+        deleted folder is reported once, not file by file)."""
+        gone = [p for p in paths if p not in self.overrides and not os.path.lexists(p)]
+        if not gone:
+            return []
+        known = sorted({*self.roots, *self.graph.forward, *self.graph.reverse, *self.found,
+                        *(p for c in self.agent_checks.values()
+                          for p in (*c.found, *c.sources, *c.watched)),
+                        *self.loaded_paths()})
+        out: list[str] = []
+        for folder in gone:
+            prefix = folder.rstrip("/") + "/"
+            start = bisect.bisect_left(known, prefix)
+            for path in known[start:]:
+                if not path.startswith(prefix):
+                    break
+                out.append(path)
+        return out
 
-    def _reload_folders_using(self, paths: set[str]) -> None:
+    def loaded_paths(self) -> set[str]:
+        """Every file some folder's start-up load reads (Gemini CLI's), cached per
+        generation."""
+        if self._loaded[0] != self.generation:
+            self._loaded = (self.generation, {p for s in self.folder_states.values()
+                                              for p in s.load.paths})
+        return self._loaded[1]
+
+    def reload_folders_using(self, paths: set[str]) -> None:
         """Recompute the startup load of each folder whose merged context includes `paths`."""
         for folder, state in list(self.folder_states.items()):
             if paths & set(state.load.paths):
@@ -352,10 +364,14 @@ class WorkspaceIndex:
                 add_discovery_diagnostics(sink, load, engine)
                 self.folder_states[folder] = FolderState(folder, load, sink.sorted())
 
-    def _affected_roots(self, path: str) -> set[str]:
-        return ({path} | self.graph.dependents(path)) & set(self.roots)
+    def affected_roots(self, paths: Iterable[str]) -> set[str]:
+        """The roots whose rendering reads any of `paths` (themselves included)."""
+        out: set[str] = set()
+        for path in paths:
+            out |= {path} | self.graph.dependents(path)
+        return out & set(self.roots)
 
-    def _files_of_roots(self, roots: Iterable[str]) -> set[str]:
+    def files_of_roots(self, roots: Iterable[str]) -> set[str]:
         files: set[str] = set()
         for root in roots:
             files.add(root)

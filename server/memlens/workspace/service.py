@@ -17,7 +17,7 @@ say which file or folder they are about.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,9 @@ from memlens.agents.gemini.jit import JitSession
 from memlens.agents.gemini.settings import load_settings
 from memlens.files.nodecompat import is_subpath, resolve
 from memlens.model import MemorySettings
+from memlens.protocol.matrix import MatrixResult
 from memlens.protocol.memory import Diagnostic
+from memlens.workspace.answers import AnswerCache
 from memlens.workspace.effective import EffectiveState
 from memlens.workspace.index import FolderState, WorkspaceIndex
 
@@ -77,6 +79,10 @@ class WorkspaceService:
         self.after_build: Callable[[list[MemorySettings]], None] | None = None
         # What each agent sends at start per folder, as last saved (lsp/context_diff.py).
         self.effective = EffectiveState()
+        # Moves with every build, buffer change and batch of changed files: what is kept in
+        # `answers` (the agent matrix) is good for one generation.
+        self.generation = 0
+        self.answers = AnswerCache()
 
     # --- folders ----------------------------------------------------------------------------
     @property
@@ -160,6 +166,7 @@ class WorkspaceService:
             self._indexes.append(index)
             self._index_of.update(dict.fromkeys(folders, index))
         self._settings = wanted
+        self.generation += 1
         if self.after_build is not None:
             self.after_build(self.settings_in_force())
 
@@ -188,6 +195,7 @@ class WorkspaceService:
             self.buffers.pop(path, None)
         else:
             self.buffers[path] = text
+        self.generation += 1
         touched: set[str] = set()
         for index in self.indexes():
             touched |= index.set_text(path, text)
@@ -197,14 +205,30 @@ class WorkspaceService:
         """A buffer gone without being closed (its file was renamed): the disk counts again
         (the caller says which files changed)."""
         self.buffers.pop(path, None)
+        self.generation += 1
         for index in self._indexes:
             index.overrides.pop(path, None)
 
     def file_changed(self, path: str) -> set[str]:
+        return self.files_changed([path])
+
+    def files_changed(self, paths: list[str]) -> set[str]:
+        """A batch of files changed on disk: each index updates once for all of them
+        (WorkspaceIndex.files_changed). Returns the touched files."""
+        self.generation += 1
         touched: set[str] = set()
         for index in self.indexes():
-            touched |= index.file_changed(path)
+            touched |= index.files_changed(paths)
         return touched
+
+    def matrix(self, folder: str, settings: MemorySettings,
+               agents: Sequence[str] | None = None) -> MatrixResult:
+        """The agent matrix of `folder` (workspace/matrix.py) with `settings` (the folder's:
+        `settings_for`), kept until the workspace changes (workspace/answers.py)."""
+        from memlens.workspace.matrix import agent_matrix
+
+        return self.answers.matrix(folder, agents, self.generation,
+                                   lambda: agent_matrix(folder, settings, agents=agents))
 
     # --- queries ----------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
