@@ -134,6 +134,49 @@ def named_for(path: str, settings: MemorySettings) -> set[str]:
     return ids
 
 
+# Cheap signs that an agent's own file may apply above a folder or in HOME, looked for before
+# the agent is imported to ask its load() (a command imports only the agents it uses): entries
+# it reads in a folder or a parent, its folder in HOME, an environment variable that moves that
+# folder, and places outside both. Generous on purpose: a sign only lets the load decide.
+_SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "gemini": ((".gemini",), (".gemini",), (), ()),  # + the configured names (settings)
+    "claude": (("CLAUDE.md", "CLAUDE.local.md", ".claude"), (".claude",),
+               ("CLAUDE_CONFIG_DIR",), ("/etc/claude-code",)),
+    "agents": (("AGENTS.md",), (), (), ()),
+    "codex": (("AGENTS.md", "AGENTS.override.md"), (".codex",), ("CODEX_HOME",), ()),
+    "copilot": ((".github",), (".copilot",), ("COPILOT_HOME",), ()),
+    "vscode-chat": ((".github",), (".copilot",), (), ()),
+    "cursor": ((".cursorrules", ".cursor"), (), (), ()),
+    "antigravity": ((".agents", ".agent"), (), (), ()),
+}
+
+
+def _may_apply(agent_id: str, folder: str, settings: MemorySettings) -> bool:
+    """A sign (`_SIGNS`) that `agent_id`'s own file may apply working in `folder`; an agent
+    without an entry always may."""
+    signs = _SIGNS.get(agent_id)
+    if signs is None:
+        return True
+    names, home_names, env_names, places = signs
+    if agent_id == AGENT_IDS[0]:
+        names = (*names, *(posixpath.basename(n) for n in settings.context_file_names))
+    if any(os.environ.get(name) for name in env_names):
+        return True
+    if any(os.path.lexists(p) for p in places):
+        return True
+    if settings.home and any(os.path.lexists(posixpath.join(settings.home, n))
+                             for n in home_names):
+        return True
+    current = os.path.abspath(folder)
+    while True:
+        if any(os.path.lexists(posixpath.join(current, n)) for n in names):
+            return True
+        parent = posixpath.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
 def agents_loading_here(folder: str, settings: MemorySettings,
                         reader: FileReader | None = None,
                         skip: Iterable[str] = ()) -> list[str]:
@@ -145,7 +188,7 @@ def agents_loading_here(folder: str, settings: MemorySettings,
     skipped = set(skip)
     found = []
     for agent_id in AGENT_IDS:
-        if agent_id in skipped:
+        if agent_id in skipped or not _may_apply(agent_id, folder, settings):
             continue
         agent = agent_by_id(agent_id)
         try:
