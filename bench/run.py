@@ -28,6 +28,7 @@ from memlens.agents.gemini.discovery import MemoryEngine, MemoryLoad
 from memlens.model import MemorySettings
 
 from .editor import load as load_editor
+from .floor import bare_walk
 from .generate import MEMORY_NAME, Stats, generate
 
 T = TypeVar("T")
@@ -81,25 +82,6 @@ def best_of(name: str, runs: int, action: Callable[[], T]) -> tuple[Timing, T]:
         timing.runs.append(time.perf_counter() - start)
     assert result is not None
     return timing, result
-
-
-def bare_walk(top: str) -> tuple[int, int]:
-    """A plain recursive `os.scandir` walk (symlinks not followed): (folders, other entries)."""
-    dirs = files = 0
-    stack = [top]
-    while stack:
-        current = stack.pop()
-        try:
-            with os.scandir(current) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        dirs += 1
-                        stack.append(entry.path)
-                    else:
-                        files += 1
-        except OSError:
-            continue
-    return dirs, files
 
 
 def classic_settings(home: str) -> MemorySettings:

@@ -22,10 +22,12 @@ from typing import Any
 
 from memlens.agents import AGENT_IDS
 
+from .floor import bare_walk
+
 CHECK_TARGET = 6.0  # check with every agent ≤ 6 × the bare walk
 PROCESS_TARGET = 2.0  # the classic discovery as a process ≤ 2 × a bare walk as a process
 
-# The tree's own walk, run as a process of its own (`run.bare_walk`'s loop).
+# The tree's own walk, run as a process of its own (`floor.bare_walk`'s loop).
 BARE_WALK_PROCESS = """
 import os, sys
 stack, dirs, files = [sys.argv[1]], 0, 0
@@ -103,8 +105,7 @@ def cpu_seconds(command: list[str], env: dict[str, str], runs: int
 
 
 def walk_cpu_seconds(root: str, runs: int) -> float:
-    """The least CPU time of the bare walk (`run.bare_walk`), in this process."""
-    from .run import bare_walk
+    """The least CPU time of the bare walk (`floor.bare_walk`), in this process."""
 
     best = float("inf")
     for _ in range(runs):
