@@ -15,7 +15,6 @@ import os
 import posixpath
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 
 from memlens.agents import all_agents, other_agents, workspace_file_names
 from memlens.agents.base import MemoryAgent, WorkspaceCheck
@@ -27,7 +26,7 @@ from memlens.agents.gemini.diagnostics import (
     add_index_stops,
     index_stop_message,
 )
-from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
+from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, SearchReport
 from memlens.agents.gemini.imports import Outcome
 from memlens.agents.gemini.jit import JitResult, JitSession
 from memlens.agents.gemini.render import append_jit_context, render_prompt_memory
@@ -38,7 +37,13 @@ from memlens.protocol.memory import Diagnostic, ShowResult
 from memlens.protocol.wire import Tier
 from memlens.text.hidden import file_diagnostics
 from memlens.workspace.graph import ImportGraph
-from memlens.workspace.index_agents import REBUILD_THRESHOLD, IndexedAgent, indexed_agent, unique
+from memlens.workspace.index_agents import (
+    REBUILD_THRESHOLD,
+    FolderState,
+    IndexedAgent,
+    indexed_agent,
+    unique,
+)
 from memlens.workspace.queries import broad_folder, flattened, truncate, workspace_files_named
 from memlens.workspace.readers import readers_of
 
@@ -55,13 +60,6 @@ IGNORE_FILES = (".gitignore", ".geminiignore")
 BROAD_NOTE = ("\n[Memory Lens: {folder} is {what}, so its subfolders were not indexed (a walk "
               "of {scope}); set memlens.allowBroadWorkspace to index it anyway, or open a "
               "project folder]")
-
-
-@dataclass
-class FolderState:
-    folder: str
-    load: MemoryLoad
-    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 class WorkspaceIndex:

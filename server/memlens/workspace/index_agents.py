@@ -15,15 +15,17 @@ hovers, links and diagnostics. `indexed_agent` picks the part for an agent.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from memlens.agents import all_agents
-from memlens.agents.base import MemoryAgent
+from memlens.agents.base import MemoryAgent, WorkspaceCheck
+from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad
+from memlens.files.fsread import FileReader
+from memlens.model import MemorySettings
+from memlens.protocol.memory import Diagnostic
 from memlens.protocol.wire import Tier
-
-if TYPE_CHECKING:
-    from memlens.workspace.index import WorkspaceIndex
+from memlens.workspace.graph import ImportGraph
 
 # A batch with more paths than this that concern some agent is answered by one full rebuild:
 # past it, re-rendering what each path reaches costs more than indexing afresh (a branch
@@ -32,6 +34,39 @@ REBUILD_THRESHOLD = 200
 
 # Who hears how a build goes: (message, percentage or None).
 Progress = Callable[[str, int | None], None]
+
+
+@dataclass
+class FolderState:
+    """A workspace folder's start-up load (Gemini CLI's, rendered) and its diagnostics."""
+
+    folder: str
+    load: MemoryLoad
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class WorkspaceIndex(Protocol):
+    """What an agent's part may use of the index it belongs to (workspace/index.py's
+    `WorkspaceIndex`, which imports this module: the parts never import it back)."""
+
+    settings: MemorySettings
+    reader: FileReader
+    roots: dict[str, LoadedFile]
+    root_diagnostics: dict[str, list[Diagnostic]]
+    folder_states: dict[str, FolderState]
+    graph: ImportGraph
+
+    def engine(self) -> MemoryEngine: ...
+    def check_agent(self, agent: MemoryAgent, found: list[str]) -> None: ...
+    def agent_check(self, agent: MemoryAgent) -> WorkspaceCheck: ...
+    def inside(self, path: str) -> bool: ...
+    def render_root(self, path: str, tier: Tier, engine: MemoryEngine | None = None) -> None: ...
+    def is_memory_file(self, path: str) -> bool: ...
+    def loaded_paths(self) -> set[str]: ...
+    def files_of_roots(self, roots: Iterable[str]) -> set[str]: ...
+    def affected_roots(self, paths: Iterable[str]) -> set[str]: ...
+    def load_folders(self) -> None: ...
+    def reload_folders_using(self, paths: set[str]) -> None: ...
 
 
 class IndexedAgent(Protocol):

@@ -30,7 +30,8 @@ from memlens.protocol.matrix import MatrixResult
 from memlens.protocol.memory import Diagnostic
 from memlens.workspace.answers import AnswerCache
 from memlens.workspace.effective import EffectiveState
-from memlens.workspace.index import FolderState, WorkspaceIndex
+from memlens.workspace.index import WorkspaceIndex
+from memlens.workspace.index_agents import FolderState
 
 if TYPE_CHECKING:
     from memlens.agents.base import AgentJitSession, MemoryAgent
