@@ -25,6 +25,7 @@ from memlens.agents.copilot.instructions import (
     THIS_AGENT,
     glob_pattern,
     glob_regex,
+    globs_match,
     instruction_files,
     is_instructions,
     parse_frontmatter,
@@ -142,6 +143,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
     nothing_loads = "no custom instructions reach GitHub Copilot CLI here"
     list_label_width = 12
     expands_home = False
+    skips_blank_files = True  # a blank AGENTS.md, CLAUDE.md... is not sent on read
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return FILE_NAMES
@@ -305,7 +307,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                 if with_startup else [])
         rows += [AgentFile(f.path, "scoped", f.text,
                            f"applies to {f.front.raw_apply_to if f.front else ''}",
-                           when="on-read") for f in load.scoped]
+                           when="on-read", reads_on=_scoped_reads_on(f, load.root))
+                 for f in load.scoped]
         listed = {f.path for f in rows}
         for folder in _folders_below(load.cwd):
             for path in [*(posixpath.join(folder, n) for n in FOLDER_NAMES),
@@ -330,6 +333,13 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
 
     def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
         return {"content": content, "files": [f.path for f in memory.files], **memory.details}
+
+
+def _scoped_reads_on(entry: CopilotFile, root: str) -> Callable[[str], bool]:
+    """Whether reading a path sends the `applyTo` file (its globs, from the repository
+    root)."""
+    globs = entry.front.globs if entry.front else []
+    return lambda target: globs_match(globs, root, target)
 
 
 class _Session(AgentJitSession):

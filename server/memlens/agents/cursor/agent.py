@@ -323,7 +323,8 @@ class CursorAgent(WithoutReferences, MemoryAgent):
             if rule.kind != ALWAYS:
                 rows.append(AgentFile(rule.path, rule.kind, rule.body,
                                       _note(rule) + " (convention)",
-                                      when="on-read" if rule.kind == AUTO else "on-demand"))
+                                      when="on-read" if rule.kind == AUTO else "on-demand",
+                                      reads_on=rule.applies_to if rule.kind == AUTO else None))
         for owner in nested.rule_folders:
             rel = posixpath.relpath(owner, load.cwd)
             for rule in folder_rules(owner, reader):
@@ -345,10 +346,22 @@ class CursorAgent(WithoutReferences, MemoryAgent):
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
         """Glob rules, subfolder rules and AGENTS.md files (on read), and the rules only
-        offered by description or @-mention (on demand)."""
-        return [r for r in self.view_files(memory.cwd, settings, reader, check,
+        offered by description or @-mention (on demand). Where it reads an AGENTS.md at start
+        without rules of its own, a referenced file's folder still brings its AGENTS.md in
+        (its JIT session): those rows alone."""
+        rows = [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
                 if r.when in ("on-read", "on-demand")]
+        if rows or not memory.files:
+            return rows
+        for agents in scan_tree(memory.cwd).agents_files:
+            content = reader.read(agents).content
+            if content is not None and posixpath.dirname(agents) != memory.cwd:
+                rel = posixpath.relpath(posixpath.dirname(agents), memory.cwd)
+                rows.append(AgentFile(agents, "nested AGENTS.md", content,
+                                      f"when a file in {rel}/ is referenced (convention)",
+                                      when="on-read"))
+        return rows
 
     def section_starts(self, path: str) -> list[str]:
         return [heading(path)]
