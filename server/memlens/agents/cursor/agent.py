@@ -346,17 +346,16 @@ class CursorAgent(WithoutReferences, MemoryAgent):
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
         """Glob rules, subfolder rules and AGENTS.md files (on read), and the rules only
-        offered by description or @-mention (on demand). Where it reads an AGENTS.md at start
-        without rules of its own, a referenced file's folder still brings its AGENTS.md in
-        (its JIT session): those rows alone."""
+        offered by description or @-mention (on demand). A referenced file's folder brings its
+        AGENTS.md in whether or not Cursor's own files are here (its JIT session): every
+        subfolder's AGENTS.md is a row."""
         rows = [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
                 if r.when in ("on-read", "on-demand")]
-        if rows or not memory.files:
-            return rows
-        for agents in scan_tree(memory.cwd).agents_files:
+        listed = {r.path for r in rows}
+        for agents in _below(memory.cwd, check, reader, walk=True).agents_files:
             content = reader.read(agents).content
-            if content is not None and posixpath.dirname(agents) != memory.cwd:
+            if content is not None and agents not in listed:
                 rel = posixpath.relpath(posixpath.dirname(agents), memory.cwd)
                 rows.append(AgentFile(agents, "nested AGENTS.md", content,
                                       f"when a file in {rel}/ is referenced (convention)",
