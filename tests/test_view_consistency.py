@@ -15,6 +15,7 @@ import io
 import json
 import os
 import random
+import re
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from .conftest import TreeSpec, build_tree
 IGNORES = "agent-ignores-file"
 READ_LATER = ("on-read", "on-demand")
 NO_MATCH = "on read, but no file matches today"
+NEVER = re.compile(r"\bnever\b|\bnot (?:read|sent)\b|\bdoes not (?:read|send)\b", re.IGNORECASE)
 
 GIT: TreeSpec = {".git/HEAD": "ref: refs/heads/main\n"}
 # Each shape is a small tree of its own; the trees are these alone and some combined.
@@ -164,6 +166,12 @@ def disagreements(root: Path, home: Path, agent: str) -> list[str]:
             cell = cells.get(d["path"])
             if cell is None or cell["state"] != "not-read" or cell["why"] != d["message"]:
                 problems.append(f"check: {rel({d['path']})} {d['message']!r}; matrix: {cell}")
+    # No check message says a file is never read (sent, attached) where the matrix says it is
+    # read on read: "matches no file today" is said in the same words by both.
+    for d in checked:
+        cell = cells.get(d["path"])
+        if cell is not None and cell["state"] == "on-read" and NEVER.search(d["message"]):
+            problems.append(f"check: {rel({d['path']})} {d['message']!r}; matrix: on read")
     # The report's diagnostics are check's, for the same agent.
     def keys(found: list[dict[str, Any]]) -> set[tuple[str, int, str]]:
         return {(os.path.relpath(d["path"], root), d["line"], d["code"]) for d in found}

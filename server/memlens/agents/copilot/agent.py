@@ -260,7 +260,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                         path=entry.path, line=1, col=1, end_line=1, end_col=1, severity="info",
                         code=APPLYTO_UNMATCHED,
                         message=f"applyTo ({', '.join(valid)}) matches no file in "
-                                f"{load.root}: Copilot CLI never sends this file"))
+                                f"{load.root} today: Copilot CLI sends this file only once "
+                                "a file it reads matches"))
         return check
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
