@@ -28,6 +28,7 @@ from .conftest import TreeSpec, build_tree
 
 IGNORES = "agent-ignores-file"
 READ_LATER = ("on-read", "on-demand")
+LISTED_NOT_READ = ("lost", "excluded", "shadowed")
 NO_MATCH = "on read, but no file matches today"
 NEVER = re.compile(r"\bnever\b|\bnot (?:read|sent)\b|\bdoes not (?:read|send)\b", re.IGNORECASE)
 
@@ -116,7 +117,7 @@ def _run(command: str, *words: str) -> Any:
 
 
 def _files(root: Path) -> list[str]:
-    """Every file of the tree but git's own, as `jit` targets (relative to the root)."""
+    """Every file under `root` but git's own, as `jit` targets (relative to `root`)."""
     out = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != ".git")
@@ -124,10 +125,17 @@ def _files(root: Path) -> list[str]:
     return out
 
 
-def disagreements(root: Path, home: Path, agent: str) -> list[str]:
-    """Each way the views part for `agent` working in `root` (empty: they agree)."""
+def subfolders(root: Path) -> list[Path]:
+    """The tree's top-level folders a user works in (`src/`, `api/`...: not dot folders)."""
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def disagreements(root: Path, home: Path, agent: str, where: Path | None = None) -> list[str]:
+    """Each way the views part for `agent` working in `where` (default: the tree's root, whose
+    files `rel` names paths by; empty: they agree)."""
     common = ["--agent", agent, "--home", str(home), "--trusted"]
-    folder = str(root)
+    where = where or root
+    folder = str(where)
     report = _run("report", folder, *common)
     cells = {row["path"]: row["cells"][agent] for row in report["rows"]
              if agent in row["cells"]}
@@ -143,10 +151,23 @@ def disagreements(root: Path, home: Path, agent: str) -> list[str]:
               and not cells[p]["why"].startswith("imported into")}
     if shown != listed:
         problems.append(f"show {sorted(shown.items())} != matrix {sorted(listed.items())}")
+    # list --agent A --json: every file it reads at start-up, and the folder's own files it
+    # lists beside them (rules by glob or description; "lost", "excluded", "shadowed": not
+    # read), each as the matrix has it.
+    tiers = {f["path"]: f.get("tier", "") for f in _run("list", folder, *common, "--json")["files"]}
+    not_read = {p for p, t in tiers.items() if t in LISTED_NOT_READ}
+    startup = {p for p, s in listed.items() if s == "startup"}
+    if missing := startup - set(tiers):
+        problems.append(f"list leaves out {rel(missing)}, which the matrix says at start-up")
+    if odd := {p for p in set(tiers) - not_read if p not in listed}:
+        problems.append(f"list has {rel(odd)}, which the matrix says "
+                        f"{[state.get(p, 'no row') for p in sorted(odd)]}")
+    if odd := {p for p in not_read if state.get(p, "not-read") != "not-read"}:
+        problems.append(f"list says not read for {rel(odd)}, the matrix {state}")
     # jit, reading each file of the tree in a session of its own (a read of a memory file
     # itself would put it in context): what loads on read is the matrix's on-read rows that a
     # file of the tree triggers; an on-read row that nothing triggers says so.
-    loaded = {p for target in _files(root)
+    loaded = {p for target in _files(where)
               for e in _run("jit", "--cwd", folder, *common, "--json", target)
               for p in e["files"]}
     startup = {p for p, s in state.items() if s == "startup"}
@@ -209,3 +230,24 @@ def test_every_view_says_the_same(tree: str, agent: str, tmp_path: Path,
     monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
     build_tree(root, TREES[tree])
     assert disagreements(root, home, agent) == []
+
+
+def _with_subfolder() -> list[str]:
+    return [t for t in sorted(TREES) if any("/" in p and not p.startswith(".")
+                                            for p in TREES[t])]
+
+
+@pytest.mark.parametrize(("tree", "agent"), [(t, a) for t in _with_subfolder()
+                                             for a in AGENT_IDS])
+def test_a_subfolder_too(tree: str, agent: str, tmp_path: Path,
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working in a subfolder (`memlens list src`, `show api`...): the files of the folders
+    above it as well as its own, the same in every view (each top-level folder)."""
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
+    build_tree(root, TREES[tree])
+    assert [f"{where.name}/: {problem}" for where in subfolders(root)
+            for problem in disagreements(root, home, agent, where)] == []
