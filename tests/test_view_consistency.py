@@ -87,6 +87,25 @@ SHAPES: dict[str, TreeSpec] = {
 }
 
 
+# Shapes added after the first 41 trees were drawn: trees of their own, so the draw stays.
+LATER_SHAPES: dict[str, TreeSpec] = {
+    # A subfolder's instruction files (Copilot CLI sends a blank always-on one on read too)
+    # and its `.claude/CLAUDE.md`.
+    "nested-instructions": {"svc/.github/instructions/empty.instructions.md": "",
+                            "svc/.github/instructions/go.instructions.md":
+                            "---\napplyTo: \"**/*.go\"\n---\ngo in svc\n",
+                            "svc/.github/instructions/all.instructions.md": "all of svc\n",
+                            "svc/.claude/CLAUDE.md": "svc claude\n", "svc/main.go": "package x\n",
+                            ".github/copilot-instructions.md": "root copilot\n",
+                            # Its globs match a file of the root, not one below svc/.
+                            "svc/.github/instructions/py.instructions.md":
+                            "---\napplyTo: \"**/*.py\"\n---\npython in svc\n",
+                            "tool.py": "pass\n",
+                            "svc/.github/instructions/not-cli.instructions.md":
+                            "---\nexcludeAgent: \"coding-agent\"\n---\nnot for the CLI\n"},
+}
+
+
 def _trees() -> dict[str, TreeSpec]:
     trees = {name: {**GIT, **shape} for name, shape in SHAPES.items()}
     names = sorted(SHAPES)
@@ -97,7 +116,7 @@ def _trees() -> dict[str, TreeSpec]:
         for name in chosen:
             tree.update(SHAPES[name])
         trees.setdefault("+".join(chosen), tree)
-    return trees
+    return {**trees, **{name: {**GIT, **shape} for name, shape in LATER_SHAPES.items()}}
 
 
 TREES = _trees()

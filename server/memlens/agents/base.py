@@ -36,6 +36,9 @@ class AgentFile:
     # For a file that loads on read only when the path read matches its globs: whether the
     # read of this (absolute) path loads it. None: any read in the folder it belongs to does.
     reads_on: Callable[[str], bool] | None = field(default=None, compare=False, repr=False)
+    # Sent on read even when blank, by an agent that skips blank files otherwise
+    # (`MemoryAgent.skips_blank_files`: Copilot CLI's instruction files).
+    sent_blank: bool = False
 
 
 @dataclass

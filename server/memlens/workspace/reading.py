@@ -91,7 +91,7 @@ class AgentReading:
         later = agent.on_read_files(self.memory, settings, reader, self.check)
         # What loads on read loads once a tool reads a file; a file that only white space (or
         # comments it strips) fills is never sent (its JIT session skips it).
-        self.blank = {f.path for f in later if agent.skips_blank_files
+        self.blank = {f.path for f in later if agent.skips_blank_files and not f.sent_blank
                       and f.when == "on-read" and is_blank(agent, f.content)}
         self.later = [f for f in later if f.path not in self.blank]
         self.unmatched = self._unmatched(files)

@@ -327,7 +327,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                                           when="on-read"))
             # The folder's `.github/instructions` and `.claude/rules` files, as its session
             # sends them: the always-on ones on any read in the folder, the others when the
-            # path read (below the folder) matches their globs; excluded ones never.
+            # path read (below the folder) matches their globs; excluded ones never; a blank
+            # one too (only a blank AGENTS.md, CLAUDE.md... is skipped).
             for path in folder_instruction_files(folder):
                 text = reader.read(path).content
                 if text is None or path in listed:
@@ -339,12 +340,12 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                 if entry.scoped:
                     rows.append(AgentFile(path, "nested scoped", text,
                                           f"in {rel}/: applies to {entry.front.raw_apply_to}",
-                                          when="on-read",
+                                          when="on-read", sent_blank=True,
                                           reads_on=_nested_reads_on(entry, folder, load.root)))
                 else:
                     rows.append(AgentFile(path, "nested", text,
                                           f"when a tool touches a path in {rel}/",
-                                          when="on-read"))
+                                          when="on-read", sent_blank=True))
         return rows
 
     def section_starts(self, path: str) -> list[str]:
