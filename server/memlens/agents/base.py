@@ -33,6 +33,12 @@ class AgentFile:
     # type: "Memories · feedback"), and the row's text there (the heading says the rest).
     group: str | None = None
     group_note: str | None = None
+    # For a file that loads on read only when the path read matches its globs: whether the
+    # read of this (absolute) path loads it. None: any read in the folder it belongs to does.
+    reads_on: Callable[[str], bool] | None = field(default=None, compare=False, repr=False)
+    # Sent on read even when blank, by an agent that skips blank files otherwise
+    # (`MemoryAgent.skips_blank_files`: Copilot CLI's instruction files).
+    sent_blank: bool = False
 
 
 @dataclass
@@ -119,6 +125,8 @@ class MemoryAgent(Protocol):
     nothing_loads: str  # `memlens show` with nothing to show
     list_label_width: int  # the label column of `memlens list`
     has_references: bool  # False: its files hold no `@path` references at all
+    # True: a file of only white space (and comments it strips) is never sent on read.
+    skips_blank_files: bool = False
     expands_home: bool  # `@~/x` names HOME/x
 
     # --- which files -----------------------------------------------------------------------

@@ -157,25 +157,18 @@ def _check_settings(args: argparse.Namespace, cwd: str) -> Any:
 
 
 def _static(settings: Any) -> Any:
-    """The settings a check runs with: memory files are checked whatever Gemini CLI's folder
-    trust (static analysis; the workspace's settings were still read only when it trusts the
-    folder), unless the user said `--untrusted` for this run."""
-    if settings.trusted is False:
-        return settings
-    return settings.model_copy(update={"trusted": True})
+    from memlens.workspace.reading import static_settings
+
+    return static_settings(settings)
 
 
 def _check_folder(agent: MemoryAgent, root: str, settings: Any, *, profile: bool
                   ) -> list[Diagnostic]:
-    from memlens.agents import primary
-    from memlens.workspace.queries import check
+    """One agent's diagnostics for `root` (workspace/reading.py `agent_check`: the report
+    lists the same)."""
+    from memlens.workspace.reading import agent_check
 
-    found = _profile_diagnostics(agent, root, settings) if profile else []
-    if agent is primary():
-        return found + check(root, settings)
-    # Its own checks (Codex: its byte budget), and hidden content even in files without
-    # references (AGENTS.md).
-    return found + _check_agent_tree(agent, root, settings)
+    return agent_check(agent, root, settings, profile=profile)
 
 
 def _loads_nothing(agent: MemoryAgent, root: str, settings: Any) -> bool:
@@ -198,40 +191,6 @@ def _over_budget(agent: MemoryAgent, root: str, settings: Any, limit: int) -> li
     found = over_budget(budget, limit, first, agent.label, source="--budget",
                         severity="error")
     return [found] if found else []
-
-
-def _check_agent_tree(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
-    """Another agent's memory for `root`, checked: what it loads working there and in every
-    subfolder its files put it to work in (Claude Code: each folder holding a CLAUDE.md)."""
-    from memlens.agents.gemini.discovery import MemoryEngine
-    from memlens.files.fsread import FileReader
-    from memlens.workspace.queries import (
-        agent_hidden_check,
-        workspace_check,
-        workspace_files_named,
-    )
-
-    names = list(agent.file_names(settings))
-    found = workspace_files_named(MemoryEngine(settings), [root], names)
-    reader = FileReader()
-    check = workspace_check(agent, settings, [root], [p for n in names for p in found[n]],
-                            reader)
-    return [*check.diagnostics, *agent_hidden_check(agent, check, reader)]
-
-
-def _profile_diagnostics(agent: MemoryAgent, root: str, settings: Any) -> list[Diagnostic]:
-    """What the chosen profile of `agent` says about `root` (`agent-ignores-file`,
-    `agent-version-unverified`)."""
-    from memlens.agents import workspace_file_names
-    from memlens.agents.gemini.discovery import MemoryEngine
-    from memlens.files.fsread import FileReader
-    from memlens.workspace.queries import profile_diagnostics, workspace_files_named
-
-    reader = FileReader()
-    names = workspace_file_names(settings)
-    found = workspace_files_named(MemoryEngine(settings, reader), [root], names)
-    return profile_diagnostics(settings, [root], [p for n in names for p in found[n]], reader,
-                               only=agent.id)
 
 
 def _with_detail(d: Diagnostic) -> str:

@@ -109,7 +109,7 @@ def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
     """`show --agent A --json` (docs/reference.md "Which agent, which version"): the agent's files
     at start and on read, and the exact strings it sends."""
     from memlens.agents import agent_by_id
-    from memlens.workspace.queries import agent_show
+    from memlens.workspace.reading import agent_show
 
     result = agent_show(agent_by_id(args.agent_id), cwd, settings,
                         profile_info(args, settings))

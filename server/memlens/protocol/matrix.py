@@ -18,6 +18,9 @@ class MatrixCell(Wire):
     state: CellState
     word: str  # the cell's one word or two: "at start-up", "on read", "on demand", "not read"
     why: str  # one line: the label, the globs or folder it applies to, or why it is not read
+    # On read: what makes it load (the globs, the folder a read must fall in), also when no
+    # file matches it today (`why` then says so).
+    trigger: str | None = None
     cut: str | None = None  # "cut at line 201" when the agent sends only part of it
 
 

@@ -20,9 +20,9 @@ the repository"). For each agent (found as `agent_versions.detect_installed` fin
    The fake's first answer asks it to read one file (`read`: a file beside a subfolder's
    memory file, chosen unless given), so what the agent loads on read is sent too.
 3. Memory Lens predicts the same copy in-process through the workspace service
-   (`workspace.queries.agent_show` / `agent_jit_payloads`: what `show --agent A --json` and
-   `jit --agent A --json` print), and every payload is compared byte for byte; a difference
-   is shown as a unified diff (difflib), the scratch paths mapped back to the user's.
+   (`workspace.reading.agent_show` / `queries.agent_jit_payloads`: what `show --agent A
+   --json` and `jit --agent A --json` print), and every payload is compared byte for byte;
+   a difference is shown as a unified diff (difflib), the scratch paths mapped back to the user's.
 
 A release that verifies identical is remembered on this machine
 (`agent_versions.remember_verification`), so its "unverified" note goes away.
@@ -258,7 +258,8 @@ def predicted_payloads(agent: str, version: str, capture: Capture) -> tuple[list
     from memlens.agents import agent_by_id
     from memlens.agents.gemini.settings import load_settings
     from memlens.protocol.memory import AgentProfileInfo
-    from memlens.workspace.queries import agent_jit_payloads, agent_show
+    from memlens.workspace.queries import agent_jit_payloads
+    from memlens.workspace.reading import agent_show
 
     settings = load_settings(capture.cwd, home=capture.home,
                              cli={"trusted": True, "agents": [f"{agent}@{version}"]},

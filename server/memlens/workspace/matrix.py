@@ -10,14 +10,12 @@ import os
 import posixpath
 from collections.abc import Sequence
 
-from memlens.agents import all_agents, owner_of, primary, workspace_file_names
-from memlens.agents.base import AgentFile, MemoryAgent
+from memlens.agents import all_agents, owner_of, workspace_file_names
+from memlens.agents.base import MemoryAgent
 from memlens.agents.gemini.discovery import MemoryEngine
-from memlens.agents.gemini.imports import Outcome
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings
 from memlens.protocol.matrix import (
-    CellState,
     ContextMap,
     MapSegment,
     MatrixAgent,
@@ -28,20 +26,10 @@ from memlens.protocol.matrix import (
 from memlens.protocol.memory import Diagnostic
 from memlens.reports.budgets import context_budget
 from memlens.workspace.agents_here import agents_of_files, chosen_ids
-from memlens.workspace.queries import agent_hidden_check, workspace_files_named
-from memlens.workspace.queries import check as check_folder
+from memlens.workspace.queries import workspace_files_named
+from memlens.workspace.reading import CUT_CODES, AgentReading, agent_check, static_settings
 
-# Diagnostics that say an agent sends only part of a file.
-CUT_CODES = ("payload-budget-exceeded", "memory-index-truncated", "context-truncated")
 HIDDEN_CODES = ("hidden-text", "hidden-comment")
-# What an agent's own load labels mean, for a reader of the matrix.
-LABELS = {"global": "global memory", "project": "project memory", "include": "included",
-          "active": "the AGENTS.md in force", "auto": "the auto-memory index",
-          "user": "user memory", "userRule": "user rule", "rule": "rule", "local":
-          "private project memory", "managed": "managed policy", "extension": "extension",
-          "userProjectMemory": "private project memory"}
-WORDS = {"startup": "at start-up", "on-read": "on read", "on-demand": "on demand",
-         "not-read": "not read"}
 
 
 def _relative(path: str, folder: str, home: str) -> str:
@@ -52,66 +40,11 @@ def _relative(path: str, folder: str, home: str) -> str:
     return path
 
 
-class _AgentView:
-    """One agent's reading of the folder."""
-
-    def __init__(self, agent: MemoryAgent, folder: str, settings: MemorySettings,
-                 found: list[str], reader: FileReader):
-        self.agent, self.settings = agent, settings
-        self.memory = agent.load(folder, settings, reader)
-        names = set(agent.file_names(settings))
-        own = [p for p in found if posixpath.basename(p) in names or agent.owns(p, settings)]
-        check = agent.check_workspace(settings, [folder], own, reader)
-        self.later = agent.on_read_files(self.memory, settings, reader, check)
-        self.ignored = agent.ignored_files(settings, [folder], found, reader)
-        # The primary agent's checks are the workspace's own (they include every agent's
-        # hidden-content findings); another agent's are its workspace check's.
-        self.diagnostics = [*self.memory.diagnostics, *check.diagnostics, *(
-            check_folder(folder, settings) if agent is primary()
-            else agent_hidden_check(agent, check, reader))]
-        self.sources = set(check.sources)
-        # Gemini CLI inlines its imports: each imported file, by the memory file it came in.
-        self.imports: dict[str, str] = {}
-        if agent is primary():
-            for loaded in MemoryEngine(settings, reader).load(folder).files:
-                for event in loaded.events:
-                    if event.outcome is Outcome.IMPORTED and loaded.content is not None:
-                        self.imports.setdefault(event.target, loaded.path)
-
-    def files(self) -> list[AgentFile]:
-        return [*self.memory.files, *self.later]
-
-    def reads_anything(self) -> bool:
-        return bool(self.memory.files or self.later)
+class _AgentView(AgentReading):
+    """One agent's reading of the folder (workspace/reading.py), and its context map."""
 
     def cell(self, path: str) -> MatrixCell:
-        startup = next((f for f in self.memory.files if f.path == path), None)
-        cut = next((f"cut at line {d.line}" for d in self.diagnostics
-                    if d.path == path and d.code in CUT_CODES), None)
-        if startup is not None:
-            return MatrixCell(state="startup", word=WORDS["startup"],
-                              why=startup.note or LABELS.get(startup.label, startup.label),
-                              cut=cut)
-        if path in self.imports:
-            via = posixpath.basename(self.imports[path])
-            return MatrixCell(state="startup", word=WORDS["startup"],
-                              why=f"imported into {via}", cut=cut)
-        later = next((f for f in self.later if f.path == path), None)
-        if later is not None:
-            state: CellState = "on-demand" if later.when == "on-demand" else "on-read"
-            return MatrixCell(state=state, word=WORDS[state], why=later.note or later.label,
-                              cut=cut)
-        ignored = next((d for d in self.ignored if d.path == path), None)
-        if ignored is not None:
-            return MatrixCell(state="not-read", word=WORDS["not-read"], why=ignored.message)
-        if self.memory.details.get("trusted") is False and self.agent.owns(path, self.settings):
-            return MatrixCell(state="not-read", word=WORDS["not-read"],
-                              why=f"the folder is not trusted: {self.agent.label} reads no "
-                                  "project memory here until it is")
-        if path in self.sources:
-            return MatrixCell(state="not-read", word=WORDS["not-read"],
-                              why="read only when it works in another folder")
-        return MatrixCell(state="not-read", word=WORDS["not-read"], why="not its file")
+        return self.answer(path)
 
     def context_map(self, folder: str, home: str, budget: int) -> ContextMap:
         rows = [(f.path, f.label, f.content) for f in self.memory.files]
@@ -174,8 +107,20 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
         *found, *(f.path for v, _ in columns for f in v.files()),
         *(p for v, _ in columns for p in v.imports),
         *(d.path for v, _ in columns for d in v.ignored)]))
-    diagnostics = {(d.path, d.line, d.col, d.code): d
-                   for v, _ in columns for d in v.diagnostics}
+    # The diagnostics are `memlens check`'s for the same agents: what a profile says
+    # (`agent-ignores-file`) for the agents in use or asked for, every column's own checks.
+    in_use = set(chosen_ids(settings)) if agents is None else set(agents)
+    static = static_settings(settings)
+    diagnostics: dict[tuple[str, int, int, str], Diagnostic] = {}
+    for v, _ in columns:
+        for d in agent_check(v.agent, folder, static, profile=v.agent.id in in_use):
+            diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
+    if columns and not any(v.agent.id == "gemini" for v, _ in columns):
+        # Gemini CLI's check adds the other agents' skills; without it, check adds them alone.
+        from memlens.workspace.skills import other_agents_skill_diagnostics
+
+        for d in other_agents_skill_diagnostics(static, folder, True):
+            diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
     ordered: list[Diagnostic] = sorted(diagnostics.values(), key=lambda d: d.sort_key())
 
     def sort_key(path: str) -> tuple[int, str]:

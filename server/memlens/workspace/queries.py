@@ -7,7 +7,7 @@ import functools
 import os
 import posixpath
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
 from memlens.agents.gemini.ignore import IgnoreFilter
@@ -18,11 +18,9 @@ from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic, HierarchicalMemory
 
 if TYPE_CHECKING:
-    from memlens.agents.base import AgentFile, MemoryAgent, WorkspaceCheck
+    from memlens.agents.base import MemoryAgent, WorkspaceCheck
     from memlens.protocol.memory import (
         AgentJitEntry,
-        AgentProfileInfo,
-        AgentShowResult,
         JitEntry,
         ListResult,
         ShowResult,
@@ -357,44 +355,6 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings, *,
         entries.append(JitEntry(target=target, files=[f.path for f in result.files],
                                 context=result.appendix))
     return entries
-
-
-def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
-               profile: AgentProfileInfo) -> AgentShowResult:
-    """`memlens show --agent`: what `agent` reads working in `cwd` — at start and later, on
-    read — and the exact strings it sends at start
-    (docs/reference.md "Which agent, which version")."""
-    from memlens.protocol.memory import AgentFileRow, AgentShowResult
-
-    reader = FileReader()
-    memory = agent.load(cwd, settings, reader)
-    engine = MemoryEngine(settings, reader)
-    names = list(agent.file_names(settings))
-    found = workspace_files_named(engine, [memory.cwd], names)
-    check = workspace_check(agent, settings, [memory.cwd],
-                            [p for n in names for p in found[n]], reader)
-    later = agent.on_read_files(memory, settings, reader, check)
-    from memlens.reports.budgets import context_budget, measure
-
-    def row(f: AgentFile, when: Literal["startup", "on-read", "on-demand"]) -> AgentFileRow:
-        figures = None if f.content is None else measure(agent.id, f.content)
-        return AgentFileRow(path=f.path, label=f.label, when=when, note=f.note,
-                            chars=figures.chars if figures else None,
-                            bytes=figures.bytes if figures else None,
-                            tokens=figures.tokens if figures else None)
-
-    rows = [row(f, "startup") for f in memory.files] + [
-        row(f, "on-demand" if f.when == "on-demand" else "on-read") for f in later]
-    budget = context_budget(agent.id, [(f.path, f.label, f.content) for f in memory.files])
-    content, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
-    facts = {k: v for k, v in agent.show_json(memory, content).items()
-             if k not in AgentShowResult.model_fields and k != "fileCount"}
-    return AgentShowResult.model_validate({
-        **profile.model_dump(), **facts, "cwd": memory.cwd, "mode": memory.mode, "files": rows,
-        "file_count": len(memory.files), "content": content, "payloads": memory.payloads,
-        "diagnostics": memory.diagnostics, "chars": budget.total.chars,
-        "bytes": budget.total.bytes, "tokens": budget.total.tokens,
-        "estimator": budget.estimator.label})
 
 
 def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],

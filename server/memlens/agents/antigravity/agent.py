@@ -280,6 +280,16 @@ def _chosen(settings: MemorySettings) -> bool:
     return AGENT_ID in {p.agent for p in settings.chosen_agents}
 
 
+def _glob_reads_on(rule: Rule, cwd: str) -> Callable[[str], bool]:
+    """Whether working on a path (absolute) brings the `glob` rule in (its JIT session)."""
+    matches = gitignore_matcher(rule.globs) if rule.globs else None
+
+    def reads_on(target: str) -> bool:
+        rel = posixpath.relpath(target, cwd)
+        return matches is not None and not rel.startswith("..") and bool(matches(rel))
+    return reads_on
+
+
 class AntigravityAgent(WithoutReferences, MemoryAgent):
     """Antigravity CLI, by public descriptions of it (a convention)."""
 
@@ -390,7 +400,9 @@ class AntigravityAgent(WithoutReferences, MemoryAgent):
             rows.append(AgentFile(rule.path, "rule " + rule.trigger, rule.body,
                                   rule.note + " (convention)",
                                   when={ALWAYS_ON: "startup", GLOB: "on-read"}.get(
-                                      rule.trigger, "on-demand")))
+                                      rule.trigger, "on-demand"),
+                                  reads_on=_glob_reads_on(rule, cwd)
+                                  if rule.trigger == GLOB else None))
         rows += [AgentFile(p, "workflow", reader.read(p).content,
                            f"run as /{posixpath.basename(p)[:-3]} (convention)",
                            when="on-demand") for p in workflows_of(cwd)]

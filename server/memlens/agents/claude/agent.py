@@ -24,13 +24,19 @@ from memlens.agents.claude.memory_topics import topic_note
 from memlens.agents.claude.memory_view import auto_memory_facts, grouped_rows
 from memlens.agents.claude.messages import (
     PAYLOAD_LABELS,
+    ClaudeFile,
     is_blank,
     owner_folder,
     payload,
     strips_comment,
 )
-from memlens.agents.claude.on_read import NESTED_NAMES, ClaudeJitSession
-from memlens.agents.claude.rules import skipped_rule_files
+from memlens.agents.claude.on_read import (
+    NESTED_NAMES,
+    ClaudeJitSession,
+    nested_memory_folders,
+    on_read_entries,
+)
+from memlens.agents.claude.rules import globs_match, skipped_rule_files
 from memlens.agents.claude.startup import (
     AGENTS_NAMES,
     CLAUDE_FILE_NAMES,
@@ -115,6 +121,12 @@ def ignored_rule_files(home: str, roots: list[str], found: list[str]) -> list[Di
     return out
 
 
+def _rule_reads_on(rule: ClaudeFile) -> Callable[[str], bool]:
+    """Whether reading a path loads the `paths:` rule (relative to its project folder)."""
+    base = rule.rule_base or dirname(dirname(dirname(rule.path)))
+    return lambda target: globs_match(rule.applies_to, base, target)
+
+
 class ClaudeAgent(MemoryAgent):
     id = "claude"
     label = "Claude Code"
@@ -123,6 +135,7 @@ class ClaudeAgent(MemoryAgent):
     list_label_width = 10
     has_references = True
     expands_home = True
+    skips_blank_files = True
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return CLAUDE_FILE_NAMES
@@ -233,7 +246,8 @@ class ClaudeAgent(MemoryAgent):
         load = ClaudeLoader(settings.home, reader=reader).load(folder)
         rows = [AgentFile(f.path, f.kind, f.content) for f in load.files]
         rows += [AgentFile(r.path, r.kind, r.content, "applies to " + ", ".join(r.applies_to),
-                           when="on-read") for r in load.conditional_rules]
+                           when="on-read", reads_on=_rule_reads_on(r))
+                 for r in load.conditional_rules]
         rows += [AgentFile(t.path, "memory", t.content, topic_note(t), when="on-demand")
                  for t in load.topics]
         for memory in load.agent_memory:
@@ -256,13 +270,31 @@ class ClaudeAgent(MemoryAgent):
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
-        """Rules scoped by `paths:` (when a tool reads a file they match) and the memory files
-        of the subfolders below the working folder (when it reads a file below them)."""
-        below = memory.cwd.rstrip("/") + "/"
-        return [r for r in self.view_files(memory.cwd, settings, reader, check,
+        """Rules scoped by `paths:` (when a tool reads a file they match), the topic files
+        (on demand), and what reading a file in a subfolder of the working folder brings in,
+        as its JIT session brings it: the subfolder's memory files with their includes and
+        rules, and (without a CLAUDE.md at start) the AGENTS.md files between."""
+        rows = [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
-                if r.when in ("on-read", "on-demand")
-                and (r.label != "nested" or r.path.startswith(below))]
+                if r.when in ("on-read", "on-demand") and r.label != "nested"]
+        listed = {r.path for r in rows} | {f.path for f in memory.files}
+        folders = nested_memory_folders(memory.cwd)
+        for entry, folder in on_read_entries(settings.home, memory.cwd, folders, reader):
+            file = entry.file
+            if file.path in listed:
+                continue
+            listed.add(file.path)
+            rel = posixpath.relpath(folder, memory.cwd)
+            if file.applies_to:
+                rows.append(AgentFile(file.path, file.kind, file.content,
+                                      f"in {rel}/: applies to {', '.join(file.applies_to)}",
+                                      when="on-read", reads_on=_rule_reads_on(file)))
+            else:
+                what = {"include": "included, ", "project": ""}.get(file.kind, "")
+                rows.append(AgentFile(file.path, "nested", file.content,
+                                      f"{what}when a tool reads a file in {rel}/",
+                                      when="on-read"))
+        return rows
 
     def section_starts(self, path: str) -> list[str]:
         return [f"Contents of {path}{label}:"

@@ -19,6 +19,7 @@ from memlens.agents.claude.startup import (
 )
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
+from memlens.files.walk import walk
 
 NESTED_NAMES = CLAUDE_NAMES
 
@@ -171,3 +172,50 @@ class ClaudeJitSession(AgentJitSession):
             self.loaded.add(entry.path)
             out.append(ClaudeJitFile(entry, "AGENTS.md (no CLAUDE.md here)", hook=True))
         return out
+
+
+SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
+
+
+def nested_memory_folders(cwd: str, limit: int = 50_000) -> list[str]:
+    """The folders below `cwd` whose read brings memory in: each holding a CLAUDE.md,
+    .claude/CLAUDE.md, CLAUDE.local.md, an AGENTS.md or a `.claude/rules` folder (bounded)."""
+    names = {*CLAUDE_NAMES, *AGENTS_NAMES}
+    out: list[str] = []
+    for count, (folder, dirs, files) in enumerate(walk(cwd)):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
+        if count >= limit:
+            break
+        owner = dirname(folder) if posixpath.basename(folder) == ".claude" else folder
+        if owner == cwd or not is_subpath(cwd, owner):
+            continue
+        if any(n in files for n in names) or (folder != owner and "rules" in dirs):
+            out.append(owner)
+    return sorted(dict.fromkeys(out))
+
+
+def on_read_entries(home: str, cwd: str, folders: list[str], reader: FileReader | None = None
+                    ) -> list[tuple[ClaudeJitFile, str]]:
+    """What reading a file in each of `folders` (below `cwd`) loads, as the JIT session loads
+    it, each with the folder a read must fall in; the `paths:` rules (nested or not) come with
+    `applies_to` set, for their globs to say when."""
+    out: list[tuple[ClaudeJitFile, str]] = []
+    seen: set[str] = set()
+    for folder in folders:
+        # A path in the folder no file has: only the folder's own memory, includes, rules
+        # and the AGENTS.md between come with it (no `paths:` glob names it).
+        session = ClaudeJitSession(home, cwd, reader)
+        for entry in session.touch(posixpath.join(folder, "\0")):
+            if entry.file.path not in seen and not entry.file.applies_to:
+                seen.add(entry.file.path)
+                out.append((entry, folder))
+        loader = session.loader
+        loader.begin(session.root)
+        found: list[ClaudeFile] = []
+        loader._rules(posixpath.join(folder, ".claude", "rules"), folder, [], found, "rule")
+        for rule in found:
+            if rule.path not in seen:
+                seen.add(rule.path)
+                out.append((ClaudeJitFile(rule, "paths: " + ", ".join(rule.applies_to)),
+                            folder))
+    return out

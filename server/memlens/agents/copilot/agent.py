@@ -25,7 +25,7 @@ from memlens.agents.copilot.instructions import (
     THIS_AGENT,
     glob_pattern,
     glob_regex,
-    instruction_files,
+    globs_match,
     is_instructions,
     parse_frontmatter,
 )
@@ -38,6 +38,8 @@ from memlens.agents.copilot.load import (
     CopilotLoad,
     CopilotSession,
     copilot_home,
+    folder_instruction_files,
+    instruction_entry,
     load_copilot,
 )
 from memlens.files.fsread import FileReader
@@ -62,6 +64,7 @@ APPLYTO_INVALID = "copilot-applyto-invalid"
 APPLYTO_UNMATCHED = "copilot-applyto-unmatched"
 _SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _MAX_WALK = 20000
+_MEMORY_DOT_FOLDERS = frozenset({".claude", ".github"})
 
 
 def _labels(entry: CopilotFile) -> str:
@@ -113,15 +116,17 @@ def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool 
 
 
 def _folders_below(cwd: str) -> list[str]:
-    """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped), once per
-    command run (`files.tree.run_memo`)."""
+    """The folders below `cwd` (bounded; VCS, dependency and dot folders skipped but
+    `.claude` and `.github`: a read there brings in their own memory files, `.claude/CLAUDE.md`
+    as the `.claude` folder's CLAUDE.md), once per command run (`files.tree.run_memo`)."""
     return run_memo(("copilot.folders_below", cwd), lambda: _walk_folders_below(cwd))
 
 
 def _walk_folders_below(cwd: str) -> list[str]:
     found: list[str] = []
     for folder, dirs, _ in walk(cwd):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS
+                         and (not d.startswith(".") or d in _MEMORY_DOT_FOLDERS))
         if folder != cwd:
             found.append(folder)
         if len(found) > _MAX_WALK // 10:
@@ -159,6 +164,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
     nothing_loads = "no custom instructions reach GitHub Copilot CLI here"
     list_label_width = 12
     expands_home = False
+    skips_blank_files = True  # a blank AGENTS.md, CLAUDE.md... is not sent on read
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return FILE_NAMES
@@ -270,7 +276,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                         path=entry.path, line=1, col=1, end_line=1, end_col=1, severity="info",
                         code=APPLYTO_UNMATCHED,
                         message=f"applyTo ({', '.join(valid)}) matches no file in "
-                                f"{load.root}: Copilot CLI never sends this file"))
+                                f"{load.root} today: Copilot CLI sends this file only once "
+                                "a file it reads matches"))
         return check
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
@@ -322,18 +329,39 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
                 if with_startup else [])
         rows += [AgentFile(f.path, "scoped", f.text,
                            f"applies to {f.front.raw_apply_to if f.front else ''}",
-                           when="on-read") for f in load.scoped]
+                           when="on-read", reads_on=_scoped_reads_on(f, load.root))
+                 for f in load.scoped]
         listed = {f.path for f in rows}
         for folder in _folders_below(load.cwd):
-            for path in [*(posixpath.join(folder, n) for n in FOLDER_NAMES),
-                         *instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR))]:
+            rel = posixpath.relpath(folder, load.cwd)
+            for path in (posixpath.join(folder, n) for n in FOLDER_NAMES):
+                text = reader.read(path).content
+                if text is not None and path not in listed:
+                    listed.add(path)
+                    rows.append(AgentFile(path, "nested", text,
+                                          f"when a tool touches a path in {rel}/",
+                                          when="on-read"))
+            # The folder's `.github/instructions` and `.claude/rules` files, as its session
+            # sends them: the always-on ones on any read in the folder, the others when the
+            # path read (below the folder) matches their globs; excluded ones never; a blank
+            # one too (only a blank AGENTS.md, CLAUDE.md... is skipped).
+            for path in folder_instruction_files(folder):
                 text = reader.read(path).content
                 if text is None or path in listed:
                     continue
-                rows.append(AgentFile(path, "nested", text,
-                                      f"when a tool touches a path in "
-                                      f"{posixpath.relpath(folder, load.cwd)}/",
-                                      when="on-read"))
+                entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
+                if entry.front is None or entry.front.excluded:
+                    continue
+                listed.add(path)
+                if entry.scoped:
+                    rows.append(AgentFile(path, "nested scoped", text,
+                                          f"in {rel}/: applies to {entry.front.raw_apply_to}",
+                                          when="on-read", sent_blank=True,
+                                          reads_on=_nested_reads_on(entry, folder, load.root)))
+                else:
+                    rows.append(AgentFile(path, "nested", text,
+                                          f"when a tool touches a path in {rel}/",
+                                          when="on-read", sent_blank=True))
         return rows
 
     def section_starts(self, path: str) -> list[str]:
@@ -347,6 +375,21 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
 
     def show_json(self, memory: AgentMemory, content: str) -> dict[str, object]:
         return {"content": content, "files": [f.path for f in memory.files], **memory.details}
+
+
+def _scoped_reads_on(entry: CopilotFile, root: str) -> Callable[[str], bool]:
+    """Whether reading a path sends the `applyTo` file (its globs, from the repository
+    root)."""
+    globs = entry.front.globs if entry.front else []
+    return lambda target: globs_match(globs, root, target)
+
+
+def _nested_reads_on(entry: CopilotFile, folder: str, root: str) -> Callable[[str], bool]:
+    """Whether reading a path sends a subfolder's scoped instruction file: a path below its
+    folder that its globs (from the repository root) match."""
+    globs = entry.front.globs if entry.front else []
+    below = folder.rstrip("/") + "/"
+    return lambda target: target.startswith(below) and globs_match(globs, root, target)
 
 
 class _Session(AgentJitSession):

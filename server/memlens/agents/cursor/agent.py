@@ -323,7 +323,8 @@ class CursorAgent(WithoutReferences, MemoryAgent):
             if rule.kind != ALWAYS:
                 rows.append(AgentFile(rule.path, rule.kind, rule.body,
                                       _note(rule) + " (convention)",
-                                      when="on-read" if rule.kind == AUTO else "on-demand"))
+                                      when="on-read" if rule.kind == AUTO else "on-demand",
+                                      reads_on=rule.applies_to if rule.kind == AUTO else None))
         for owner in nested.rule_folders:
             rel = posixpath.relpath(owner, load.cwd)
             for rule in folder_rules(owner, reader):
@@ -345,10 +346,21 @@ class CursorAgent(WithoutReferences, MemoryAgent):
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
         """Glob rules, subfolder rules and AGENTS.md files (on read), and the rules only
-        offered by description or @-mention (on demand)."""
-        return [r for r in self.view_files(memory.cwd, settings, reader, check,
+        offered by description or @-mention (on demand). A referenced file's folder brings its
+        AGENTS.md in whether or not Cursor's own files are here (its JIT session): every
+        subfolder's AGENTS.md is a row."""
+        rows = [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
                 if r.when in ("on-read", "on-demand")]
+        listed = {r.path for r in rows}
+        for agents in _below(memory.cwd, check, reader, walk=True).agents_files:
+            content = reader.read(agents).content
+            if content is not None and agents not in listed:
+                rel = posixpath.relpath(posixpath.dirname(agents), memory.cwd)
+                rows.append(AgentFile(agents, "nested AGENTS.md", content,
+                                      f"when a file in {rel}/ is referenced (convention)",
+                                      when="on-read"))
+        return rows
 
     def section_starts(self, path: str) -> list[str]:
         return [heading(path)]

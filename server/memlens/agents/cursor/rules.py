@@ -257,8 +257,8 @@ def check_globs(rule: CursorRule, files: list[str], budget: MatchBudget) -> list
         if not matched:
             out.append(_diagnostic(
                 rule.path, rule.globs_line, "warning", GLOB_NO_MATCH,
-                f"The glob {shorten(glob)!r} matches no file in {rule.owner}: this rule never "
-                "attaches through it",
+                f"The glob {shorten(glob)!r} matches no file in {rule.owner} today: this rule "
+                "attaches through it only once a referenced file matches",
                 "Cursor attaches an auto-attached rule when a referenced file matches its "
                 "globs (matched gitignore-style, relative to the folder holding .cursor/rules)",
                 len("globs")))

@@ -36,7 +36,7 @@ from memlens.agents.vscode_chat.discovery import (
     load_chat,
     render_attachment,
 )
-from memlens.agents.vscode_chat.globs import parts_of
+from memlens.agents.vscode_chat.globs import applies, parts_of
 from memlens.agents.vscode_chat.settings import user_settings_file
 from memlens.agents.vscode_chat.walkdiags import walk_diagnostics
 from memlens.files.fsread import FileReader
@@ -104,6 +104,12 @@ def _frontmatter_diagnostics(load: ChatLoad) -> list[Diagnostic]:
                            "starts with a byte-order mark before its `---` line",
                 "it is only listed, never attached; save the file as UTF-8 without BOM"))
     return out
+
+
+def _reads_on(pattern: str) -> Callable[[str], bool]:
+    """Whether attaching a file (absolute path) attaches the instruction file whose `applyTo`
+    is `pattern`."""
+    return lambda target: applies(pattern, [target]) is not None
 
 
 class AttachSession:
@@ -257,7 +263,8 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
         return [AgentFile(i.path, "instructions", i.content,
                           f"attached when a file matching {i.pattern} is" if i.pattern
                           else "listed; the model reads it when it sees fit",
-                          when="on-read" if i.pattern else "on-demand")
+                          when="on-read" if i.pattern else "on-demand",
+                          reads_on=_reads_on(i.pattern) if i.pattern else None)
                 for i in load.instructions if i.path not in attached]
 
     def section_starts(self, path: str) -> list[str]:
