@@ -47,11 +47,11 @@ def test_every_cell_is_what_that_agents_profile_predicts(demo: Path) -> None:
     home = demo / ".home"
     result = _report(demo, home)
     agents = [a["id"] for a in result["agents"]]
-    # VS Code's chat reads the demo's AGENTS.md, CLAUDE.md and .claude/rules; Cursor and
-    # Antigravity CLI (conventions) have columns where their own files are (.cursor/rules,
-    # .agents/rules).
-    assert agents == ["gemini", "claude", "agents", "codex", "copilot", "vscode-chat",
-                      "cursor", "antigravity"]
+    # The agents every other command shows here (agents_here.agents_shown): each whose own
+    # files the demo holds. Codex only reads the AGENTS.md the convention's column covers, so
+    # it has no column unless it is in use.
+    assert agents == ["gemini", "claude", "agents", "copilot", "vscode-chat", "cursor",
+                      "antigravity"]
     for agent in agents:
         done = _memlens("show", str(demo), "--trusted", "--agent", agent, "--json", home=home)
         shown = json.loads(done.stdout)
@@ -102,6 +102,10 @@ def test_untrusted_claude_rules_codex_chain_and_a_cut(tmp_path: Path) -> None:
     # No src/**/*.py file is here yet: it loads on read, once one is.
     assert rows[".claude/rules/py.md"]["claude"]["why"] == "on read, but no file matches today"
     assert "src/**/*.py" in rows[".claude/rules/py.md"]["claude"]["trigger"]
+    # Codex is not in use here and has no files of its own: its column when asked for.
+    assert "codex" not in [a["id"] for a in result["agents"]]
+    result = json.loads(_memlens("report", str(repo), "--agent", "codex", home=home).stdout)
+    rows = {r["relative"]: r["cells"] for r in result["rows"]}
     assert rows["AGENTS.md"]["codex"]["state"] == "startup"
     assert rows["AGENTS.md"]["codex"]["cut"] is not None  # over Codex's 32 KiB budget
     codex = next(a for a in result["agents"] if a["id"] == "codex")

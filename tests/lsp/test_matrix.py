@@ -55,7 +55,8 @@ async def test_the_matrix_is_the_reports(client: LanguageClient, repo: Path) -> 
     assert cells["docs/style.md"]["gemini"] == "startup"
     assert cells["CLAUDE.md"]["claude"] == "startup"
     assert cells[".claude/rules/py.md"]["claude"] == "on-read"
-    assert cells["AGENTS.md"]["codex"] == "startup"
+    assert cells["AGENTS.md"]["agents"] == "startup"
+    assert "codex" not in cells["AGENTS.md"]  # not in use, no files of its own here
     assert cells["CLAUDE.md"]["gemini"] == "not-read"
     # The CLI, asked the same in another process, says the same.
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "server"),

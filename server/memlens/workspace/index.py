@@ -13,7 +13,7 @@ import bisect
 import logging
 import os
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 
 from memlens.agents import all_agents, other_agents, workspace_file_names
@@ -103,6 +103,15 @@ class WorkspaceIndex:
         self.parts: list[IndexedAgent] = [indexed_agent(a) for a in all_agents()]
         self.rebuilds = 0
         self._loaded: tuple[int, set[str]] = (-1, set())
+        # The generation each agent's part last changed at, and the one at which a file
+        # appeared or vanished (`tree_generation`): what is kept per agent (`kept`, the
+        # matrix's readings and checks) is good while both stay. The files under each folder
+        # a glob-scoped rule may match (reading.folder_files), listed once per tree generation.
+        self.part_generations: dict[str, int] = {}
+        self.tree_generation = 0
+        self._listings: dict[str, list[str]] = {}
+        self._listed: set[str] = set()
+        self.kept: dict[Hashable, tuple[Hashable, object]] = {}
 
     # --- building -------------------------------------------------------------------------
     def engine(self) -> MemoryEngine:
@@ -162,6 +171,8 @@ class WorkspaceIndex:
         self._hidden_cache.clear()
         self._check_hidden()
         self.generation += 1
+        self._tree_moved()
+        self.part_generations = {part.agent.id: self.generation for part in self.parts}
 
     def _check_profiles(self) -> None:
         """What the chosen agents' profiles say about the workspace (see `profile_problems`)."""
@@ -311,9 +322,12 @@ class WorkspaceIndex:
             self.build()
             self.rebuilds += 1
             return before | self.diagnosed_paths() | set(changed)
+        if self._moves_tree(changed):
+            self._tree_moved()
         touched = set(changed)
         for part, mine in parts:
             if mine:
+                self.part_generations[part.agent.id] = self.generation
                 touched |= part.update(self, mine)
         touched |= self._recheck_profiles(changed)
         if any(posixpath.basename(p) == "SKILL.md" for p in changed):
@@ -323,6 +337,32 @@ class WorkspaceIndex:
         if relevant:
             touched |= self._check_hidden()
         return touched
+
+    def _tree_moved(self) -> None:
+        self.tree_generation = self.generation
+        self._listings.clear()
+        self._listed.clear()
+
+    def _moves_tree(self, paths: list[str]) -> bool:
+        """Some path of a batch is a file that appeared or vanished, or a folder: which files
+        exist moved (an edited file's text did not). Without a listing, say it did."""
+        if not self._listings:
+            return True
+        for path in paths:
+            if os.path.isdir(path) or os.path.lexists(path) != (path in self._listed):
+                return True
+        return False
+
+    def files_under(self, folder: str) -> list[str]:
+        """The files under `folder` a tool may read (reading.folder_files), listed once per
+        tree generation."""
+        from memlens.workspace.reading import folder_files
+
+        listing = self._listings.get(folder)
+        if listing is None:
+            listing = self._listings[folder] = list(folder_files(folder))
+            self._listed.update(listing)
+        return listing
 
     def _known_below(self, paths: list[str]) -> list[str]:
         """The indexed files inside any of `paths` that is a folder no longer there (a

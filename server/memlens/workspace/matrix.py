@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from memlens.agents import all_agents, owner_of, workspace_file_names
 from memlens.agents.base import MemoryAgent
@@ -25,11 +27,41 @@ from memlens.protocol.matrix import (
 )
 from memlens.protocol.memory import Diagnostic
 from memlens.reports.budgets import context_budget
-from memlens.workspace.agents_here import agents_of_files, chosen_ids
+from memlens.workspace.agents_here import agents_of_files, agents_shown, chosen_ids
 from memlens.workspace.queries import workspace_files_named
-from memlens.workspace.reading import CUT_CODES, AgentReading, agent_check, static_settings
+from memlens.workspace.reading import (
+    CUT_CODES,
+    AgentReading,
+    agent_check,
+    folder_files,
+    static_settings,
+)
 
 HIDDEN_CODES = ("hidden-text", "hidden-comment")
+T = TypeVar("T")
+
+
+class Keeper(Protocol):
+    """Keeps what `compute` answers for (what, agent id) while what it depends on is
+    unchanged (the language server's index: that agent's part and the folder's files)."""
+
+    def __call__(self, what: str, agent: str, compute: Callable[[], T]) -> T: ...
+
+
+def _compute(what: str, agent: str, compute: Callable[[], T]) -> T:
+    return compute()
+
+
+@dataclass
+class Known:
+    """What the caller already holds about the folder, so the matrix need not find it again:
+    every agent's memory files under it (`found`, a walk's), the files a glob-scoped rule may
+    match (`files`), and a `keep` for each agent's reading and diagnostics. The CLI passes
+    none (`memlens report` walks once itself); the language server passes its index's."""
+
+    found: list[str]
+    files: Callable[[str], Iterable[str]] = folder_files
+    keep: Keeper = _compute
 
 
 def _relative(path: str, folder: str, home: str) -> str:
@@ -61,24 +93,23 @@ class _AgentView(AgentReading):
             cuts=cuts)
 
 
-def _columns(views: Sequence[_AgentView], settings: MemorySettings,
-             present: Sequence[str]) -> list[tuple[_AgentView, str]]:
-    """The agents worth a column: the ones in use (agents_here.chosen_ids), each one whose
-    files are here (agents_here.agents_of_files), and each other one that reads something
-    here (Codex reads AGENTS.md; Claude Code reads it where no CLAUDE.md is). A convention
-    (Cursor's rules) gets a column for its own files, not for the AGENTS.md it also reads."""
-    from memlens.agent_versions import basis_of
-
+def _columns(folder: str, settings: MemorySettings, present: Sequence[str],
+             reader: FileReader) -> list[tuple[MemoryAgent, str]]:
+    """The agents worth a column, as every other command shows them
+    (agents_here.agents_shown): the ones in use, each one whose files are here
+    (agents_here.agents_of_files) or apply from above the folder; in the registry's order."""
     chosen = chosen_ids(settings)
+    shown = set(agents_shown(chosen, folder, settings, present, reader))
     out = []
-    for view in views:
-        agent_id = view.agent.id
-        if agent_id in chosen:
-            out.append((view, "chosen" if agent_id == chosen[0] else "one of your agents"))
-        elif agent_id in present:
-            out.append((view, "its files are here"))
-        elif view.reads_anything() and basis_of(agent_id) != "convention":
-            out.append((view, "reads files here"))
+    for agent in all_agents():
+        if agent.id not in shown:
+            continue
+        if agent.id in chosen:
+            out.append((agent, "chosen" if agent.id == chosen[0] else "one of your agents"))
+        elif agent.id in present:
+            out.append((agent, "its files are here"))
+        else:
+            out.append((agent, "its files apply here"))
     return out
 
 
@@ -91,17 +122,25 @@ def _column_label(agent: MemoryAgent) -> str:
 
 
 def agent_matrix(folder: str, settings: MemorySettings, *,
-                 agents: Sequence[str] | None = None) -> MatrixResult:
+                 agents: Sequence[str] | None = None, known: Known | None = None
+                 ) -> MatrixResult:
+    """The matrix of `folder`; `known`: what the caller already holds (see `Known`)."""
     folder = os.path.realpath(folder)
     reader = FileReader()
-    names = workspace_file_names(settings)
-    found_by_name = workspace_files_named(MemoryEngine(settings, reader), [folder], names)
-    found = list(dict.fromkeys(p for n in names for p in found_by_name[n]))
-    chosen = [a for a in all_agents() if agents is None or a.id in agents]
-    views = [_AgentView(a, folder, settings, found, reader) for a in chosen]
+    if known is None:
+        names = workspace_file_names(settings)
+        found_by_name = workspace_files_named(MemoryEngine(settings, reader), [folder], names)
+        known = Known(list(dict.fromkeys(p for n in names for p in found_by_name[n])))
+    found, keep = known.found, known.keep
     present = agents_of_files([folder], found, settings)
-    columns = _columns(views, settings, present) if agents is None else [
-        (v, "asked for") for v in views]
+    picked = _columns(folder, settings, present, reader) if agents is None else [
+        (a, "asked for") for a in all_agents() if a.id in agents]
+
+    def view(agent: MemoryAgent) -> _AgentView:
+        return keep("reading", agent.id, lambda: _AgentView(
+            agent, folder, settings, found, reader, files=known.files))
+
+    columns = [(view(a), why) for a, why in picked]
     home = settings.home
     paths = list(dict.fromkeys([
         *found, *(f.path for v, _ in columns for f in v.files()),
@@ -112,8 +151,14 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     in_use = set(chosen_ids(settings)) if agents is None else set(agents)
     static = static_settings(settings)
     diagnostics: dict[tuple[str, int, int, str], Diagnostic] = {}
+
+    def checked(agent: MemoryAgent) -> list[Diagnostic]:
+        profile = agent.id in in_use
+        return keep("check" if profile else "check-alone", agent.id, lambda: agent_check(
+            agent, folder, static, profile=profile, found=found))
+
     for v, _ in columns:
-        for d in agent_check(v.agent, folder, static, profile=v.agent.id in in_use):
+        for d in checked(v.agent):
             diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
     if columns and not any(v.agent.id == "gemini" for v, _ in columns):
         # Gemini CLI's check adds the other agents' skills; without it, check adds them alone.

@@ -176,6 +176,16 @@ def _text(path: str) -> str | None:
     return FileReader().read(path).content
 
 
+def named(found: list[str], names: Iterable[str]) -> list[str]:
+    """The files of `found` (a walk's, every agent's names) with one of `names`, name by name
+    as a walk for those names alone lists them (a relative name matches the path's end)."""
+    out: list[str] = []
+    for name in names:
+        tail = "/" + posixpath.normpath(name)
+        out += [p for p in found if p.endswith(tail)]
+    return list(dict.fromkeys(out))
+
+
 def static_settings(settings: MemorySettings) -> MemorySettings:
     """The settings a check runs with: memory files are checked whatever Gemini CLI's folder
     trust (static analysis), unless the user said the folder is not trusted."""
@@ -184,28 +194,28 @@ def static_settings(settings: MemorySettings) -> MemorySettings:
     return settings.model_copy(update={"trusted": True})
 
 
-def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, profile: bool
-                ) -> list[Diagnostic]:
+def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, profile: bool,
+                found: list[str] | None = None) -> list[Diagnostic]:
     """`memlens check`'s diagnostics for one agent working in the folder `root` (the settings
     `static_settings` gives): with `profile`, what its profile says (`agent-ignores-file`,
     `agent-version-unverified`); then its own checks and the hidden-content findings in what
-    it reads (Gemini CLI's check of the folder covers every agent's)."""
+    it reads (Gemini CLI's check of the folder covers every agent's). `found`: every agent's
+    memory files under `root`, when the caller has walked for them already."""
     from memlens.agents import workspace_file_names
 
     reader = FileReader()
-    found: list[Diagnostic] = []
-    if profile:
+    if found is None:
         names = workspace_file_names(settings)
         by_name = workspace_files_named(MemoryEngine(settings, reader), [root], names)
-        found += profile_diagnostics(settings, [root], [p for n in names for p in by_name[n]],
-                                     reader, only=agent.id)
+        found = [p for n in names for p in by_name[n]]
+    said: list[Diagnostic] = []
+    if profile:
+        said += profile_diagnostics(settings, [root], found, reader, only=agent.id)
     if agent is primary():
-        return found + check(root, settings)
-    names = list(agent.file_names(settings))
-    by_name = workspace_files_named(MemoryEngine(settings), [root], names)
-    checked = workspace_check(agent, settings, [root], [p for n in names for p in by_name[n]],
-                              reader)
-    return [*found, *checked.diagnostics, *agent_hidden_check(agent, checked, reader)]
+        return said + check(root, settings)
+    checked = workspace_check(agent, settings, [root],
+                              named(found, agent.file_names(settings)), reader)
+    return [*said, *checked.diagnostics, *agent_hidden_check(agent, checked, reader)]
 
 
 def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,

@@ -226,10 +226,10 @@ class WorkspaceService:
                agents: Sequence[str] | None = None) -> MatrixResult:
         """The agent matrix of `folder` (workspace/matrix.py) with `settings` (the folder's:
         `settings_for`), kept until the workspace changes (workspace/answers.py)."""
-        from memlens.workspace.matrix import agent_matrix
+        from memlens.workspace.matrix_known import index_matrix
 
-        return self.answers.matrix(folder, agents, self.generation,
-                                   lambda: agent_matrix(folder, settings, agents=agents))
+        return self.answers.matrix(folder, agents, self.generation, lambda: index_matrix(
+            self.index_of_folder(folder), folder, settings, agents))
 
     # --- queries ----------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
