@@ -225,7 +225,8 @@ def covered_agents(args: argparse.Namespace, cwd: str, settings: Any) -> list[st
 def shown_agent(args: argparse.Namespace, cwd: str, settings: Any) -> str | None:
     """The one agent a single-agent output shows in `cwd` (JSON, `jit`): `--agent`'s, else the
     first pinned, else the first of `covered_agents` (None: no agent here; `args.agent_id`
-    stays the registry's first, whose JSON schema an empty answer then uses)."""
+    stays Gemini CLI, as `apply_agent` left it, whose JSON schema an empty answer then
+    uses)."""
     if not getattr(args, "agent_default", False):
         return str(args.agent_id)
     agents = covered_agents(args, cwd, settings)
