@@ -15,9 +15,8 @@ from memlens.agents import (
     REGISTRY,
     agent_by_id,
     all_agents,
-    other_agents,
+    checked_agents,
     owner_of,
-    primary,
     reading_agent,
     workspace_file_names,
 )
@@ -102,7 +101,9 @@ def test_registry() -> None:
     assert AGENT_IDS == ("gemini", "claude", "agents", "codex", "copilot", "vscode-chat",
                          "cursor", "antigravity") == tuple(a.id for a in all_agents())
     assert len(REGISTRY) == len(all_agents())
-    assert primary().id == "gemini" and [a.id for a in other_agents()] == list(AGENT_IDS[1:])
+    # Gemini CLI's memory is the one the index renders itself; every other agent is checked.
+    assert [a.id for a in all_agents() if a.rendered_by_index] == ["gemini"]
+    assert [a.id for a in checked_agents()] == list(AGENT_IDS[1:])
     assert agent_by_id("claude").label == "Claude Code"
     settings = MemorySettings(home="/h", context_file_names=["NOTES.md", "AGENTS.md"])
     assert workspace_file_names(settings) == ["NOTES.md", "AGENTS.md", "CLAUDE.md",
@@ -112,6 +113,36 @@ def test_registry() -> None:
               for name in ("NOTES.md", "AGENTS.md", "CLAUDE.local.md", "README.md")}
     assert owners == {"NOTES.md": "gemini", "AGENTS.md": "gemini",
                       "CLAUDE.local.md": "claude", "README.md": None}
+
+
+def test_no_agent_is_set_apart_by_its_place_in_the_registry(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry's order only lists the agents: with it reversed (Gemini CLI last), the
+    user's file names are still Gemini CLI's, a file no other agent reads is still read by
+    Gemini CLI's `@import` rules, the files the index renders are still Gemini CLI's (its
+    hidden-comment notices name it), and the index renders Gemini CLI's part."""
+    import memlens.agents as agents
+    from memlens.workspace.index import WorkspaceIndex
+    from memlens.workspace.index_agents import RenderedGeminiMemory
+    from memlens.workspace.queries import check_file
+
+    monkeypatch.setattr(agents, "AGENT_IDS", tuple(reversed(AGENT_IDS)))
+    assert all_agents()[0].id == "antigravity"
+    settings = MemorySettings(home=str(root / "home"),
+                              context_file_names=["GEMINI.md", "CLAUDE.md"])
+    owner = owner_of("/p/CLAUDE.md", settings)
+    assert owner is not None and owner.id == "gemini"  # the user named it for Gemini CLI
+    assert reading_agent("/p/notes.md", settings, lambda a: False).id == "gemini"
+    assert reading_agent("/p/AGENTS.md", settings, lambda a: a.id == "claude").id == "claude"
+    assert [a.id for a in checked_agents()] == [a for a in reversed(AGENT_IDS) if a != "gemini"]
+    build_tree(root, {"home": None, "repo/.git": None,
+                      "repo/GEMINI.md": "Be brief.\n<!-- a note to the model -->\n"})
+    found = check_file(str(root / "repo" / "GEMINI.md"), settings)
+    assert [d.message for d in found if d.code == "hidden-comment"] == [
+        "Gemini CLI receives this HTML comment; rendered Markdown hides it from a reviewer"]
+    index = WorkspaceIndex(settings, [str(root / "repo")])
+    rendered = [p.agent.id for p in index.parts if isinstance(p, RenderedGeminiMemory)]
+    assert rendered == ["gemini"]
 
 
 def test_which_agent_reads_a_file_s_references() -> None:

@@ -104,13 +104,13 @@ def test_list_has_a_header_and_a_tokens_column_for_every_agent(claude_only: Path
 def test_the_fixed_file_names_are_each_agents_own(root: Path) -> None:
     """agents_here answers without importing the agents: its table of names and its owner
     rule must say what each agent says."""
-    from memlens.agents import FIXED_FILE_NAMES, all_agents, owner_of, primary
+    from memlens.agents import FIXED_FILE_NAMES, SETTINGS_NAMED, all_agents, owner_of
     from memlens.model import MemorySettings
     from memlens.workspace.agents_here import owner
 
     settings = MemorySettings(home=str(root), context_file_names=["GEMINI.md", "CLAUDE.md"])
     for agent in all_agents():
-        if agent is not primary():
+        if agent.id != SETTINGS_NAMED:
             assert tuple(agent.file_names(settings)) == FIXED_FILE_NAMES[agent.id], agent.id
     for name in ("GEMINI.md", "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md",
                  "README.md"):

@@ -1,8 +1,11 @@
 """Every coding agent whose memory Memory Lens shows, behind one interface (`base.MemoryAgent`).
 
 Adding an agent: a module under `agents/` with a class shaped like `MemoryAgent`, and one line
-in `REGISTRY` below. The first agent is the primary one: the workspace index renders, diagnoses
-and watches its memory itself; every other agent's memory is checked through the interface.
+in `REGISTRY` below. The registry's order is only the order agents are listed in: no agent is
+"the" agent. What sets one apart is said on the interface: Gemini CLI's memory is rendered by
+the workspace index itself (`MemoryAgent.rendered_by_index`: workspace/index_agents.py's
+`RenderedGeminiMemory`), every other agent's is checked (`checked_agents`); Gemini CLI's
+memory-file names are the user's (`SETTINGS_NAMED`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,11 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("antigravity", "antigravity.agent:AntigravityAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
-# The memory-file names of the agents whose names are fixed (the primary agent's are the user's:
+# Gemini CLI, whose memory-file names are the user's (`settings.context_file_names`, its
+# context.fileName) rather than fixed: a name the user chose is its own before any other
+# agent's (`owner_of`), even CLAUDE.md.
+SETTINGS_NAMED = "gemini"
+# The memory-file names of the agents whose names are fixed (`SETTINGS_NAMED`'s are the user's:
 # `settings.context_file_names`), for the question "which agents have files here", which a
 # command asks before it knows it needs any agent (workspace/agents_here.py); each agent's
 # `file_names` says the same (tests/test_every_agent.py).
@@ -62,13 +69,17 @@ def all_agents() -> tuple[MemoryAgent, ...]:
     return tuple(_agent(agent_id) for agent_id in AGENT_IDS)
 
 
+def checked_agents() -> tuple[MemoryAgent, ...]:
+    """The agents whose memory the workspace index knows from their workspace checks
+    (`check_workspace`, `view_files`): every agent but those it renders itself
+    (`rendered_by_index`), whose files, imports and JIT loads the index holds."""
+    return tuple(a for a in all_agents() if not a.rendered_by_index)
+
+
 def primary() -> MemoryAgent:
-    return all_agents()[0]
-
-
-def other_agents() -> tuple[MemoryAgent, ...]:
-    """Every agent but the primary one."""
-    return all_agents()[1:]
+    """Deprecated: Gemini CLI, named (`agent_by_id("gemini")`); kept only until
+    workspace/reading.py stops importing it."""
+    return agent_by_id("gemini")
 
 
 def agent_by_id(agent_id: str) -> MemoryAgent:
@@ -78,14 +89,15 @@ def agent_by_id(agent_id: str) -> MemoryAgent:
 
 
 def owner_of(path: str, settings: MemorySettings) -> MemoryAgent | None:
-    """The agent whose memory file `path` is by name (the primary agent's first: its names
-    are the user's to choose)."""
-    return next((a for a in all_agents() if a.owns(path, settings)), None)
+    """The agent whose memory file `path` is by name (`SETTINGS_NAMED` first: its names are
+    the user's to choose; then the registry's order)."""
+    ordered = sorted(all_agents(), key=lambda a: a.id != SETTINGS_NAMED)
+    return next((a for a in ordered if a.owns(path, settings)), None)
 
 
 def workspace_file_names(settings: MemorySettings) -> list[str]:
     """Every agent's memory-file names, each once: what one walk of the workspace finds (in
-    the registry's order, as each agent's `file_names` gives them: the primary agent's are
+    the registry's order, as each agent's `file_names` gives them: `SETTINGS_NAMED`'s are
     the settings', the others' `FIXED_FILE_NAMES`; no agent is imported to ask)."""
     return list(dict.fromkeys([*settings.context_file_names,
                                *(n for names in FIXED_FILE_NAMES.values() for n in names)]))
@@ -94,15 +106,18 @@ def workspace_file_names(settings: MemorySettings) -> list[str]:
 def reading_agent(path: str, settings: MemorySettings,
                   included_by: Callable[[MemoryAgent], bool]) -> MemoryAgent:
     """The agent whose reference syntax `path` is read with: the agent it is named for (a
-    fixed name before the primary agent's configurable ones), else an agent that includes it
-    (`included_by`), else the primary agent."""
-    for agent in (*other_agents(), primary()):
+    checked agent's fixed name before the configurable names of the agents the index
+    renders), else a checked agent that includes it (`included_by`), else Gemini CLI: the
+    index's import graph follows every other file by Gemini CLI's `@import` rules."""
+    checked = checked_agents()
+    rendered = [a for a in all_agents() if a.rendered_by_index]
+    for agent in (*checked, *rendered):
         if agent.has_references and agent.owns(path, settings):
             return agent
-    for agent in other_agents():
+    for agent in checked:
         if agent.has_references and included_by(agent):
             return agent
-    return primary()
+    return agent_by_id("gemini")
 
 
 def home_folders(home: str) -> list[str]:

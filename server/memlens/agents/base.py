@@ -128,6 +128,12 @@ class MemoryAgent(Protocol):
     # True: a file of only white space (and comments it strips) is never sent on read.
     skips_blank_files: bool = False
     expands_home: bool  # `@~/x` names HOME/x
+    # True: the workspace index renders its memory itself, file by file with the `@import`s
+    # each inlines, and each folder's start-up load (workspace/index_agents.py's
+    # `RenderedGeminiMemory`: Gemini CLI's). The editor's hovers, links, renames, JIT notices
+    # and Memory view read its files from the index; every other agent's come through
+    # `check_workspace`, `view_files` and `jit_session`.
+    rendered_by_index: bool = False
 
     # --- which files -----------------------------------------------------------------------
     def file_names(self, settings: MemorySettings) -> Sequence[str]:

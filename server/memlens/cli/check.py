@@ -24,7 +24,7 @@ from memlens.cli.common import (
     print_json,
     print_text,
     settings_for,
-    shows_primary,
+    shows_gemini,
 )
 from memlens.files.output import display_path, escape_controls
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             checked.append(args.agent_id)
             # Gemini CLI's trust note where Gemini CLI is shown: asked for, in use, or the
             # file is one of its own.
-            if shows_primary(args) and (not args.agent_default
+            if shows_gemini(args) and (not args.agent_default
                                         or "gemini" in in_use(args, settings)
                                         or owner(real, settings) == "gemini"):
                 gemini_notes(settings, os.path.dirname(real), checking=True)

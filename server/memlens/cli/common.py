@@ -82,8 +82,9 @@ def apply_agent(args: argparse.Namespace) -> None:
     """Whose view (`args.agent_id`) and the pin that chooses its profile (`args.agent_pin`):
     `--agent`, else the first agent pinned by MEMLENS_AGENTS. With neither
     (`args.agent_default`), the agent shown is decided per folder (`shown_agent`: the first
-    agent in use or with files there); `agent_id` holds the registry's first until then.
-    Commands without the common options have none."""
+    agent in use or with files there); `agent_id` holds Gemini CLI until then, the agent of
+    the commands that are its own (add, chat, skills). Commands without the common options
+    have none."""
     if not hasattr(args, "agent"):
         return
     from memlens.agents.gemini.settings import env_agent_pins
@@ -97,16 +98,18 @@ def apply_agent(args: argparse.Namespace) -> None:
     else:
         first = pins[0].partition("@")[0] if pins else None
         args.agent_default = first not in AGENT_IDS
-        args.agent_id = AGENT_IDS[0] if first is None or args.agent_default else first
+        args.agent_id = "gemini" if first is None or args.agent_default else first
     if args.agent_pin == args.agent_id:
         # A name without a version takes the version MEMLENS_AGENTS pins for that agent.
         args.agent_pin = next((p for p in pins if p.partition("@")[0] == args.agent_id),
                               args.agent_id)
 
 
-def shows_primary(args: argparse.Namespace) -> bool:
-    """The agent shown is the primary one (Gemini CLI), whose own commands and JSON apply."""
-    return bool(getattr(args, "agent_id", AGENT_IDS[0]) == AGENT_IDS[0])
+def shows_gemini(args: argparse.Namespace) -> bool:
+    """The agent shown is Gemini CLI, whose own output applies: its commands (add, chat,
+    skills), `show --json`'s ShowResult schema and `--render prompt`, its JIT and check
+    output (a command without the common options is one of its own)."""
+    return bool(getattr(args, "agent_id", "gemini") == "gemini")
 
 
 def profile_info(args: argparse.Namespace, settings: Any) -> Any:
@@ -183,7 +186,7 @@ def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> A
                   if p.agent == getattr(args, "agent_id", None)), None)
     if shown is not None and shown.installed and not shown.verified and shown.note:
         print(f"memlens: note: {shown.note}", file=sys.stderr)  # agent-version-unverified
-    if notes and shows_primary(args):  # Gemini CLI's own commands (add, chat, skills)
+    if notes and shows_gemini(args):  # Gemini CLI's own commands (add, chat, skills)
         gemini_notes(settings, cwd)
     return settings
 
@@ -222,7 +225,8 @@ def covered_agents(args: argparse.Namespace, cwd: str, settings: Any) -> list[st
 def shown_agent(args: argparse.Namespace, cwd: str, settings: Any) -> str | None:
     """The one agent a single-agent output shows in `cwd` (JSON, `jit`): `--agent`'s, else the
     first pinned, else the first of `covered_agents` (None: no agent here; `args.agent_id`
-    stays the registry's first, whose JSON schema an empty answer then uses)."""
+    stays Gemini CLI, as `apply_agent` left it, whose JSON schema an empty answer then
+    uses)."""
     if not getattr(args, "agent_default", False):
         return str(args.agent_id)
     agents = covered_agents(args, cwd, settings)

@@ -16,7 +16,7 @@ from memlens.cli.common import (
     print_text,
     settings_for,
     shown_agent,
-    shows_primary,
+    shows_gemini,
 )
 
 
@@ -43,14 +43,14 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json([])
         return 0
-    if shows_primary(args):
+    if shows_gemini(args):
         gemini_notes(settings, cwd)
     if args.json and args.agent is not None:
         print_json([e.wire() for e in agent_jit_payloads(agent_by_id(args.agent_id), cwd,
                                                          args.targets, settings,
                                                          read_tool=args.read_tool)])
         return 0
-    if not shows_primary(args):
+    if not shows_gemini(args):
         entries = agent_jit(agent_by_id(args.agent_id), cwd, args.targets, settings,
                             read_tool=args.read_tool)
     else:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
     settings = settings_for(args, cwd, notes=False)
     # One agent's JSON: `--agent`'s, else the first agent shown here (none: an empty answer
-    # in the registry's first agent's schema, no notes).
+    # in Gemini CLI's schema, as `apply_agent` left `agent_id`, no notes).
     agents = covered_agents(args, cwd, settings)
     gemini_shown = "gemini" in agents
     if args.json:

@@ -23,7 +23,7 @@ from memlens.cli.common import (
     section_header,
     settings_for,
     shown_agent,
-    shows_primary,
+    shows_gemini,
 )
 
 
@@ -52,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
             args.agent_id = agents[0]
     if "gemini" in agents:
         gemini_notes(settings, cwd)
-    if args.json and (args.agent is not None or not shows_primary(args)):
+    if args.json and (args.agent is not None or not shows_gemini(args)):
         loaded = _agent_show(args, cwd, settings)
     elif len(agents) > 1:
         for number, agent_id in enumerate(agents):
             print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
             _section(args, agent_id, cwd, settings)
         return 0
-    elif not shows_primary(args):
+    elif not shows_gemini(args):
         loaded = _agent_text(args.agent_id, cwd, settings)
     else:
         loaded = _gemini(args, cwd, settings)

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memlens.agent_versions import AgentProfile, basis_of, is_unverified, profile_for
-from memlens.agents import AGENT_IDS, agent_by_id, other_agents, owner_of, primary
+from memlens.agents import AGENT_IDS, agent_by_id, checked_agents, owner_of
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.lsp.agents_shown import agents_shown, gemini_shown
 from memlens.lsp.convert import path_of
@@ -137,12 +137,13 @@ def _with_links(ls: MemlensServer, uri: str, response: ShowResponse) -> dict[str
     return response.wire()
 
 
-def _other_dialect_show(ls: MemlensServer, uri: str, workspace: str,
-                        dialect: Dialect) -> ShowResponse:
-    """What another agent reads working on `uri`: started in that folder, or (a file) started in
-    the workspace folder and reading the file — as a user runs it (Claude Code then adds the
-    rules and subfolder files that reading brings; imports in files above where it started
-    are not expanded, so starting in the file's own folder would show less than it reads)."""
+def _checked_dialect_show(ls: MemlensServer, uri: str, workspace: str,
+                          dialect: Dialect) -> ShowResponse:
+    """What an agent the index does not render reads working on `uri`: started in that
+    folder, or (a file) started in the workspace folder and reading the file — as a user
+    runs it (Claude Code then adds the rules and subfolder files that reading brings;
+    imports in files above where it started are not expanded, so starting in the file's own
+    folder would show less than it reads)."""
     path = path_of(uri) or workspace
     is_folder = os.path.isdir(path)
     index = ls.service.index_for(path)
@@ -171,8 +172,11 @@ def register(server: MemlensServer) -> None:
         dialect = request.dialect or _dialect_of(ls, request.uri, folder)
         if dialect is None:
             return _no_agent(folder).wire()
-        if dialect != primary().id:
-            other = _other_dialect_show(ls, request.uri, folder, dialect)
+        # An agent whose memory the index renders (Gemini CLI) is shown from the index, with
+        # its own figures (prompt, session memory, folder trust); any other is loaded through
+        # the interface.
+        if not agent_by_id(dialect).rendered_by_index:
+            other = _checked_dialect_show(ls, request.uri, folder, dialect)
             return _with_links(ls, request.uri,
                                _with_agent(other, ls.service.settings_for(folder)))
         index = ls.service.index_of_folder(folder)
@@ -283,13 +287,14 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
                     imports=imports, note=note)
 
 
-def _other_agents(ls: MemlensServer, folder: str) -> list[TreeAgent]:
-    """Each other agent's files for the folder (Claude Code: its start-up load, rules scoped
-    by `paths:`, subfolder CLAUDE.md files it reads when it works there; the AGENTS.md files
-    in force)."""
+def _checked_agents_rows(ls: MemlensServer, folder: str) -> list[TreeAgent]:
+    """Each checked agent's files for the folder, by its `view_files` (Claude Code: its start-up
+    load, rules scoped by `paths:`, subfolder CLAUDE.md files it reads when it works there;
+    the AGENTS.md files in force). An agent the index renders has none there: its files are
+    the folder's own rows, from the index."""
     index = ls.service.index_of_folder(folder)
     agents: list[TreeAgent] = []
-    for agent in other_agents():
+    for agent in checked_agents():
         rows = [_tree_file(ls, index, f.path, f.label,
                            None if f.content is None else len(f.content),
                            f.group_note if f.group else f.note,
@@ -330,11 +335,12 @@ def register_tree(server: MemlensServer) -> None:
             shown = gemini_shown(ls, folder)
             notice = (None if state.load.trusted or not shown
                       else restricted_notice(state.load.file_count, trust, home))
-            # The folder's own rows are Gemini CLI's: named with the version they show.
-            gemini = _profile_of(index.settings, primary().id)
+            # The folder's own rows are Gemini CLI's (the index renders its memory): named
+            # with the version they show.
+            gemini = _profile_of(index.settings, "gemini")
             folders.append(TreeFolder(folder=folder, mode=state.load.mode,
                                       trusted=state.load.trusted, files=files,
-                                      other_agents=_other_agents(ls, folder), notice=notice,
+                                      other_agents=_checked_agents_rows(ls, folder), notice=notice,
                                       trust_rules=rules_file_to_open(trust, home) if shown
                                       else None,
                                       agent_label=(f"{gemini.short_label} ({gemini.name})"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from memlens.agents import owner_of, primary
+from memlens.agents import owner_of
 from memlens.agents.base import MemoryAgent
 from memlens.agents.gemini.imports import ImportProcessor
 from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
@@ -190,6 +190,8 @@ def register(server: MemlensServer) -> None:
         if params.position.line == 0 and ls.service.is_memory_file(path):
             return merged_hover(ls, path)
         owner = owner_of(path, ls.service.settings_for(path))
-        if params.position.line == 0 and owner is not None and owner is not primary():
+        # An agent the index renders has its line-1 hover above (merged_hover); any other
+        # agent's is asked through the interface.
+        if params.position.line == 0 and owner is not None and not owner.rendered_by_index:
             return dialect_hover(ls, path, owner)
         return None

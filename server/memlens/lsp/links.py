@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memlens.agents import other_agents, reading_agent
+from memlens.agents import checked_agents, reading_agent
 from memlens.agents.base import MemoryAgent
 from memlens.lsp.convert import path_of, uri_of
 
@@ -24,18 +24,19 @@ def reference_target(ls: MemlensServer, agent: MemoryAgent, path: str, raw: str)
 
 def agent_reading(ls: MemlensServer, path: str) -> MemoryAgent:
     """The agent whose reference rules `path` is read with: the agent it belongs to, or
-    another agent that includes it (a CLAUDE.md including an AGENTS.md), else Gemini CLI."""
+    another agent that includes it (a CLAUDE.md including an AGENTS.md), else Gemini CLI,
+    whose `@import`s the index's graph follows everywhere."""
     indexes = ls.service.indexes()
     return reading_agent(path, ls.service.settings_for(path),
                          lambda agent: any(path in index.agent_check(agent).sources
                                            for index in indexes))
 
 
-def _other_agents_references(ls: MemlensServer, target: str) -> list[types.Location]:
-    """References in the files the other agents load that name `target` (Claude Code's
+def _checked_agents_references(ls: MemlensServer, target: str) -> list[types.Location]:
+    """References in the files the checked agents load that name `target` (Claude Code's
     `@./x`, `@~/x`, `@/abs`): a CLAUDE.md including an AGENTS.md is one of its references."""
     locations = []
-    for agent in other_agents():
+    for agent in checked_agents():
         sources = dict.fromkeys(s for index in ls.service.indexes()
                                 for s in index.agent_check(agent).sources)
         for source in sources:
@@ -54,8 +55,9 @@ def _other_agents_references(ls: MemlensServer, target: str) -> list[types.Locat
 
 
 def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
-    """Where `target` is imported: Gemini CLI `@imports` (in any folder's index) and the other
-    agents' references naming it (what find references and the "imported by N" lens show)."""
+    """Where `target` is imported: Gemini CLI `@imports` (the graph of any folder's index) and
+    the checked agents' references naming it (what find references and the "imported by N"
+    lens show)."""
     locations = []
     for index in ls.service.indexes():
         for edge in index.graph.importers_of(target):
@@ -68,7 +70,7 @@ def importer_locations(ls: MemlensServer, target: str) -> list[types.Location]:
     # A file both agents read (a GEMINI.md importing a CLAUDE.md), or one in two folders'
     # indexes (the user's global memory), may appear twice.
     unique = {(loc.uri, loc.range.start.line, loc.range.start.character): loc
-              for loc in [*locations, *_other_agents_references(ls, target)]}
+              for loc in [*locations, *_checked_agents_references(ls, target)]}
     return list(unique.values())
 
 

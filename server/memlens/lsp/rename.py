@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memlens.agents import other_agents, primary
+from memlens.agents import agent_by_id, checked_agents
 from memlens.agents.base import MemoryAgent
 from memlens.files.nodecompat import dirname
 from memlens.lsp.convert import path_of, uri_of
@@ -42,7 +42,10 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
                 return moved
         return path
 
-    # A file in two folders' indexes (the user's global memory) is rewritten once.
+    # The index's import graph holds Gemini CLI's `@import`s (it renders that agent's memory:
+    # RenderedGeminiMemory), rewritten by its rules. A file in two folders' indexes (the
+    # user's global memory) is rewritten once.
+    gemini = agent_by_id("gemini")
     graphs = {source: index.graph for index in reversed(ls.service.indexes())
               for source in index.graph.files()}
     for source, graph in sorted(graphs.items()):
@@ -54,23 +57,24 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
             target_after = new_location(edge.target)
             if target_after == edge.target and source_after == source:
                 continue
-            new_path = primary().rewrite_reference(edge.token.path, dirname(source_after),
-                                                   target_after,
-                                                   ls.service.settings_for(source).home)
+            new_path = gemini.rewrite_reference(edge.token.path, dirname(source_after),
+                                                target_after,
+                                                ls.service.settings_for(source).home)
             if new_path == edge.token.path:
                 continue
             rng = ls.positions.range_of(text, edge.token.start + 1, edge.token.end)
             changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
                                                                          new_text=new_path))
-    _other_agents_edits(ls, new_location, changes)
+    _checked_agents_edits(ls, new_location, changes)
     return types.WorkspaceEdit(changes=changes)
 
 
-def _other_agents_edits(ls: MemlensServer, new_location: Callable[[str], str],
-                        changes: dict[str, list[types.TextEdit]]) -> None:
-    """The other agents' references (in their files and what they include) that name a moved
-    file, rewritten in the form they were written (Claude Code: `@~/…`, `@/abs`, `@./rel`)."""
-    for agent in other_agents():
+def _checked_agents_edits(ls: MemlensServer, new_location: Callable[[str], str],
+                          changes: dict[str, list[types.TextEdit]]) -> None:
+    """The checked agents' references (in their files and what they include) that name a
+    moved file, rewritten in the form they were written (Claude Code: `@~/…`, `@/abs`,
+    `@./rel`)."""
+    for agent in checked_agents():
         sources = dict.fromkeys(s for index in ls.service.indexes()
                                 for s in index.agent_check(agent).sources)
         for source in sources:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memlens.agent_versions import is_unverified, profile_for
-from memlens.agents import other_agents
+from memlens.agents import checked_agents
 from memlens.lsp.convert import path_of, uri_of
 from memlens.protocol.editor import JitLoadedEvent
 from memlens.protocol.memory import ClaudeJitEntry, JitFile
@@ -21,8 +21,9 @@ JIT_LOADED = "memlens/jitLoaded"
 
 def notify_jit(ls: MemlensServer, path: str) -> None:
     """Load (once per session) the memory JIT adds for an opened file and tell the client:
-    Gemini CLI's JIT files, and what each other agent adds (Claude Code: a subfolder's
-    CLAUDE.md, a rule whose `paths:` match) when it has memory in the workspace."""
+    Gemini CLI's JIT files (from the index's session: it renders Gemini CLI's memory), and
+    what each checked agent adds (Claude Code: a subfolder's CLAUDE.md, a rule whose `paths:`
+    match) when it has memory in the workspace."""
     files: list[JitFile] = []
     context = ""
     if ls.service.settings_for(path).jit_context:
@@ -33,7 +34,7 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
             context = result.appendix
     # The event names the other agents' list after Claude Code, the one that loads just in time.
     others: list[ClaudeJitEntry] = []
-    for agent in other_agents():
+    for agent in checked_agents():
         agent_session = ls.service.agent_jit_session_for(agent, path)
         if agent_session is not None:
             label = (profile_for(agent.id, None).label if is_unverified(agent.id)

@@ -31,7 +31,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES, agent_by_id
+from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES, SETTINGS_NAMED, agent_by_id
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings, is_context_file
@@ -49,10 +49,10 @@ def file_names(settings: MemorySettings) -> list[str]:
 
 
 def owner(path: str, settings: MemorySettings) -> str | None:
-    """The agent `path` is named for, as `agents.owner_of` decides it: the primary agent's
+    """The agent `path` is named for, as `agents.owner_of` decides it: `SETTINGS_NAMED`'s
     names first (the user's to choose), then the registry's order."""
     if is_context_file(path, settings.context_file_names):
-        return AGENT_IDS[0]
+        return SETTINGS_NAMED
     name = posixpath.basename(path)
     return next((a for a in AGENT_IDS if name in FIXED_FILE_NAMES.get(a, ())), None)
 
@@ -158,7 +158,7 @@ def _may_apply(agent_id: str, folder: str, settings: MemorySettings) -> bool:
     if signs is None:
         return True
     names, home_names, env_names, places = signs
-    if agent_id == AGENT_IDS[0]:
+    if agent_id == SETTINGS_NAMED:
         names = (*names, *(posixpath.basename(n) for n in settings.context_file_names))
     if any(os.environ.get(name) for name in env_names):
         return True
@@ -192,8 +192,8 @@ def agents_loading_here(folder: str, settings: MemorySettings,
             continue
         agent = agent_by_id(agent_id)
         try:
-            memory = agent.load(folder, trusted if agent_id == AGENT_IDS[0] else settings,
-                                reader)
+            # Folder trust is Gemini CLI's own (see above).
+            memory = agent.load(folder, trusted if agent_id == "gemini" else settings, reader)
         except (OSError, ValueError):
             continue  # a folder it cannot read: nothing of it applies
         if any(f.content is not None and agent_id in named_for(f.path, settings)

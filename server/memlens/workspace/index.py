@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
 
-from memlens.agents import all_agents, other_agents, workspace_file_names
+from memlens.agents import all_agents, checked_agents, workspace_file_names
 from memlens.agents.base import MemoryAgent, WorkspaceCheck
 from memlens.agents.gemini.diagnostics import (
     DiagnosticSink,
@@ -74,8 +74,8 @@ class WorkspaceIndex:
         self.root_diagnostics: dict[str, list[Diagnostic]] = {}
         self.folder_states: dict[str, FolderState] = {}
         self.skill_problems: list[Diagnostic] = []
-        # Every other agent's memory here, checked (by agent id): its files the walk found,
-        # what it reads, its problems.
+        # Each checked agent's memory here (`agents.checked_agents`, by agent id): its files
+        # the walk found, what it reads, its problems.
         self.agent_checks: dict[str, WorkspaceCheck] = {}
         # Folders not walked because they are `/` or HOME (folder → what it is), and roots
         # whose walk stopped at memlens.maxIndexedFolders.
@@ -206,7 +206,7 @@ class WorkspaceIndex:
         diagnostics changed."""
         files = [*self.roots.values(),
                  *(f for s in self.folder_states.values() for f in s.load.files)]
-        readers = readers_of(files, [(a, self.agent_check(a)) for a in other_agents()])
+        readers = readers_of(files, [(a, self.agent_check(a)) for a in checked_agents()])
         found: dict[str, list[Diagnostic]] = {}
         cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
         for path, agents in readers.items():
@@ -243,7 +243,8 @@ class WorkspaceIndex:
             self.settings, list(self.folder_states), found, self.reader)
 
     def agent_check(self, agent: MemoryAgent) -> WorkspaceCheck:
-        """Another agent's memory in the workspace (empty before the first build)."""
+        """A checked agent's memory in the workspace (empty before the first build, and for
+        an agent the index renders itself)."""
         return self.agent_checks.get(agent.id) or WorkspaceCheck()
 
     def _folder_engine(self, folder: str) -> MemoryEngine:

@@ -6,10 +6,10 @@ to date once for the whole batch (`update`), returning the files whose diagnosti
 changed. A path no agent is concerned with costs only the index's own bookkeeping.
 
 The default for an agent is `CheckedAgent`: its workspace check (`MemoryAgent.check_workspace`)
-redone once per batch. Gemini CLI's memory is the one part the index still renders itself,
-file by file, with its import graph (`RenderedGeminiMemory`): its roots, the folders' start-up
-loads and the JIT appendix are kept incrementally, since they are the index's own data for the
-hovers, links and diagnostics. `indexed_agent` picks the part for an agent.
+redone once per batch. Gemini CLI's part is its memory rendered file by file, with its import
+graph (`RenderedGeminiMemory`, for an agent `rendered_by_index`): its roots, the folders'
+start-up loads and the JIT appendix are kept incrementally, since they are the index's own
+data for the hovers, links and diagnostics. `indexed_agent` picks the part for an agent.
 """
 
 from __future__ import annotations
@@ -191,8 +191,9 @@ class RenderedGeminiMemory:
 
 
 def indexed_agent(agent: MemoryAgent) -> IndexedAgent:
-    """The index's part for `agent`: Gemini CLI's rendered memory, else its workspace check."""
-    if agent.id == "gemini":
+    """The index's part for `agent`: its memory rendered (`rendered_by_index`: Gemini CLI's),
+    else its workspace check."""
+    if agent.rendered_by_index:
         return RenderedGeminiMemory(agent)
     return CheckedAgent(agent)
 

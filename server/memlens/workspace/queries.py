@@ -267,13 +267,13 @@ def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile]
     """`hidden-text` and `hidden-comment` on every file an agent reads for the workspace at
     `load.cwd`: Gemini CLI's startup and subfolder files with their imports, and (in a
     trusted folder) every other agent's memory checked there."""
-    from memlens.agents import other_agents
+    from memlens.agents import checked_agents
     from memlens.workspace.readers import readers_diagnostics, readers_of
 
     checks = []
     if load.trusted:
         roots = walked_roots(load, engine.settings)
-        others = other_agents()
+        others = checked_agents()
         found = workspace_files_named(engine, roots, list(dict.fromkeys(
             n for a in others for n in a.file_names(engine.settings))))
         for agent in others:

@@ -1,7 +1,7 @@
 """Which agents read each file of a workspace, and the hidden-content check of those files.
 
-The primary agent (Gemini CLI) reads its loaded files and everything they import; another
-agent reads its workspace check's sources. `text.hidden` says what is hidden in one text for
+Gemini CLI reads the files rendered for it (its loaded files and everything they import);
+another agent reads its workspace check's sources. `text.hidden` says what is hidden in one text for
 the agents reading it; this module decides who reads what.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from memlens.agents import primary
+from memlens.agents import agent_by_id
 from memlens.agents.gemini.imports import Outcome
 from memlens.protocol.memory import Diagnostic
 from memlens.text.hidden import file_diagnostics
@@ -32,13 +32,14 @@ def readers_diagnostics(readers: Mapping[str, Sequence[MemoryAgent]],
     return out
 
 
-def readers_of(primary_files: Iterable[LoadedFile],
+def readers_of(gemini_files: Iterable[LoadedFile],
                checks: Iterable[tuple[MemoryAgent, WorkspaceCheck]]
                ) -> dict[str, list[MemoryAgent]]:
-    """Which agents read each file: the primary agent (Gemini CLI) reads its loaded files and
-    everything they import; another agent reads its workspace check's sources (an agent whose
-    files have no references: the files its check found)."""
-    gemini = primary()
+    """Which agents read each file: Gemini CLI reads `gemini_files` (loaded files are its
+    engine's renders: agents/gemini/discovery.py) and everything they import; another agent
+    reads its workspace check's sources (an agent whose files have no references: the files
+    its check found)."""
+    gemini = agent_by_id("gemini")
     readers: dict[str, list[MemoryAgent]] = {}
 
     def add(path: str, agent: MemoryAgent) -> None:
@@ -46,7 +47,7 @@ def readers_of(primary_files: Iterable[LoadedFile],
         if agent not in agents:
             agents.append(agent)
 
-    for loaded in primary_files:
+    for loaded in gemini_files:
         if loaded.content is not None:
             add(loaded.path, gemini)
         for event in loaded.events:

@@ -3,8 +3,8 @@ imports, render, jit, diagnostics). Which version it reproduces is the settings'
 (`MemorySettings.gemini_profile`: "0.43", today's default, or "0.44+", verified on 0.61.0;
 `--agent gemini@VERSION`), consulted where the versions differ (`model.py`: JIT only and
 context.fileName adding to GEMINI.md; `discovery.py`: a folder named like a context file).
-The workspace index renders, diagnoses and watches Gemini CLI's memory itself, so its
-workspace check and Memory view rows are empty."""
+The workspace index renders, diagnoses and watches Gemini CLI's memory itself
+(`rendered_by_index`), so its workspace check and Memory view rows are empty."""
 
 from __future__ import annotations
 
@@ -130,6 +130,7 @@ class GeminiAgent(MemoryAgent):
     list_label_width = 17
     has_references = True
     expands_home = False
+    rendered_by_index = True  # its files, imports and start-up loads: the index's own
 
     def file_names(self, settings: MemorySettings) -> Sequence[str]:
         return settings.context_file_names
