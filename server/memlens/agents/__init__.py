@@ -76,12 +76,6 @@ def checked_agents() -> tuple[MemoryAgent, ...]:
     return tuple(a for a in all_agents() if not a.rendered_by_index)
 
 
-def primary() -> MemoryAgent:
-    """Deprecated: Gemini CLI, named (`agent_by_id("gemini")`); kept only until
-    workspace/reading.py stops importing it."""
-    return agent_by_id("gemini")
-
-
 def agent_by_id(agent_id: str) -> MemoryAgent:
     if agent_id in AGENT_IDS:
         return _agent(agent_id)

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Literal
 
-from memlens.agents import primary
 from memlens.agents.base import AgentFile, MemoryAgent, WorkspaceCheck
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.agents.gemini.imports import Outcome
@@ -99,9 +98,10 @@ class AgentReading:
         self.ignored = agent.ignored_files(settings, [folder], found, reader)
         self.diagnostics = [*self.memory.diagnostics, *self.check.diagnostics]
         self.sources = set(self.check.sources)
-        # Gemini CLI inlines its imports: each imported file, by the memory file it came in.
+        # The agent whose memory the index renders (Gemini CLI) inlines its imports: each
+        # imported file, by the memory file it came in.
         self.imports: dict[str, str] = {}
-        if agent is primary():
+        if agent.rendered_by_index:
             for loaded in MemoryEngine(settings, reader).load(folder).files:
                 for event in loaded.events:
                     if event.outcome is Outcome.IMPORTED and loaded.content is not None:
@@ -211,7 +211,7 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
     said: list[Diagnostic] = []
     if profile:
         said += profile_diagnostics(settings, [root], found, reader, only=agent.id)
-    if agent is primary():
+    if agent.rendered_by_index:  # Gemini CLI's own check: its files, imports and folders
         return said + check(root, settings)
     checked = workspace_check(agent, settings, [root],
                               named(found, agent.file_names(settings)), reader)
