@@ -695,6 +695,7 @@ export interface MatrixCell {
   state: "startup" | "on-read" | "on-demand" | "not-read";
   word: string;
   why: string;
+  trigger?: string | null;
   cut?: string | null;
 }
 /**
