@@ -1,9 +1,11 @@
 """The floor every measurement is divided by: a plain walk of the tree (run.py and
-walks.py share it)."""
+walks.py share it; walks.py runs this file as a process of its own for the whole-process
+floor)."""
 
 from __future__ import annotations
 
 import os
+import sys
 
 
 def bare_walk(top: str) -> tuple[int, int]:
@@ -23,3 +25,7 @@ def bare_walk(top: str) -> tuple[int, int]:
         except OSError:
             continue
     return dirs, files
+
+
+if __name__ == "__main__":
+    print(*bare_walk(sys.argv[1]))

@@ -22,29 +22,11 @@ from typing import Any
 
 from memlens.agents import AGENT_IDS
 
+from . import floor
 from .floor import bare_walk
 
 CHECK_TARGET = 6.0  # check with every agent ≤ 6 × the bare walk
 PROCESS_TARGET = 2.0  # the classic discovery as a process ≤ 2 × a bare walk as a process
-
-# The tree's own walk, run as a process of its own (`floor.bare_walk`'s loop).
-BARE_WALK_PROCESS = """
-import os, sys
-stack, dirs, files = [sys.argv[1]], 0, 0
-while stack:
-    current = stack.pop()
-    try:
-        with os.scandir(current) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    dirs += 1
-                    stack.append(entry.path)
-                else:
-                    files += 1
-    except OSError:
-        continue
-print(dirs, files)
-"""
 
 OVERLAY = {
     "CLAUDE.md": "# Claude Code\n\n- Read @AGENTS.md first.\n",
@@ -125,7 +107,7 @@ def run_walks(root: str, home: str, env: dict[str, str], memlens: list[str], run
     with every_agents_files(root):
         check, checked = cpu_seconds(
             [*memlens, "check", root, "--home", home, "--format", "json"], every, runs)
-    walk_process, _ = cpu_seconds([sys.executable, "-c", BARE_WALK_PROCESS, root], env, runs)
+    walk_process, _ = cpu_seconds([sys.executable, floor.__file__, root], env, runs)
     discovery, shown = cpu_seconds([*memlens, "show", root, "--home", home, "--mode", "classic",
                                     "--max-dirs", "-1"], gemini, runs)
     failed = [name for name, done in (("check", checked), ("show", shown))
