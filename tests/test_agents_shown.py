@@ -16,7 +16,7 @@ import pytest
 
 from memlens.agents import AGENT_IDS
 
-from .conftest import build_tree
+from .conftest import TreeSpec, build_tree
 
 SERVER = Path(__file__).resolve().parents[1] / "server"
 
@@ -37,16 +37,20 @@ def fake_bin(folder: Path, *agents: str) -> Path:
     return folder
 
 
+# Claude Code's files only (the LSP test builds the same tree).
+CLAUDE_ONLY: TreeSpec = {
+    "home": None,
+    "repo/.git": None,
+    "repo/CLAUDE.md": "Claude rules for the whole repository.\n",
+    "repo/.claude/rules/src.md": "---\npaths: src/**\n---\nSource rule.\n",
+    "repo/src/app.py": "print('hi')\n",
+}
+
+
 @pytest.fixture
 def repo(root: Path) -> Path:
     """Claude Code's files only: a root CLAUDE.md and a rule scoped to src/."""
-    build_tree(root, {
-        "home": None,
-        "repo/.git": None,
-        "repo/CLAUDE.md": "Claude rules for the whole repository.\n",
-        "repo/.claude/rules/src.md": "---\npaths: src/**\n---\nSource rule.\n",
-        "repo/src/app.py": "print('hi')\n",
-    })
+    build_tree(root, CLAUDE_ONLY)
     return root / "repo"
 
 

@@ -23,6 +23,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from memlens.agents import AGENT_IDS
 
 from ..conftest import build_tree
+from ..test_agents_shown import CLAUDE_ONLY
 from .conftest import plain, uri
 
 # A `claude` that only answers `--version`, alone on PATH besides the system's folders.
@@ -46,13 +47,7 @@ NOTHING_ON_PATH = ClientServerConfig(
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = Path(os.path.realpath(tmp_path))
-    build_tree(root, {
-        "home": None,
-        "repo/.git": None,
-        "repo/CLAUDE.md": "Claude rules for the whole repository.\n",
-        "repo/.claude/rules/src.md": "---\npaths: src/**\n---\nSource rule.\n",
-        "repo/src/app.py": "print('hi')\n",
-    })
+    build_tree(root, CLAUDE_ONLY)
     return root / "repo"
 
 
