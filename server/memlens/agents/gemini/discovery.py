@@ -115,8 +115,12 @@ def _from_listing(listed: tree.Listing, names: set[str], skip_dirs: frozenset[st
     """The search's reading of one folder's entries, from the run's listing."""
     subdirs += [d for d in listed.real_dirs if d not in skip_dirs] if skip_dirs else \
         listed.real_dirs
-    matched += [n for n, kind in listed.leaves
-                if n in names and (include_special or kind == tree.FILE)]
+    kinds = listed.kinds
+    for name in names:  # a few names, looked up (their order: sorted by the caller)
+        kind = kinds.get(name)
+        if kind is not None and kind != tree.DIR and kind != tree.UNKNOWN and (
+                include_special or kind == tree.FILE):
+            matched.append(name)
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:

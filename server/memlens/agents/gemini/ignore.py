@@ -30,6 +30,22 @@ from memlens.files.nodecompat import js_trim, js_trim_start
 class _Rule(NamedTuple):
     regex: Any  # compiled by RE2 (`memlens.files.globs`): a repository's pattern never stalls
     include: bool  # True: ignore; False: a negation (`!pattern`)
+    # Text every path the rule matches holds, lower-cased (an ASCII path without one of them
+    # is not matched, and costs no RE2 call); None: the pattern is not plain enough to say.
+    needs: tuple[str, ...] | None = None
+
+
+# A pattern of these characters only (besides a leading `!`): each run of them between `*`,
+# `?` and `/` is literal text every path it matches holds.
+_PLAIN = re.compile(r"[A-Za-z0-9._/*?-]+")
+_WILD = re.compile(r"[*?/]+")
+
+
+def _needs(pattern: str) -> tuple[str, ...] | None:
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if not _PLAIN.fullmatch(body):
+        return None
+    return tuple(piece.lower() for piece in _WILD.split(body) if piece)
 
 
 def _in_git_repository(directory: str) -> bool:
@@ -60,7 +76,7 @@ def _compile(patterns: list[str]) -> list[_Rule]:
         for regex, include in gitignore_regexes(pattern):
             found = compiled(f"(?:{regex})\\z", ignore_case=True)
             if found is not None:
-                rules.append(_Rule(found, include))
+                rules.append(_Rule(found, include, _needs(pattern)))
     return rules
 
 
@@ -95,9 +111,15 @@ def _anchored(raw: list[str], base: str) -> list[str]:
 
 def _test_one(rules: list[_Rule], path: str) -> bool:
     ignored = False
+    # RE2 folds case by Unicode's rules, `lower()` by its own: only an ASCII path is
+    # ruled out by its text.
+    low = path.lower() if path.isascii() else None
     for rule in rules:
         if rule.include == ignored:
             continue  # cannot change the verdict
+        needs = rule.needs
+        if low is not None and needs is not None and not all(n in low for n in needs):
+            continue  # the path lacks text the rule's every match holds
         if search(rule.regex, path):
             ignored = rule.include
     return ignored
@@ -188,8 +210,16 @@ class IgnoreFilter:
         stopped = False
         for end in range(depth + 1, len(parts) + 1):
             relative = "/".join(parts[:end])
-            if not stopped and self._ignores(chain, rules, relative.replace("\\", "/") + "/"):
-                stopped = True  # an ignored folder: no .gitignore below it is read
+            if not stopped:
+                # the folder's own verdict, kept for the rules in force above it: its entries'
+                # checks ask it again (`_folder_ignored`) when it adds no rules of its own
+                folder = relative.replace("\\", "/")
+                key = (chain, folder)
+                verdict = self._tested.get(key)
+                if verdict is None:
+                    verdict = self._ignores(chain, rules, folder + "/")
+                    self._tested[key] = verdict
+                stopped = verdict  # an ignored folder: no .gitignore below it is read
             if not stopped:
                 chain, rules = self._with_rules_of(posixpath.join(root, relative), relative,
                                                    chain, rules)

@@ -1,0 +1,97 @@
+"""What the shared walk costs per folder (files/tree.py, agents/gemini/ignore.py), counted,
+never timed: the ignore rules run RE2 only on a path that can match them, each folder's own
+verdict is asked once, and a folder's entries are read from the type the listing gave.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from memlens.agents.gemini import ignore as ignore_module
+from memlens.agents.gemini.ignore import IgnoreFilter, _compile, _test_one
+from memlens.files import globs, tree
+
+from .conftest import build_tree
+
+
+def _repository(root: Path) -> Path:
+    files = {"repo/.git/HEAD": "ref: refs/heads/main\n"}
+    for a in range(4):
+        for b in range(4):
+            files[f"repo/pkg{a}/mod{b}/src/file.py"] = ""
+    build_tree(root, files)
+    return root / "repo"
+
+
+def test_a_path_without_the_rules_text_costs_no_regular_expression(root: Path) -> None:
+    repo = _repository(root)
+    ignore = IgnoreFilter(str(repo), respect_git_ignore=True, respect_gemini_ignore=True)
+    before = globs.operations
+    verdicts = [ignore.ignored(f"{repo}/pkg{a}/mod{b}/src") for a in range(4) for b in range(4)]
+    assert not any(verdicts)
+    # `.git` is the only rule: no path here holds ".git", so RE2 is never asked
+    assert globs.operations == before
+    assert ignore.ignored(f"{repo}/.git")
+    assert ignore.ignored(f"{repo}/pkg0/.GIT")  # as before: case-insensitive
+
+
+def test_each_folder_is_tested_once_as_a_folder(root: Path, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    repo = _repository(root)
+    (repo / ".gitignore").write_text("*.log\n!keep.log\nbuild*/\n")
+    asked: list[str] = []
+    real = ignore_module._test_one
+
+    def counting(rules: list[ignore_module._Rule], path: str) -> bool:
+        asked.append(path)
+        return real(rules, path)
+
+    monkeypatch.setattr(ignore_module, "_test_one", counting)
+    ignore = IgnoreFilter(str(repo), respect_git_ignore=True, respect_gemini_ignore=True)
+    for a in range(4):
+        for b in range(4):
+            ignore.ignored(f"{repo}/pkg{a}/mod{b}/src/file.py")
+    folders = [p for p in asked if p.endswith("/")]
+    assert folders and len(folders) == len(set(folders))
+
+
+PIECES = ["a", "b", "A", ".git", "x.log", "build", "*", "**", "?", "/", "!", "[ab]", "\\*",
+          " ", "é", "K", "ſ", "{a,b}", "-", "_"]
+
+
+def _random_pattern(rng: random.Random) -> str:
+    return "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 5)))
+
+
+def _random_path(rng: random.Random) -> str:
+    names = ["a", "b", "A", ".git", "x.log", "build", "é", "\u212a", "\u017f", "ab", "B-1",
+             "x_y", "k", "s"]
+    return "/".join(rng.choice(names) for _ in range(rng.randint(1, 4))) + rng.choice(["", "/"])
+
+
+def test_ruling_a_path_out_by_its_text_never_changes_a_verdict() -> None:
+    rng = random.Random(31)
+    for _ in range(400):
+        patterns = [_random_pattern(rng) for _ in range(rng.randint(1, 4))]
+        rules = _compile(patterns)
+        plain = [rule._replace(needs=None) for rule in rules]
+        for _ in range(10):
+            path = _random_path(rng)
+            assert _test_one(rules, path) == _test_one(plain, path), (patterns, path)
+
+
+def test_a_listing_reads_types_from_the_folder_listing(root: Path) -> None:
+    build_tree(root, {"top/sub/x.md": "", "top/file.md": ""})
+    os.symlink("sub", root / "top" / "link")
+    os.symlink("missing", root / "top" / "broken")
+    listed = tree.read_listing(str(root / "top"))
+    assert dict(listed.entries) == {"sub": tree.DIR, "file.md": tree.FILE,
+                                    "link": tree.LINK_DIR, "broken": tree.LINK}
+    assert listed.kinds == dict(listed.entries)
+    assert listed.has_file("file.md") and listed.has_file("broken")
+    assert not listed.has_file("sub") and not listed.has_file("link")
+    assert not listed.has_file("absent")
