@@ -95,3 +95,47 @@ def test_a_listing_reads_types_from_the_folder_listing(root: Path) -> None:
     assert listed.has_file("file.md") and listed.has_file("broken")
     assert not listed.has_file("sub") and not listed.has_file("link")
     assert not listed.has_file("absent")
+
+
+def test_a_run_climbs_each_folder_once_for_the_repository_root(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.files.roots import repository_root
+
+    repo = _repository(root)
+    asked: list[str] = []
+    real = os.path.exists
+
+    def counting(path: str) -> bool:
+        asked.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os.path, "exists", counting)
+    starts = [f"{repo}/pkg{a}/mod{b}/src" for a in range(4) for b in range(4)]
+    with tree.one_walk():
+        assert {repository_root(start) for start in starts} == {str(repo)}
+    assert len(asked) == len(set(asked))  # each folder's `.git` looked for once
+    asked.clear()
+    assert repository_root(starts[0]) == str(repo)  # outside a run: afresh
+    assert asked
+
+
+def test_a_rule_above_many_folders_is_parsed_once_per_run(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.agents.claude import startup
+
+    build_tree(root, {"home/.keep": "", "repo/.git/HEAD": "",
+                      "repo/.claude/rules/docs.md": "---\npaths: [\"docs/**\"]\n---\nShort.\n",
+                      "repo/a/CLAUDE.md": "A\n", "repo/b/CLAUDE.md": "B\n"})
+    parsed: list[str] = []
+    real = startup.read_frontmatter
+
+    def counting(content: str) -> tuple[dict[str, object] | None, str | None]:
+        parsed.append(content)
+        return real(content)
+
+    monkeypatch.setattr(startup, "read_frontmatter", counting)
+    folders = [str(root / "repo" / "a"), str(root / "repo" / "b")]
+    with tree.one_walk():
+        checked = startup.check_claude_folders(str(root / "home"), folders)
+    assert len(parsed) == 1
+    assert str(root / "repo" / ".claude" / "rules" / "docs.md") in checked.sources

@@ -149,20 +149,14 @@ def read_listing(folder: str) -> Listing:
     """The entries of `folder` (raises OSError as `os.scandir` does). The type the folder
     listing gave (`d_type`) answers a folder or a regular file without a `stat`: only a link,
     anything else, or a file system that gives no type, costs `_kind`'s questions."""
-    out: list[tuple[str, int]] = []
-    add = out.append
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    add((entry.name, DIR))
-                elif entry.is_file(follow_symlinks=False):
-                    add((entry.name, FILE))
-                else:
-                    add((entry.name, _kind(entry)))
-            except OSError:
-                add((entry.name, _kind(entry)))
-    return Listing(out)
+    with os.scandir(folder) as listed:
+        entries = list(listed)
+    try:
+        return Listing([(e.name, DIR if e.is_dir(follow_symlinks=False)
+                         else FILE if e.is_file(follow_symlinks=False) else _kind(e))
+                        for e in entries])
+    except OSError:  # a type that needed a `stat` that failed: each entry asked alone
+        return Listing([(e.name, _kind(e)) for e in entries])
 
 
 def listing(folder: str) -> Listing:
