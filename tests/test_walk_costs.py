@@ -139,3 +139,19 @@ def test_a_rule_above_many_folders_is_parsed_once_per_run(
         checked = startup.check_claude_folders(str(root / "home"), folders)
     assert len(parsed) == 1
     assert str(root / "repo" / ".claude" / "rules" / "docs.md") in checked.sources
+
+
+@pytest.mark.parametrize("gitignore", ["*.log\n!keep.log\nbuild*/\n", "a\\\\b\n/pkg1\n!pkg1/x\n",
+                                       "**/src\n!pkg0/mod0/src/\n", ""])
+def test_a_folders_entries_asked_together_get_the_verdicts_asked_alone(
+        root: Path, gitignore: str) -> None:
+    repo = _repository(root)
+    (repo / ".gitignore").write_text(gitignore)
+    (repo / "pkg0" / ".gitignore").write_text("mod1\n*.py\n")
+    names = ["src", "x.log", "keep.log", "build1", "a\\b", "b\\", ".git", "file.py", "x"]
+    folders = [str(repo)] + [f"{repo}/pkg{a}/mod{b}" for a in range(3) for b in range(3)]
+    together = IgnoreFilter(str(repo), respect_git_ignore=True, respect_gemini_ignore=True)
+    for folder in folders:
+        alone = IgnoreFilter(str(repo), respect_git_ignore=True, respect_gemini_ignore=True)
+        expected = [alone.ignored(f"{folder}/{name}") for name in names]
+        assert together.ignored_entries(folder, names) == expected, folder

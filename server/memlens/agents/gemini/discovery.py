@@ -325,6 +325,15 @@ class MemoryEngine:
             _sort_as_strcmp(subdirs)
             _sort_as_strcmp(matched)
             prefix = current + "/" if current != "/" else "/"
+            if use_ignore and ignore is not None and current != "/":
+                # the folder's entries share its rules: asked once for all of them
+                verdicts = ignore.ignored_entries(current, matched + subdirs)
+                cut = len(matched)
+                found += [prefix + n for n, out in zip(matched, verdicts[:cut], strict=True)
+                          if not out]
+                queue += [prefix + n for n, out in zip(subdirs, verdicts[cut:], strict=True)
+                          if not out]
+                continue
             for name in matched:
                 full = prefix + name
                 if not (use_ignore and ignore is not None and ignore.ignored(full)):

@@ -180,6 +180,38 @@ class IgnoreFilter:
         self._cache[rel] = verdict
         return verdict
 
+    def ignored_entries(self, folder: str, names: list[str]) -> list[bool]:
+        """`ignored(folder/name)` for each of `names`, entries of `folder`: they share its
+        rules and its verdict, looked up once (a search asks this for every folder)."""
+        base = folder + "/"
+        prefix = self._prefix
+        if not (self.respect_git_ignore and base.startswith(prefix)):
+            return [self.ignored(base + name) for name in names]
+        rel_folder = base[len(prefix):-1]
+        chain, rules = self._folder_rules(rel_folder)
+        parent = rel_folder.replace("\\", "/")
+        parent_ignored = False
+        if rel_folder:
+            verdict = self._tested.get((chain, parent))
+            if verdict is None:
+                verdict = self._folder_ignored(chain, rules, parent.split("/"))
+            parent_ignored = verdict
+        lead = parent + "/" if rel_folder else ""
+        rel_lead = rel_folder + "/" if rel_folder else ""
+        cache = self._cache
+        out = []
+        for name in names:
+            rel = rel_lead + name
+            known = cache.get(rel)
+            if known is None:
+                if "\\" in name or "/" in name or not name:
+                    known = self._decide(rel)  # the name itself splits the path
+                else:
+                    known = parent_ignored or _test_one(rules, lead + name)
+                cache[rel] = known
+            out.append(known)
+        return out
+
     def _decide(self, rel: str) -> bool:
         # relative as Gemini CLI makes it: backslashes become slashes
         normalized = rel.replace("\\", "/")
