@@ -139,6 +139,8 @@ def test_a_rule_above_many_folders_is_parsed_once_per_run(
         checked = startup.check_claude_folders(str(root / "home"), folders)
     assert len(parsed) == 1
     assert str(root / "repo" / ".claude" / "rules" / "docs.md") in checked.sources
+    alone = startup.check_claude_folders(str(root / "home"), folders)  # no run: no memo
+    assert (checked.sources, checked.diagnostics) == (alone.sources, alone.diagnostics)
 
 
 @pytest.mark.parametrize("gitignore", ["*.log\n!keep.log\nbuild*/\n", "a\\\\b\n/pkg1\n!pkg1/x\n",
@@ -155,3 +157,27 @@ def test_a_folders_entries_asked_together_get_the_verdicts_asked_alone(
         alone = IgnoreFilter(str(repo), respect_git_ignore=True, respect_gemini_ignore=True)
         expected = [alone.ignored(f"{folder}/{name}") for name in names]
         assert together.ignored_entries(folder, names) == expected, folder
+
+
+def test_a_file_above_many_folders_has_its_includes_read_once_per_run(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.agents.claude import includes, startup
+
+    build_tree(root, {"home/.keep": "", "repo/.git/HEAD": "",
+                      "repo/CLAUDE.md": "Read @AGENTS.md first.\n", "repo/AGENTS.md": "Rules\n",
+                      "repo/a/CLAUDE.md": "A\n", "repo/b/CLAUDE.md": "B\n"})
+    scanned: list[str] = []
+    real = includes.markdown_includes
+
+    def counting(text: str) -> list[object]:
+        scanned.append(text)
+        return real(text)  # type: ignore[return-value]
+
+    monkeypatch.setattr(includes, "markdown_includes", counting)
+    folders = [str(root / "repo" / "a"), str(root / "repo" / "b")]
+    with tree.one_walk():
+        checked = startup.check_claude_folders(str(root / "home"), folders)
+    assert scanned.count("Read @AGENTS.md first.\n") == 1
+    alone = startup.check_claude_folders(str(root / "home"), folders)  # no run: no memo
+    assert (checked.sources, checked.diagnostics) == (alone.sources, alone.diagnostics)
+    assert scanned.count("Read @AGENTS.md first.\n") == 3
