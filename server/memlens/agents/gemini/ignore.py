@@ -118,8 +118,14 @@ def _test_one(rules: list[_Rule], path: str) -> bool:
         if rule.include == ignored:
             continue  # cannot change the verdict
         needs = rule.needs
-        if low is not None and needs is not None and not all(n in low for n in needs):
-            continue  # the path lacks text the rule's every match holds
+        if low is not None and needs is not None:
+            for text in needs:
+                if text not in low:
+                    break  # the path lacks text the rule's every match holds
+            else:
+                if search(rule.regex, path):
+                    ignored = rule.include
+            continue
         if search(rule.regex, path):
             ignored = rule.include
     return ignored
@@ -164,9 +170,11 @@ class IgnoreFilter:
             # A folder the run has listed without a `.gitignore` needs no attempt to open one
             # (files/tree.py: the walk that asks has just listed it).
             listed = tree.known_listing(directory)
-            lines = (None if listed is not None and not listed.has_file(".gitignore")
-                     else _read_lines(posixpath.join(directory, ".gitignore")))
-            self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
+            if listed is not None and not listed.has_file(".gitignore"):
+                self._dir_rules[directory] = []
+            else:
+                lines = _read_lines(posixpath.join(directory, ".gitignore"))
+                self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
         return self._dir_rules[directory]
 
     def ignored(self, path: str) -> bool:
