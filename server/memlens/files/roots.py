@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 
+from memlens.files import tree
 from memlens.files.nodecompat import dirname, resolve
 
 
@@ -43,6 +44,8 @@ class ProjectRootFinder:
 
 
 def repository_root(start: str) -> str | None:
-    """The nearest folder at or above `start` holding `.git`, looked up afresh: the project
-    root Claude Code and the AGENTS.md convention stop at."""
-    return ProjectRootFinder([".git"]).find(start)
+    """The nearest folder at or above `start` holding `.git`: the project root Claude Code
+    and the AGENTS.md convention stop at. Looked up afresh, except within one command run
+    (files/tree.py), where the folders already climbed answer for their subfolders."""
+    finder = tree.run_memo(("roots.repository", ), lambda: ProjectRootFinder([".git"]))
+    return finder.find(start)

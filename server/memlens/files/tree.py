@@ -36,7 +36,7 @@ class Listing:
     """One folder's entries, and the views of them the walks ask for (each made on first
     use: a run that only searches never splits the entries as `walk` does)."""
 
-    __slots__ = ("_dirs", "_files", "_leaves", "_real_dirs", "entries")
+    __slots__ = ("_dirs", "_files", "_kinds", "_leaves", "_real_dirs", "entries")
 
     def __init__(self, entries: list[tuple[str, int]]) -> None:
         self.entries = entries  # (name, kind), in the order the file system lists them
@@ -44,6 +44,15 @@ class Listing:
         self._files: list[str] | None = None
         self._real_dirs: list[str] | None = None
         self._leaves: list[tuple[str, int]] | None = None
+        self._kinds: dict[str, int] | None = None
+
+    @property
+    def kinds(self) -> dict[str, int]:
+        """Each name's kind: a search for a few names looks them up instead of reading
+        every entry (a folder holds each name once)."""
+        if self._kinds is None:
+            self._kinds = dict(self.entries)
+        return self._kinds
 
     @property
     def dirs(self) -> list[str]:
@@ -76,7 +85,8 @@ class Listing:
 
     def has_file(self, name: str) -> bool:
         """`name` is an entry that is not a folder (a file, a link, a FIFO...)."""
-        return name in self.files
+        kind = self.kinds.get(name)
+        return kind is not None and kind not in _FOLDER_KINDS
 
 
 def known_listing(folder: str) -> Listing | None:
@@ -136,9 +146,17 @@ def _kind(entry: os.DirEntry[str]) -> int:
 
 
 def read_listing(folder: str) -> Listing:
-    """The entries of `folder` (raises OSError as `os.scandir` does)."""
-    with os.scandir(folder) as entries:
-        return Listing([(entry.name, _kind(entry)) for entry in entries])
+    """The entries of `folder` (raises OSError as `os.scandir` does). The type the folder
+    listing gave (`d_type`) answers a folder or a regular file without a `stat`: only a link,
+    anything else, or a file system that gives no type, costs `_kind`'s questions."""
+    with os.scandir(folder) as listed:
+        entries = list(listed)
+    try:
+        return Listing([(e.name, DIR if e.is_dir(follow_symlinks=False)
+                         else FILE if e.is_file(follow_symlinks=False) else _kind(e))
+                        for e in entries])
+    except OSError:  # a type that needed a `stat` that failed: each entry asked alone
+        return Listing([(e.name, _kind(e)) for e in entries])
 
 
 def listing(folder: str) -> Listing:

@@ -5,12 +5,14 @@ includes inside the working folder unless the user approved external includes in
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 
 from memlens.agents.claude.markdown import includes as markdown_includes
 from memlens.agents.claude.markdown import split_frontmatter
 from memlens.agents.claude.messages import MAX_FILE_CHARS, ClaudeFile, is_blank
+from memlens.files import tree
 from memlens.files.fsread import FileReader, ReadResult
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.roots import repository_root
@@ -119,7 +121,10 @@ class IncludeReader:
 
     def _includes(self, path: str, text: str, seen: set[str], depth: int,
                   out: list[ClaudeFile], external: bool) -> None:
-        refs = markdown_includes(split_frontmatter(text)[0])
+        # A file above many folders is included by each of their loads: its includes are
+        # read once per command run (files/tree.py; read only, never changed)
+        body = split_frontmatter(text)[0]
+        refs = tree.run_memo(("claude.includes", body), functools.partial(markdown_includes, body))
         if not refs:
             return
         external = external or self.approved

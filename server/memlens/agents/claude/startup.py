@@ -21,6 +21,7 @@ default mode `claude-md-or-agents-md`).
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from memlens.agents.claude.rules import (
     read_frontmatter,
     rule_files,
 )
+from memlens.files import tree
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.globs import budget_diagnostic, skipped_globs, stopped
 from memlens.files.nodecompat import dirname, is_subpath, js_trim, resolve
@@ -352,7 +354,10 @@ class ClaudeLoader(IncludeReader):
             read = self._read(path)
             if read.content is None:
                 continue
-            meta, problem = read_frontmatter(read.content)
+            # A rule above many folders is read by each of their loads: its frontmatter is
+            # parsed once per command run (files/tree.py; read only, never changed)
+            meta, problem = tree.run_memo(("claude.frontmatter", read.content),
+                                          functools.partial(read_frontmatter, read.content))
             if problem is not None:
                 self.diagnostics.append(Diagnostic(
                     path=path, line=1, col=1, end_line=1, end_col=4, severity="warning",

@@ -115,8 +115,12 @@ def _from_listing(listed: tree.Listing, names: set[str], skip_dirs: frozenset[st
     """The search's reading of one folder's entries, from the run's listing."""
     subdirs += [d for d in listed.real_dirs if d not in skip_dirs] if skip_dirs else \
         listed.real_dirs
-    matched += [n for n, kind in listed.leaves
-                if n in names and (include_special or kind == tree.FILE)]
+    kinds = listed.kinds
+    for name in names:  # a few names, looked up (their order: sorted by the caller)
+        kind = kinds.get(name)
+        if kind is not None and kind != tree.DIR and kind != tree.UNKNOWN and (
+                include_special or kind == tree.FILE):
+            matched.append(name)
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
@@ -321,6 +325,15 @@ class MemoryEngine:
             _sort_as_strcmp(subdirs)
             _sort_as_strcmp(matched)
             prefix = current + "/" if current != "/" else "/"
+            if use_ignore and ignore is not None and current != "/":
+                # the folder's entries share its rules: asked once for all of them
+                verdicts = ignore.ignored_entries(current, matched + subdirs)
+                cut = len(matched)
+                found += [prefix + n for n, out in zip(matched, verdicts[:cut], strict=True)
+                          if not out]
+                queue += [prefix + n for n, out in zip(subdirs, verdicts[cut:], strict=True)
+                          if not out]
+                continue
             for name in matched:
                 full = prefix + name
                 if not (use_ignore and ignore is not None and ignore.ignored(full)):

@@ -30,6 +30,22 @@ from memlens.files.nodecompat import js_trim, js_trim_start
 class _Rule(NamedTuple):
     regex: Any  # compiled by RE2 (`memlens.files.globs`): a repository's pattern never stalls
     include: bool  # True: ignore; False: a negation (`!pattern`)
+    # Text every path the rule matches holds, lower-cased (an ASCII path without one of them
+    # is not matched, and costs no RE2 call); None: the pattern is not plain enough to say.
+    needs: tuple[str, ...] | None = None
+
+
+# A pattern of these characters only (besides a leading `!`): each run of them between `*`,
+# `?` and `/` is literal text every path it matches holds.
+_PLAIN = re.compile(r"[A-Za-z0-9._/*?-]+")
+_WILD = re.compile(r"[*?/]+")
+
+
+def _needs(pattern: str) -> tuple[str, ...] | None:
+    body = pattern[1:] if pattern.startswith("!") else pattern
+    if not _PLAIN.fullmatch(body):
+        return None
+    return tuple(piece.lower() for piece in _WILD.split(body) if piece)
 
 
 def _in_git_repository(directory: str) -> bool:
@@ -60,7 +76,7 @@ def _compile(patterns: list[str]) -> list[_Rule]:
         for regex, include in gitignore_regexes(pattern):
             found = compiled(f"(?:{regex})\\z", ignore_case=True)
             if found is not None:
-                rules.append(_Rule(found, include))
+                rules.append(_Rule(found, include, _needs(pattern)))
     return rules
 
 
@@ -95,9 +111,21 @@ def _anchored(raw: list[str], base: str) -> list[str]:
 
 def _test_one(rules: list[_Rule], path: str) -> bool:
     ignored = False
+    # RE2 folds case by Unicode's rules, `lower()` by its own: only an ASCII path is
+    # ruled out by its text.
+    low = path.lower() if path.isascii() else None
     for rule in rules:
         if rule.include == ignored:
             continue  # cannot change the verdict
+        needs = rule.needs
+        if low is not None and needs is not None:
+            for text in needs:
+                if text not in low:
+                    break  # the path lacks text the rule's every match holds
+            else:
+                if search(rule.regex, path):
+                    ignored = rule.include
+            continue
         if search(rule.regex, path):
             ignored = rule.include
     return ignored
@@ -142,9 +170,11 @@ class IgnoreFilter:
             # A folder the run has listed without a `.gitignore` needs no attempt to open one
             # (files/tree.py: the walk that asks has just listed it).
             listed = tree.known_listing(directory)
-            lines = (None if listed is not None and not listed.has_file(".gitignore")
-                     else _read_lines(posixpath.join(directory, ".gitignore")))
-            self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
+            if listed is not None and not listed.has_file(".gitignore"):
+                self._dir_rules[directory] = []
+            else:
+                lines = _read_lines(posixpath.join(directory, ".gitignore"))
+                self._dir_rules[directory] = _compile(_anchored(lines or [], relative or "."))
         return self._dir_rules[directory]
 
     def ignored(self, path: str) -> bool:
@@ -157,6 +187,38 @@ class IgnoreFilter:
         verdict = self._decide(rel)
         self._cache[rel] = verdict
         return verdict
+
+    def ignored_entries(self, folder: str, names: list[str]) -> list[bool]:
+        """`ignored(folder/name)` for each of `names`, entries of `folder`: they share its
+        rules and its verdict, looked up once (a search asks this for every folder)."""
+        base = folder + "/"
+        prefix = self._prefix
+        if not (self.respect_git_ignore and base.startswith(prefix)):
+            return [self.ignored(base + name) for name in names]
+        rel_folder = base[len(prefix):-1]
+        chain, rules = self._folder_rules(rel_folder)
+        parent = rel_folder.replace("\\", "/")
+        parent_ignored = False
+        if rel_folder:
+            verdict = self._tested.get((chain, parent))
+            if verdict is None:
+                verdict = self._folder_ignored(chain, rules, parent.split("/"))
+            parent_ignored = verdict
+        lead = parent + "/" if rel_folder else ""
+        rel_lead = rel_folder + "/" if rel_folder else ""
+        cache = self._cache
+        out = []
+        for name in names:
+            rel = rel_lead + name
+            known = cache.get(rel)
+            if known is None:
+                if "\\" in name or "/" in name or not name:
+                    known = self._decide(rel)  # the name itself splits the path
+                else:
+                    known = parent_ignored or _test_one(rules, lead + name)
+                cache[rel] = known
+            out.append(known)
+        return out
 
     def _decide(self, rel: str) -> bool:
         # relative as Gemini CLI makes it: backslashes become slashes
@@ -188,8 +250,16 @@ class IgnoreFilter:
         stopped = False
         for end in range(depth + 1, len(parts) + 1):
             relative = "/".join(parts[:end])
-            if not stopped and self._ignores(chain, rules, relative.replace("\\", "/") + "/"):
-                stopped = True  # an ignored folder: no .gitignore below it is read
+            if not stopped:
+                # the folder's own verdict, kept for the rules in force above it: its entries'
+                # checks ask it again (`_folder_ignored`) when it adds no rules of its own
+                folder = relative.replace("\\", "/")
+                key = (chain, folder)
+                verdict = self._tested.get(key)
+                if verdict is None:
+                    verdict = self._ignores(chain, rules, folder + "/")
+                    self._tested[key] = verdict
+                stopped = verdict  # an ignored folder: no .gitignore below it is read
             if not stopped:
                 chain, rules = self._with_rules_of(posixpath.join(root, relative), relative,
                                                    chain, rules)
