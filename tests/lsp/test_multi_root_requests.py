@@ -86,7 +86,7 @@ async def test_the_matrix_of_the_folder_the_request_names(two: LanguageClient,
         await request(two, "memlens/matrix", {"folder": str(beta)}))
     assert result.folder == str(beta)
     assert [row.relative for row in result.rows] == ["AGENTS.md", "api/AGENTS.md"]
-    assert result.rows[0].cells["codex"].state == "startup"
+    assert result.rows[0].cells["agents"].state == "startup"
     alpha = MatrixResult.model_validate(
         await request(two, "memlens/matrix", {"folder": str(base / "alpha")}))
     assert [row.relative for row in alpha.rows] == ["CLAUDE.md"]
