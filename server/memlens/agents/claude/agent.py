@@ -69,9 +69,13 @@ def ignored_agents_files(home: str, roots: list[str], found: list[str],
     CLAUDE.md includes."""
     loader = ClaudeLoader(home, reader=reader)
     folders = [resolve(r) for r in roots]
-    # What it reads anyway, as a CLAUDE.md's include (`@./AGENTS.md`) or otherwise.
+    # What it reads anyway, as a CLAUDE.md's include (`@./AGENTS.md`) or otherwise: loaded
+    # where it starts (the roots) and where its own files put it to work (each CLAUDE.md's
+    # and AGENTS.md's folder) — as its own workspace check does — not in every folder that
+    # holds some other agent's file (a monorepo's 1,000 GEMINI.md folders were 1,000 loads).
+    own = [p for p in found if posixpath.basename(p) in (*CLAUDE_FILE_NAMES, "AGENTS.md")]
     read_anyway = set(check_claude_folders(
-        home, list(dict.fromkeys([*folders, *claude_project_folders(found)])), reader).sources)
+        home, list(dict.fromkeys([*folders, *claude_project_folders(own)])), reader).sources)
     candidates = [p for p in found if posixpath.basename(p) == "AGENTS.md"]
     candidates += [posixpath.join(folder, name) for root in folders
                    for folder in ancestors(root) for name in AGENTS_NAMES]
