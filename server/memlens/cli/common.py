@@ -179,6 +179,11 @@ def settings_for(args: argparse.Namespace, cwd: str, *, notes: bool = True) -> A
     for problem in settings.problems:
         if problem.origin == "cli":
             raise UsageError(f"{problem.setting} {problem.value!r} {problem.reason}")
+    if args.mode == "classic" and settings.gemini_profile == "0.44+":
+        # The option would otherwise be dropped in silence (model.py's profile rules).
+        print("memlens: note: --mode classic: Gemini CLI 0.44 and later load memory just in "
+              "time only (the classic search is gone); showing that. --agent gemini@0.43 "
+              "shows the classic search", file=sys.stderr)
     for problem in settings.problems:
         if problem.code == PIN_PROBLEM:  # a bad pin concerns every agent, not Gemini CLI's
             print(f"memlens: warning: {problem.message}", file=sys.stderr)
