@@ -33,6 +33,10 @@ class _Rule(NamedTuple):
     # Text every path the rule matches holds, lower-cased (an ASCII path without one of them
     # is not matched, and costs no RE2 call); None: the pattern is not plain enough to say.
     needs: tuple[str, ...] | None = None
+    # An ignoring rule whose pattern names a path by its last part only (no `/` but a
+    # trailing one, no `!`): below folders it does not ignore, its verdict on an entry
+    # depends on the entry's name alone (`IgnoreFilter.ignored_entries` keeps it per name).
+    by_name: bool = False
 
 
 # A pattern of these characters only (besides a leading `!`): each run of them between `*`,
@@ -76,8 +80,14 @@ def _compile(patterns: list[str]) -> list[_Rule]:
         for regex, include in gitignore_regexes(pattern):
             found = compiled(f"(?:{regex})\\z", ignore_case=True)
             if found is not None:
-                rules.append(_Rule(found, include, _needs(pattern)))
+                rules.append(_Rule(found, include, _needs(pattern),
+                                   include and _names_a_last_part(pattern)))
     return rules
+
+
+def _names_a_last_part(pattern: str) -> bool:
+    body = pattern.rstrip("/")
+    return bool(body) and not pattern.startswith("!") and "/" not in body and "\\" not in body
 
 
 def _anchored(raw: list[str], base: str) -> list[str]:
@@ -154,6 +164,8 @@ class IgnoreFilter:
         # whether those rules ignore that folder or one above it.
         self._folders: dict[str, tuple[tuple[str, ...], list[_Rule]]] = {}
         self._tested: dict[tuple[tuple[str, ...], str], bool] = {}
+        # Per rule chain whose every rule is `by_name`: each entry name's verdict.
+        self._by_name: dict[tuple[str, ...], dict[str, bool] | None] = {}
         if self.respect_git_ignore:
             exclude = _read_lines(posixpath.join(root, ".git", "info", "exclude"))
             self._base = _compile([".git", *_anchored(exclude or [], ".")])
@@ -205,6 +217,26 @@ class IgnoreFilter:
                 verdict = self._folder_ignored(chain, rules, parent.split("/"))
             parent_ignored = verdict
         lead = parent + "/" if rel_folder else ""
+        if parent_ignored:
+            return [True] * len(names)
+        by_name = self._by_name.get(chain, False)
+        if by_name is False:
+            by_name = {} if all(rule.by_name for rule in rules) else None
+            self._by_name[chain] = by_name
+        if by_name is not None:
+            # No folder above is ignored and every rule looks at the last part only: a
+            # name's verdict holds in every folder of this chain (a monorepo repeats names).
+            out = []
+            for name in names:
+                known = by_name.get(name)
+                if known is None:
+                    if "\\" in name or "/" in name or not name:
+                        out.append(self._decide(rel_folder + "/" + name if rel_folder
+                                                else name))
+                        continue
+                    known = by_name[name] = _test_one(rules, lead + name)
+                out.append(known)
+            return out
         rel_lead = rel_folder + "/" if rel_folder else ""
         cache = self._cache
         out = []
@@ -237,6 +269,22 @@ class IgnoreFilter:
         known = self._folders.get(rel_dir)
         if known is not None:
             return known
+        parent_rel, _, _ = rel_dir.rpartition("/")
+        parent = self._folders.get(parent_rel) if rel_dir else None
+        if parent is not None and "\\" not in rel_dir:
+            # A search asks for a folder right after its parent: one step down (what the loop
+            # below does for each level).
+            chain, rules = parent
+            key = (chain, rel_dir)
+            verdict = self._tested.get(key)
+            if verdict is None:
+                verdict = self._ignores(chain, rules, rel_dir + "/")
+                self._tested[key] = verdict
+            if not verdict:
+                chain, rules = self._with_rules_of(
+                    posixpath.join(self.root.rstrip("/") or "/", rel_dir), rel_dir, chain, rules)
+            self._folders[rel_dir] = (chain, rules)
+            return chain, rules
         # Down from the nearest folder already known (a loop, not recursion: a hostile tree
         # may be thousands of folders deep).
         parts = rel_dir.split("/") if rel_dir else []
