@@ -11,7 +11,6 @@ Antigravity's `.agents/rules`; every glob is matched against the tree's files.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import resource
 import shutil
@@ -115,7 +114,8 @@ def run_walks(root: str, home: str, env: dict[str, str], memlens: list[str], run
     discovery, shown = cpu_seconds([*memlens, "show", root, "--home", home, "--mode", "classic",
                                     "--max-dirs", "-1"], gemini, runs)
     if b"--- Context from:" not in shown.stdout:
-        shown = dataclasses.replace(shown, returncode=99)  # the search loaded nothing: a failure
+        # the search loaded nothing: a failure
+        shown = subprocess.CompletedProcess(shown.args, 99, shown.stdout, shown.stderr)
     # `memlens show` under the current release: the one walk that finds every agent's files,
     # then the start-up chain (information: what a user's `memlens show ROOT` costs).
     jit_show, shown_jit = cpu_seconds([*memlens, "show", root, "--home", home], current, runs)

@@ -219,8 +219,9 @@ class IgnoreFilter:
         lead = parent + "/" if rel_folder else ""
         if parent_ignored:
             return [True] * len(names)
-        by_name = self._by_name.get(chain, False)
-        if by_name is False:
+        if chain in self._by_name:
+            by_name = self._by_name[chain]
+        else:
             by_name = {} if all(rule.by_name for rule in rules) else None
             self._by_name[chain] = by_name
         if by_name is not None:
