@@ -1,4 +1,4 @@
-"""The fake Gemini server (tests/fake_gemini.py) as a process of its own, for the e2e suite.
+"""The fake Gemini server (tests/fake_gemini/) as a process of its own, for the e2e suite.
 
     python tests/e2e/fake_gemini_server.py [--script FILE.json] --port-file PATH
                                            [--key KEY] [--exit-with-pid PID]
