@@ -8,7 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
+from bench.walks import OVERLAY
 
+from memlens.agents import AGENT_IDS
 from memlens.workspace.matrix import agent_matrix
 from memlens.workspace.service import EditorSettings, WorkspaceService
 
@@ -42,3 +44,48 @@ def test_the_index_matrix_is_the_clis(tree: str, tmp_path: Path,
         memory.write_text(memory.read_text(encoding="utf-8") + "more <!-- x -->\n")
         service.files_changed([str(memory)])
         assert service.matrix(folder, settings) == agent_matrix(folder, settings)
+
+
+def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build's walks (which memory files, what the agents' views walk) are kept while no
+    file appears or vanishes: the first matrix, every agent asked for, lists no ordinary
+    folder again; once a file appears it walks afresh, and its answer is still the CLI's."""
+    from memlens.files import tree
+
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    # Every agent's files (bench/walks.py's overlay) and nested ones, so every column's
+    # reading and checks run.
+    # `lib/` is ordinary code: 24 folders no agent reads anything from.
+    plain = {f"lib/p{i}/q{j}/code.ts": "" for i in range(4) for j in range(5)}
+    build_tree(root, {**OVERLAY, **plain, "GEMINI.md": "root\n", "src/a/GEMINI.md": "a\n",
+                      "src/a/CLAUDE.md": "a\n", "src/a/AGENTS.md": "a\n", "src/a/x.ts": "",
+                      "src/b/y.py": "", "src/b/.cursor/rules/b.mdc": "b\n"})
+    service = _service(root, home)
+    folder = service.folders[0]
+    settings = service.settings_for(folder)
+    # The index's own list of the files under the folder (for the globs) is made on first use
+    # and kept for the tree generation: made now, before counting.
+    service.index_of_folder(folder).files_under(folder)
+    assert any("/lib/p0/q0/" in p for p in service.index_of_folder(folder).files_under(folder))
+    listed: list[str] = []
+    real = tree.read_listing
+
+    def counting(path: str) -> tree.Listing:
+        if path.startswith(f"{root}/lib"):  # only a walk of the whole tree lists these
+            listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(tree, "read_listing", counting)
+    first = service.matrix(folder, settings, AGENT_IDS)
+    assert listed == []
+    (root / "src" / "b" / "GEMINI.md").write_text("b\n")
+    service.files_changed([str(root / "src" / "b" / "GEMINI.md")])
+    again = service.matrix(folder, settings, AGENT_IDS)
+    assert listed  # a file appeared: the walks are redone
+    assert again != first
+    monkeypatch.setattr(tree, "read_listing", real)
+    assert again == agent_matrix(folder, settings, agents=AGENT_IDS)

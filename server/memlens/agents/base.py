@@ -215,6 +215,12 @@ class MemoryAgent(Protocol):
         (`when` "on-read"), given its workspace check for `memory.cwd`."""
         ...
 
+    def walk_for_views(self, folder: str) -> None:
+        """Walk now what its views of `folder` walk (`on_read_files`: the folders whose read
+        brings memory in), so that a run keeping its walks (files.tree.kept_walks: the
+        language server's build, for the matrix) holds them. Most agents' checks walk all
+        they need already: nothing."""
+
     # --- the strings it sends ---------------------------------------------------------------
     def sends_comment(self, text: str, start: int, end: int) -> bool:
         """The HTML comment `text[start:end]` of one of its files reaches its context (Gemini

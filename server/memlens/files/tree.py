@@ -107,15 +107,38 @@ class _Run:
 _RUN: ContextVar[_Run | None] = ContextVar("memlens_one_walk", default=None)
 
 
+# What `run_memo` keeps that depends only on which files and folders exist (walks of the
+# tree: which memory files, every file for the globs) or on the text it is keyed by: good for
+# a later run over the same tree (`kept_walks`). An agent's check reads files' contents: not.
+_TREE_MEMOS = frozenset({"workspace_files_named", "cursor.scan_tree", "copilot.workspace_files",
+                         "copilot.folders_below", "claude.nested_memory_folders",
+                         "claude.frontmatter", "claude.includes"})
+
+
 @contextmanager
-def one_walk() -> Iterator[None]:
+def one_walk(kept: dict[Hashable, object] | None = None) -> Iterator[None]:
     """Within the block, each folder is listed once and `run_memo` keeps what it computes.
-    Only for work that writes nothing the walks could see."""
-    token = _RUN.set(_Run())
+    Only for work that writes nothing the walks could see. `kept`: what `kept_walks` gave at
+    the end of an earlier run over the same tree (no file or folder appeared or vanished
+    since, no ignore file changed: the caller knows)."""
+    run = _Run()
+    if kept:
+        run.memo.update(kept)
+    token = _RUN.set(run)
     try:
         yield
     finally:
         _RUN.reset(token)
+
+
+def kept_walks() -> dict[Hashable, object]:
+    """This run's walks of the tree (see `_TREE_MEMOS`), for `one_walk(kept=...)` later (the
+    language server's index keeps its build's for the matrix)."""
+    run = _RUN.get()
+    if run is None:
+        return {}
+    return {key: value for key, value in run.memo.items()
+            if isinstance(key, tuple) and key and key[0] in _TREE_MEMOS}
 
 
 def active() -> bool:

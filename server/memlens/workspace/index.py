@@ -30,12 +30,14 @@ from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, SearchRepo
 from memlens.agents.gemini.imports import Outcome
 from memlens.agents.gemini.jit import JitResult, JitSession
 from memlens.agents.gemini.render import append_jit_context, render_prompt_memory
+from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath, resolve
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic, ShowResult
 from memlens.protocol.wire import Tier
 from memlens.text.hidden import file_diagnostics
+from memlens.workspace.agents_here import agents_of_files, chosen_ids
 from memlens.workspace.graph import ImportGraph
 from memlens.workspace.index_agents import (
     REBUILD_THRESHOLD,
@@ -112,6 +114,9 @@ class WorkspaceIndex:
         self._listings: dict[str, list[str]] = {}
         self._listed: set[str] = set()
         self.kept: dict[Hashable, tuple[Hashable, object]] = {}
+        # The walks of the tree the last build (or matrix) made (files.tree.kept_walks), and
+        # the tree generation they are good for.
+        self.walks: tuple[int, dict[Hashable, object]] = (-1, {})
 
     # --- building -------------------------------------------------------------------------
     def engine(self) -> MemoryEngine:
@@ -126,7 +131,14 @@ class WorkspaceIndex:
         return out
 
     def build(self) -> None:
-        """Index everything from scratch (start-up, `memlens/refresh`, settings change)."""
+        """Index everything from scratch (start-up, `memlens/refresh`, settings change). Its
+        walks share one listing of each folder (nothing is written meanwhile), and what they
+        found is kept for the matrix while no file appears or vanishes (`walks`)."""
+        with tree.one_walk():
+            self._build()
+            self.walks = (self.tree_generation, tree.kept_walks())
+
+    def _build(self) -> None:
         progress = BUILD_PROGRESS.get()
         self._by_path = None
         self.reader = FileReader(max_bytes=self.settings.max_context_chars * 4 + 4,
@@ -167,6 +179,16 @@ class WorkspaceIndex:
         for part in self.parts:
             part.build(self, by_name, progress)
         self.found = list(dict.fromkeys(p for n in names for p in by_name[n]))
+        # What the agents' views walk, walked now over this build's listings (kept for the
+        # matrix with the rest: `walks`), for the agents in use and those whose files are in
+        # each folder (the matrix's columns, agents_here.agents_shown, but for files above).
+        for folder in trusted_folders:
+            here = {*chosen_ids(self.settings),
+                    *agents_of_files([folder], [p for p in self.found if is_subpath(folder, p)],
+                                     self.settings)}
+            for agent in all_agents():
+                if agent.id in here:
+                    agent.walk_for_views(folder)
         self._check_profiles()
         self._hidden_cache.clear()
         self._check_hidden()

@@ -49,6 +49,11 @@ def index_matrix(index: WorkspaceIndex, folder: str, settings: MemorySettings,
 
     found = [p for p in index.found if is_subpath(folder, p)]
     known = Known(found, files=index.files_under, keep=keep)
-    # What is computed afresh lists each folder once (files.tree): nothing here writes.
-    with tree.one_walk():
-        return agent_matrix(folder, settings, agents=agents, known=known)
+    # What is computed afresh lists each folder once (files.tree): nothing here writes. The
+    # walks the index's build made (or the last matrix) are good while no file appeared or
+    # vanished: the checks asked afresh start from them instead of walking the tree again.
+    generation, walks = index.walks
+    with tree.one_walk(kept=walks if generation == index.tree_generation else None):
+        matrix = agent_matrix(folder, settings, agents=agents, known=known)
+        index.walks = (index.tree_generation, tree.kept_walks())
+    return matrix

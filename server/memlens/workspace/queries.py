@@ -79,13 +79,13 @@ def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[st
     by_base: dict[str, list[str]] = {}
     for name in names:
         by_base.setdefault(posixpath.basename(posixpath.normpath(name)), []).append(name)
-    if progress is None and tree.active():
+    if tree.active():
         bases = frozenset([*by_base, *_every_base_name(engine.settings)])
         settings = engine.settings
         walked = tree.run_memo(
             ("workspace_files_named", tuple(roots), bases, settings.respect_git_ignore,
              settings.respect_gemini_ignore, settings.max_indexed_folders),
-            lambda: _walk_roots(engine, roots, tuple(sorted(bases)), None))
+            lambda: _walk_roots(engine, roots, tuple(sorted(bases)), progress))
     else:
         walked = _walk_roots(engine, roots, tuple(by_base), progress)
     for root, paths, report in walked:

@@ -234,6 +234,9 @@ class ClaudeAgent(MemoryAgent):
         follow_claude_version(settings.agent_version("claude"))
         return ClaudeJitSession(settings.home, folder, reader)
 
+    def walk_for_views(self, folder: str) -> None:
+        nested_memory_folders(resolve(folder))
+
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
                       reader: FileReader) -> list[Diagnostic]:
         """AGENTS.md files a CLAUDE.md hides (`ignored_agents_files`) and non-`.md` files in

@@ -17,6 +17,7 @@ from memlens.agents.claude.startup import (
     ancestors,
     dedupe_against,
 )
+from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.walk import walk
@@ -179,7 +180,13 @@ SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
 
 def nested_memory_folders(cwd: str, limit: int = 50_000) -> list[str]:
     """The folders below `cwd` whose read brings memory in: each holding a CLAUDE.md,
-    .claude/CLAUDE.md, CLAUDE.local.md, an AGENTS.md or a `.claude/rules` folder (bounded)."""
+    .claude/CLAUDE.md, CLAUDE.local.md, an AGENTS.md or a `.claude/rules` folder (bounded);
+    walked once per run (`files.tree.run_memo`: it depends only on which files exist)."""
+    return list(tree.run_memo(("claude.nested_memory_folders", cwd, limit),
+                              lambda: tuple(_walk_nested_memory_folders(cwd, limit))))
+
+
+def _walk_nested_memory_folders(cwd: str, limit: int) -> list[str]:
     names = {*CLAUDE_NAMES, *AGENTS_NAMES}
     out: list[str] = []
     for count, (folder, dirs, files) in enumerate(walk(cwd)):

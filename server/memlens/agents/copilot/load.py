@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from html import escape
 
@@ -210,11 +211,15 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -
     return "".join(out)
 
 
-def folder_instruction_files(folder: str) -> list[str]:
+def folder_instruction_files(folder: str, present: Container[str] | None = None) -> list[str]:
     """A folder's instruction files: its `.github/instructions/**/*.instructions.md`, then its
-    `.claude/rules/**/*.md` (Claude Code's rules, `paths:` read as `applyTo`)."""
-    return [*instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR)),
-            *instruction_files(posixpath.join(folder, RULES_DIR), suffix=".md")]
+    `.claude/rules/**/*.md` (Claude Code's rules, `paths:` read as `applyTo`). `present`: the
+    folder's entries, lower-cased, when the caller listed it (a folder without `.github` has
+    no instructions folder to look in)."""
+    return [*(instruction_files(posixpath.join(folder, INSTRUCTIONS_DIR))
+              if present is None or ".github" in present else ()),
+            *(instruction_files(posixpath.join(folder, RULES_DIR), suffix=".md")
+              if present is None or ".claude" in present else ())]
 
 
 def instruction_entry(path: str, text: str, display: str) -> CopilotFile:
