@@ -170,3 +170,22 @@ def test_the_matrix_is_computed_once_per_generation(repo: Path) -> None:
     assert "api/CLAUDE.md" not in {row.relative for row in first.rows}
     service.matrix(folder, settings)
     assert service.answers.computed == 2
+
+
+def test_a_blank_agents_md_that_gains_text_is_read_by_claude_code_again(tmp_path: Path) -> None:
+    """Claude Code reads the root AGENTS.md where no CLAUDE.md is; while it was blank its check
+    read nothing there. Once it gains text in a batch, Claude Code's part is redone: the
+    hidden comment's warning names it among the readers (it named only the others)."""
+    root = Path(os.path.realpath(tmp_path)) / "ws"
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    build_tree(root, {".git": None, "AGENTS.md": "\n", "CLAUDE.local.md": "\n"})
+    service = WorkspaceService([str(root)], EditorSettings(window={"home": str(home),
+                                                                   "trusted": True}))
+    service.detect = dict
+    service.rebuild()
+    agents = root / "AGENTS.md"
+    agents.write_text("Rules <!-- a note -->\n")
+    service.files_changed([str(agents)])
+    hidden = [d for d in service.diagnostics_for(str(agents)) if d.code == "hidden-comment"]
+    assert hidden and "Claude Code" in hidden[0].message

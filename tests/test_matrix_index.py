@@ -89,3 +89,40 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     assert again != first
     monkeypatch.setattr(tree, "read_listing", real)
     assert again == agent_matrix(folder, settings, agents=AGENT_IDS)
+
+
+def test_an_editor_buffer_keeps_the_walks_and_the_matrix_reads_the_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing in a buffer adds no file to the disk: the build's walks stay good. The matrix
+    reads the disk (as `memlens report` does), also for Gemini CLI's column, whose check the
+    index holds only while no unsaved buffer differs from its file."""
+    from memlens.files import tree
+
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    plain = {f"lib/p{i}/code.ts": "" for i in range(5)}
+    build_tree(root, {**plain, "GEMINI.md": "root @./missing.md\n", "src/GEMINI.md": "s\n"})
+    service = _service(root, home)
+    folder = service.folders[0]
+    settings = service.settings_for(folder)
+    listed: list[str] = []
+    real = tree.read_listing
+
+    def counting(path: str) -> tree.Listing:
+        if path.startswith(f"{root}/lib"):
+            listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(tree, "read_listing", counting)
+    gemini = root / "GEMINI.md"
+    service.set_text(str(gemini), gemini.read_text())  # opened: the same text as the disk
+    opened = service.matrix(folder, settings)
+    assert listed == []
+    service.set_text(str(gemini), "root, the import fixed in the buffer only\n")
+    typed = service.matrix(folder, settings)
+    assert listed == []
+    monkeypatch.setattr(tree, "read_listing", real)
+    assert typed == opened == agent_matrix(folder, settings)
+    assert any(d.code == "import-not-found" for d in typed.diagnostics)

@@ -317,13 +317,15 @@ class WorkspaceIndex:
             self.overrides.pop(path, None)
         else:
             self.overrides[path] = text
-        return self.files_changed([path])
+        # A buffer never adds or removes a file on the disk, which is all the walks see (a
+        # saved or deleted file comes as a disk change).
+        return self.files_changed([path], moves_tree=False)
 
     def file_changed(self, path: str) -> set[str]:
         """`path` changed (buffer or disk): a batch of one."""
         return self.files_changed([path])
 
-    def files_changed(self, paths: Iterable[str]) -> set[str]:
+    def files_changed(self, paths: Iterable[str], *, moves_tree: bool = True) -> set[str]:
         """A batch of paths changed (buffer or disk): each agent concerned by any of them
         brings its part up to date once (index_agents.py); past REBUILD_THRESHOLD such paths,
         or when an ignore file changed, one full rebuild. Returns the files whose diagnostics
@@ -345,7 +347,7 @@ class WorkspaceIndex:
             self.build()
             self.rebuilds += 1
             return before | self.diagnosed_paths() | set(changed)
-        if self._moves_tree(changed):
+        if moves_tree and self._moves_tree(changed):
             self._tree_moved()
         touched = set(changed)
         for part, mine in parts:
@@ -454,6 +456,26 @@ class WorkspaceIndex:
             self._by_path = {p: sorted(items.values(), key=Diagnostic.sort_key)
                              for p, items in found.items()}
         return list(self._by_path.get(path, []))
+
+    def reads_the_disk(self) -> bool:
+        """No unsaved buffer differs from its file: what the index read is the disk's."""
+        return all(FileReader().read(path).content == text
+                   for path, text in self.overrides.items())
+
+    def rendered_check(self) -> list[Diagnostic]:
+        """Gemini CLI's check of the workspace as the index keeps it — its folders' loads,
+        every memory file rendered, the walk's and the skills' problems, hidden content in
+        what any agent reads — which is `queries.check`'s for a folder indexed alone
+        (tests/test_matrix_index.py): the matrix's Gemini CLI column without a second
+        check."""
+        found: dict[tuple[str, int, int, str], Diagnostic] = {}
+        for group in [*self.root_diagnostics.values(),
+                      *(s.diagnostics for s in self.folder_states.values()),
+                      self.skill_problems, self.walk_problems,
+                      *self.hidden_problems.values()]:
+            for d in group:
+                found.setdefault((d.path, d.line, d.col, d.code), d)
+        return sorted(found.values(), key=Diagnostic.sort_key)
 
     def diagnosed_paths(self) -> set[str]:
         """Every file the index has an opinion on (its diagnostics may be empty)."""

@@ -56,12 +56,15 @@ def _compute(what: str, agent: str, compute: Callable[[], T]) -> T:
 class Known:
     """What the caller already holds about the folder, so the matrix need not find it again:
     every agent's memory files under it (`found`, a walk's), the files a glob-scoped rule may
-    match (`files`), and a `keep` for each agent's reading and diagnostics. The CLI passes
-    none (`memlens report` walks once itself); the language server passes its index's."""
+    match (`files`), a `keep` for each agent's reading and diagnostics, and the diagnostics
+    of the agent the index renders (Gemini CLI's check of the folder: `rendered`, None to run
+    it). The CLI passes none (`memlens report` walks once itself); the language server passes
+    its index's."""
 
     found: list[str]
     files: Callable[[str], Iterable[str]] = folder_files
     keep: Keeper = _compute
+    rendered: Callable[[], list[Diagnostic]] | None = None
 
 
 def _relative(path: str, folder: str, home: str) -> str:
@@ -155,7 +158,7 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     def checked(agent: MemoryAgent) -> list[Diagnostic]:
         profile = agent.id in in_use
         return keep("check" if profile else "check-alone", agent.id, lambda: agent_check(
-            agent, folder, static, profile=profile, found=found))
+            agent, folder, static, profile=profile, found=found, rendered=known.rendered))
 
     for v, _ in columns:
         for d in checked(v.agent):

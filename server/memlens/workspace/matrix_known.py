@@ -48,7 +48,11 @@ def index_matrix(index: WorkspaceIndex, folder: str, settings: MemorySettings,
         return value
 
     found = [p for p in index.found if is_subpath(folder, p)]
-    known = Known(found, files=index.files_under, keep=keep)
+    # Gemini CLI's check is what the index already holds when it indexes this folder alone
+    # and reads it as the disk has it (no unsaved buffer: the matrix reads the disk).
+    alone = index.folders == [folder] and index.reads_the_disk()
+    known = Known(found, files=index.files_under, keep=keep,
+                  rendered=index.rendered_check if alone else None)
     # What is computed afresh lists each folder once (files.tree): nothing here writes. The
     # walks the index's build made (or the last matrix) are good while no file appeared or
     # vanished: the checks asked afresh start from them instead of walking the tree again.

@@ -103,6 +103,10 @@ class IncludeReader:
         self.reader = reader or FileReader()
         self.diagnostics: list[Diagnostic] = []
         self.include_targets: set[str] = set()  # every include tried, found or not
+        # Every memory file a load tried, found, blank or missing: a blank AGENTS.md that
+        # gains text, or one that appears, changes what Claude Code reads (the language
+        # server's index redoes its check when a watched file changes).
+        self.tried: set[str] = set()
         self.cwd = "/"
         self.processed: set[str] = set()  # what this load has read (each file once)
         self.approved = False  # the user let this project include files outside it

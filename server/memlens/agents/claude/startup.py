@@ -155,6 +155,7 @@ class ClaudeLoader(IncludeReader):
         was read already in this load, or is blank."""
         if path in self.processed:
             return None
+        self.tried.add(path)
         read = self._read(path)
         if read.content is None:
             if read.kind in (ReadKind.SPECIAL, ReadKind.DENIED, ReadKind.ERROR):
@@ -429,4 +430,4 @@ def check_claude_folders(home: str, folders: list[str],
     unique = {(d.path, d.line, d.col, d.code): d for d in loader.diagnostics}
     return WorkspaceCheck(diagnostics=list(unique.values()),
                           sources=list(dict.fromkeys(sources)),
-                          watched=set(sources) | loader.include_targets)
+                          watched=set(sources) | loader.include_targets | loader.tried)
