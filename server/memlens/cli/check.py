@@ -1,5 +1,6 @@
 """`memlens check [PATH ...]`: every diagnostic for each folder (or file), as text, JSON,
-GitHub workflow commands or SARIF; exit status 1 on any error.
+GitHub workflow commands or SARIF; exit status 1 on any diagnostic at or above `--fail-on`
+(error by default).
 
 A check is static analysis: a folder's memory files are checked whatever Gemini CLI's folder
 trust (one line says when Gemini CLI would not load them). Without `--agent` it covers the
@@ -33,10 +34,24 @@ if TYPE_CHECKING:
     from memlens.protocol.memory import Diagnostic
 
 
+# Severities from the most severe: `--fail-on LEVEL` fails on LEVEL and every one before it.
+FAIL_LEVELS = ("error", "warning", "info")
+
+
+def fails(ordered: list[Diagnostic], fail_on: str) -> bool:
+    """Whether a diagnostic at or above `fail_on` is among `ordered`."""
+    failing = FAIL_LEVELS[:FAIL_LEVELS.index(fail_on) + 1]
+    return any(d.severity in failing for d in ordered)
+
+
 def add_parser(commands: Any, common: Parser, summary: str) -> None:
     check = commands.add_parser("check", parents=[common], help=summary)
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     check.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
+    check.add_argument("--fail-on", choices=list(FAIL_LEVELS), default="error",
+                       help="exit status 1 when a diagnostic at or above this severity is "
+                            "found (default error; warning gates on warnings too, info on "
+                            "anything)")
     check.add_argument("--max-indexed-folders", type=positive, metavar="N",
                        help="folders the walk for subfolder memory reads at most "
                             "(memlens.maxIndexedFolders, default 50,000)")
@@ -135,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
                        f"{escape_controls(_with_detail(d))}\n")
         print(_summary(ordered, checked), file=sys.stderr)
-    return 1 if any(d.severity == "error" for d in ordered) else 0
+    return 1 if fails(ordered, args.fail_on) else 0
 
 
 def _summary(ordered: list[Diagnostic], checked: list[str]) -> str:
