@@ -128,7 +128,8 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
     assert (diag.line, diag.col) == (3, 1_284)
     assert "1,439 bytes are not sent" in diag.message
     assert "the last 1,434 of this file's 4,201 bytes" in diag.message
-    assert "1 later file (5 bytes)" in diag.message
+    # The file dropped is named (relative to the cut file's folder), not only counted.
+    assert diag.message.endswith("1 later file (5 bytes): b/AGENTS.md")
     assert diag.detail == f"cut here; not sent: {root}/repo/a/b/AGENTS.md (5 bytes)"
 
 

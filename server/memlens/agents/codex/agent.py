@@ -383,6 +383,21 @@ def _position(text: str) -> tuple[int, int]:
     return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
 
 
+def _lost_names(target: str, lost: list[str], sizes: list[int]) -> str:
+    """Each file not sent, by name: relative to the folder of the file the diagnostic sits
+    on (the deeper files Codex drops are below it), with its bytes when there are several."""
+    folder = posixpath.dirname(target)
+
+    def name(path: str) -> str:
+        if path == target:
+            return "this file"
+        return posixpath.relpath(path, folder) if path.startswith(folder + "/") else path
+
+    if len(lost) == 1:
+        return name(lost[0])
+    return ", ".join(f"{name(p)} ({n:,} bytes)" for p, n in zip(lost, sizes, strict=True))
+
+
 def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]:
     """`payload-budget-exceeded` where the cut falls: in the file cut (at the last character
     sent), else at the start of the first file not sent at all; it names what is lost, the
@@ -403,7 +418,7 @@ def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]
                      "bytes")
     if lost:
         parts.append(f"{len(lost)} later file{'' if len(lost) == 1 else 's'} "
-                     f"({sum(sizes):,} bytes)")
+                     f"({sum(sizes):,} bytes): {_lost_names(target, lost, sizes)}")
     lost_bytes = (cut.size - cut.sent_bytes if cut else 0) + sum(sizes)
     message = (f"Codex sends only {load.budget:,} bytes of project docs "
                f"(project_doc_max_bytes): {lost_bytes:,} bytes are not sent — "
