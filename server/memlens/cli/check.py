@@ -31,6 +31,7 @@ from memlens.files.output import display_path, escape_controls
 
 if TYPE_CHECKING:
     from memlens.agents.base import MemoryAgent
+    from memlens.cli.tty import Progress
     from memlens.protocol.memory import Diagnostic
 
 
@@ -74,9 +75,7 @@ def budget_spec(value: str) -> tuple[str | None, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memlens.agents import agent_by_id
-    from memlens.workspace.agents_here import owner
-    from memlens.workspace.queries import check_file
+    from memlens.cli.tty import Progress, colour_on, paint
 
     budgets = dict(args.budgets or [])
     named = [a for a in budgets if a is not None]
@@ -85,10 +84,52 @@ def run(args: argparse.Namespace) -> int:
                          f", which --agent {args.agent_id} leaves out")
     diagnostics: list[Diagnostic] = []
     checked: list[str] = []
+    with Progress("check") as progress:
+        _check_paths(args, budgets, named, diagnostics, checked, progress)
+    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
+    # content check names every agent that reads a file.
+    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.path, d.line, d.col, d.code), d)
+    ordered = sorted(unique.values(), key=lambda d: d.sort_key())
+    if args.format == "json":
+        print_json([d.wire() for d in ordered])
+    elif args.format == "sarif":
+        from memlens.reports.sarif import sarif_log
+
+        print_json(sarif_log(ordered, [os.path.realpath(p) for p in args.paths]))
+    elif args.format == "github":
+        for d in ordered:
+            level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
+            print_text(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
+                       f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
+                       f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
+    else:
+        # On a terminal the severities are in colour (NO_COLOR turns it off); piped, plain.
+        coloured = colour_on(sys.stdout)
+        for d in ordered:
+            # One line each (docs/reference.md "The command line"): the short message, then its
+            # detail.
+            label = f"{d.severity}[{d.code}]"
+            print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: "
+                       f"{paint(label, d.severity) if coloured else label} "
+                       f"{escape_controls(_with_detail(d))}\n")
+        print(_summary(ordered, checked), file=sys.stderr)
+    return 1 if fails(ordered, args.fail_on) else 0
+
+
+def _check_paths(args: argparse.Namespace, budgets: dict[str | None, int], named: list[str],
+                 diagnostics: list[Diagnostic], checked: list[str], progress: Progress) -> None:
+    """Every PATH's diagnostics into `diagnostics`, the agents checked into `checked`."""
+    from memlens.agents import agent_by_id
+    from memlens.workspace.agents_here import owner
+    from memlens.workspace.queries import check_file
+
     for raw in args.paths:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
+        progress.step(f"reading {display_path(raw)}")
         if os.path.isdir(real):
             settings = _check_settings(args, real)
             agents = list(dict.fromkeys([*covered_agents(args, real, settings), *named]))
@@ -99,8 +140,10 @@ def run(args: argparse.Namespace) -> int:
             # What a profile says (`agent-ignores-file`...) concerns the agents in use, as in
             # the editor; an agent covered only for its files gets its memory checked.
             agents_in_use = in_use(args, settings)
-            for agent_id in agents:
+            for number, agent_id in enumerate(agents, 1):
                 agent = agent_by_id(agent_id)
+                progress.step(f"{agent.label} in {display_path(raw)} ({number} of "
+                              f"{len(agents)} agents)")
                 found = _check_folder(agent, real, settings, profile=agent_id in agents_in_use)
                 limit = budgets.get(agent_id, budgets.get(None))
                 if limit is not None:
@@ -125,32 +168,6 @@ def run(args: argparse.Namespace) -> int:
                                         or owner(real, settings) == "gemini"):
                 gemini_notes(settings, os.path.dirname(real), checking=True)
             diagnostics += check_file(real, _static(settings))
-    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
-    # content check names every agent that reads a file.
-    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
-    for d in diagnostics:
-        unique.setdefault((d.path, d.line, d.col, d.code), d)
-    ordered = sorted(unique.values(), key=lambda d: d.sort_key())
-    if args.format == "json":
-        print_json([d.wire() for d in ordered])
-    elif args.format == "sarif":
-        from memlens.reports.sarif import sarif_log
-
-        print_json(sarif_log(ordered, [os.path.realpath(p) for p in args.paths]))
-    elif args.format == "github":
-        for d in ordered:
-            level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
-            print_text(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
-                       f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
-                       f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
-    else:
-        for d in ordered:
-            # One line each (docs/reference.md "The command line"): the short message, then its
-            # detail.
-            print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
-                       f"{escape_controls(_with_detail(d))}\n")
-        print(_summary(ordered, checked), file=sys.stderr)
-    return 1 if fails(ordered, args.fail_on) else 0
 
 
 def _summary(ordered: list[Diagnostic], checked: list[str]) -> str:

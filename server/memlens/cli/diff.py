@@ -35,6 +35,7 @@ from memlens.cli.diff_sides import (
 
 if TYPE_CHECKING:
     from memlens.cli.diff_files import FileDelta
+    from memlens.cli.tty import Progress
     from memlens.model import MemorySettings
     from memlens.protocol.context_diff import ContextChangeEntry, DiffResult
     from memlens.workspace.effective import ChosenAgent, ContextChange
@@ -162,7 +163,7 @@ def _same(settings: MemorySettings, _folder: str) -> MemorySettings:
     return settings  # one tree, one workspace folder: its settings serve every folder
 
 
-def _compare(args: argparse.Namespace, workdir: str
+def _compare(args: argparse.Namespace, workdir: str, progress: Progress
              ) -> tuple[DiffResult, list[ChosenAgent], list[FileDelta], MemorySettings]:
     from memlens.agents.gemini.discovery import MemoryEngine
     from memlens.agents.gemini.settings import load_settings
@@ -212,6 +213,7 @@ def _compare(args: argparse.Namespace, workdir: str
         listings: list[tuple[Side, dict[str, Entry]]] = []
         for number, side in enumerate((base, head)):
             side.top = os.path.join(temp, str(number))
+            progress.step(f"copying what the agents can read at {side.name}")
             entries = materialise(side, top, ignored, selection, agents, real_settings.home)
             listings.append((side, entries))
             side_root = posixpath.join(side.top, prefix) if prefix else side.top
@@ -226,10 +228,13 @@ def _compare(args: argparse.Namespace, workdir: str
             sides.append((side, side_root, settings))
         relative = sorted(all_folders - {"."})
         for side, side_root, settings in sides:
+            progress.step(f"what {len(agents)} agent(s) send in {len(relative) + 1} "
+                          f"folder(s) at {side.name}")
             folders = [side_root, *(posixpath.join(side_root, f) for f in relative)]
             context = effective_context(agents, folders, functools.partial(_same, settings))
             # The tree's top is the repository's (files above the folder compared count too).
             contexts.append(map_context(context, side.top, top))
+        progress.step("comparing the files")
         deltas = changed_files(listings, top)
 
     def names(key: tuple[str, str]) -> tuple[str, str]:
@@ -262,9 +267,11 @@ def run(args: argparse.Namespace) -> int:
     """`memlens diff`: exit 1 when anything changed, 0 when nothing did."""
     from memlens.cli.common import UsageError, print_json
     from memlens.cli.diff_output import render_github, render_text
+    from memlens.cli.tty import Progress
 
     try:
-        result, agents, deltas, settings = _compare(args, os.getcwd())
+        with Progress("diff") as progress:
+            result, agents, deltas, settings = _compare(args, os.getcwd(), progress)
     except DiffUsageError as err:
         raise UsageError(str(err)) from None
     if args.json:
