@@ -101,8 +101,8 @@ def test_text_output_and_summary(repo: Path) -> None:
     lines = out.out.splitlines()
     # The summary first: the sides and counts, each agent, each changed file and its reach.
     assert lines[:3] == [
-        "memlens diff HEAD~1 → HEAD: 1 file changed, 1 change to what 1 of 1 agent send at "
-        "start, 3 folders compared",
+        "memlens diff HEAD~1 → HEAD: 1 file changed; 1 change in what agents send at start, "
+        "for 1 of 1 agent; 3 folders compared",
         "  Claude Code (claude@2.1): 1 folder, +0 tokens",
         "  docs/style.md  modified +1 −1  Claude Code in 1 folder"]
     # Then the change once, the agents and folders it reaches under it, and its diff.
@@ -217,7 +217,7 @@ def test_github_a_change_from_no_file_still_annotated(repo: Path) -> None:
     assert out.code == 1
     (line,) = out.out.splitlines()
     assert line.startswith("::notice file=api/GEMINI.md,title=memlens%3A what Claude Code "
-                           "send at start changes::")
+                           "sends at start changes::")
     assert "%0A-# API Claude" in line
 
 

@@ -56,8 +56,8 @@ def test_one_changed_root_line_fits_one_screen(monorepo: Path) -> None:
     assert code == 1
     lines = out.splitlines()
     assert len(lines) <= SCREEN, out
-    assert lines[0] == ("memlens diff HEAD~1 → HEAD: 1 file changed, 1 change to what 2 of 3 "
-                        "agents send at start, 61 folders compared")
+    assert lines[0] == ("memlens diff HEAD~1 → HEAD: 1 file changed; 1 change in what agents "
+                        "send at start, for 2 of 3 agents; 61 folders compared")
     # Said once: the changed line appears once, whatever the folders it reaches.
     assert out.count("-- Use pnpm.") == 1 and out.count("+- Use pnpm 9.") == 1
     assert "  AGENTS.md  modified +1 −1  Claude Code in 1 folder, Codex in 61 folders" in lines
@@ -123,3 +123,21 @@ def test_this_repositorys_own_history(root: Path) -> None:
         assert diff.split("\n", 2)[2].rstrip("\n") in block
     # Fewer lines than one diff per (agent, folder) would print.
     assert len(lines) <= sum(len(c.diff.splitlines()) + 1 for c in result.changes) + 10
+
+
+def test_a_file_too_large_to_compare_is_left_out_not_an_error(root: Path) -> None:
+    """A 5 MB file the head's memory starts importing: copied on one side only, read from git
+    on the other, past the 4 MB a comparison reads: left out of the files, no error."""
+    build_tree(root, {"home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
+                      "tmp": None, "repo/GEMINI.md": "Rules.\n",
+                      "repo/docs/big.md": "x" * (5 * 1024 * 1024) + "\n"})
+    repo = root / "repo"
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first")
+    (repo / "GEMINI.md").write_text("Rules.\n@./docs/big.md\n")
+    out = memlens("diff", "HEAD", "--agent", "gemini@0.44+", "--json", cwd=repo,
+                  home=root / "home", env={"TMPDIR": str(root / "tmp")})
+    assert out.code == 1, out.err
+    result = DiffResult.model_validate_json(out.out)
+    assert [f.path for f in result.files] == ["GEMINI.md"]

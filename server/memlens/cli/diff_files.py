@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memlens.cli.diff_sides import LOCK_NAME, Entry, Side, git_text
+from memlens.cli.diff_sides import LOCK_NAME, DiffUsageError, Entry, Side, git_text
 
 if TYPE_CHECKING:
     from memlens.protocol.context_diff import DiffFileChange
@@ -44,6 +44,10 @@ def _files_of(folder: str) -> set[str]:
     return found
 
 
+class _NotCompared(Exception):
+    """A file too large to compare: left out of the changed files."""
+
+
 def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as handle:
@@ -65,8 +69,11 @@ def _content(rel: str, side: Side, copied: set[str], entries: dict[str, Entry],
         return _read(os.path.join(top, rel))
     if entry.object_id is None:
         return None
-    return git_text(["cat-file", "blob", entry.object_id], top,
-                    limit=FILE_LIMIT).encode("utf-8", "surrogateescape")
+    try:
+        return git_text(["cat-file", "blob", entry.object_id], top,
+                        limit=FILE_LIMIT).encode("utf-8", "surrogateescape")
+    except DiffUsageError:  # larger than FILE_LIMIT: not compared
+        raise _NotCompared from None
 
 
 def _lines(data: bytes | None) -> list[str]:
@@ -81,8 +88,11 @@ def changed_files(sides: list[tuple[Side, dict[str, Entry]]], top: str) -> list[
     base_copied, head_copied = _files_of(base.top), _files_of(head.top)
     deltas: list[FileDelta] = []
     for rel in sorted(base_copied | head_copied):
-        old = _content(rel, base, base_copied, base_entries, top)
-        new = _content(rel, head, head_copied, head_entries, top)
+        try:
+            old = _content(rel, base, base_copied, base_entries, top)
+            new = _content(rel, head, head_copied, head_entries, top)
+        except _NotCompared:
+            continue
         if old == new:
             continue
         status = "added" if old is None else "removed" if new is None else "modified"

@@ -151,9 +151,9 @@ def summary(result: DiffResult, agents: list[ChosenAgent], *, every_file: bool) 
     tokens, and each changed file with what it reaches."""
     changed_agents = list(dict.fromkeys(e.agent for e in result.changes))
     lines = [f"memlens diff {result.base} → {result.head}: "
-             f"{_plural(len(result.files), 'file')} changed, "
-             f"{_plural(len(result.groups), 'change')} to what {len(changed_agents)} of "
-             f"{_plural(len(agents), 'agent')} send at start, "
+             f"{_plural(len(result.files), 'file')} changed; "
+             f"{_plural(len(result.groups), 'change')} in what agents send at start, for "
+             f"{len(changed_agents)} of {_plural(len(agents), 'agent')}; "
              f"{_plural(len(result.folders), 'folder')} compared"]
     for agent in agents:
         entries = [e for e in result.changes if e.agent == agent.id]
@@ -246,20 +246,23 @@ def render_github(result: DiffResult, deltas: list[FileDelta],
                                                         result.groups[n].changes[0]].diff)}]
             chosen = lines_of or mine
             placed |= set(chosen)
-            title = f"memlens: this changes what {_agents_in(result, chosen)} send at start"
+            title = f"memlens: this changes what {_agents_in(result, chosen)} at start"
             out += _notice(delta.change.path, title,
                            _reach_message(result, [result.groups[n] for n in chosen]),
                            hunk.line, hunk.end_line)
     for number, group in enumerate(result.groups):
         if number in placed:
             continue
-        title = f"memlens: what {_agents_in(result, [number])} send at start changes"
+        title = f"memlens: what {_agents_in(result, [number])} at start changes"
         out += _notice(fallback_file[number], title, _reach_message(result, [group]))
     return out
 
 
 def _agents_in(result: DiffResult, group_numbers: list[int]) -> str:
+    """`Claude Code sends`, `Gemini CLI and Claude Code send`: the agents the changes reach."""
     labels = dict.fromkeys(result.changes[i].agent_label for n in group_numbers
                            for i in result.groups[n].changes)
     names = list(labels)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if len(names) == 1:
+        return f"{names[0]} sends"
+    return ", ".join(names[:-1]) + " and " + names[-1] + " send"
