@@ -118,9 +118,9 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
     cut = load.docs[1]
     assert (cut.sent_bytes, cut.size) == (2_767, 4_201)
     assert load.lost == [str(root / "repo/a/b/AGENTS.md")]
-    from memlens.agents.codex.agent import _budget_diagnostics
+    from memlens.agents.codex.budget import cut_diagnostics
 
-    (diag,) = _budget_diagnostics(load, FileReader())
+    (diag,) = cut_diagnostics(load, FileReader())
     assert diag.code == "payload-budget-exceeded" and diag.path == str(root / "repo/a/AGENTS.md")
     # 200 bytes of lines 1-2, then 1,283 whole two-byte characters and one byte of the next
     # (sent as U+FFFD): the cut falls on line 3, in the 1,284th character.
@@ -128,7 +128,8 @@ def test_codex_cut_names_the_bytes_and_files_lost_on_the_line_where_it_falls(
     assert (diag.line, diag.col) == (3, 1_284)
     assert "1,439 bytes are not sent" in diag.message
     assert "the last 1,434 of this file's 4,201 bytes" in diag.message
-    assert "1 later file (5 bytes)" in diag.message
+    # The file dropped is named (relative to the cut file's folder), not only counted.
+    assert diag.message.endswith("1 later file (5 bytes): b/AGENTS.md")
     assert diag.detail == f"cut here; not sent: {root}/repo/a/b/AGENTS.md (5 bytes)"
 
 

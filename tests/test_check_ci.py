@@ -145,3 +145,50 @@ def test_check_summary_counts_infos(root: Path) -> None:
     assert run.code == 0
     assert "info[hidden-comment]" in run.out
     assert run.err.endswith("memlens: 0 error(s), 0 warning(s), 1 info(s) (Gemini CLI)\n")
+
+
+# --- `--fail-on`: CI that gates on warnings (issue 33) ----------------------------------------
+
+# One tree per most severe finding: an import diamond (info), an import in prose (warning), a
+# missing import (error).
+_WORST = {
+    "info": {"proj/GEMINI.md": "@./a.md\n@./b.md\n", "proj/a.md": "@./d.md",
+             "proj/b.md": "@./d.md", "proj/d.md": "D"},
+    "warning": {"proj/GEMINI.md": "ask @user\n"},
+    "error": {"proj/GEMINI.md": "@./gone.md\n"},
+}
+
+
+def _worst_tree(root: Path, worst: str) -> Path:
+    build_tree(root, {"home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
+                      "proj/.git": None, **_WORST[worst]})
+    return root
+
+
+@pytest.mark.parametrize("worst", ["info", "warning", "error"])
+@pytest.mark.parametrize("fail_on", [None, "error", "warning", "info"])
+def test_fail_on_exits_1_at_or_above_its_level(root: Path, worst: str,
+                                                fail_on: str | None) -> None:
+    tree = _worst_tree(root, worst)
+    option = [] if fail_on is None else ["--fail-on", fail_on]
+    run = memlens("check", "proj", "--agent", "gemini", *option, cwd=tree, home=tree / "home")
+    assert f"{worst}[" in run.out, run.out  # the tree's finding is there, whatever the gate
+    levels = ["error", "warning", "info"]
+    gate = levels.index(fail_on or "error")  # no --fail-on: errors only, as before
+    assert run.code == (1 if levels.index(worst) <= gate else 0), (run.out, run.err)
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
+def test_fail_on_warning_gates_every_format(root: Path, output: str) -> None:
+    tree = _worst_tree(root, "warning")
+    args = ("check", "proj", "--agent", "gemini", "--format", output)
+    assert memlens(*args, cwd=tree, home=tree / "home").code == 0
+    gated = memlens(*args, "--fail-on", "warning", cwd=tree, home=tree / "home")
+    assert gated.code == 1, gated.err
+    assert "import-in-prose" in gated.out
+
+
+def test_fail_on_takes_only_a_severity(root: Path) -> None:
+    tree = _worst_tree(root, "warning")
+    run = memlens("check", "proj", "--fail-on", "never", cwd=tree, home=tree / "home")
+    assert run.code == 2 and "invalid choice" in run.err and run.err.count("\n") == 1

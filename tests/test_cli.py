@@ -420,7 +420,6 @@ ERROR_CASES = [
                  id="jit-missing-cwd"),
     pytest.param(["jit", "--cwd", "proj"], "TARGET", id="jit-no-target"),
     pytest.param(["frobnicate"], "invalid choice", id="unknown-subcommand"),
-    pytest.param([], "COMMAND", id="no-subcommand"),
     pytest.param(["show", "proj", "--home", "no-such-home"], "home", id="missing-home"),
     # An unknown agent is a usage error; `--dialect` is retired (one way to name an agent).
     pytest.param(["show", "proj", "--agent", "windsurf"], "unknown agent", id="agent-bad"),
@@ -452,6 +451,29 @@ def test_errors_are_one_line_exit_2(ws: Path, args: list[str], phrase: str) -> N
     assert len(run.err.splitlines()) == 1, run.err
     assert run.err.startswith("memlens: ")
     assert phrase in run.err
+
+
+def test_no_command_lists_every_command_exit_2(ws: Path) -> None:
+    from memlens.cli.main import COMMANDS
+
+    run = memlens(cwd=ws, home=ws / "home")
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith("usage: memlens ")
+    listed = [line.split()[0] for line in run.err.splitlines()
+              if line.startswith("  ") and not line.startswith("   ")]
+    assert listed == list(COMMANDS)
+    assert run.err.splitlines()[-1] == ("memlens: error: no command given; memlens COMMAND "
+                                        "--help describes one")
+
+
+def test_help_lists_every_command(ws: Path) -> None:
+    from memlens.cli.main import COMMANDS
+
+    run = memlens("--help", cwd=ws, home=ws / "home")
+    assert run.code == 0
+    for command, summary in COMMANDS.items():
+        assert f"    {command} " in run.out
+        assert summary.split()[0] in run.out
 
 
 def test_missing_gemini_cli_home_is_an_error(ws: Path) -> None:

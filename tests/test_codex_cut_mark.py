@@ -74,3 +74,5 @@ def test_the_cut_is_marked_where_real_codex_cut(scenario_id: str, tmp_path: Path
         assert str(path) in mark["detail"]
     if lost:
         assert f"{len(lost)} later file" in mark["message"]
+        for path in lost:  # each file dropped, by name, in the message itself
+            assert os.path.relpath(path, cut_file.parent) in mark["message"]

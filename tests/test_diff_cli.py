@@ -99,11 +99,60 @@ def test_text_output_and_summary(repo: Path) -> None:
     out = run(repo, "HEAD~1", "HEAD", "--agent", "claude")
     assert out.code == 1
     lines = out.out.splitlines()
-    assert lines[0] == ("memlens diff claude@2.1 ./: what Claude Code sends at start working "
-                        "in ./ (HEAD~1 → HEAD)")
-    assert lines[1:3] == ["--- HEAD~1:./", "+++ HEAD:./"]
+    # The summary first: the sides and counts, each agent, each changed file and its reach.
+    assert lines[:3] == [
+        "memlens diff HEAD~1 → HEAD: 1 file changed; 1 change in what agents send at start, "
+        "for 1 of 1 agent; 3 folders compared",
+        "  Claude Code (claude@2.1): 1 folder, +0 tokens",
+        "  docs/style.md  modified +1 −1  Claude Code in 1 folder"]
+    # Then the change once, the agents and folders it reaches under it, and its diff.
+    assert lines[4:8] == ["change 1 of 1 (docs/style.md): +1 −1 line(s)",
+                          "  Claude Code (claude@2.1), 1 folder, +0 tokens: ./",
+                          "--- HEAD~1:./", "+++ HEAD:./"]
     assert "-Style v1" in lines and "+Style v2" in lines
     assert out.err == "memlens: HEAD~1 → HEAD changes what Claude Code reads in 1 folder\n"
+
+
+def test_one_change_in_many_folders_is_said_once(repo: Path) -> None:
+    """The style Gemini CLI imports in ./, api/ and web/ and Claude Code in ./: one change,
+    the same lines, with every agent and folder it reaches listed under it."""
+    out = run(repo, "HEAD~1", "HEAD", *AGENTS)
+    assert out.code == 1
+    assert out.out.count("-Style v1") == 1 and out.out.count("+Style v2") == 1
+    assert [line for line in out.out.splitlines() if line.startswith("change ")] == [
+        "change 1 of 1 (docs/style.md): +1 −1 line(s)"]
+    assert "  Gemini CLI (gemini@0.44+), 3 folders, +0 tokens: ./ api/ web/" in out.out
+    assert "  Claude Code (claude@2.1), 1 folder, +0 tokens: ./" in out.out
+    assert "  Codex (codex@0.169): no change" in out.out
+
+
+def test_stat_is_the_summary_alone(repo: Path) -> None:
+    full = run(repo, "HEAD~1", "HEAD", *AGENTS)
+    stat = run(repo, "HEAD~1", "HEAD", *AGENTS, "--stat")
+    assert stat.code == 1
+    assert stat.out == full.out.split("\n\n", 1)[0] + "\n"
+    assert stat.out.splitlines()[-1] == ("  docs/style.md  modified +1 −1  Gemini CLI in 3 "
+                                         "folders, Claude Code in 1 folder")
+    assert "Style v2" not in stat.out
+    assert run(repo, *AGENTS, "--stat").out == ""  # nothing changed: nothing on stdout
+
+
+def test_json_adds_groups_files_and_tokens(repo: Path) -> None:
+    (repo / "docs" / "style.md").write_text("Style v3, a longer rule than before\n")
+    result = as_result(run(repo, "HEAD~1", *AGENTS, "--json"))
+    # As before, one entry per (agent, folder)...
+    assert changed_pairs(result) == [("gemini", "."), ("gemini", "api"), ("gemini", "web"),
+                                     ("claude", ".")]
+    # ... and now each change once, the file it comes from, and each agent's own tokens.
+    assert [(g.changes, g.files, g.added, g.removed) for g in result.groups] == [
+        ([0, 1, 2, 3], ["docs/style.md"], 1, 1)]
+    (style,) = result.files
+    assert (style.path, style.status, style.added, style.removed) == (
+        "docs/style.md", "modified", 1, 1)
+    assert [(h.line, h.end_line, h.added, h.removed) for h in style.hunks] == [(1, 1, 1, 1)]
+    for change in result.changes:
+        assert change.tokens_before is not None and change.tokens_after is not None
+        assert change.tokens_after > change.tokens_before
 
 
 def test_head_against_the_working_tree(repo: Path) -> None:
@@ -142,23 +191,34 @@ def test_files_git_ignores_are_the_same_on_both_sides(repo: Path) -> None:
     assert f" Contents of {repo}/CLAUDE.local.md (user's private" in result.changes[0].diff
 
 
-def test_github_annotations(repo: Path) -> None:
-    out = run(repo, "HEAD~1", "HEAD", "--agent", "gemini@0.44+", "--agent", "claude",
+def test_github_annotations_sit_on_the_changed_lines(repo: Path) -> None:
+    (repo / "docs" / "style.md").write_text("Intro\nStyle v1\nTabs, not spaces.\n")
+    out = run(repo, "HEAD~1", "--agent", "gemini@0.44+", "--agent", "claude",
               "--format", "github")
     assert out.code == 1
     lines = out.out.splitlines()
-    assert len(lines) == 4  # one workflow command per change: newlines are escaped
+    assert len(lines) == 2  # one notice per changed stretch of docs/style.md
     heads = [line.split("::", 2)[1] for line in lines]
-    assert heads == [
-        "notice file=GEMINI.md,title=Gemini CLI context changed in ./",
-        "notice file=api/GEMINI.md,title=Gemini CLI context changed in api/",
-        "notice file=web/AGENTS.md,title=Gemini CLI context changed in web/",
-        "notice file=CLAUDE.md,title=Claude Code context changed in ./"]
-    message = lines[3].split("::", 2)[2]
-    assert message.startswith("What Claude Code (claude@2.1) sends at start working in ./ "
-                              "changes between HEAD~1 and HEAD: +1 −1 line(s)%0A--- HEAD~1:./"
-                              "%0A+++ HEAD:./%0A@@ ")
-    assert "%0A-Style v1%0A+Style v2%0A" in message
+    title = "title=memlens%3A this changes what Gemini CLI and Claude Code send at start"
+    assert heads == [f"notice file=docs/style.md,line=1,endLine=1,{title}",
+                     f"notice file=docs/style.md,line=3,endLine=3,{title}"]
+    message = lines[1].split("::", 2)[2]
+    assert message.startswith(
+        "What the agents send at start changes (HEAD~1 → working tree):"
+        "%0AGemini CLI (gemini@0.44+) in 3 folders (./, api/, web/), ")
+    assert "%0AClaude Code (claude@2.1) in 1 folder (./), " in message
+    assert "%0A+Tabs, not spaces.%0A" in message
+
+
+def test_github_a_change_from_no_file_still_annotated(repo: Path) -> None:
+    """A deleted memory file: no line to sit on; one notice on the folder's memory file."""
+    (repo / "api" / "CLAUDE.md").unlink()
+    out = run(repo, "HEAD", "--agent", "claude", "--format", "github")
+    assert out.code == 1
+    (line,) = out.out.splitlines()
+    assert line.startswith("::notice file=api/GEMINI.md,title=memlens%3A what Claude Code "
+                           "sends at start changes::")
+    assert "%0A-# API Claude" in line
 
 
 def test_json_matches_the_published_schema(repo: Path) -> None:

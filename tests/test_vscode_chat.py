@@ -244,7 +244,7 @@ def test_diff_covers_vscode_chat(tree: Path) -> None:
     run = memlens("diff", "--agent", "vscode-chat", cwd=repo, home=tree / "home")
     assert run.code == 1, run.err
     assert "+And a new one." in run.out
-    assert "what VS Code chat sends at start" in run.out
+    assert "\n  VS Code chat (vscode-chat@" in run.out  # the agent it reaches, under the change
 
 
 def test_home_changes_that_matter(root: Path) -> None:

@@ -47,6 +47,9 @@ export type MemlensPayload =
   | CountTokensResponse
   | Diagnostic
   | Dialect
+  | DiffChangeGroup
+  | DiffFileChange
+  | DiffHunk
   | DiffResult
   | DoneEvent
   | ErrorEvent
@@ -498,6 +501,8 @@ export interface ContextChangeEntry {
   diff: string;
   added: number;
   removed: number;
+  tokensBefore?: number | null;
+  tokensAfter?: number | null;
 }
 /**
  * memlens/contextChanged: a save (or a change on disk) changed what some agent sends at
@@ -574,6 +579,36 @@ export interface CountTokensResponse {
   error?: string | null;
 }
 /**
+ * One change said once: the same lines added and removed in what several (agent,
+ * folder) pairs send, and the files it comes from.
+ */
+export interface DiffChangeGroup {
+  changes: number[];
+  files: string[];
+  added: number;
+  removed: number;
+}
+/**
+ * One file an agent can read that differs between the two sides.
+ */
+export interface DiffFileChange {
+  path: string;
+  status: string;
+  added: number;
+  removed: number;
+  hunks: DiffHunk[];
+}
+/**
+ * One changed stretch of a file: lines `line`..`end_line` of the new side (a removal:
+ * the line it was removed before), `added` and `removed` lines.
+ */
+export interface DiffHunk {
+  line: number;
+  endLine: number;
+  added: number;
+  removed: number;
+}
+/**
  * `memlens diff --json`: what each agent sends at start, per folder, compared between
  * `base` and `head` (a git revision, or "working tree").
  */
@@ -588,6 +623,8 @@ export interface DiffResult {
   folders: string[];
   changes: ContextChangeEntry[];
   changed: boolean;
+  files: DiffFileChange[];
+  groups: DiffChangeGroup[];
 }
 /**
  * One extraction run. "no-key": no Gemini API key (the editor offers to set one).

@@ -1,5 +1,6 @@
 """`memlens check [PATH ...]`: every diagnostic for each folder (or file), as text, JSON,
-GitHub workflow commands or SARIF; exit status 1 on any error.
+GitHub workflow commands or SARIF; exit status 1 on any diagnostic at or above `--fail-on`
+(error by default).
 
 A check is static analysis: a folder's memory files are checked whatever Gemini CLI's folder
 trust (one line says when Gemini CLI would not load them). Without `--agent` it covers the
@@ -30,13 +31,28 @@ from memlens.files.output import display_path, escape_controls
 
 if TYPE_CHECKING:
     from memlens.agents.base import MemoryAgent
+    from memlens.cli.tty import Progress
     from memlens.protocol.memory import Diagnostic
+
+
+# Severities from the most severe: `--fail-on LEVEL` fails on LEVEL and every one before it.
+FAIL_LEVELS = ("error", "warning", "info")
+
+
+def fails(ordered: list[Diagnostic], fail_on: str) -> bool:
+    """Whether a diagnostic at or above `fail_on` is among `ordered`."""
+    failing = FAIL_LEVELS[:FAIL_LEVELS.index(fail_on) + 1]
+    return any(d.severity in failing for d in ordered)
 
 
 def add_parser(commands: Any, common: Parser, summary: str) -> None:
     check = commands.add_parser("check", parents=[common], help=summary)
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     check.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
+    check.add_argument("--fail-on", choices=list(FAIL_LEVELS), default="error",
+                       help="exit status 1 when a diagnostic at or above this severity is "
+                            "found (default error; warning gates on warnings too, info on "
+                            "anything)")
     check.add_argument("--max-indexed-folders", type=positive, metavar="N",
                        help="folders the walk for subfolder memory reads at most "
                             "(memlens.maxIndexedFolders, default 50,000)")
@@ -59,9 +75,7 @@ def budget_spec(value: str) -> tuple[str | None, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memlens.agents import agent_by_id
-    from memlens.workspace.agents_here import owner
-    from memlens.workspace.queries import check_file
+    from memlens.cli.tty import Progress, colour_on, paint
 
     budgets = dict(args.budgets or [])
     named = [a for a in budgets if a is not None]
@@ -70,10 +84,52 @@ def run(args: argparse.Namespace) -> int:
                          f", which --agent {args.agent_id} leaves out")
     diagnostics: list[Diagnostic] = []
     checked: list[str] = []
+    with Progress("check") as progress:
+        _check_paths(args, budgets, named, diagnostics, checked, progress)
+    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
+    # content check names every agent that reads a file.
+    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
+    for d in diagnostics:
+        unique.setdefault((d.path, d.line, d.col, d.code), d)
+    ordered = sorted(unique.values(), key=lambda d: d.sort_key())
+    if args.format == "json":
+        print_json([d.wire() for d in ordered])
+    elif args.format == "sarif":
+        from memlens.reports.sarif import sarif_log
+
+        print_json(sarif_log(ordered, [os.path.realpath(p) for p in args.paths]))
+    elif args.format == "github":
+        for d in ordered:
+            level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
+            print_text(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
+                       f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
+                       f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
+    else:
+        # On a terminal the severities are in colour (NO_COLOR turns it off); piped, plain.
+        coloured = colour_on(sys.stdout)
+        for d in ordered:
+            # One line each (docs/reference.md "The command line"): the short message, then its
+            # detail.
+            label = f"{d.severity}[{d.code}]"
+            print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: "
+                       f"{paint(label, d.severity) if coloured else label} "
+                       f"{escape_controls(_with_detail(d))}\n")
+        print(_summary(ordered, checked), file=sys.stderr)
+    return 1 if fails(ordered, args.fail_on) else 0
+
+
+def _check_paths(args: argparse.Namespace, budgets: dict[str | None, int], named: list[str],
+                 diagnostics: list[Diagnostic], checked: list[str], progress: Progress) -> None:
+    """Every PATH's diagnostics into `diagnostics`, the agents checked into `checked`."""
+    from memlens.agents import agent_by_id
+    from memlens.workspace.agents_here import owner
+    from memlens.workspace.queries import check_file
+
     for raw in args.paths:
         if not os.path.exists(raw):
             raise UsageError(f"no such file or directory: {raw}")
         real = os.path.realpath(raw)
+        progress.step(f"reading {display_path(raw)}")
         if os.path.isdir(real):
             settings = _check_settings(args, real)
             agents = list(dict.fromkeys([*covered_agents(args, real, settings), *named]))
@@ -84,8 +140,10 @@ def run(args: argparse.Namespace) -> int:
             # What a profile says (`agent-ignores-file`...) concerns the agents in use, as in
             # the editor; an agent covered only for its files gets its memory checked.
             agents_in_use = in_use(args, settings)
-            for agent_id in agents:
+            for number, agent_id in enumerate(agents, 1):
                 agent = agent_by_id(agent_id)
+                progress.step(f"{agent.label} in {display_path(raw)} ({number} of "
+                              f"{len(agents)} agents)")
                 found = _check_folder(agent, real, settings, profile=agent_id in agents_in_use)
                 limit = budgets.get(agent_id, budgets.get(None))
                 if limit is not None:
@@ -110,32 +168,6 @@ def run(args: argparse.Namespace) -> int:
                                         or owner(real, settings) == "gemini"):
                 gemini_notes(settings, os.path.dirname(real), checking=True)
             diagnostics += check_file(real, _static(settings))
-    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
-    # content check names every agent that reads a file.
-    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
-    for d in diagnostics:
-        unique.setdefault((d.path, d.line, d.col, d.code), d)
-    ordered = sorted(unique.values(), key=lambda d: d.sort_key())
-    if args.format == "json":
-        print_json([d.wire() for d in ordered])
-    elif args.format == "sarif":
-        from memlens.reports.sarif import sarif_log
-
-        print_json(sarif_log(ordered, [os.path.realpath(p) for p in args.paths]))
-    elif args.format == "github":
-        for d in ordered:
-            level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity]
-            print_text(f"::{level} file={_gh_property(_display_path(d.path))},line={d.line},"
-                       f"col={d.col},endLine={d.end_line},endColumn={d.end_col},"
-                       f"title={_gh_property(d.code)}::{_gh_data(_with_detail(d))}\n")
-    else:
-        for d in ordered:
-            # One line each (docs/reference.md "The command line"): the short message, then its
-            # detail.
-            print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: {d.severity}[{d.code}] "
-                       f"{escape_controls(_with_detail(d))}\n")
-        print(_summary(ordered, checked), file=sys.stderr)
-    return 1 if any(d.severity == "error" for d in ordered) else 0
 
 
 def _summary(ordered: list[Diagnostic], checked: list[str]) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlens.cli.diff_sides import (
     DiffUsageError,
+    Entry,
     Selection,
     Side,
     commit_of,
@@ -31,15 +32,15 @@ from memlens.cli.diff_sides import (
     materialise,
     temporary_folder,
 )
-from memlens.files.output import escape_controls
 
 if TYPE_CHECKING:
+    from memlens.cli.diff_files import FileDelta
+    from memlens.cli.tty import Progress
     from memlens.model import MemorySettings
     from memlens.protocol.context_diff import ContextChangeEntry, DiffResult
     from memlens.workspace.effective import ChosenAgent, ContextChange
 
 WORKING_TREE = "working tree"
-GITHUB_DIFF_LINES = 60  # lines of the diff a `--format github` notice carries at most
 
 
 def add_parser(commands: Any, common: Any, summary: str) -> None:
@@ -57,6 +58,9 @@ def add_parser(commands: Any, common: Any, summary: str) -> None:
                            "$MEMLENS_AGENTS, else the detected agents, else gemini@0.44+)")
     diff.add_argument("--format", dest="diff_format", choices=["text", "github"],
                       default="text")
+    diff.add_argument("--stat", action="store_true",
+                      help="just the summary: each agent's folders and tokens, and one line "
+                           "per changed file")
     diff.add_argument("--json", action="store_true")
     diff.add_argument("--home", metavar="DIR",
                       help="home folder (default: $GEMINI_CLI_HOME, else your home)")
@@ -118,21 +122,14 @@ def _relative(folder: str, root: str) -> str:
 
 def _entry(change: ContextChange, agent: ChosenAgent, root: str) -> ContextChangeEntry:
     from memlens.protocol.context_diff import ContextChangeEntry
+    from memlens.reports.budgets import estimate_tokens
 
     return ContextChangeEntry(agent=change.agent, agent_label=change.agent_label,
                               profile=agent.name, folder=change.folder,
                               relative_folder=posixpath.relpath(change.folder, root),
-                              diff=change.diff, added=change.added, removed=change.removed)
-
-
-def _gh_data(text: str) -> str:
-    """GitHub workflow-command escaping of a message (as `check --format github`)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(text: str) -> str:
-    """GitHub workflow-command escaping of a property value (also ':' and ',')."""
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+                              diff=change.diff, added=change.added, removed=change.removed,
+                              tokens_before=estimate_tokens(change.agent, change.before),
+                              tokens_after=estimate_tokens(change.agent, change.after))
 
 
 def _annotated_file(entry: ContextChangeEntry, agent: ChosenAgent, top: str,
@@ -148,33 +145,6 @@ def _annotated_file(entry: ContextChangeEntry, agent: ChosenAgent, top: str,
             if os.path.isfile(candidate):
                 return posixpath.relpath(candidate, top)
     return posixpath.relpath(entry.folder, top)
-
-
-def _print_github(result: DiffResult, agents: dict[str, ChosenAgent],
-                  settings: MemorySettings) -> None:
-    for entry in result.changes:
-        agent = agents[entry.agent]
-        folder = _relative(entry.folder, result.root)
-        lines = entry.diff.splitlines()
-        shown = "\n".join(lines[:GITHUB_DIFF_LINES])
-        if len(lines) > GITHUB_DIFF_LINES:
-            shown += f"\n… {len(lines) - GITHUB_DIFF_LINES} more line(s): run memlens diff"
-        message = (f"What {entry.agent_label} ({entry.profile}) sends at start working in "
-                   f"{folder} changes between {result.base} and {result.head}: "
-                   f"+{entry.added} −{entry.removed} line(s)\n{shown}")
-        title = f"{entry.agent_label} context changed in {folder}"
-        where = _annotated_file(entry, agent, result.repository, settings)
-        sys.stdout.write(f"::notice file={_gh_property(where)},"
-                         f"title={_gh_property(title)}::{_gh_data(message)}\n")
-
-
-def _print_text(result: DiffResult) -> None:
-    for entry in result.changes:
-        folder = _relative(entry.folder, result.root)
-        sys.stdout.write(f"memlens diff {entry.profile} {escape_controls(folder)}: what "
-                         f"{entry.agent_label} sends at start working in "
-                         f"{escape_controls(folder)} ({result.base} → {result.head})\n")
-        sys.stdout.write(escape_controls(entry.diff, keep="\n\t"))
 
 
 def _summary_line(result: DiffResult) -> str:
@@ -193,11 +163,13 @@ def _same(settings: MemorySettings, _folder: str) -> MemorySettings:
     return settings  # one tree, one workspace folder: its settings serve every folder
 
 
-def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[str, Any],
-                                                             MemorySettings]:
+def _compare(args: argparse.Namespace, workdir: str, progress: Progress
+             ) -> tuple[DiffResult, list[ChosenAgent], list[FileDelta], MemorySettings]:
     from memlens.agents.gemini.discovery import MemoryEngine
     from memlens.agents.gemini.settings import load_settings
     from memlens.agents.gemini.trust import decide_trust
+    from memlens.cli.diff_files import changed_files
+    from memlens.cli.diff_output import group_changes
     from memlens.protocol.context_diff import DiffResult
     from memlens.workspace.effective import (
         diff,
@@ -238,9 +210,12 @@ def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[s
         contexts = []
         all_folders: set[str] = set()
         sides = []
+        listings: list[tuple[Side, dict[str, Entry]]] = []
         for number, side in enumerate((base, head)):
             side.top = os.path.join(temp, str(number))
-            materialise(side, top, ignored, selection, agents, real_settings.home)
+            progress.step(f"copying what the agents can read at {side.name}")
+            entries = materialise(side, top, ignored, selection, agents, real_settings.home)
+            listings.append((side, entries))
             side_root = posixpath.join(side.top, prefix) if prefix else side.top
             if not os.path.isdir(side_root):
                 os.makedirs(side_root)
@@ -253,10 +228,14 @@ def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[s
             sides.append((side, side_root, settings))
         relative = sorted(all_folders - {"."})
         for side, side_root, settings in sides:
+            progress.step(f"what {len(agents)} agent(s) send in {len(relative) + 1} "
+                          f"folder(s) at {side.name}")
             folders = [side_root, *(posixpath.join(side_root, f) for f in relative)]
             context = effective_context(agents, folders, functools.partial(_same, settings))
             # The tree's top is the repository's (files above the folder compared count too).
             contexts.append(map_context(context, side.top, top))
+        progress.step("comparing the files")
+        deltas = changed_files(listings, top)
 
     def names(key: tuple[str, str]) -> tuple[str, str]:
         folder = _relative(key[1], root)
@@ -269,23 +248,44 @@ def _compare(args: argparse.Namespace, workdir: str) -> tuple[DiffResult, dict[s
                         agents=[a.name for a in agents], folders=[".", *relative],
                         changes=[_entry(c, by_id[c.agent], root) for c in changes],
                         changed=bool(changes))
-    return result, by_id, real_settings
+    result.groups = group_changes(result, deltas)
+    # The files in the folder compared, above it, or that a change comes from.
+    traced = {f for g in result.groups for f in g.files}
+    deltas = [d for d in deltas if d.change.path in traced or _in_scope(d.change.path, prefix)]
+    result.files = [d.change for d in deltas]
+    return result, agents, deltas, real_settings
+
+
+def _in_scope(path: str, prefix: str) -> bool:
+    """`path` (relative to the repository's top) is in the folder compared or above it."""
+    folder = posixpath.dirname(path)
+    return (not prefix or path.startswith(prefix + "/")
+            or prefix == folder or prefix.startswith(folder + "/") or not folder)
 
 
 def run(args: argparse.Namespace) -> int:
     """`memlens diff`: exit 1 when anything changed, 0 when nothing did."""
     from memlens.cli.common import UsageError, print_json
+    from memlens.cli.diff_output import render_github, render_text
+    from memlens.cli.tty import Progress
 
     try:
-        result, agents, settings = _compare(args, os.getcwd())
+        with Progress("diff") as progress:
+            result, agents, deltas, settings = _compare(args, os.getcwd(), progress)
     except DiffUsageError as err:
         raise UsageError(str(err)) from None
     if args.json:
         print_json(result.wire())
     elif args.diff_format == "github":
-        _print_github(result, agents, settings)
+        by_id = {a.id: a for a in agents}
+        fallback = {}
+        for number, group in enumerate(result.groups):
+            first = result.changes[group.changes[0]]
+            fallback[number] = _annotated_file(first, by_id[first.agent], result.repository,
+                                               settings)
+        sys.stdout.write(render_github(result, deltas, fallback))
     else:
-        _print_text(result)
+        sys.stdout.write(render_text(result, agents, stat=args.stat))
     if not args.json:
         print(_summary_line(result), file=sys.stderr)
     return 1 if result.changed else 0

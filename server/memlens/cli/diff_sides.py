@@ -288,13 +288,16 @@ def _copy_ignored(top: str, rel: str, dest: str) -> None:
 
 
 def materialise(side: Side, top: str, ignored: list[str], selection: Selection,
-                 agents: list[ChosenAgent], home: str) -> None:
-    _Materialiser(side, top, side.top, selection, agents, home).run()
+                 agents: list[ChosenAgent], home: str) -> dict[str, Entry]:
+    """Write `side` under `side.top`; its listing (every file of the side, copied or not)."""
+    materialiser = _Materialiser(side, top, side.top, selection, agents, home)
+    materialiser.run()
     for rel in ignored:
         if not os.path.lexists(os.path.join(side.top, rel)):
             _copy_ignored(top, rel, side.top)
     # The project-root marker the agents stop at (the real one is the repository's .git).
     os.makedirs(os.path.join(side.top, ".git"), exist_ok=True)
+    return materialiser.entries
 
 
 # --- the temporary folder: removed on exit, on SIGTERM / SIGINT, and by the next run --------

@@ -65,6 +65,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def commands_list() -> str:
+    """Every command with its one-line description, one a line (`memlens` alone prints it)."""
+    import textwrap
+
+    width = max(len(c) for c in COMMANDS)
+    indent = " " * (width + 4)
+    return "commands:\n" + "".join(
+        textwrap.fill(summary, 79, initial_indent=f"  {c:<{width}}  ",
+                      subsequent_indent=indent) + "\n"
+        for c, summary in COMMANDS.items())
+
+
 def _command_in(argv: Sequence[str]) -> str | None:
     """The command `argv` names (its first word that is not an option), when it is one."""
     first = next((word for word in argv if not word.startswith("-")), None)
@@ -92,6 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             apply_agent(args)
             return int(_module(args.command).run(args))  # type: ignore[attr-defined]
     except UsageError as err:
+        if command is None and str(err).endswith("required: COMMAND"):
+            # No command given (`memlens` alone, or options only): what there is to run.
+            sys.stderr.write(parser.format_usage() + "\n" + commands_list() + "\n")
+            print("memlens: error: no command given; memlens COMMAND --help describes one",
+                  file=sys.stderr)
+            return EXIT_USAGE
         print(f"memlens: error: {escape_controls(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except ValueError as err:  # pydantic's ValidationError: a setting out of range

@@ -45,7 +45,8 @@ def _write(option: str, target: str, text: str, *, append: bool = False) -> None
 
 def run(args: argparse.Namespace) -> int:
     from memlens import __version__
-    from memlens.files.output import json_safe, valid_utf8
+    from memlens.cli.tty import Progress
+    from memlens.files.output import display_path, json_safe, valid_utf8
     from memlens.reports.report import html_report, markdown_summary
     from memlens.workspace.matrix import agent_matrix
 
@@ -55,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     # `--agent X` narrows the report to that agent; by default every agent worth a column.
     agents = [args.agent_id] if getattr(args, "agent", None) else None
     settings = settings_for(args, folder, notes=False)
-    result = agent_matrix(folder, settings, agents=agents)
+    with Progress("report") as progress:
+        progress.step(f"every memory file × every agent in {display_path(folder)}")
+        result = agent_matrix(folder, settings, agents=agents)
     if any(a.id == "gemini" for a in result.agents):  # its trust note where it is shown
         gemini_notes(settings, folder)
     if args.html:

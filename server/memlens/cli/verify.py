@@ -38,20 +38,25 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memlens.agent_versions import detect_installed
+    from memlens.cli.tty import Progress
     from memlens.verify.run import VerifyError, verify
 
     folder = directory(args.path)
     quiet = args.json
+    line = Progress("verify")
 
     def progress(message: str) -> None:
-        if not quiet:
+        if line.active:  # a terminal: the one updating line, with the seconds so far
+            line.step(message)
+        elif not quiet:
             print(f"memlens: {message} ...", file=sys.stderr, flush=True)
 
     try:
-        result = verify(folder, detect_installed(), args.agents, home=args.home, read=args.read,
-                        remember=not args.no_remember, progress=progress,
-                        timeout=args.timeout, trusted=True if args.trusted else None,
-                        unsandboxed=args.unsafe_no_sandbox)
+        with line:
+            result = verify(folder, detect_installed(), args.agents, home=args.home,
+                            read=args.read, remember=not args.no_remember, progress=progress,
+                            timeout=args.timeout, trusted=True if args.trusted else None,
+                            unsandboxed=args.unsafe_no_sandbox)
     except VerifyError as err:
         raise UsageError(str(err)) from None
     if args.json:

@@ -3,6 +3,8 @@ server's memlens/contextChanged notification and memlens/contextDiff request."""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from memlens.protocol.wire import Inbound, Wire
 
 
@@ -17,6 +19,40 @@ class ContextChangeEntry(Wire):
     diff: str  # unified diff of what it sends at start, before → after
     added: int  # lines added
     removed: int  # lines removed
+    # Each agent's own token estimate of the text before and after (`memlens diff`; None where
+    # not measured).
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+
+
+class DiffHunk(Wire):
+    """One changed stretch of a file: lines `line`..`end_line` of the new side (a removal:
+    the line it was removed before), `added` and `removed` lines."""
+
+    line: int
+    end_line: int
+    added: int
+    removed: int
+
+
+class DiffFileChange(Wire):
+    """One file an agent can read that differs between the two sides."""
+
+    path: str  # relative to the repository's top
+    status: str  # "added", "removed" or "modified"
+    added: int  # lines added
+    removed: int  # lines removed
+    hunks: list[DiffHunk] = Field(default_factory=list)
+
+
+class DiffChangeGroup(Wire):
+    """One change said once: the same lines added and removed in what several (agent,
+    folder) pairs send, and the files it comes from."""
+
+    changes: list[int]  # indexes into DiffResult.changes
+    files: list[str]  # the changed files it comes from (relative to the repository's top)
+    added: int
+    removed: int
 
 
 class DiffResult(Wire):
@@ -33,6 +69,9 @@ class DiffResult(Wire):
     folders: list[str]  # the folders of interest compared, relative to `root`
     changes: list[ContextChangeEntry]
     changed: bool  # any change (the exit status is 1 when true)
+    # The files agents can read that changed, by path; `changes` grouped, each change once.
+    files: list[DiffFileChange] = Field(default_factory=list)
+    groups: list[DiffChangeGroup] = Field(default_factory=list)
 
 
 class ContextChangedEvent(Wire):

@@ -378,69 +378,6 @@ def _config_diagnostics(load: CodexLoad) -> list[Diagnostic]:
                                f"{load.config_error}")]
 
 
-def _position(text: str) -> tuple[int, int]:
-    """The 1-based line and column just after `text`."""
-    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
-
-
-def _budget_diagnostics(load: CodexLoad, reader: FileReader) -> list[Diagnostic]:
-    """`payload-budget-exceeded` where the cut falls: in the file cut (at the last character
-    sent), else at the start of the first file not sent at all; it names what is lost, the
-    cut file's remaining bytes and each later file with its bytes."""
-    cut = next((d for d in load.docs if d.cut), None)
-    if cut is None and not load.lost:
-        return []
-    lost = load.lost
-    target = cut.path if cut else lost[0]
-    content = reader.read(target).content or ""
-    kept = cut.text.removesuffix("\ufffd") if cut else ""
-    line, col = _position(kept)
-    end_line, end_col = _position(content)
-    sizes = [_size(p) for p in lost]
-    parts = []
-    if cut:
-        parts.append(f"the last {cut.size - cut.sent_bytes:,} of this file's {cut.size:,} "
-                     "bytes")
-    if lost:
-        parts.append(f"{len(lost)} later file{'' if len(lost) == 1 else 's'} "
-                     f"({sum(sizes):,} bytes)")
-    lost_bytes = (cut.size - cut.sent_bytes if cut else 0) + sum(sizes)
-    message = (f"Codex sends only {load.budget:,} bytes of project docs "
-               f"(project_doc_max_bytes): {lost_bytes:,} bytes are not sent — "
-               + " and ".join(parts))
-    detail = ("cut here" if cut else "not sent") + (
-        "; not sent: " + ", ".join(f"{p} ({n:,} bytes)" for p, n in zip(lost, sizes, strict=True))
-        if lost else "")
-    return [Diagnostic(path=target, line=line, col=col, end_line=end_line, end_col=end_col,
-                       severity="warning", code="payload-budget-exceeded", message=message,
-                       detail=detail)]
-
-
-def budget_diagnostics(home: str, roots: list[str], found: list[str],
-                       reader: FileReader) -> list[Diagnostic]:
-    """`payload-budget-exceeded` for Codex started in each workspace folder and in each folder
-    holding an AGENTS file found there (a file's cut depends only on the docs above it, so it
-    is the same from any start below; the deepest start loses the most files, and its
-    diagnostic, naming the most, is kept)."""
-    starts = list(dict.fromkeys([*roots, *(dirname(p) for p in found
-                                           if posixpath.basename(p) in FILE_NAMES)]))
-    best: dict[tuple[str, int, int], tuple[int, Diagnostic]] = {}
-    for start in starts:
-        load = load_codex(start, home, reader)
-        for diagnostic in _budget_diagnostics(load, reader):
-            key = (diagnostic.path, diagnostic.line, diagnostic.col)
-            if key not in best or len(load.lost) > best[key][0]:
-                best[key] = (len(load.lost), diagnostic)
-    return [d for _, d in best.values()]
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
 def _blank(reader: FileReader, path: str) -> bool | None:
     """Whether the file is whitespace only as Codex reads it (its bytes, bad UTF-8 as U+FFFD,
     Rust's trim); None when it cannot be read."""
@@ -533,6 +470,8 @@ class CodexAgent(WithoutReferences, MemoryAgent):
 
     def load(self, folder: str, settings: MemorySettings, reader: FileReader | None = None,
              *, target: str | None = None) -> AgentMemory:
+        from memlens.agents.codex.budget import cut_diagnostics
+
         reader = reader or FileReader()
         load = load_codex(folder, settings.home, reader)
         files = ([AgentFile(load.global_path, "global", load.global_text)]
@@ -547,7 +486,7 @@ class CodexAgent(WithoutReferences, MemoryAgent):
                     f"{files_figures(self.label, files, text)}, sent once at start")
         return AgentMemory(
             agent=self.id, cwd=load.cwd, mode="codex", files=files, text=text,
-            diagnostics=_config_diagnostics(load) + _budget_diagnostics(load, reader),
+            diagnostics=_config_diagnostics(load) + cut_diagnostics(load, reader),
             headline=headline, listing=listing,
             details={"budget": load.budget, "lost": load.lost, "shadowed": load.shadowed,
                      "skipped": load.skipped, "failed": load.failed,
@@ -556,6 +495,8 @@ class CodexAgent(WithoutReferences, MemoryAgent):
 
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
+        from memlens.agents.codex.budget import budget_diagnostics
+
         check = WorkspaceCheck(found=found)
         check.diagnostics = budget_diagnostics(settings.home, roots, found, reader)
         return check
