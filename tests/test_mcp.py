@@ -11,6 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import anyio
 import pytest
@@ -222,6 +223,26 @@ def test_the_context_resource_is_the_start_up_text(ws: Workspace) -> None:
     assert printed(read.contents[0].text) == ws.cli("show", "--agent", "claude", ".")
 
 
+def test_each_agents_context_in_each_root_is_listed_as_a_resource(ws: Workspace) -> None:
+    build_tree(ws.root, {"other/CLAUDE.md": "Other project\n"})
+
+    async def body(session: ClientSession) -> tuple[list[str], list[str]]:
+        listed = [str(r.uri) for r in (await session.list_resources()).resources]
+        texts = []
+        for uri in listed:
+            for block in (await session.read_resource(uri)).contents:
+                assert isinstance(block, types.TextResourceContents)
+                texts.append(block.text)
+        return listed, texts
+    listed, texts = ws.session(body, roots=[ws.proj, ws.root / "other"])
+    other = "?" + urlencode({"folder": str(ws.root / "other")})
+    assert "memlens://context/claude" in listed and "memlens://context/gemini" in listed
+    assert f"memlens://context/claude{other}" in listed
+    by_uri = dict(zip(listed, texts, strict=True))
+    assert printed(by_uri["memlens://context/claude"]) == ws.cli("show", "--agent", "claude", ".")
+    assert "Other project" in by_uri[f"memlens://context/claude{other}"]
+
+
 def test_refusals_say_why(ws: Workspace) -> None:
     (ws.proj / "escape").symlink_to(ws.root / "other")
 
@@ -284,3 +305,18 @@ def test_an_answer_over_the_size_cap_is_cut_and_says_so(
     monkeypatch.setattr(answers, "MAX_TEXT", 1_000_000)
     whole = answers.what_agent_reads("claude", str(ws.proj), settings, None)
     assert not whole.startup.truncated and whole.startup.text.startswith(full.startup.text)
+
+
+def test_a_fifo_named_like_a_memory_file_is_answered_without_hanging(ws: Workspace) -> None:
+    os.mkfifo(ws.proj / "CLAUDE.local.md")
+    os.mkfifo(ws.proj / "sub" / "pipe.py")
+
+    async def body(session: ClientSession) -> list[types.CallToolResult]:
+        with anyio.fail_after(90):
+            return [await call(session, "explain_file", path="CLAUDE.local.md"),
+                    await call(session, "what_agent_reads", agent="claude", path="sub/pipe.py"),
+                    await call(session, "rules_for", path="sub/pipe.py")]
+    explained, reads, rules = ws.session(body)
+    assert not explained.is_error and not reads.is_error and not rules.is_error
+    assert printed(text_of(reads)) == ws.cli("jit", "--cwd", ".", "--agent", "claude",
+                                             "sub/pipe.py")

@@ -11,15 +11,25 @@ import os
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlencode
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.session import ServerSession
+from mcp.types import (
+    CallToolResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Resource,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from memlens import __version__
-from memlens.agent_versions import InstalledAgent
+from memlens.agent_versions import AGENT_LABELS, InstalledAgent
 from memlens.files.tree import one_walk
 from memlens.mcp import answers
 from memlens.mcp.models import AgentReads, AgentsHere, FileExplained, RulesFor
@@ -35,6 +45,7 @@ from memlens.mcp.scope import (
 from memlens.model import MemorySettings
 
 T = TypeVar("T")
+CONTEXT_URI = "memlens://context/{agent}{?folder}"
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
 INSTRUCTIONS = (
@@ -60,8 +71,8 @@ class Oracle:
     def __init__(self, start: str) -> None:
         self.start = os.path.realpath(start)
         self._installed: Mapping[str, InstalledAgent] | None = None
-        self.server: MCPServer[Any] = MCPServer(
-            name="memlens", title="Memory Lens", version=__version__,
+        self.server: MCPServer[Any] = _Server(
+            self, name="memlens", title="Memory Lens", version=__version__,
             instructions=INSTRUCTIONS, log_level="WARNING")
         self._register()
 
@@ -75,14 +86,17 @@ class Oracle:
         return self._installed
 
     async def roots(self, ctx: Context[Any] | None) -> list[str]:
+        return await self.roots_of(None if ctx is None else ctx.session)
+
+    async def roots_of(self, session: ServerSession | None) -> list[str]:
         """The client's file:// roots when it has the roots capability, else the start
         folder."""
-        caps = None if ctx is None else ctx.client_capabilities
-        if ctx is not None and caps is not None and caps.roots is not None:
+        caps = None if session is None else session.client_capabilities
+        if session is not None and caps is not None and caps.roots is not None:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # roots are deprecated in a later revision
-                    listed = await ctx.session.list_roots()
+                    listed = await session.list_roots()
                 folders = roots_from_uris([str(r.uri) for r in listed.roots])
                 if folders:
                     return folders
@@ -122,8 +136,11 @@ class Oracle:
         tool(description="The scoped instructions every agent shown in the folder applies to "
                          "`path` when it reads or creates it, with their sources: follow them "
                          "when your agent does not load them on its own.")(self.rules_for)
+        # `folder` is checked by scope.py (inside a root), not by the SDK's refusal of any
+        # absolute path: a root other than the first is named by its absolute path.
         self.server.resource(
-            "memlens://context/{agent}{?folder}", name="agent-context",
+            CONTEXT_URI, name="agent-context", security=ResourceSecurity(
+                exempt_params={"folder"}),
             description="An agent's merged context at start-up in a workspace folder (the "
                         "first root when `folder` is left out)",
             mime_type="text/markdown")(self.context)
@@ -189,6 +206,34 @@ class Oracle:
             return await self.answer(work)
         except ToolError as err:
             raise ResourceError(str(err)) from None
+
+
+class _Server(MCPServer[Any]):
+    """The SDK's server, whose resource listing names each agent's context in each root
+    (the agents shown there), asked of the client's roots."""
+
+    def __init__(self, oracle: Oracle, **options: Any) -> None:
+        super().__init__(**options)
+        self._oracle = oracle
+
+    async def _handle_list_resources(self, ctx: ServerRequestContext[Any],
+                                     params: PaginatedRequestParams | None
+                                     ) -> ListResourcesResult:
+        roots = await self._oracle.roots_of(ctx.session)
+        oracle = self._oracle
+
+        def work() -> list[Resource]:
+            listed = []
+            for number, root in enumerate(roots):
+                _, _, agents = answers.shown(root, oracle.settings(root))
+                query = "" if number == 0 else "?" + urlencode({"folder": root})
+                listed += [Resource(uri=f"memlens://context/{agent}{query}",
+                                    name=f"{agent} context: {os.path.basename(root) or root}",
+                                    title=f"What {AGENT_LABELS.get(agent, agent)} reads at "
+                                          f"start-up in {root}",
+                                    mime_type="text/markdown") for agent in agents]
+            return listed
+        return ListResourcesResult(resources=await oracle.answer(work))
 
 
 def _result(answer: BaseModel, text: str | None = None) -> CallToolResult:
