@@ -6,9 +6,10 @@ prints for the same path — inside whatever the host wraps it in, which each te
 
 * Gemini CLI (`mcpServers` in HOME's settings.json): the tool's text between its own
   `<untrusted_context>` lines;
-* Claude Code (the project's `.mcp.json`): the structured result as JSON, not the text;
-* Codex (`[mcp_servers.memlens]` in config.toml): the tool is called from the script of its
-  `exec` tool, whose output is what the script prints (here: the tool's text);
+* Claude Code (the project's `.mcp.json`, or `--mcp-config`): the structured result as
+  JSON, not the text;
+* Codex (`[mcp_servers.memlens]` in config.toml, `required`): the tool is called from the
+  script of its `exec` tool, whose output is what the script prints (here: the tool's text);
 * GitHub Copilot CLI (`~/.copilot/mcp-config.json`): the tool's text, a blank line, then the
   structured result as JSON."""
 
@@ -128,12 +129,15 @@ SERVER_ENTRY = {"command": sys.executable, "args": ["-c", START]}
 
 def _run_host(agent: str, version: str, root: Path, tree: dict[str, str | None],
               tool_call: dict[str, Any], *, drop: tuple[str, ...] = (),
-              env: dict[str, str] | None = None) -> tuple[Path, JobResult]:
-    """One run of the host on a staged copy of `tree` (its command line less `drop`), the
-    fake model's first turn scripted to make `tool_call`."""
+              add: tuple[str, ...] = (), env: dict[str, str] | None = None
+              ) -> tuple[Path, JobResult]:
+    """One run of the host on a staged copy of `tree` (its command line less `drop`, plus
+    `add`, where `{home}` is the copy's HOME), the fake model's first turn scripted to make
+    `tool_call`."""
     build_tree(root, {**HOST_TREE, **tree})
     staged = stage(agent, version, root / "ws", root / "home", name="mcp-host")
     argv = [a for a in agent_argv(agent, str(agent_binary(agent, version))) if a not in drop]
+    argv += [a.replace("{home}", str(staged.home)) for a in add]
     environ = agent_env(agent, staged.home)
     if agent == "copilot":  # where it unpacks itself, once for every run (agents.py)
         environ["XDG_CACHE_HOME"] = str(copilot_unpack_folder())
@@ -151,24 +155,36 @@ def _installed(agent: str, version: str) -> pytest.MarkDecorator:
 
 
 @_installed("claude", "2.1.330")
-def test_claude_code_calls_what_agent_reads_from_the_projects_mcp_json(root: Path) -> None:
-    # The project's .mcp.json as `claude mcp add --scope project` writes it, and the tools
-    # allowed in the user's settings (else -p mode refuses the call: "Claude requested
-    # permissions to use …"; the allow rule in the project's shared .claude/settings.json is
-    # not enough in -p mode, in .claude/settings.local.json or --allowedTools it is). In -p
-    # mode Claude Code starts a project's servers without the approval it asks for
-    # interactively. The harness's --strict-mcp-config (only --mcp-config's servers) is
-    # left out.
+@pytest.mark.parametrize("setup", ["project-mcp-json", "mcp-config-flag"])
+def test_claude_code_calls_what_agent_reads(root: Path, setup: str) -> None:
     mcp_json = {"mcpServers": {"memlens": {"type": "stdio", **SERVER_ENTRY, "env": {}}}}
-    tree = {"ws/.mcp.json": json.dumps(mcp_json),
-            "home/.claude/settings.json": json.dumps({"permissions": {"allow": ["mcp__memlens"]}})}
     name = "mcp__memlens__what_agent_reads"
+    if setup == "project-mcp-json":
+        # The project's .mcp.json as `claude mcp add --scope project` writes it, and the tools
+        # allowed in the user's settings (else -p mode refuses the call: "Claude requested
+        # permissions to use …"; the allow rule in the project's shared .claude/settings.json
+        # is not enough in -p mode, in .claude/settings.local.json or --allowedTools it is).
+        # In -p mode Claude Code starts a project's servers without the approval it asks for
+        # interactively. The harness's --strict-mcp-config (only --mcp-config's servers) is
+        # left out.
+        tree = {"ws/.mcp.json": json.dumps(mcp_json), "home/.claude/settings.json":
+                json.dumps({"permissions": {"allow": ["mcp__memlens"]}})}
+        drop: tuple[str, ...] = ("--strict-mcp-config",)
+        add: tuple[str, ...] = ()
+    else:
+        # A file of its own on the command line, with --strict-mcp-config (that file's servers
+        # only) and the tools allowed there too
+        tree = {"home/memlens.json": json.dumps(mcp_json)}
+        drop, add = (), ("--mcp-config", "{home}/memlens.json", "--allowedTools", "mcp__memlens")
     # ENABLE_TOOL_SEARCH=false: Claude Code otherwise names MCP tools only in a list of
-    # deferred tools whose schemas its model loads with ToolSearch (a turn this script skips)
+    # deferred tools whose schemas its model loads with ToolSearch (a turn this script skips).
+    # MCP_CONNECTION_NONBLOCKING=false: it waits for the server before its first request
+    # (else a server slower to start than its grace, as on a loaded machine, is left out).
     scratch, result = _run_host(
         "claude", "2.1.330", root, tree, {"name": name, "args": {"agent": "claude@2.1.330",
                                                                  "path": TARGET}},
-        drop=("--strict-mcp-config",), env={"ENABLE_TOOL_SEARCH": "false"})
+        drop=drop, add=add, env={"ENABLE_TOOL_SEARCH": "false",
+                                 "MCP_CONNECTION_NONBLOCKING": "false"})
     turns = [r.body for r in result.requests if r.route == "anthropic"]
     assert turns, f"no turn reached the fake model: {result.stderr[-2000:]}"
     assert name in [t.get("name") for t in turns[0].get("tools", [])]
@@ -189,7 +205,9 @@ def test_claude_code_calls_what_agent_reads_from_the_projects_mcp_json(root: Pat
 @_installed("codex", "0.169.0")
 def test_codex_calls_what_agent_reads_from_its_exec_script(root: Path) -> None:
     config = (f"[mcp_servers.memlens]\ncommand = {json.dumps(sys.executable)}\n"
-              f"args = [\"-c\", {json.dumps(START)}]\n")
+              f"args = [\"-c\", {json.dumps(START)}]\nrequired = true\n")
+    # `required = true`: Codex waits for the server before its first request (else one slower
+    # to start is not there yet: "tools.mcp__memlens__what_agent_reads is not a function").
     # Codex offers MCP tools only inside its `exec` tool (JavaScript, each tool a function of
     # `tools`), and names the server in the developer message; the script prints what the
     # model gets. Codex loads nothing when a file is read, so the question is Claude Code's.
