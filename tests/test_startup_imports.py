@@ -50,6 +50,12 @@ def test_version_imports_no_engine() -> None:
     assert not modules & {"pydantic", "yaml", "re2", "pathspec"}
 
 
+def test_help_imports_no_mcp_sdk() -> None:
+    """`memlens --help` lists `mcp` by its summary: neither the SDK nor the server loads."""
+    modules = imported("--help")
+    assert not {m for m in modules if m == "mcp" or m.startswith(("mcp.", "memlens.mcp"))}
+
+
 @pytest.mark.parametrize("command", [["show"], ["show", "--json"], ["list"], ["list", "--json"],
                                      ["jit", "x"]])
 def test_a_gemini_only_folder_imports_no_other_agent_and_no_yaml(

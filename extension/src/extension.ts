@@ -8,6 +8,7 @@ import { registerContextDiff } from "./contextDiff";
 import { registerCountTokens } from "./countTokens";
 import { registerVerify } from "./verify";
 import { registerMatrixView } from "./matrixView";
+import { registerMcpServer } from "./mcp";
 import { registerMemoryManagerHandlers } from "./memoryManager";
 import { MemoryTreeProvider } from "./memoryTree";
 import { MergedContextProvider, SCHEME } from "./mergedContext";
@@ -55,6 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerCountTokens(context, client);
   registerVerify(context, client);
   registerMatrixView(context, client, merged);
+  registerMcpServer(context, log);
 
   client.onStarted((languageClient) => {
     registerMemoryManagerHandlers(languageClient);

@@ -42,25 +42,30 @@ export async function chooseInterpreter(): Promise<Interpreter> {
 
 /**
  * How to run the server bundled in this extension: `<python> <extension>/server/launch.py
- * serve`. The launcher puts the bundled libraries (bundled/libs) ahead of the interpreter's
- * own, so nothing is installed and nothing runs before the server itself; it says what to do
- * (one "memlens-cannot-start:" line, exit status 3) when the interpreter cannot load them.
- * Byte-code goes to the extension's global storage, never into the extension's folder.
+ * serve` (or another `memlens` subcommand: `mcp`). The launcher puts the bundled libraries
+ * (bundled/libs) ahead of the interpreter's own, so nothing is installed and nothing runs
+ * before the server itself; it says what to do (one "memlens-cannot-start:" line, exit status
+ * 3) when the interpreter cannot load them. Byte-code goes to the extension's global storage,
+ * never into the extension's folder. `extraEnv`: what the server needs on top of the editor's
+ * environment; `env`: both.
  */
 export function serverCommand(
   context: vscode.ExtensionContext,
   python: Interpreter,
-): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+  subcommand: "serve" | "mcp" = "serve",
+): { command: string; args: string[]; env: NodeJS.ProcessEnv; extraEnv: Record<string, string> } {
   const pycache = path.join(context.globalStorageUri.fsPath, "pycache");
   try {
     fs.mkdirSync(pycache, { recursive: true });
   } catch {
     // Unwritable storage: Python then just does not cache byte-code there.
   }
+  const extraEnv = { PYTHONPYCACHEPREFIX: pycache, PYTHONUNBUFFERED: "1" };
   return {
     command: python.command,
-    args: [path.join(context.extensionPath, "server", "launch.py"), "serve"],
-    env: { ...process.env, PYTHONPYCACHEPREFIX: pycache, PYTHONUNBUFFERED: "1" },
+    args: [path.join(context.extensionPath, "server", "launch.py"), subcommand],
+    env: { ...process.env, ...extraEnv },
+    extraEnv,
   };
 }
 

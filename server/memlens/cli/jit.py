@@ -33,7 +33,7 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from memlens.agents import agent_by_id
-    from memlens.workspace.queries import agent_jit, agent_jit_payloads, jit
+    from memlens.workspace.queries import agent_jit_payloads, jit_entries
 
     cwd = directory(args.cwd)
     settings = settings_for(args, cwd, notes=False)
@@ -50,13 +50,11 @@ def run(args: argparse.Namespace) -> int:
                                                          args.targets, settings,
                                                          read_tool=args.read_tool)])
         return 0
-    if not shows_gemini(args):
-        entries = agent_jit(agent_by_id(args.agent_id), cwd, args.targets, settings,
-                            read_tool=args.read_tool)
-    else:
-        if not settings.jit_context:
-            print("memlens: classic mode loads no memory just in time", file=sys.stderr)
-        entries = jit(cwd, args.targets, settings, read_tool=args.read_tool)
+    if shows_gemini(args) and not settings.jit_context:
+        print("memlens: classic mode loads no memory just in time", file=sys.stderr)
+    # The entries `memlens mcp` answers with too (workspace/queries.py `jit_entries`).
+    entries = jit_entries(agent_by_id(args.agent_id), cwd, args.targets, settings,
+                          read_tool=args.read_tool)
     if args.json:
         print_json([e.wire() for e in entries])
         return 0

@@ -29,6 +29,7 @@ COMMANDS = {
     "skills": "skills and the inbox",
     "chat": "one chat turn in the terminal",
     "serve": "the language server (stdio)",
+    "mcp": "the Model Context Protocol server (stdio): what each agent reads, for agents",
     "bench": "the benchmarks",
     "diff": "what each agent reads, per folder, between two git revisions",
     "verify": "run your installed agents offline on this workspace and compare what they "
@@ -96,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # No key the process knows (GEMINI_API_KEY, GOOGLE_API_KEY, a value that environment
     # expansion put into a context file name) reaches the terminal or a CI log; `serve`
     # redacts its own stderr (its stdout is JSON-RPC).
-    install_stream_redaction(stdout=command != "serve", stderr=command != "serve")
+    # `mcp` redacts its answers (mcp/answers.py): its stdout is JSON-RPC too.
+    install_stream_redaction(stdout=command not in ("serve", "mcp"), stderr=command != "serve")
     parser = build_parser(command)
     try:
         args = parser.parse_args(words)

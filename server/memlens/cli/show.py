@@ -118,14 +118,12 @@ def _agent_show(args: argparse.Namespace, cwd: str, settings: Any) -> bool:
 
 
 def _agent_string(agent_id: str, cwd: str, settings: Any) -> str:
-    """Another agent's text: exactly what it sends at start (cut at maxContextChars)."""
+    """Another agent's text: exactly what it sends at start (cut at maxContextChars; the
+    answer `memlens mcp` gives too: workspace/queries.py `startup_text`)."""
     from memlens.agents import agent_by_id
-    from memlens.workspace.queries import truncate
+    from memlens.workspace.queries import startup_text
 
-    agent = agent_by_id(agent_id)
-    memory = agent.load(cwd, settings)
-    text, _ = truncate(memory.text, settings.max_context_chars, agent.receiver)
-    return text
+    return startup_text(agent_by_id(agent_id), cwd, settings)
 
 
 def _agent_text(agent_id: str, cwd: str, settings: Any) -> bool:

@@ -6,8 +6,9 @@ prompt, records every request body, and follows a two-turn script:
 
 * first turn: when ``read_path`` is set, a tool call that reads that path (Gemini CLI's
   ``read_file``, Claude Code's ``Read``, Copilot CLI's ``view``), so the memory an agent
-  loads on read shows up in the next request; when ``tool_call`` is set (Gemini only), that
-  call instead (``save_memory`` with its arguments); otherwise the final answer;
+  loads on read shows up in the next request; when ``tool_call`` is set, that call instead
+  (Gemini's ``save_memory``, an MCP server's tool: on every wire format, when the agent
+  offers a tool of that name); otherwise the final answer;
 * second turn (the request already carries a tool result): the final answer.
 
 The turn is decided from the request itself (does it hold a tool result?), not from a counter,
@@ -23,7 +24,8 @@ Served:
   message_delta, message_stop; or one JSON message when ``stream`` is false) and
   ``/v1/messages/count_tokens``.
 * OpenAI Responses: ``POST /v1/responses`` (response.created, response.output_item.done,
-  response.completed). Codex loads nothing later, so it always gets the final answer.
+  response.completed). Codex loads nothing later: it gets the final answer, or
+  ``tool_call`` as a ``function_call`` item on its first turn.
 * OpenAI Chat Completions: ``POST /v1/chat/completions`` (streamed chunks then ``data:
   [DONE]``, or one JSON completion): GitHub Copilot CLI; with ``read_path`` its first turn calls
   the ``view`` tool on that path.
@@ -160,9 +162,13 @@ def _anthropic_has_tool_result(body: dict[str, Any]) -> bool:
     )
 
 
-def _anthropic_blocks(body: dict[str, Any], read_path: str | None) -> list[dict[str, Any]]:
-    offers_read = any(tool.get("name") == "Read" for tool in body.get("tools", []))
-    if read_path and offers_read and not _anthropic_has_tool_result(body):
+def _anthropic_blocks(body: dict[str, Any], read_path: str | None,
+                      tool_call: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    offered = {tool.get("name") for tool in body.get("tools", [])}
+    if tool_call and tool_call["name"] in offered and not _anthropic_has_tool_result(body):
+        return [{"type": "tool_use", "id": "toolu_fake_call", "name": tool_call["name"],
+                 "input": tool_call.get("args", {})}]
+    if read_path and "Read" in offered and not _anthropic_has_tool_result(body):
         return [
             {"type": "tool_use", "id": "toolu_fake_read", "name": "Read",
              "input": {"file_path": read_path}}
@@ -206,11 +212,46 @@ def _anthropic_events(body: dict[str, Any], blocks: list[dict[str, Any]]) -> Ite
 # ------------------------------------------------------------------------- OpenAI
 
 
-def _openai_events(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    item = {
+def _responses_has_tool_result(body: dict[str, Any]) -> bool:
+    return any(isinstance(item, dict)
+               and item.get("type") in ("function_call_output", "custom_tool_call_output")
+               for item in body.get("input", []) or [])
+
+
+def _responses_tool_names(tools: Any) -> Iterator[str]:
+    """Every tool name offered, namespaces opened (Codex sends its tools as namespaces in an
+    ``additional_tools`` input item rather than in ``tools``)."""
+    for tool in tools or []:
+        if isinstance(tool, dict):
+            if tool.get("type") == "namespace":
+                yield from _responses_tool_names(tool.get("tools"))
+            elif isinstance(tool.get("name"), str):
+                yield tool["name"]
+
+
+def _responses_offers(body: dict[str, Any], name: str) -> bool:
+    extra = [item.get("tools") for item in body.get("input", []) or []
+             if isinstance(item, dict) and item.get("type") == "additional_tools"]
+    return any(name in _responses_tool_names(tools) for tools in [body.get("tools"), *extra])
+
+
+def _openai_events(body: dict[str, Any], tool_call: dict[str, Any] | None = None) -> Iterator[
+    tuple[str, dict[str, Any]]
+]:
+    item: dict[str, Any] = {
         "type": "message", "id": "msg_fake", "role": "assistant", "status": "completed",
         "content": [{"type": "output_text", "text": FINAL_TEXT, "annotations": []}],
     }
+    if (tool_call and _responses_offers(body, tool_call["name"])
+            and not _responses_has_tool_result(body)):
+        if "input" in tool_call:  # a freeform tool (Codex's `exec`): its input is raw text
+            item = {"type": "custom_tool_call", "id": "ctc_fake", "call_id": "call_fake",
+                    "name": tool_call["name"], "status": "completed",
+                    "input": tool_call["input"]}
+        else:
+            item = {"type": "function_call", "id": "fc_fake", "call_id": "call_fake",
+                    "name": tool_call["name"], "status": "completed",
+                    "arguments": json.dumps(tool_call.get("args", {}))}
     response: dict[str, Any] = {
         "id": "resp_fake", "object": "response", "created_at": 0, "status": "in_progress",
         "model": body.get("model", "fake-model"), "output": [],
@@ -243,14 +284,22 @@ def _chat_offers(body: dict[str, Any], name: str) -> bool:
     return any(tool.get("function", {}).get("name") == name for tool in body.get("tools", []))
 
 
-def _chat_chunks(body: dict[str, Any], read_path: str | None) -> list[dict[str, Any]]:
-    """One streamed Chat Completions answer: a `view` call of ``read_path`` on the first turn
-    (Copilot CLI's read tool), else the final text; then the finish and the usage."""
+def _chat_chunks(body: dict[str, Any], read_path: str | None,
+                 tool_call: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One streamed Chat Completions answer: on the first turn ``tool_call`` when offered,
+    else a `view` call of ``read_path`` (Copilot CLI's read tool), else the final text; then
+    the finish and the usage."""
     base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
             "model": body.get("model", "fake-model")}
-    if read_path and _chat_offers(body, "view") and not _chat_has_tool_result(body):
-        call = {"index": 0, "id": "call_fake_view", "type": "function",
-                "function": {"name": "view", "arguments": json.dumps({"path": read_path})}}
+    first_turn = not _chat_has_tool_result(body)
+    wanted: tuple[str, dict[str, Any]] | None = None
+    if tool_call and _chat_offers(body, tool_call["name"]) and first_turn:
+        wanted = (tool_call["name"], tool_call.get("args", {}))
+    elif read_path and _chat_offers(body, "view") and first_turn:
+        wanted = ("view", {"path": read_path})
+    if wanted:
+        call = {"index": 0, "id": f"call_fake_{wanted[0]}", "type": "function",
+                "function": {"name": wanted[0], "arguments": json.dumps(wanted[1])}}
         delta: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [call]}
         finish = "tool_calls"
     else:
@@ -272,7 +321,8 @@ class FakeModel:
     def __init__(self, read_path: str | None = None, port: int = 0,
                  tool_call: dict[str, Any] | None = None) -> None:
         self.read_path = read_path
-        # Gemini only: another tool to call on the first turn, {name, args} (save_memory)
+        # a tool to call on the first turn instead, {name, args}: Gemini's save_memory, an
+        # MCP server's tool (called only when the agent offers a tool of that name)
         self.tool_call = tool_call
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -362,7 +412,7 @@ class FakeModel:
         elif route == "anthropic-count":
             _send_json(handler, {"input_tokens": 1})
         elif route == "anthropic":
-            blocks = _anthropic_blocks(body, self.read_path)
+            blocks = _anthropic_blocks(body, self.read_path, self.tool_call)
             if body.get("stream"):
                 _send_sse(handler, list(_anthropic_events(body, blocks)))
             else:
@@ -374,9 +424,9 @@ class FakeModel:
                     "usage": {"input_tokens": 1, "output_tokens": 1},
                 })
         elif route == "openai":
-            _send_sse(handler, list(_openai_events(body)))
+            _send_sse(handler, list(_openai_events(body, self.tool_call)))
         elif route == "openai-chat":
-            chunks = _chat_chunks(body, self.read_path)
+            chunks = _chat_chunks(body, self.read_path, self.tool_call)
             if body.get("stream", False):
                 _send_sse(handler, [(None, c) for c in chunks], done=True)
             else:

@@ -60,7 +60,7 @@ class Job(BaseModel):
     env: dict[str, str]
     cwd: str
     read_path: str | None = None
-    tool_call: dict[str, Any] | None = None  # Gemini: {name, args} called on the first turn
+    tool_call: dict[str, Any] | None = None  # {name, args} called on the first turn
     timeout: float = 120.0
     # The folders the run may write (besides HOME, CODEX_HOME and XDG_CACHE_HOME of `env`):
     # the scratch copy. Everything else is read-only in the sandbox.

@@ -357,6 +357,25 @@ def jit(cwd: str, targets: list[str], settings: MemorySettings, *,
     return entries
 
 
+def startup_text(agent: MemoryAgent, cwd: str, settings: MemorySettings) -> str:
+    """What `agent` sends at start-up working in `cwd`, as `memlens show` prints it: Gemini
+    CLI's merged memory (flat), another agent's exact text; cut at `maxContextChars`."""
+    if agent.id == "gemini":
+        return show(cwd, settings, with_diagnostics=False).content
+    text, _ = truncate(agent.load(cwd, settings).text, settings.max_context_chars,
+                       agent.receiver)
+    return text
+
+
+def jit_entries(agent: MemoryAgent, cwd: str, targets: list[str], settings: MemorySettings,
+                *, read_tool: bool = False) -> list[JitEntry]:
+    """`memlens jit`'s entries for `agent`: Gemini CLI's own JIT session, another agent's
+    (`agent_jit`); the text it prints is their contexts joined."""
+    if agent.id == "gemini":
+        return jit(cwd, targets, settings, read_tool=read_tool)
+    return agent_jit(agent, cwd, targets, settings, read_tool=read_tool)
+
+
 def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
                        settings: MemorySettings, *, read_tool: bool = False
                        ) -> list[AgentJitEntry]:
