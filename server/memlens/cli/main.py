@@ -20,17 +20,17 @@ from memlens.files.tree import one_walk
 # `run(args)`. Only the module of the command being run is imported (the others are listed by
 # their summary), and a command's engine imports happen in its `run`.
 COMMANDS = {
-    "show": "merged context for PATH",
-    "list": "memory files in load order",
-    "check": "every diagnostic",
-    "jit": "what touching TARGETs loads",
+    "show": "what each agent reads at start-up in PATH, merged as it receives it",
+    "list": "the memory files each agent loads, in order, with their sizes",
+    "check": "every problem in the memory files (text, JSON, SARIF, GitHub)",
+    "jit": "what an agent loads later when a tool reads or writes TARGET",
     "schema": "JSON schemas of every --json output",
-    "add": "save_memory",
-    "skills": "skills and the inbox",
+    "add": "save a fact to GEMINI.md, as Gemini CLI's save_memory does",
+    "skills": "the skills each agent offers, and Gemini CLI's skills inbox",
     "chat": "one chat turn in the terminal",
     "serve": "the language server (stdio)",
     "mcp": "the Model Context Protocol server (stdio): what each agent reads, for agents",
-    "bench": "the benchmarks",
+    "bench": "the speed benchmarks (from the source tree)",
     "diff": "what each agent reads, per folder, between two git revisions",
     "verify": "run your installed agents offline on this workspace and compare what they "
               "send with the prediction",
