@@ -23,7 +23,7 @@ HOVER_P50_TARGET, HOVER_P99_TARGET = 3.0, 10.0
 COLD_INDEX_TARGET = 2.0  # the server's full index ≤ 2 × the bare walk of the same tree
 EDIT_TARGET = 0.01  # edit-to-fresh-diagnostics ≤ 1/100 of the cold index
 BURST_TARGET = 3.0  # a branch switch's burst → next hover answered ≤ 3 × a full rebuild
-MATRIX_TARGET = 0.2  # memlens/matrix asked again ≤ 0.2 × a full rebuild
+MATRIX_TARGET = 0.2  # memlens/matrix, its first call after a build too, ≤ 0.2 × a full rebuild
 FIRST_INDEX_TARGET = 2.0  # the first index ≤ 2 × a later rebuild
 BURST_MEMORY = ("GEMINI.md", "CLAUDE.md", "AGENTS.md", "CLAUDE.md", "AGENTS.md")
 BURST_MEMORY_FILES, BURST_OTHER_FILES = 20, 500
@@ -331,7 +331,8 @@ def render(report: dict[str, Any]) -> list[str]:
         f"{verdict(r['first_index_vs_rebuild'], FIRST_INDEX_TARGET)}",
         f"  memlens/matrix, first / again       {r['matrix_first_s'] * 1000:9.1f} ms / "
         f"{r['matrix_again_s'] * 1000:.1f} ms = {r['matrix_first_vs_rebuild']:.2f}× / "
-        f"{r['matrix_again_vs_rebuild']:.3f}× a rebuild   again ≤ 0.2×  "
+        f"{r['matrix_again_vs_rebuild']:.3f}× a rebuild   ≤ 0.2×  "
+        f"{verdict(r['matrix_first_vs_rebuild'], MATRIX_TARGET)} / "
         f"{verdict(r['matrix_again_vs_rebuild'], MATRIX_TARGET)}",
         f"  {r['burst_files']}-file burst → next hover     "
         f"{r['burst_to_hover_s'] * 1000:9.1f} ms = "
