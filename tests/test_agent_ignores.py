@@ -13,7 +13,7 @@ import pytest
 from memlens.agents import agent_by_id, all_agents, workspace_file_names
 from memlens.agents.claude.on_read import ClaudeJitSession
 from memlens.agents.claude.startup import ClaudeLoader
-from memlens.agents.codex.agent import load_codex
+from memlens.agents.codex.load import load_codex
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings

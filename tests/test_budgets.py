@@ -13,7 +13,7 @@ import pytest
 from memlens.agent.config import ChatSettings
 from memlens.agent.count_tokens import CountFailed, count_exact
 from memlens.agents.claude.startup import ClaudeLoader
-from memlens.agents.codex.agent import load_codex
+from memlens.agents.codex.load import load_codex
 from memlens.files.fsread import FileReader
 from memlens.protocol.memory import ListResult
 from memlens.reports.budgets import (

@@ -251,7 +251,7 @@ def test_memlens_list_with_an_endless_gemini_on_path_stays_small(repo: Path) -> 
 
 def test_codex_config_nested_too_deep_says_codex_would_not_start(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memlens.agents.codex.agent import load_codex
+    from memlens.agents.codex.load import load_codex
 
     home = home_of(repo)
     build_tree(home, {".codex/config.toml": "x = " + "[" * 100_000 + "]" * 100_000 + "\n"})

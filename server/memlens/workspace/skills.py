@@ -71,7 +71,7 @@ def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
                             location=s.path, tier=s.tier, offered=s.offered, reason=s.reason,
                             name_only=s.name_only) for s in found.skills]
     elif agent == "codex":
-        from memlens.agents.codex.agent import codex_home
+        from memlens.agents.codex.load import codex_home
 
         got = codex_skills.load_skills(home, cwd, codex_home(home), version=version)
         listing = got.listing

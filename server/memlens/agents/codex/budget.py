@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from memlens.agents.codex.agent import FILE_NAMES, CodexLoad, load_codex
+from memlens.agents.codex.load import FILE_NAMES, CodexLoad, load_codex
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname
 from memlens.protocol.memory import Diagnostic

@@ -90,7 +90,7 @@ def skill_roots(home: str, cwd: str, codex_home: str | None = None,
              ("user", posixpath.join(home, ".agents", "skills")),
              ("system", posixpath.join(codex_home, "skills", ".system")),
              ("admin", admin_root)]
-    from memlens.agents.codex.agent import effective_config, search_folders
+    from memlens.agents.codex.load import effective_config, search_folders
 
     config, _ = effective_config(cwd, codex_home)
     for folder in search_folders(cwd, config.markers):
