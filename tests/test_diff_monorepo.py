@@ -141,3 +141,22 @@ def test_a_file_too_large_to_compare_is_left_out_not_an_error(root: Path) -> Non
     assert out.code == 1, out.err
     result = DiffResult.model_validate_json(out.out)
     assert [f.path for f in result.files] == ["GEMINI.md"]
+
+
+def test_files_that_reach_no_agent_are_one_line(monorepo: Path) -> None:
+    """A commit that also adds a skill's scripts (files an agent can read, not at start):
+    the summary lists the memory file that changes what agents read, and says the others in
+    one line (JSON keeps every file)."""
+    build_tree(monorepo, {f".agents/skills/tool/scripts/step{n:02}.py": "print()\n"
+                          for n in range(12)})
+    rules = monorepo / "AGENTS.md"
+    rules.write_text(rules.read_text().replace("Use pnpm 9.", "Use pnpm 10."))
+    git(monorepo, "add", "-A")
+    git(monorepo, "commit", "-qm", "third: a skill's scripts and one root line")
+    code_, out, _ = _diff(monorepo, "--stat")
+    assert code_ == 1
+    assert "index.ts" not in out
+    assert "  12 other changed files change no agent's start context" in out
+    assert any(line.startswith("  AGENTS.md") for line in out.splitlines())
+    _, as_json, _ = _diff(monorepo, "--json")
+    assert len(DiffResult.model_validate_json(as_json).files) == 13

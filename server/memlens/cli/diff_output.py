@@ -160,14 +160,22 @@ def summary(result: DiffResult, agents: list[ChosenAgent], *, every_file: bool) 
         said = (f"{_plural(len(entries), 'folder')}, {_tokens(entries)}" if entries
                 else "no change")
         lines.append(f"  {agent.agent.label} ({agent.name}): {said}")
-    files = result.files if every_file else result.files[:SUMMARY_FILES]
+    # The files that reach an agent, each on a line; the rest of the commit range (scripts,
+    # code, skills' assets) in one line: noise in an answer about what agents read.
+    reaching = {f for group in result.groups for f in group.files}
+    relevant = [f for f in result.files if f.path in reaching]
+    files = relevant if every_file else relevant[:SUMMARY_FILES]
     width = max((len(_shown(result, f.path)) for f in files), default=0)
     for change in files:
         lines.append(f"  {_shown(result, change.path):<{width}}  {change.status} "
                      f"+{change.added} −{change.removed}  {_file_reach(result, change.path)}")
-    if len(files) < len(result.files):
-        lines.append(f"  … and {len(result.files) - len(files):,} more file(s) (--stat lists "
+    if len(files) < len(relevant):
+        lines.append(f"  … and {len(relevant) - len(files):,} more file(s) (--stat lists "
                      "every one)")
+    if len(relevant) < len(result.files):
+        others = len(result.files) - len(relevant)
+        lines.append(f"  {_plural(others, 'other changed file')} change no agent's start "
+                     "context (--json lists every file)")
     return lines
 
 
