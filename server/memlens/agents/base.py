@@ -215,6 +215,11 @@ class MemoryAgent(Protocol):
         (`when` "on-read"), given its workspace check for `memory.cwd`."""
         ...
 
+    def why_not_read(self, path: str, folder: str, settings: MemorySettings) -> str | None:
+        """Why it never reads `path` working in `folder`, when it has a reason of its own to
+        say (a setting that would make it read the file); None: the views' general answer."""
+        return None
+
     def walk_for_views(self, folder: str) -> None:
         """Walk now what its views of `folder` walk (`on_read_files`: the folders whose read
         brings memory in), so that a run keeping its walks (files.tree.kept_walks: the

@@ -169,6 +169,18 @@ class AgentReading:
             return cell("not-read", BLANK)
         if path in self.sources:
             return cell("not-read", "read only when it works in another folder")
+        own_reason = self.agent.why_not_read(path, self.folder, self.settings)
+        if own_reason is not None:
+            return cell("not-read", own_reason)
+        below = posixpath.dirname(path)
+        if self.agent.owns(path, self.settings) and below.startswith(
+                self.folder.rstrip("/") + "/"):
+            # Its own kind of file in a subfolder that nothing loads on read: "not its file"
+            # would be untrue (Codex's nested AGENTS.md, VS Code's chat's).
+            rel = posixpath.relpath(below, self.folder)
+            return cell("not-read", f"not read working here: {self.agent.label} reads "
+                                    f"{posixpath.basename(path)} only in the folder it starts "
+                                    f"in and above; started in {rel}/ it reads this one")
         return cell("not-read", "not its file")
 
 

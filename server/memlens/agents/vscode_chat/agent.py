@@ -37,7 +37,11 @@ from memlens.agents.vscode_chat.discovery import (
     render_attachment,
 )
 from memlens.agents.vscode_chat.globs import applies, parts_of
-from memlens.agents.vscode_chat.settings import user_settings_file
+from memlens.agents.vscode_chat.settings import (
+    USE_AGENTS_MD,
+    USE_NESTED_AGENTS_MD,
+    user_settings_file,
+)
 from memlens.agents.vscode_chat.walkdiags import walk_diagnostics
 from memlens.files.fsread import FileReader
 from memlens.files.globs import budget_diagnostic, skipped_globs
@@ -152,6 +156,13 @@ class VsCodeChatAgent(WithoutReferences, MemoryAgent):
 
     def claims(self, path: str) -> bool:
         return False  # the files it reads are other agents' too
+
+    def why_not_read(self, path: str, folder: str, settings: MemorySettings) -> str | None:
+        if posixpath.basename(path) == "AGENTS.md" and posixpath.dirname(path).startswith(
+                folder.rstrip("/") + "/"):
+            return (f"not read: {self.label} reads a subfolder's AGENTS.md only with "
+                    f"{USE_NESTED_AGENTS_MD} (and {USE_AGENTS_MD}) on")
+        return None
 
     def home_folder(self, home: str) -> str | None:
         return posixpath.join(home, ".copilot")  # ~/.claude is Claude Code's, watched already
