@@ -91,11 +91,11 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     assert again == agent_matrix(folder, settings, agents=AGENT_IDS)
 
 
-def test_an_editor_buffer_keeps_the_walks_and_the_matrix_reads_the_disk(
+def test_an_editor_buffer_keeps_the_walks_and_the_matrix_shows_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Typing in a buffer adds no file to the disk: the build's walks stay good. The matrix
-    reads the disk (as `memlens report` does), also for Gemini CLI's column, whose check the
-    index holds only while no unsaved buffer differs from its file."""
+    shows the files as the editor has them, as every other view of the language server does:
+    with an unsaved fix it is the matrix `memlens report` gives once the fix is saved."""
     from memlens.files import tree
 
     root = Path(os.path.realpath(tmp_path)) / "repo"
@@ -103,7 +103,8 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_reads_the_disk(
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     plain = {f"lib/p{i}/code.ts": "" for i in range(5)}
-    build_tree(root, {**plain, "GEMINI.md": "root @./missing.md\n", "src/GEMINI.md": "s\n"})
+    build_tree(root, {**plain, "GEMINI.md": "root @./missing.md\n", "src/GEMINI.md": "s\n",
+                      "CLAUDE.md": "claude\n"})
     service = _service(root, home)
     folder = service.folders[0]
     settings = service.settings_for(folder)
@@ -120,9 +121,13 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_reads_the_disk(
     service.set_text(str(gemini), gemini.read_text())  # opened: the same text as the disk
     opened = service.matrix(folder, settings)
     assert listed == []
-    service.set_text(str(gemini), "root, the import fixed in the buffer only\n")
+    fixed = "root, the import fixed <!-- and a note -->\n"
+    service.set_text(str(gemini), fixed)  # typed, not saved
     typed = service.matrix(folder, settings)
     assert listed == []
     monkeypatch.setattr(tree, "read_listing", real)
-    assert typed == opened == agent_matrix(folder, settings)
-    assert any(d.code == "import-not-found" for d in typed.diagnostics)
+    assert opened == agent_matrix(folder, settings)
+    assert any(d.code == "import-not-found" for d in opened.diagnostics)
+    assert not any(d.code == "import-not-found" for d in typed.diagnostics)
+    gemini.write_text(fixed)
+    assert typed == agent_matrix(folder, settings)

@@ -457,11 +457,6 @@ class WorkspaceIndex:
                              for p, items in found.items()}
         return list(self._by_path.get(path, []))
 
-    def reads_the_disk(self) -> bool:
-        """No unsaved buffer differs from its file: what the index read is the disk's."""
-        return all(FileReader().read(path).content == text
-                   for path, text in self.overrides.items())
-
     def rendered_check(self) -> list[Diagnostic]:
         """Gemini CLI's check of the workspace as the index keeps it — its folders' loads,
         every memory file rendered, the walk's and the skills' problems, hidden content in

@@ -56,15 +56,18 @@ def _compute(what: str, agent: str, compute: Callable[[], T]) -> T:
 class Known:
     """What the caller already holds about the folder, so the matrix need not find it again:
     every agent's memory files under it (`found`, a walk's), the files a glob-scoped rule may
-    match (`files`), a `keep` for each agent's reading and diagnostics, and the diagnostics
-    of the agent the index renders (Gemini CLI's check of the folder: `rendered`, None to run
-    it). The CLI passes none (`memlens report` walks once itself); the language server passes
-    its index's."""
+    match (`files`), a `keep` for each agent's reading and diagnostics, the diagnostics of
+    the agent the index renders (Gemini CLI's check of the folder: `rendered`, None to run
+    it), and the reader of the files' text (`reader`). The CLI passes none (`memlens report`
+    walks once itself); the language server passes its index's."""
 
     found: list[str]
     files: Callable[[str], Iterable[str]] = folder_files
     keep: Keeper = _compute
     rendered: Callable[[], list[Diagnostic]] | None = None
+    # What the files say: the editor's unsaved buffers over the disk (the language server's
+    # views all show the buffers); None: the disk.
+    reader: FileReader | None = None
 
 
 def _relative(path: str, folder: str, home: str) -> str:
@@ -129,7 +132,7 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
                  ) -> MatrixResult:
     """The matrix of `folder`; `known`: what the caller already holds (see `Known`)."""
     folder = os.path.realpath(folder)
-    reader = FileReader()
+    reader = (known.reader if known is not None else None) or FileReader()
     if known is None:
         names = workspace_file_names(settings)
         found_by_name = workspace_files_named(MemoryEngine(settings, reader), [folder], names)
@@ -158,7 +161,8 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     def checked(agent: MemoryAgent) -> list[Diagnostic]:
         profile = agent.id in in_use
         return keep("check" if profile else "check-alone", agent.id, lambda: agent_check(
-            agent, folder, static, profile=profile, found=found, rendered=known.rendered))
+            agent, folder, static, profile=profile, found=found, rendered=known.rendered,
+            reader=reader))
 
     for v, _ in columns:
         for d in checked(v.agent):

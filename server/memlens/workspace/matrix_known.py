@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar, cast
 
 from memlens.files import tree
+from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
 from memlens.model import MemorySettings
 from memlens.protocol.matrix import MatrixResult
@@ -48,11 +49,13 @@ def index_matrix(index: WorkspaceIndex, folder: str, settings: MemorySettings,
         return value
 
     found = [p for p in index.found if is_subpath(folder, p)]
-    # Gemini CLI's check is what the index already holds when it indexes this folder alone
-    # and reads it as the disk has it (no unsaved buffer: the matrix reads the disk).
-    alone = index.folders == [folder] and index.reads_the_disk()
+    # The files as the editor has them (its unsaved buffers over the disk), as every other
+    # view of the language server shows them; Gemini CLI's check is what the index already
+    # holds when it indexes this folder alone.
+    alone = index.folders == [folder]
     known = Known(found, files=index.files_under, keep=keep,
-                  rendered=index.rendered_check if alone else None)
+                  rendered=index.rendered_check if alone else None,
+                  reader=FileReader(overrides=index.overrides))
     # What is computed afresh lists each folder once (files.tree): nothing here writes. The
     # walks the index's build made (or the last matrix) are good while no file appeared or
     # vanished: the checks asked afresh start from them instead of walking the tree again.

@@ -224,11 +224,13 @@ def list_files(cwd: str, settings: MemorySettings) -> ListResult:
                       estimator=estimator_for("gemini").label)
 
 
-def check(cwd: str, settings: MemorySettings) -> list[Diagnostic]:
-    """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file."""
+def check(cwd: str, settings: MemorySettings, *, reader: FileReader | None = None
+          ) -> list[Diagnostic]:
+    """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file
+    (`reader`: the files' text, the disk's by default)."""
     from memlens.agents.gemini.diagnostics import diagnose
 
-    engine = MemoryEngine(settings)
+    engine = MemoryEngine(settings, reader)
     load = engine.load(cwd)
     unreadable: list[tuple[str, str]] = []
     stops: list[SearchReport] = []

@@ -208,17 +208,19 @@ def static_settings(settings: MemorySettings) -> MemorySettings:
 
 def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, profile: bool,
                 found: list[str] | None = None,
-                rendered: Callable[[], list[Diagnostic]] | None = None) -> list[Diagnostic]:
+                rendered: Callable[[], list[Diagnostic]] | None = None,
+                reader: FileReader | None = None) -> list[Diagnostic]:
     """`memlens check`'s diagnostics for one agent working in the folder `root` (the settings
     `static_settings` gives): with `profile`, what its profile says (`agent-ignores-file`,
     `agent-version-unverified`); then its own checks and the hidden-content findings in what
     it reads (Gemini CLI's check of the folder covers every agent's). `found`: every agent's
     memory files under `root`, when the caller has walked for them already. `rendered`: the
     check of the agent the index renders, as the language server's index holds it (equal to
-    `queries.check`'s: tests/test_matrix_index.py)."""
+    `queries.check`'s: tests/test_matrix_index.py). `reader`: the files' text (the disk's by
+    default)."""
     from memlens.agents import workspace_file_names
 
-    reader = FileReader()
+    reader = reader or FileReader()
     if found is None:
         names = workspace_file_names(settings)
         by_name = workspace_files_named(MemoryEngine(settings, reader), [root], names)
@@ -227,7 +229,8 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
     if profile:
         said += profile_diagnostics(settings, [root], found, reader, only=agent.id)
     if agent.rendered_by_index:  # Gemini CLI's own check: its files, imports and folders
-        return said + (rendered() if rendered is not None else check(root, settings))
+        return said + (rendered() if rendered is not None
+                       else check(root, settings, reader=reader))
     checked = workspace_check(agent, settings, [root],
                               named(found, agent.file_names(settings)), reader)
     return [*said, *checked.diagnostics, *agent_hidden_check(agent, checked, reader)]
