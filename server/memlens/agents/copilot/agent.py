@@ -23,7 +23,7 @@ from memlens.agents.base import (
 from memlens.agents.copilot.instructions import (
     SUFFIX,
     THIS_AGENT,
-    glob_pattern,
+    glob_matches,
     glob_regex,
     globs_match,
     is_instructions,
@@ -48,7 +48,6 @@ from memlens.files.globs import (
     MatchBudget,
     bounded,
     budget_diagnostic,
-    full_match,
     match_cost,
     skipped_globs,
 )
@@ -107,11 +106,10 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
 def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool | None:
     """One of `globs` (valid ones) matches one of `files`; None: the check's budget ran out
     first."""
-    patterns = [p for g in globs if (p := glob_pattern(g))]
     for path in files:
         if not budget.take(match_cost(globs, path)):
             return None
-        if any(full_match(p, path) for p in patterns):
+        if any(glob_matches(g, path) for g in globs):
             return True
     return False
 

@@ -155,10 +155,19 @@ class CopilotLoad:
         return [*self.blocks, *self.always]
 
 
+# What Copilot CLI trims from a description's ends: Unicode's White_Space characters (not
+# Python's str.strip(), which also takes U+001C..U+001F).
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
 def _cell(description: str | None) -> str:
+    """A description in the table: each line break a space, the ends trimmed (a `>` or `|`
+    block ends in a line break: `| a b |`), `|` escaped."""
     if not description:
         return ""
-    return description.replace("\r\n", " ").replace("\n", " ").replace("|", "\\|")
+    cell = description.replace("\r\n", " ").replace("\n", " ").strip(WHITE_SPACE)
+    return cell.replace("|", "\\|")
 
 
 def _between(root: str, cwd: str) -> list[str]:
