@@ -4,10 +4,14 @@ run them against the real CLI)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import glob_matches
-from memlens.agents.copilot.load import _cell
+from memlens.agents.copilot.load import _cell, expand_imports
+from memlens.files.fsread import FileReader
 
 
 @pytest.mark.parametrize(("glob", "path", "applies"), [
@@ -52,3 +56,51 @@ def test_negated_globs_hold_where_the_rest_fails_on_the_path_or_the_name(
 def test_a_description_cell_is_its_lines_joined_and_trimmed(description: str | None,
                                                             cell: str) -> None:
     assert _cell(description) == cell
+
+
+def _paths(text: str) -> list[str]:
+    return [t.path for t in tokens(text)]
+
+
+def test_no_import_inside_a_fence_of_backticks_or_tildes() -> None:
+    assert _paths("```\n@a.md\n```\n~~~\n@b.md\n~~~\n@c.md\n") == ["c.md"]
+    # any indentation opens one; only the same three characters close it, whatever follows
+    assert _paths("\t```\n@a.md\n~~~\n@b.md\n```x\n@c.md\n") == ["c.md"]
+    assert _paths("````\n@a.md\n```\n@b.md\n") == ["b.md"]
+    # a line indented four spaces is no code block; `x ```` opens nothing
+    assert _paths("para\n\n    @a.md\nx ```\n@b.md\n") == ["a.md", "b.md"]
+
+
+def test_no_import_in_a_code_span_on_its_line() -> None:
+    assert _paths("`x` @a.md `y`\n``@b.md``\n`` x @c.md ` y``\n") == ["a.md"]
+    assert _paths("` @a.md\n@b.md` z\n") == ["b.md"]  # unclosed: the rest of its line
+
+
+@pytest.mark.parametrize(("text", "paths"), [
+    ("(@a.md)", ["a.md"]),
+    ("[@a.md], {@a.md} \"@a.md\" '@a.md' <@a.md> :@a.md é@a.md /@a.md", ["a.md"] * 8),
+    ("me@a.md x-@a.md _@a.md .@a.md 1@a.md %@a.md +@a.md", []),
+    ("@@a.md", ["@a.md", "a.md"]),
+    ("@a.md).", ["a.md"]),
+    ("@a.md)x @b.md,x", ["a.md)x", "b.md,x"]),
+    ("@a.md>x @b.md'x @d.md\"x\n@c.md`x", ["a.md", "b.md", "d.md", "c.md"]),
+    ("@a.md* @b.md|", ["a.md*", "b.md|"]),
+    ("@a.md\u00a0x", ["a.md"]),
+])
+def test_an_import_token_starts_after_punctuation_and_ends_before_quotes(
+        text: str, paths: list[str]) -> None:
+    assert _paths(text) == paths
+
+
+def test_a_file_imported_twice_in_one_document_is_the_skipped_marker(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("A @a.md @b.md\n")
+    (tmp_path / "a.md").write_text("a @c.md\n")
+    (tmp_path / "b.md").write_text("b @c.md\n")
+    (tmp_path / "c.md").write_text("C\n")
+    (tmp_path / "l.md").symlink_to("c.md")
+    top = str(tmp_path / "CLAUDE.md")
+    (tmp_path / "CLAUDE.md").write_text("@AGENTS.md @l.md\n")
+    text = expand_imports(top, "@AGENTS.md @l.md\n", FileReader(), [top])
+    c = str(tmp_path / "c.md")
+    assert text.count(f'<imported_custom_instruction source="{c}">') == 1
+    assert text.count(f'<imported_custom_instruction source="{c}" skipped="already-loaded" />') == 2

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Container
 from dataclasses import dataclass, field
 from html import escape
 
+from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import (
     Frontmatter,
     globs_match,
@@ -181,41 +181,39 @@ def _between(root: str, cwd: str) -> list[str]:
 
 
 EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's always
-_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s`]+)", re.MULTILINE)
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
 MAX_IMPORT_DEPTH = 10
-_TRAILING = ".,;:!?)]}\"'"  # punctuation after a token is not part of its path (assumed set)
 
 
-def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -> str:
-    """`@path` references expanded as Copilot CLI expands them: after the token,
-    `\n\n<imported_custom_instruction source="ABS">\nTEXT\n</imported_custom_instruction>`
-    (TEXT the file's own text expanded, its final whitespace dropped); a file already in the
-    chain becomes `<imported_custom_instruction source="ABS" skipped="already-loaded" />`; a
-    token in a code span, or naming no file, stays as written."""
-    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
+                   loaded: set[str] | None = None) -> str:
+    """`@path` references (`imports.tokens`) expanded as Copilot CLI expands them: after the
+    token, `\n\n<imported_custom_instruction source="REAL">\nTEXT\n</imported_custom_instruction>`
+    (REAL the file's real path, TEXT its own text expanded, its final whitespace dropped); a
+    file this document already loaded (the top file, an import before, through any link)
+    becomes `<imported_custom_instruction source="REAL" skipped="already-loaded" />`; a token
+    naming no file stays as written."""
+    loaded = set(chain) if loaded is None else loaded
     out, last = [], 0
-    for match in _IMPORT.finditer(text):
-        if any(start <= match.start() < end for start, end in spans):
+    for token in tokens(text):
+        if token.at < last:
+            continue  # inside the path of a token just expanded (`@@a.md`)
+        target = os.path.normpath(posixpath.join(dirname(path), token.path))
+        if not os.path.isfile(target):
             continue
-        written = match["path"].rstrip(_TRAILING)  # `@notes.md.`: the sentence's full stop
-        end = match.start("path") + len(written)
-        target = os.path.normpath(posixpath.join(dirname(path), written))
-        if not written or not os.path.isfile(target):
-            continue
-        out.append(text[last:end])
-        last = end
         real = os.path.realpath(target)
-        if real in chain or len(chain) > MAX_IMPORT_DEPTH:
-            out.append(f'\n\n<imported_custom_instruction source="{target}" '
-                       'skipped="already-loaded" />')
-            continue
-        inner = _read(reader, target)
-        if inner is None:
-            continue
-        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip()
-        out.append(f'\n\n<imported_custom_instruction source="{target}">\n{inner}\n'
-                   '</imported_custom_instruction>')
+        if real not in loaded and len(chain) <= MAX_IMPORT_DEPTH:
+            inner = _read(reader, target)
+            if inner is None:
+                continue
+            loaded.add(real)
+            inner = expand_imports(target, inner, reader, [*chain, real], loaded).rstrip()
+            block = (f'\n\n<imported_custom_instruction source="{real}">\n{inner}\n'
+                     '</imported_custom_instruction>')
+        else:
+            block = (f'\n\n<imported_custom_instruction source="{real}" '
+                     'skipped="already-loaded" />')
+        out += [text[last:token.end], block]
+        last = token.end
     out.append(text[last:])
     return "".join(out)
 
