@@ -10,7 +10,14 @@ import pytest
 
 from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import glob_matches
-from memlens.agents.copilot.load import _cell, expand_imports
+from memlens.agents.copilot.load import (
+    _cell,
+    display_path,
+    expand_imports,
+    inside,
+    instruction_entry,
+    sent_text,
+)
 from memlens.files.fsread import FileReader
 
 
@@ -104,3 +111,37 @@ def test_a_file_imported_twice_in_one_document_is_the_skipped_marker(tmp_path: P
     c = str(tmp_path / "c.md")
     assert text.count(f'<imported_custom_instruction source="{c}">') == 1
     assert text.count(f'<imported_custom_instruction source="{c}" skipped="already-loaded" />') == 2
+
+
+def test_a_text_sent_drops_invisible_characters_then_is_nfc() -> None:
+    assert sent_text("a\u200bb") == "ab"
+    assert sent_text("cafe\u0301 \u212b") == "caf\u00e9 \u00c5"
+    assert sent_text("e\u200b\u0301") == "\u00e9"  # dropped first, then composed
+    assert sent_text("\ufb01") == "\ufb01"  # NFC, not NFKC
+    dropped = "\u00ad\u180e\u200b\u200c\u200e\u200f\u202a\u202e\u2060\u2064\u2066\u2069\ufeff"
+    assert sent_text(f"x{dropped}\U000e0001\U000e0020\U000e007fy") == "xy"
+    kept = "\u200d\ufe0f\u2065\u034f\U000e0000\U000e0100\u00a0"
+    assert sent_text(kept) == kept
+
+
+def test_the_description_is_read_as_written_and_the_body_sent_normalised() -> None:
+    entry = instruction_entry("/r/.github/instructions/a.instructions.md",
+                              '---\napplyTo: "**"\ndescription: "e\u0301\u200b"\n---\nb\u200b\n',
+                              "a")
+    assert entry.front is not None and entry.front.description == "e\u0301\u200b"
+    assert entry.text == '---\napplyTo: "**"\ndescription: "\u00e9"\n---\nb\n'
+
+
+def test_a_linked_file_is_named_by_its_target(tmp_path: Path) -> None:
+    (tmp_path / "repo/shared").mkdir(parents=True)
+    (tmp_path / "repo/shared/ts.md").write_text("x\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/o.md").write_text("x\n")
+    (tmp_path / "repo/a.md").symlink_to("shared/ts.md")
+    (tmp_path / "repo/o.md").symlink_to("../out/o.md")
+    root = str(tmp_path / "repo")
+    assert display_path(str(tmp_path / "repo/a.md"), root) == "shared/ts.md"
+    assert display_path(str(tmp_path / "repo/o.md"), root) == "../out/o.md"
+    assert display_path(str(tmp_path / "repo/o.md"), None) == str(tmp_path / "out/o.md")
+    assert inside(str(tmp_path / "repo/a.md"), root)
+    assert not inside(str(tmp_path / "repo/o.md"), root)
