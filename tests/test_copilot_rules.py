@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memlens.agents.copilot.imports import tokens
-from memlens.agents.copilot.instructions import glob_matches
+from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
 from memlens.agents.copilot.load import (
     _cell,
     display_path,
@@ -145,3 +145,27 @@ def test_a_linked_file_is_named_by_its_target(tmp_path: Path) -> None:
     assert display_path(str(tmp_path / "repo/o.md"), None) == str(tmp_path / "out/o.md")
     assert inside(str(tmp_path / "repo/a.md"), root)
     assert not inside(str(tmp_path / "repo/o.md"), root)
+
+
+@pytest.mark.parametrize(("line", "globs", "excluded"), [
+    ("applyTo: !*", [], False),  # a tag with nothing after it: empty, the file applies always
+    ("applyTo: !**/*.md", [], False),
+    ("applyTo: !foo x.txt", ["x.txt"], False),
+    ("applyTo: !foo [x.txt]", ["x.txt"], False),
+    ("applyTo: !!binary eA==", ["eA=="], False),
+    ("applyTo: !e!x x.txt", ["!e!x x.txt"], False),  # an undefined handle: the line is read
+    ('applyTo: "x"\nexcludeAgent: !foo coding-agent', ["x"], True),
+])
+def test_a_yaml_tag_is_read_as_if_it_were_not_there(line: str, globs: list[str],
+                                                    excluded: bool) -> None:
+    front = parse_frontmatter(f"---\n{line}\n---\nbody\n")
+    assert (front.globs, front.excluded) == (globs, excluded)
+
+
+def test_other_yaml_readers_still_refuse_unknown_tags() -> None:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import ConstructorError
+
+    parse_frontmatter("---\napplyTo: !x y\n---\n")
+    with pytest.raises(ConstructorError):
+        YAML(typ="safe", pure=True).load("a: !x b")

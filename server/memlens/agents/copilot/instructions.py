@@ -98,13 +98,48 @@ def _strings(value: object) -> list[str] | None:
     return None
 
 
+def _untagged(constructor: Any, node: Any) -> object:
+    """A node under a tag Copilot CLI does not know (`applyTo: !*`, `!foo [x]`, `!!binary`) read
+    as if it had none: `!*` alone is empty (the file applies always), `!foo x.txt` is `x.txt`."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    if isinstance(node, SequenceNode):
+        return constructor.construct_sequence(node, deep=True)
+    if isinstance(node, MappingNode):
+        return constructor.construct_mapping(node, deep=True)
+    if isinstance(node, ScalarNode):
+        node.tag = constructor.resolver.resolve(ScalarNode, node.value, (True, False))
+        if node.tag in constructor.yaml_constructors and node.tag != _BINARY:
+            return constructor.yaml_constructors[node.tag](constructor, node)
+        return node.value
+    return None
+
+
+_BINARY = "tag:yaml.org,2002:binary"
+
+
 def _load_yaml(text: str) -> object:
     from ruamel.yaml import YAML
 
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = False
     reader.max_depth = MAX_DEPTH
+    reader.Constructor = _tolerant_constructor()
     return parse_yaml_with(reader.load, text)
+
+
+@functools.cache
+def _tolerant_constructor() -> Any:
+    """ruamel's safe constructor, as its own class (its `add_constructor` changes the class it
+    is called on: other readers keep refusing unknown tags), reading tagged nodes untagged."""
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class Tolerant(SafeConstructor):
+        pass
+
+    Tolerant.add_constructor(None, _untagged)
+    Tolerant.add_constructor(_BINARY, _untagged)
+    return Tolerant
 
 
 def _unquote(value: str) -> str:
