@@ -38,6 +38,9 @@ from memlens.files.fsread import FileReader
     ("!a.py", "src/core/a.py", True),
     ("!", "x.py", True),
     ("![", "x.py", False),  # does not parse: never
+    ("!!x.txt", "src/mod.py", False),  # two negations: x.txt itself
+    ("!!x.txt", "src/x.txt", True),
+    ("!!!x.txt", "x.txt", False),
     ("a.py", "src/core/a.py", True),  # a name at any depth
     ("core/a.py", "src/core/a.py", False),
 ])

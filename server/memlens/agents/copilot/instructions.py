@@ -17,7 +17,7 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   `{a,b}` and `[...]` work; a glob that does not parse (`[`) matches nothing. A glob starting
   `!` is the opposite of the rest: it holds when the rest fails on the path or on the name
   (`!**/*.test.ts` applies to `x.py`; `!src/**` to `src/a.py`, whose name is not under
-  `src/`). A file applies when one of its globs holds.
+  `src/`); `!!` negates that again. A file applies when one of its globs holds.
 * `description` is shown in the table with each line break as a space, trimmed.
 """
 
@@ -209,7 +209,7 @@ def _parts(glob: str) -> tuple[str, str] | None:
     left out, both matched against the whole relative path: the glob on the path, and the glob
     on the path's name (`(?:.*/)?NAME`, NAME the glob read as matching no `/`); None: it does
     not parse."""
-    glob = glob.removeprefix("!").removeprefix("./")
+    glob = glob.lstrip("!").removeprefix("./")
     try:
         body, at = _translate(glob, 0, top=True, depth=0)
         name, _ = _translate(glob, 0, top=True, depth=0, name=True)
@@ -319,6 +319,11 @@ def _alternatives(glob: str, at: int, depth: int, name: bool = False
         at += 1  # a comma
 
 
+def _negated(glob: str) -> bool:
+    """An odd number of leading `!` negates (`!!x.txt` is `x.txt`)."""
+    return (len(glob) - len(glob.lstrip("!"))) % 2 == 1
+
+
 def glob_matches(glob: str, relative: str) -> bool:
     """One glob on a path relative to the repository root: the glob matches the path or its
     name; a `!glob` holds when its rest fails on either (one that does not parse: never)."""
@@ -326,7 +331,7 @@ def glob_matches(glob: str, relative: str) -> bool:
     if parts is None:
         return False
     on_path, on_name = parts
-    if glob.startswith("!"):
+    if _negated(glob):
         return not full_match(on_path, relative) or not full_match(on_name, relative)
     return full_match(f"(?s)(?:{on_path[4:]}|{on_name[4:]})", relative)
 
