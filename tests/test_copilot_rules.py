@@ -12,6 +12,7 @@ from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
 from memlens.agents.copilot.load import (
     _cell,
+    _read,
     display_path,
     expand_imports,
     inside,
@@ -172,3 +173,12 @@ def test_other_yaml_readers_still_refuse_unknown_tags() -> None:
     parse_frontmatter("---\napplyTo: !x y\n---\n")
     with pytest.raises(ConstructorError):
         YAML(typ="safe", pure=True).load("a: !x b")
+
+
+def test_imports_are_found_before_the_text_is_normalised(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("A\n")
+    (tmp_path / "b.md").write_text("B\n\u200b")
+    (tmp_path / "AGENTS.md").write_text("@a.md\u200b and @b.md\n")
+    text = _read(FileReader(), str(tmp_path / "AGENTS.md"))
+    assert text == (f'@a.md and @b.md\n\n<imported_custom_instruction source="{tmp_path}/b.md">'
+                    '\nB\n\n</imported_custom_instruction>\n')

@@ -137,8 +137,12 @@ def _raw(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
 
 
 def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
-    """The text Copilot sends of `path` (`sent_text`; None: it is not read)."""
+    """The text Copilot sends of an AGENTS.md, CLAUDE.md... (None: it is not read): its
+    `@imports` expanded (AGENTS.md and CLAUDE.md) in the text as written, then the whole
+    `sent_text` (so `@a.md` + U+200B names no file)."""
     raw = _raw(reader, path, strict=strict)
+    if raw is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
+        raw = expand_imports(path, raw, reader, [os.path.realpath(path)])
     return None if raw is None else sent_text(raw)
 
 
@@ -238,7 +242,7 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
             continue
         real = os.path.realpath(target)
         if real not in loaded and len(chain) <= MAX_IMPORT_DEPTH:
-            inner = _read(reader, target)
+            inner = _raw(reader, target)
             if inner is None:
                 continue
             loaded.add(real)
@@ -280,8 +284,6 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
 
     def block(path: str, kind: str) -> None:
         text = _read(reader, path, strict=kind == "home")
-        if text is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
-            text = expand_imports(path, text, reader, [os.path.realpath(path)])
         if text is not None and all(f.text != text for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
@@ -358,11 +360,8 @@ class CopilotSession:
         for folder in folders:  # deepest first
             for name in FOLDER_NAMES:
                 path = posixpath.join(folder, name)
-                text = _read(self.reader, path)
+                text = _read(self.reader, path)  # its @imports expanded on read too
                 if text is not None and inside(path, load.root):  # a link out: not sent
-                    if posixpath.basename(path) in EXPANDS_IMPORTS:  # on read too
-                        text = expand_imports(path, text, self.reader,
-                                              [os.path.realpath(path)])
                     files.append(CopilotFile(path, text, "folder",
                                              display_path(path, load.root)))
             for path in folder_instruction_files(folder):
