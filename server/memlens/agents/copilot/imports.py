@@ -3,6 +3,8 @@ in its requests: tests/conformance/differential/regressions_copilot.yaml, P21-P2
 
 * an `@` starts a token unless the character before it is an ASCII letter or digit or one of
   `._%+-` (an e-mail address): `(@a.md)`, `"@a.md"`, `x @a.md` are tokens, `me@a.md` is not;
+* after a second `@` (`@@a.md`) only a path without `/` is one (`@@./a.md`, `@@sub/a.md`
+  stay as written);
 * the path runs to white space or one of `` ` ' " < > ``; then `.,;:!?)]}` at its end are
   dropped (`@a.md).` names `a.md`; `@a.md)x` names `a.md)x`);
 * nothing inside a fence: a line starting (after any indentation) with ```` ``` ```` or `~~~`
@@ -80,6 +82,6 @@ def tokens(text: str) -> Iterator[Token]:
                 while end < len(line) and line[end] not in _ENDS_PATH:
                     end += 1
                 path = line[at + 1:end].rstrip(TRAILING)
-                if path:
+                if path and not (at and line[at - 1] == "@" and "/" in path):
                     yield Token(start + at, start + at + 1 + len(path), path)
             at = line.find("@", at + 1)
