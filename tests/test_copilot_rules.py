@@ -15,9 +15,9 @@ from memlens.agents.copilot.load import (
     _read,
     display_path,
     expand_imports,
-    inside,
     instruction_entry,
     sent_text,
+    stays_inside,
 )
 from memlens.files.fsread import FileReader
 
@@ -150,8 +150,8 @@ def test_a_linked_file_is_named_by_its_target(tmp_path: Path) -> None:
     assert display_path(str(tmp_path / "repo/a.md"), root) == "shared/ts.md"
     assert display_path(str(tmp_path / "repo/o.md"), root) == "../out/o.md"
     assert display_path(str(tmp_path / "repo/o.md"), None) == str(tmp_path / "out/o.md")
-    assert inside(str(tmp_path / "repo/a.md"), root)
-    assert not inside(str(tmp_path / "repo/o.md"), root)
+    assert stays_inside(str(tmp_path / "repo/a.md"), root)
+    assert not stays_inside(str(tmp_path / "repo/o.md"), root)
 
 
 @pytest.mark.parametrize(("line", "globs", "excluded"), [
@@ -185,3 +185,25 @@ def test_imports_are_found_before_the_text_is_normalised(tmp_path: Path) -> None
     text = _read(FileReader(), str(tmp_path / "AGENTS.md"))
     assert text == (f'@a.md and @b.md\n\n<imported_custom_instruction source="{tmp_path}/b.md">'
                     '\nB\n\n</imported_custom_instruction>\n')
+
+
+def test_the_on_read_listing_leaves_out_a_link_leading_out_of_the_repository(
+        tmp_path: Path) -> None:
+    from memlens.agents.base import WorkspaceCheck
+    from memlens.agents.copilot.agent import CopilotAgent
+    from memlens.model import MemorySettings
+
+    repo = tmp_path / "repo"
+    (repo / ".git/objects").mkdir(parents=True)
+    (repo / ".git/refs").mkdir()
+    (repo / ".git/HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "out.md").write_text("outside\n")
+    (repo / "docs").mkdir()
+    (repo / "docs/ai.md").write_text("inside\n")
+    (repo / "sub").mkdir()
+    (repo / "sub/AGENTS.md").symlink_to("../../out.md")
+    (repo / "sub/CLAUDE.md").symlink_to("../docs/ai.md")
+    agent, settings = CopilotAgent(), MemorySettings(home=str(tmp_path / "home"))
+    memory = agent.load(str(repo), settings)
+    rows = agent.on_read_files(memory, settings, FileReader(), WorkspaceCheck(found=[]))
+    assert [r.path for r in rows] == [str(repo / "sub/CLAUDE.md")]

@@ -42,6 +42,7 @@ from memlens.agents.copilot.load import (
     folder_instruction_files,
     instruction_entry,
     load_copilot,
+    stays_inside,
 )
 from memlens.files.fsread import FileReader
 from memlens.files.globs import (
@@ -350,7 +351,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
             for path in (posixpath.join(folder, n) for n in FOLDER_NAMES
                          if n.split("/")[0].lower() in signs):
                 text = reader.read(path).content
-                if text is not None and path not in listed:
+                if text is not None and path not in listed and stays_inside(path, load.root):
                     listed.add(path)
                     rows.append(AgentFile(path, "nested", text,
                                           f"when a tool touches a path in {rel}/",
@@ -361,8 +362,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
             # one too (only a blank AGENTS.md, CLAUDE.md... is skipped).
             for path in folder_instruction_files(folder, signs):
                 text = reader.read(path).content
-                if text is None or path in listed:
-                    continue
+                if text is None or path in listed or not stays_inside(path, load.root):
+                    continue  # a link leading out of the repository is not sent on read
                 entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
                 if entry.front is None or entry.front.excluded:
                     continue

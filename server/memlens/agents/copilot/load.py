@@ -153,7 +153,7 @@ def display_path(path: str, base: str | None) -> str:
     return real if base is None else posixpath.relpath(real, os.path.realpath(base))
 
 
-def inside(path: str, root: str) -> bool:
+def stays_inside(path: str, root: str) -> bool:
     """`path`'s real path is in `root` (a file on read whose link leads out is not sent)."""
     return os.path.realpath(path).startswith(os.path.realpath(root).rstrip("/") + "/")
 
@@ -361,12 +361,12 @@ class CopilotSession:
             for name in FOLDER_NAMES:
                 path = posixpath.join(folder, name)
                 text = _read(self.reader, path)  # its @imports expanded on read too
-                if text is not None and inside(path, load.root):  # a link out: not sent
+                if text is not None and stays_inside(path, load.root):  # a link out: not sent
                     files.append(CopilotFile(path, text, "folder",
                                              display_path(path, load.root)))
             for path in folder_instruction_files(folder):
                 text = _raw(self.reader, path)
-                if text is None or not inside(path, load.root):
+                if text is None or not stays_inside(path, load.root):
                     continue
                 entry = instruction_entry(path, text, display_path(path, load.root))
                 front = entry.front
