@@ -207,3 +207,9 @@ def test_the_on_read_listing_leaves_out_a_link_leading_out_of_the_repository(
     memory = agent.load(str(repo), settings)
     rows = agent.on_read_files(memory, settings, FileReader(), WorkspaceCheck(found=[]))
     assert [r.path for r in rows] == [str(repo / "sub/CLAUDE.md")]
+
+
+def test_an_import_of_a_file_that_is_not_utf8_stays_as_written(tmp_path: Path) -> None:
+    (tmp_path / "bad.md").write_bytes(b"a\xffb\n")
+    (tmp_path / "AGENTS.md").write_text("@bad.md\n")
+    assert _read(FileReader(), str(tmp_path / "AGENTS.md")) == "@bad.md\n"

@@ -242,7 +242,7 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
             continue
         real = os.path.realpath(target)
         if real not in loaded and len(chain) <= MAX_IMPORT_DEPTH:
-            inner = _raw(reader, target)
+            inner = _raw(reader, target, strict=True)  # not UTF-8: left as written
             if inner is None:
                 continue
             loaded.add(real)
