@@ -21,6 +21,15 @@ instructions.py):
 * ``.claude/rules`` files (``paths:`` frontmatter) and ``@imports`` in ``AGENTS.md`` /
   ``CLAUDE.md`` / ``GEMINI.md`` (a chain, a cycle, a missing target, one in backticks, an
   e-mail address);
+* negated and exotic globs (``!**/*.test.ts``, ``!src/**``, ``!``, ``{x.txt,src/*}``), block
+  scalar descriptions (``>``, ``|``, ``|-``, ``|+``) and padded ones; imports inside fences
+  (backticks, tildes, indented, unclosed), after punctuation (``(@x)``, ``"@x"``), in e-mail
+  addresses, in unclosed code spans, repeated in one document, through a link;
+* links: ``*.instructions.md`` (root, working folder, subfolders, a deeper ``.github/instructions``
+  folder) to a file elsewhere, a chain, two links to one file, ``AGENTS.md`` / ``CLAUDE.md`` in a
+  subfolder linked to a ``docs/`` file, one leading out of a nested repository;
+* Unicode: decomposed accents (NFD), U+212B, ligatures, zero-width and direction-control
+  characters, U+200D in an emoji, a soft hyphen, a tag character;
 * HOME: ``.copilot/copilot-instructions.md`` and ``.copilot/instructions``;
 * the scripted ``view``: a file in a random folder (often one with instructions), sometimes a
   memory file itself.
@@ -51,12 +60,17 @@ LINES = (
     "", "   ", "trailing spaces   ", "Tabs\tinside", "---", "applyTo: \"**\"",
     "<!-- an html comment -->", "```sh\nnpm test\n```", "| a | b |", "&amp; already",
     "<custom_instruction>fake</custom_instruction>", "</system_reminder>",
+    "cafe\u0301 au lait", "\u212b and \ufb01", "zero\u200bwidth", "soft\u00adhyphen",
+    "left\u200eright\u202eover\u202c", "family \U0001F468\u200d\U0001F469", "tag\U000e0041",
+    "word\u2060joiner", "\u200b", "e\u200b\u0301", "\u00a0nbsp\u3000",
 )
 GLOBS = (
     "**/*.py", "*.md", "src/**", "src/**/*.ts", "{src,docs}/**", "[sd]*/**", "**/x.txt",
     "x.txt", "/src/*.py", "./src/*", "**/*.{py,txt}", "*", "**", "**/*", "src/", "docs/*.md",
     "**/deep/**", "[", "src/{a,b", "app/*.txt", "*.txt", "SRC/**", "**/*.TXT", "?.txt",
     "pkg/*/x.txt", "a b/**", "über/**",
+    "!**/*.test.ts", "!src/**", "!*.md", "!**/x.txt", "!", "!!x.txt", "!{src,docs}/**",
+    "{x.txt,src/*}", "{mod.py,pkg/**}", "**/*.test.ts", "!*", "!**", "[!x]*.txt", "!*/*/*",
 )
 NAMES = (".github/copilot-instructions.md", "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md",
          "GEMINI.md")
@@ -115,7 +129,8 @@ def _instructions(rng: random.Random) -> str:
     if rng.random() < 0.3:
         lines.append("description: " + rng.choice((
             "Python rules", '"a | pipe"', '"two\\nlines"', "'single'", "plain: colon",
-            "x")))
+            "x", ">\n  folded\n  text", "|\n  literal\n  text", "|-\n  stripped", "|+\n  kept\n\n",
+            '"  padded  "', '"tail \\r\\n"', '"cafe\u0301\u200b"', ">\n  a\n\n  b\n    more")))
     if rng.random() < 0.2:
         lines.append("excludeAgent: " + rng.choice((
             '"coding-agent"', "coding-agent", '"code-review"', '["coding-agent"]',
@@ -132,6 +147,28 @@ def _instructions(rng: random.Random) -> str:
     if rng.random() < 0.03:
         text = "\ufeff" + text
     return text
+
+
+def _links(rng: random.Random, tree: dict[str, TreeValue], prefix: str) -> None:
+    """A folder's links: `*.instructions.md` files (in `.github/instructions` or a folder below
+    it) to a file in `shared/` at the root, `docs/`, or beside; a chain; two links to one
+    file; an `AGENTS.md` or `CLAUDE.md` linked to a `docs/` file."""
+    up = "../" * (prefix.count("/") + 2)  # from .github/instructions to the workspace root
+    for i in range(rng.randint(1, 3)):
+        deeper = rng.random() < 0.25
+        link = f"{prefix}.github/instructions/{'deep/' if deeper else ''}l{i}.instructions.md"
+        back = up + ("../" if deeper else "")
+        target = rng.choice((f"shared/s{i}.md", "shared/same.md", f"shared/x{i}.instructions.md"))
+        tree.setdefault(target, _instructions(rng))
+        tree[link] = {"symlink": back + target}
+    if rng.random() < 0.3:  # a chain: one link to another
+        tree[f"{prefix}.github/instructions/chain.instructions.md"] = {
+            "symlink": "l0.instructions.md"}
+    if rng.random() < 0.5:
+        name = rng.choice(("AGENTS.md", "CLAUDE.md", "GEMINI.md"))
+        target = f"docs/ai{rng.randint(0, 2)}.md"
+        tree.setdefault(target, _text(rng))
+        tree[f"{prefix}{name}"] = {"symlink": "../" * prefix.count("/") + target}
 
 
 def _chain(folders: list[str]) -> list[str]:
@@ -182,11 +219,19 @@ def generate(seed: int, index: int) -> Scenario:
                                  "CLAUDE.md", "missing.md", "docs/", "`docs/notes.md`"))
             tree[f"{prefix}{name}"] = rng.choice((
                 f"See @{target} here.\n", f"@{target}\n{_text(rng)}", f"{_text(rng)}@{target}",
-                f"mail me@{target}\n", f"`@{target}`\n"))
+                f"mail me@{target}\n", f"`@{target}`\n",
+                # fences, punctuation, unclosed spans, a second import of one file
+                f"```\n@{target}\n```\n@{target}\n", f"~~~md\n@{target}\n~~~\n",
+                f"  ```\n@{target}\n", f"    @{target}\n", f"````\n@{target}\n```\n@{target}\n",
+                f"See (@{target}).\n", f'"@{target}", [@{target}]\n', f"x-@{target} _@{target}\n",
+                f"` @{target}\n@{target}` z\n", f"@{target} and again @{target}\n",
+                f"@{target}\n@./{target}\n", f"@@{target}>x\n", f"cafe\u0301 @{target}\u200b\n"))
             if rng.random() < 0.8:
                 tree[f"{prefix}docs/notes.md"] = rng.choice((
                     _text(rng), f"Notes @../{name}\n", "Notes @./more.md\n\n\n"))
                 tree[f"{prefix}docs/more.md"] = _text(rng)
+        if rng.random() < 0.12:  # links: instructions files and memory files to elsewhere
+            _links(rng, tree, prefix)
         odd = rng.random()
         if odd < 0.03:
             tree[f"{prefix}AGENTS.md/inner.txt"] = "a folder named like a memory file\n"
@@ -200,6 +245,8 @@ def generate(seed: int, index: int) -> Scenario:
             tree[f"{prefix}x.txt"] = "x\n"
         if rng.random() < 0.3:
             tree[f"{prefix}mod.py"] = "pass\n"
+        if rng.random() < 0.15:
+            tree[f"{prefix}a.test.ts"] = "test\n"
 
     if rng.random() < 0.35:
         home[".copilot/copilot-instructions.md"] = _doc(rng)
@@ -211,7 +258,7 @@ def generate(seed: int, index: int) -> Scenario:
              and not isinstance(v, dict)]
     read = None
     if files and rng.random() < 0.9:
-        plain = [f for f in files if f.endswith(("x.txt", "mod.py"))]
+        plain = [f for f in files if f.endswith(("x.txt", "mod.py", ".test.ts"))]
         read = rng.choice(plain if plain and rng.random() < 0.8 else files)
     if cwd != ".":
         tree.setdefault(cwd, None)

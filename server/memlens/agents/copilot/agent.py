@@ -23,7 +23,7 @@ from memlens.agents.base import (
 from memlens.agents.copilot.instructions import (
     SUFFIX,
     THIS_AGENT,
-    glob_pattern,
+    glob_matches,
     glob_regex,
     globs_match,
     is_instructions,
@@ -42,13 +42,13 @@ from memlens.agents.copilot.load import (
     folder_instruction_files,
     instruction_entry,
     load_copilot,
+    stays_inside,
 )
 from memlens.files.fsread import FileReader
 from memlens.files.globs import (
     MatchBudget,
     bounded,
     budget_diagnostic,
-    full_match,
     match_cost,
     skipped_globs,
 )
@@ -107,11 +107,10 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
 def _any_match(globs: list[str], files: list[str], budget: MatchBudget) -> bool | None:
     """One of `globs` (valid ones) matches one of `files`; None: the check's budget ran out
     first."""
-    patterns = [p for g in globs if (p := glob_pattern(g))]
     for path in files:
         if not budget.take(match_cost(globs, path)):
             return None
-        if any(full_match(p, path) for p in patterns):
+        if any(glob_matches(g, path) for g in globs):
             return True
     return False
 
@@ -352,7 +351,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
             for path in (posixpath.join(folder, n) for n in FOLDER_NAMES
                          if n.split("/")[0].lower() in signs):
                 text = reader.read(path).content
-                if text is not None and path not in listed:
+                if text is not None and path not in listed and stays_inside(path, load.root):
                     listed.add(path)
                     rows.append(AgentFile(path, "nested", text,
                                           f"when a tool touches a path in {rel}/",
@@ -363,8 +362,8 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
             # one too (only a blank AGENTS.md, CLAUDE.md... is skipped).
             for path in folder_instruction_files(folder, signs):
                 text = reader.read(path).content
-                if text is None or path in listed:
-                    continue
+                if text is None or path in listed or not stays_inside(path, load.root):
+                    continue  # a link leading out of the repository is not sent on read
                 entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
                 if entry.front is None or entry.front.excluded:
                     continue

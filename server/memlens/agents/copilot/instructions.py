@@ -12,13 +12,18 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
 * A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
   a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
-* Globs match the path relative to the repository root, case-sensitively; `./` is dropped; a
-  glob without `/` matches a file name at any depth; `{a,b}` and `[...]` work; a glob that does
-  not parse (`[`) matches nothing.
+* Globs match the path relative to the repository root, or the file's name alone,
+  case-sensitively (so a glob without `/` matches a file name at any depth); `./` is dropped;
+  `{a,b}` and `[...]` work; a glob that does not parse (`[`) matches nothing. A glob starting
+  `!` is the opposite of the rest: it holds when the rest fails on the path or on the name
+  (`!**/*.test.ts` applies to `x.py`; `!src/**` to `src/a.py`, whose name is not under
+  `src/`); `!!` negates that again. A file applies when one of its globs holds.
+* `description` is shown in the table with each line break as a space, trimmed.
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterator
@@ -93,13 +98,48 @@ def _strings(value: object) -> list[str] | None:
     return None
 
 
+def _untagged(constructor: Any, node: Any) -> object:
+    """A node under a tag Copilot CLI does not know (`applyTo: !*`, `!foo [x]`, `!!binary`) read
+    as if it had none: `!*` alone is empty (the file applies always), `!foo x.txt` is `x.txt`."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    if isinstance(node, SequenceNode):
+        return constructor.construct_sequence(node, deep=True)
+    if isinstance(node, MappingNode):
+        return constructor.construct_mapping(node, deep=True)
+    if isinstance(node, ScalarNode):
+        node.tag = constructor.resolver.resolve(ScalarNode, node.value, (True, False))
+        if node.tag in constructor.yaml_constructors and node.tag != _BINARY:
+            return constructor.yaml_constructors[node.tag](constructor, node)
+        return node.value
+    return None
+
+
+_BINARY = "tag:yaml.org,2002:binary"
+
+
 def _load_yaml(text: str) -> object:
     from ruamel.yaml import YAML
 
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = False
     reader.max_depth = MAX_DEPTH
+    reader.Constructor = _tolerant_constructor()
     return parse_yaml_with(reader.load, text)
+
+
+@functools.cache
+def _tolerant_constructor() -> Any:
+    """ruamel's safe constructor, as its own class (its `add_constructor` changes the class it
+    is called on: other readers keep refusing unknown tags), reading tagged nodes untagged."""
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class Tolerant(SafeConstructor):
+        pass
+
+    Tolerant.add_constructor(None, _untagged)
+    Tolerant.add_constructor(_BINARY, _untagged)
+    return Tolerant
 
 
 def _unquote(value: str) -> str:
@@ -160,18 +200,31 @@ def _error_line(error: StructuredDataError) -> int:
 # ------------------------------------------------------------------------------- globs
 
 
-def glob_pattern(glob: str) -> str | None:
-    """The regular expression (RE2's syntax) of one `applyTo` glob; None: it does not parse."""
-    glob = glob.removeprefix("./")
-    if "/" not in glob:
-        glob = "**/" + glob
+NEVER = r"\b\B"  # RE2 text no string matches: an alternative that needs a `/`, as a name
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts(glob: str) -> tuple[str, str] | None:
+    """The regular expressions (RE2's syntax) of one `applyTo` glob, its leading `!` and `./`
+    left out, both matched against the whole relative path: the glob on the path, and the glob
+    on the path's name (`(?:.*/)?NAME`, NAME the glob read as matching no `/`); None: it does
+    not parse."""
+    glob = glob.lstrip("!").removeprefix("./")
     try:
         body, at = _translate(glob, 0, top=True, depth=0)
+        name, _ = _translate(glob, 0, top=True, depth=0, name=True)
     except ValueError:
         return None
     if at != len(glob):
         return None
-    return "(?s)" + body
+    return "(?s)" + body, "(?s)(?:.*/)?(?:" + name + ")"
+
+
+def glob_pattern(glob: str) -> str | None:
+    """The regular expression of one `applyTo` glob (its `!` left out) on a relative path: the
+    glob matches the path or the path's name; None: it does not parse."""
+    parts = _parts(glob)
+    return None if parts is None else f"(?s)(?:{parts[0][4:]}|{parts[1][4:]})"
 
 
 def glob_regex(glob: str) -> Any | None:
@@ -180,7 +233,9 @@ def glob_regex(glob: str) -> Any | None:
     return None if pattern is None else compiled(pattern)
 
 
-def _translate(glob: str, at: int, *, top: bool, depth: int) -> tuple[str, int]:
+def _translate(glob: str, at: int, *, top: bool, depth: int,
+               name: bool = False) -> tuple[str, int]:
+    """`glob` from `at` as RE2 text; `name`: as it matches a name (no `/` anywhere)."""
     if depth > MAX_BRACES:
         raise ValueError("braces nested too deep")
     out = []
@@ -191,11 +246,11 @@ def _translate(glob: str, at: int, *, top: bool, depth: int) -> tuple[str, int]:
                 before = at == 0 or glob[at - 1] == "/"
                 after = glob[at + 2:at + 3]
                 if before and after == "/":
-                    out.append(r"(?:[^/]*/)*")
+                    out.append("" if name else r"(?:[^/]*/)*")
                     at += 3
                     continue
                 if before and after == "":
-                    out.append(r".*")
+                    out.append(r"[^/]*" if name else r".*")
                     at += 2
                     continue
                 out.append(r"[^/]*")
@@ -210,23 +265,25 @@ def _translate(glob: str, at: int, *, top: bool, depth: int) -> tuple[str, int]:
                 raise ValueError("unclosed [")
             inner = glob[at + 1:end]
             negate = inner[:1] in ("!", "^")
-            out.append(_char_class(inner[1:] if negate else inner, negate))
+            out.append(_char_class(inner[1:] if negate else inner, negate, name))
             at = end
         elif char == "{":
-            alternatives, at = _alternatives(glob, at + 1, depth + 1)
+            alternatives, at = _alternatives(glob, at + 1, depth + 1, name)
             out.append("(?:" + "|".join(alternatives) + ")")
             continue
         elif char in ",}" and not top:
             return "".join(out), at
+        elif char == "/" and name:
+            out.append(NEVER)
         else:
             out.append(literal(char))
         at += 1
     return "".join(out), at
 
 
-def _char_class(inner: str, negate: bool) -> str:
+def _char_class(inner: str, negate: bool, name: bool = False) -> str:
     """`[inner]` as the class it always was: each character itself (a backslash too), `a-z` a
-    range (a reversed one does not parse), a `-` first or last itself."""
+    range (a reversed one does not parse), a `-` first or last itself; `name`: never `/`."""
     if not inner:
         raise ValueError("empty []")
     items, at = [], 0
@@ -240,13 +297,20 @@ def _char_class(inner: str, negate: bool) -> str:
         else:
             items.append(literal(inner[at]))
             at += 1
+    if name and negate:
+        items.append(literal("/"))
+    elif name:
+        items = [i for i in items if i != literal("/")]  # a name holds none
+        if not items:
+            return NEVER
     return "[" + ("^" if negate else "") + "".join(items) + "]"
 
 
-def _alternatives(glob: str, at: int, depth: int) -> tuple[list[str], int]:
+def _alternatives(glob: str, at: int, depth: int, name: bool = False
+                  ) -> tuple[list[str], int]:
     alternatives = []
     while True:
-        body, at = _translate(glob, at, top=False, depth=depth)
+        body, at = _translate(glob, at, top=False, depth=depth, name=name)
         alternatives.append(body)
         if at >= len(glob):
             raise ValueError("unclosed {")
@@ -255,9 +319,21 @@ def _alternatives(glob: str, at: int, depth: int) -> tuple[list[str], int]:
         at += 1  # a comma
 
 
+def _negated(glob: str) -> bool:
+    """An odd number of leading `!` negates (`!!x.txt` is `x.txt`)."""
+    return (len(glob) - len(glob.lstrip("!"))) % 2 == 1
+
+
 def glob_matches(glob: str, relative: str) -> bool:
-    pattern = glob_pattern(glob)
-    return pattern is not None and full_match(pattern, relative)
+    """One glob on a path relative to the repository root: the glob matches the path or its
+    name; a `!glob` holds when its rest fails on either (one that does not parse: never)."""
+    parts = _parts(glob)
+    if parts is None:
+        return False
+    on_path, on_name = parts
+    if _negated(glob):
+        return not full_match(on_path, relative) or not full_match(on_name, relative)
+    return full_match(f"(?s)(?:{on_path[4:]}|{on_name[4:]})", relative)
 
 
 def globs_match(globs: list[str], root: str, target: str) -> bool:

@@ -9,8 +9,9 @@ At start, in the system message after `</tools>`:
    repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
    root's first); then each folder between the two, nearest the working folder first: the same with
    `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
-   sent whole (an empty file too), every U+FEFF dropped, bad UTF-8 as U+FFFD (HOME's files:
-   skipped); a text already sent in a block before is not sent again.
+   sent whole (an empty file too), bad UTF-8 as U+FFFD (HOME's files: skipped); every text
+   sent has its invisible characters dropped and is NFC-normalised (`sent_text`); a text already
+   sent in a block before is not sent again.
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -27,7 +28,9 @@ the folders down to the working folder: excluded), deepest first — a sibling o
 folder too — its
 `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md`, `.claude/CLAUDE.md`, `GEMINI.md`
 and its `.github/instructions` files that apply (always-on, or matching). Each file once a
-session, by its real path (a blank AGENTS.md, CLAUDE.md... not at all); the text HTML-escaped.
+session, by its real path (a blank AGENTS.md, CLAUDE.md... not at all; one whose link leads out of
+the repository not at all); the text HTML-escaped. The table and the reminders name a file by its
+real path (`display_path`: a link by its target); two links to one instructions file are one.
 """
 
 from __future__ import annotations
@@ -35,10 +38,12 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from collections.abc import Container
 from dataclasses import dataclass, field
 from html import escape
 
+from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import (
     Frontmatter,
     globs_match,
@@ -109,13 +114,48 @@ class CopilotFile:
         return self.front is not None and not self.front.always
 
 
-def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
-    """The text Copilot sends of `path`, bad UTF-8 read as U+FFFD (None: it is not read);
-    `strict` (HOME's files): a file that is not UTF-8 is skipped."""
+# What Copilot CLI drops from every text it sends: zero-width and direction-control characters,
+# the soft hyphen, U+FEFF and the tag characters (U+200D, the emoji joiner, is kept).
+INVISIBLE = re.compile("[\u00ad\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                       "\u2066-\u2069\ufeff\U000e0001\U000e0020-\U000e007f]")
+
+
+def sent_text(text: str) -> str:
+    """A file's text as Copilot CLI sends it: the invisible characters dropped, then in Unicode
+    normal form C (`e` + U+0301 arrives as U+00E9). Its frontmatter is read from the file as
+    written (a description keeps them)."""
+    return unicodedata.normalize("NFC", INVISIBLE.sub("", text))
+
+
+def _raw(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
+    """`path`'s text, bad UTF-8 read as U+FFFD (None: it is not read); `strict` (HOME's
+    files): a file that is not UTF-8 is skipped."""
     read = reader.read(path)
     if read.kind != ReadKind.OK or read.content is None or (strict and read.invalid_utf8):
         return None
-    return read.content.replace("\ufeff", "")  # every byte-order mark, not only the first
+    return read.content
+
+
+def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
+    """The text Copilot sends of an AGENTS.md, CLAUDE.md... (None: it is not read): its
+    `@imports` expanded (AGENTS.md and CLAUDE.md) in the text as written, then the whole
+    `sent_text` (so `@a.md` + U+200B names no file)."""
+    raw = _raw(reader, path, strict=strict)
+    if raw is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
+        raw = expand_imports(path, raw, reader, [os.path.realpath(path)])
+    return None if raw is None else sent_text(raw)
+
+
+def display_path(path: str, base: str | None) -> str:
+    """How the table and reminders name a file: by its real path (a link by its target), relative
+    to `base` (`../out/x.md` outside it), absolute without one (HOME's)."""
+    real = os.path.realpath(path)
+    return real if base is None else posixpath.relpath(real, os.path.realpath(base))
+
+
+def stays_inside(path: str, root: str) -> bool:
+    """`path`'s real path is in `root` (a file on read whose link leads out is not sent)."""
+    return os.path.realpath(path).startswith(os.path.realpath(root).rstrip("/") + "/")
 
 
 @dataclass
@@ -155,10 +195,19 @@ class CopilotLoad:
         return [*self.blocks, *self.always]
 
 
+# What Copilot CLI trims from a description's ends: Unicode's White_Space characters (not
+# Python's str.strip(), which also takes U+001C..U+001F).
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
 def _cell(description: str | None) -> str:
+    """A description in the table: each line break a space, the ends trimmed (a `>` or `|`
+    block ends in a line break: `| a b |`), `|` escaped."""
     if not description:
         return ""
-    return description.replace("\r\n", " ").replace("\n", " ").replace("|", "\\|")
+    cell = description.replace("\r\n", " ").replace("\n", " ").strip(WHITE_SPACE)
+    return cell.replace("|", "\\|")
 
 
 def _between(root: str, cwd: str) -> list[str]:
@@ -172,41 +221,39 @@ def _between(root: str, cwd: str) -> list[str]:
 
 
 EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's always
-_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>[^\s`]+)", re.MULTILINE)
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
 MAX_IMPORT_DEPTH = 10
-_TRAILING = ".,;:!?)]}\"'"  # punctuation after a token is not part of its path (assumed set)
 
 
-def expand_imports(path: str, text: str, reader: FileReader, chain: list[str]) -> str:
-    """`@path` references expanded as Copilot CLI expands them: after the token,
-    `\n\n<imported_custom_instruction source="ABS">\nTEXT\n</imported_custom_instruction>`
-    (TEXT the file's own text expanded, its final whitespace dropped); a file already in the
-    chain becomes `<imported_custom_instruction source="ABS" skipped="already-loaded" />`; a
-    token in a code span, or naming no file, stays as written."""
-    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
+                   loaded: set[str] | None = None) -> str:
+    """`@path` references (`imports.tokens`) expanded as Copilot CLI expands them: after the
+    token, `\n\n<imported_custom_instruction source="REAL">\nTEXT\n</imported_custom_instruction>`
+    (REAL the file's real path, TEXT its own text expanded, its final whitespace dropped); a
+    file this document already loaded (the top file, an import before, through any link)
+    becomes `<imported_custom_instruction source="REAL" skipped="already-loaded" />`; a token
+    naming no file stays as written."""
+    loaded = set(chain) if loaded is None else loaded
     out, last = [], 0
-    for match in _IMPORT.finditer(text):
-        if any(start <= match.start() < end for start, end in spans):
+    for token in tokens(text):
+        if token.at < last:
+            continue  # inside the path of a token just expanded (`@@a.md`)
+        target = os.path.normpath(posixpath.join(dirname(path), token.path))
+        if not os.path.isfile(target):
             continue
-        written = match["path"].rstrip(_TRAILING)  # `@notes.md.`: the sentence's full stop
-        end = match.start("path") + len(written)
-        target = os.path.normpath(posixpath.join(dirname(path), written))
-        if not written or not os.path.isfile(target):
-            continue
-        out.append(text[last:end])
-        last = end
         real = os.path.realpath(target)
-        if real in chain or len(chain) > MAX_IMPORT_DEPTH:
-            out.append(f'\n\n<imported_custom_instruction source="{target}" '
-                       'skipped="already-loaded" />')
-            continue
-        inner = _read(reader, target)
-        if inner is None:
-            continue
-        inner = expand_imports(target, inner, reader, [*chain, real]).rstrip()
-        out.append(f'\n\n<imported_custom_instruction source="{target}">\n{inner}\n'
-                   '</imported_custom_instruction>')
+        if real not in loaded and len(chain) <= MAX_IMPORT_DEPTH:
+            inner = _raw(reader, target, strict=True)  # not UTF-8: left as written
+            if inner is None:
+                continue
+            loaded.add(real)
+            inner = expand_imports(target, inner, reader, [*chain, real], loaded).rstrip()
+            block = (f'\n\n<imported_custom_instruction source="{real}">\n{inner}\n'
+                     '</imported_custom_instruction>')
+        else:
+            block = (f'\n\n<imported_custom_instruction source="{real}" '
+                     'skipped="already-loaded" />')
+        out += [text[last:token.end], block]
+        last = token.end
     out.append(text[last:])
     return "".join(out)
 
@@ -222,8 +269,10 @@ def folder_instruction_files(folder: str, present: Container[str] | None = None)
               if present is None or ".claude" in present else ())]
 
 
-def instruction_entry(path: str, text: str, display: str) -> CopilotFile:
-    return CopilotFile(path, text, "instructions", display, parse_frontmatter(text))
+def instruction_entry(path: str, raw: str, display: str) -> CopilotFile:
+    """An instructions file from its text as written: the frontmatter read from it, the text
+    sent (`sent_text`)."""
+    return CopilotFile(path, sent_text(raw), "instructions", display, parse_frontmatter(raw))
 
 
 def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> CopilotLoad:
@@ -235,8 +284,6 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
 
     def block(path: str, kind: str) -> None:
         text = _read(reader, path, strict=kind == "home")
-        if text is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
-            text = expand_imports(path, text, reader, [os.path.realpath(path)])
         if text is not None and all(f.text != text for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
@@ -255,15 +302,17 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     sources = [(posixpath.join(folder, "instructions"), None), (root, root)]
     if cwd != root:
         sources.append((cwd, cwd))
+    seen: set[str] = set()  # real paths: two links to one file are one file
     for base, relative_to in sources:
         paths = (list(instruction_files(base)) if relative_to is None
                  else folder_instruction_files(base))
         for path in paths:
-            text = _read(reader, path, strict=relative_to is None)
-            if text is None:
+            text = _raw(reader, path, strict=relative_to is None)
+            real = os.path.realpath(path)
+            if text is None or real in seen:
                 continue
-            display = path if relative_to is None else posixpath.relpath(path, relative_to)
-            entry = instruction_entry(path, text, display)
+            seen.add(real)
+            entry = instruction_entry(path, text, display_path(path, relative_to))
             if entry.front and entry.front.excluded:
                 load.excluded.append(entry)
             elif entry.scoped:
@@ -311,18 +360,15 @@ class CopilotSession:
         for folder in folders:  # deepest first
             for name in FOLDER_NAMES:
                 path = posixpath.join(folder, name)
-                text = _read(self.reader, path)
-                if text is not None:
-                    if posixpath.basename(path) in EXPANDS_IMPORTS:  # on read too
-                        text = expand_imports(path, text, self.reader,
-                                              [os.path.realpath(path)])
+                text = _read(self.reader, path)  # its @imports expanded on read too
+                if text is not None and stays_inside(path, load.root):  # a link out: not sent
                     files.append(CopilotFile(path, text, "folder",
-                                             posixpath.relpath(path, load.root)))
+                                             display_path(path, load.root)))
             for path in folder_instruction_files(folder):
-                text = _read(self.reader, path)
-                if text is None:
+                text = _raw(self.reader, path)
+                if text is None or not stays_inside(path, load.root):
                     continue
-                entry = instruction_entry(path, text, posixpath.relpath(path, load.root))
+                entry = instruction_entry(path, text, display_path(path, load.root))
                 front = entry.front
                 if front is None or front.excluded:
                     continue

@@ -1,0 +1,215 @@
+"""GitHub Copilot CLI 1.0.102's rules that are pure text (agents/copilot/), each as its real
+requests showed it (the trees kept in tests/conformance/differential/regressions_copilot.yaml
+run them against the real CLI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlens.agents.copilot.imports import tokens
+from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
+from memlens.agents.copilot.load import (
+    _cell,
+    _read,
+    display_path,
+    expand_imports,
+    instruction_entry,
+    sent_text,
+    stays_inside,
+)
+from memlens.files.fsread import FileReader
+
+
+@pytest.mark.parametrize(("glob", "path", "applies"), [
+    ("!**/*.test.ts", "x.py", True),
+    ("!**/*.test.ts", "src/a.test.ts", False),
+    ("!**/*.py", "src/core/a.py", False),
+    ("!**/a.py", "src/core/a.py", False),
+    ("!**", "src/a.py", False),
+    ("!**/*", "src/a.py", False),
+    # the rest fails on the file's name alone, so the negation holds
+    ("!src/**", "src/a.py", True),
+    ("!src/core/a.py", "src/core/a.py", True),
+    ("!*/*/*", "src/core/a.py", True),
+    ("!*", "src/core/a.py", True),
+    ("!*", "x.py", False),
+    ("!x.py", "x.py", False),
+    ("!a.py", "src/core/a.py", True),
+    ("!", "x.py", True),
+    ("![", "x.py", False),  # does not parse: never
+    ("!!x.txt", "src/mod.py", False),  # two negations: x.txt itself
+    ("!!x.txt", "src/x.txt", True),
+    ("!!!x.txt", "x.txt", False),
+    ("a.py", "src/core/a.py", True),  # a name at any depth
+    ("core/a.py", "src/core/a.py", False),
+])
+def test_negated_globs_hold_where_the_rest_fails_on_the_path_or_the_name(
+        glob: str, path: str, applies: bool) -> None:
+    assert glob_matches(glob, path) is applies
+
+
+@pytest.mark.parametrize(("description", "cell"), [
+    ("a b\n", "a b"),  # `>` block
+    ("a\nb\n", "a b"),  # `|` block
+    ("a\nb\n\n\n", "a b"),  # `|+`
+    ("  padded  ", "padded"),
+    ("a\n\nb", "a  b"),
+    ("a\r\nb", "a b"),
+    (" \n lead", "lead"),
+    ("x\ty", "x\ty"),
+    ("\u200b x", "\u200b x"),  # not White_Space: kept
+    ("a |b", "a \\|b"),
+    ("", ""),
+    (None, ""),
+])
+def test_a_description_cell_is_its_lines_joined_and_trimmed(description: str | None,
+                                                            cell: str) -> None:
+    assert _cell(description) == cell
+
+
+def _paths(text: str) -> list[str]:
+    return [t.path for t in tokens(text)]
+
+
+def test_no_import_inside_a_fence_of_backticks_or_tildes() -> None:
+    assert _paths("```\n@a.md\n```\n~~~\n@b.md\n~~~\n@c.md\n") == ["c.md"]
+    # any indentation opens one; only the same three characters close it, whatever follows
+    assert _paths("\t```\n@a.md\n~~~\n@b.md\n```x\n@c.md\n") == ["c.md"]
+    assert _paths("````\n@a.md\n```\n@b.md\n") == ["b.md"]
+    # a line indented four spaces is no code block; `x ```` opens nothing
+    assert _paths("para\n\n    @a.md\nx ```\n@b.md\n") == ["a.md", "b.md"]
+
+
+def test_no_import_in_a_code_span_on_its_line() -> None:
+    assert _paths("`x` @a.md `y`\n``@b.md``\n`` x @c.md ` y``\n") == ["a.md"]
+    assert _paths("` @a.md\n@b.md` z\n") == ["b.md"]  # unclosed: the rest of its line
+
+
+@pytest.mark.parametrize(("text", "paths"), [
+    ("(@a.md)", ["a.md"]),
+    ("[@a.md], {@a.md} \"@a.md\" '@a.md' <@a.md> :@a.md é@a.md /@a.md", ["a.md"] * 8),
+    ("me@a.md x-@a.md _@a.md .@a.md 1@a.md %@a.md +@a.md", []),
+    ("@@a.md", ["@a.md", "a.md"]),
+    ("@@./a.md @@sub/a.md @@~/a.md @@@a.md @@.a.md", ["@./a.md", "@sub/a.md", "@~/a.md",
+                                                      "@@a.md", "@a.md", "a.md", "@.a.md",
+                                                      ".a.md"]),
+    ("@a.md).", ["a.md"]),
+    ("@a.md)x @b.md,x", ["a.md)x", "b.md,x"]),
+    ("@a.md>x @b.md'x @d.md\"x\n@c.md`x", ["a.md", "b.md", "d.md", "c.md"]),
+    ("@a.md* @b.md|", ["a.md*", "b.md|"]),
+    ("@a.md\u00a0x", ["a.md"]),
+])
+def test_an_import_token_starts_after_punctuation_and_ends_before_quotes(
+        text: str, paths: list[str]) -> None:
+    assert _paths(text) == paths
+
+
+def test_a_file_imported_twice_in_one_document_is_the_skipped_marker(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("A @a.md @b.md\n")
+    (tmp_path / "a.md").write_text("a @c.md\n")
+    (tmp_path / "b.md").write_text("b @c.md\n")
+    (tmp_path / "c.md").write_text("C\n")
+    (tmp_path / "l.md").symlink_to("c.md")
+    top = str(tmp_path / "CLAUDE.md")
+    (tmp_path / "CLAUDE.md").write_text("@AGENTS.md @l.md\n")
+    text = expand_imports(top, "@AGENTS.md @l.md\n", FileReader(), [top])
+    c = str(tmp_path / "c.md")
+    assert text.count(f'<imported_custom_instruction source="{c}">') == 1
+    assert text.count(f'<imported_custom_instruction source="{c}" skipped="already-loaded" />') == 2
+
+
+def test_a_text_sent_drops_invisible_characters_then_is_nfc() -> None:
+    assert sent_text("a\u200bb") == "ab"
+    assert sent_text("cafe\u0301 \u212b") == "caf\u00e9 \u00c5"
+    assert sent_text("e\u200b\u0301") == "\u00e9"  # dropped first, then composed
+    assert sent_text("\ufb01") == "\ufb01"  # NFC, not NFKC
+    dropped = "\u00ad\u180e\u200b\u200c\u200e\u200f\u202a\u202e\u2060\u2064\u2066\u2069\ufeff"
+    assert sent_text(f"x{dropped}\U000e0001\U000e0020\U000e007fy") == "xy"
+    kept = "\u200d\ufe0f\u2065\u034f\U000e0000\U000e0100\u00a0"
+    assert sent_text(kept) == kept
+
+
+def test_the_description_is_read_as_written_and_the_body_sent_normalised() -> None:
+    entry = instruction_entry("/r/.github/instructions/a.instructions.md",
+                              '---\napplyTo: "**"\ndescription: "e\u0301\u200b"\n---\nb\u200b\n',
+                              "a")
+    assert entry.front is not None and entry.front.description == "e\u0301\u200b"
+    assert entry.text == '---\napplyTo: "**"\ndescription: "\u00e9"\n---\nb\n'
+
+
+def test_a_linked_file_is_named_by_its_target(tmp_path: Path) -> None:
+    (tmp_path / "repo/shared").mkdir(parents=True)
+    (tmp_path / "repo/shared/ts.md").write_text("x\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out/o.md").write_text("x\n")
+    (tmp_path / "repo/a.md").symlink_to("shared/ts.md")
+    (tmp_path / "repo/o.md").symlink_to("../out/o.md")
+    root = str(tmp_path / "repo")
+    assert display_path(str(tmp_path / "repo/a.md"), root) == "shared/ts.md"
+    assert display_path(str(tmp_path / "repo/o.md"), root) == "../out/o.md"
+    assert display_path(str(tmp_path / "repo/o.md"), None) == str(tmp_path / "out/o.md")
+    assert stays_inside(str(tmp_path / "repo/a.md"), root)
+    assert not stays_inside(str(tmp_path / "repo/o.md"), root)
+
+
+@pytest.mark.parametrize(("line", "globs", "excluded"), [
+    ("applyTo: !*", [], False),  # a tag with nothing after it: empty, the file applies always
+    ("applyTo: !**/*.md", [], False),
+    ("applyTo: !foo x.txt", ["x.txt"], False),
+    ("applyTo: !foo [x.txt]", ["x.txt"], False),
+    ("applyTo: !!binary eA==", ["eA=="], False),
+    ("applyTo: !e!x x.txt", ["!e!x x.txt"], False),  # an undefined handle: the line is read
+    ('applyTo: "x"\nexcludeAgent: !foo coding-agent', ["x"], True),
+])
+def test_a_yaml_tag_is_read_as_if_it_were_not_there(line: str, globs: list[str],
+                                                    excluded: bool) -> None:
+    front = parse_frontmatter(f"---\n{line}\n---\nbody\n")
+    assert (front.globs, front.excluded) == (globs, excluded)
+
+
+def test_other_yaml_readers_still_refuse_unknown_tags() -> None:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import ConstructorError
+
+    parse_frontmatter("---\napplyTo: !x y\n---\n")
+    with pytest.raises(ConstructorError):
+        YAML(typ="safe", pure=True).load("a: !x b")
+
+
+def test_imports_are_found_before_the_text_is_normalised(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("A\n")
+    (tmp_path / "b.md").write_text("B\n\u200b")
+    (tmp_path / "AGENTS.md").write_text("@a.md\u200b and @b.md\n")
+    text = _read(FileReader(), str(tmp_path / "AGENTS.md"))
+    assert text == (f'@a.md and @b.md\n\n<imported_custom_instruction source="{tmp_path}/b.md">'
+                    '\nB\n\n</imported_custom_instruction>\n')
+
+
+def test_the_on_read_listing_leaves_out_a_link_leading_out_of_the_repository(
+        tmp_path: Path) -> None:
+    from memlens.agents.base import WorkspaceCheck
+    from memlens.agents.copilot.agent import CopilotAgent
+    from memlens.model import MemorySettings
+
+    repo = tmp_path / "repo"
+    (repo / ".git/objects").mkdir(parents=True)
+    (repo / ".git/refs").mkdir()
+    (repo / ".git/HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "out.md").write_text("outside\n")
+    (repo / "docs").mkdir()
+    (repo / "docs/ai.md").write_text("inside\n")
+    (repo / "sub").mkdir()
+    (repo / "sub/AGENTS.md").symlink_to("../../out.md")
+    (repo / "sub/CLAUDE.md").symlink_to("../docs/ai.md")
+    agent, settings = CopilotAgent(), MemorySettings(home=str(tmp_path / "home"))
+    memory = agent.load(str(repo), settings)
+    rows = agent.on_read_files(memory, settings, FileReader(), WorkspaceCheck(found=[]))
+    assert [r.path for r in rows] == [str(repo / "sub/CLAUDE.md")]
+
+
+def test_an_import_of_a_file_that_is_not_utf8_stays_as_written(tmp_path: Path) -> None:
+    (tmp_path / "bad.md").write_bytes(b"a\xffb\n")
+    (tmp_path / "AGENTS.md").write_text("@bad.md\n")
+    assert _read(FileReader(), str(tmp_path / "AGENTS.md")) == "@bad.md\n"
