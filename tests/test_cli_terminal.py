@@ -66,6 +66,23 @@ def _terminal_run(*args: str, cwd: Path, home: Path, tty_out: bool, tty_err: boo
     return code, text["out"], text["err"]
 
 
+def _drained(main: int, other: int) -> str:
+    """Everything written to the pseudo-terminal `other`, read from `main` once `other` is
+    closed (a single read may return only the first chunk the terminal passed on)."""
+    os.close(other)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the other end closed and nothing is left
+            break
+        if not chunk:
+            break
+        data += chunk
+    os.close(main)
+    return data.decode()
+
+
 @pytest.fixture
 def warned(root: Path) -> Path:
     build_tree(root, {"home/.gemini/trustedFolders.json": json.dumps({str(root): "TRUST_FOLDER"}),
@@ -140,15 +157,11 @@ def test_progress_writes_nothing_to_a_pipe() -> None:
 def test_progress_redraws_one_line_and_erases_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMLENS_PROGRESS_AFTER", "0")
     main, other = os.openpty()
-    try:
-        with (open(other, "w", closefd=False) as terminal,
-              Progress("check", terminal) as progress):
-            progress.step("first\x1b]0;title\x07")  # a name from the disk: escaped
-            progress.step("second")
-        data = os.read(main, 65536).decode()
-    finally:
-        os.close(main)
-        os.close(other)
+    with (open(other, "w", closefd=False) as terminal,
+          Progress("check", terminal) as progress):
+        progress.step("first\x1b]0;title\x07")  # a name from the disk: escaped
+        progress.step("second")
+    data = _drained(main, other)
     # The seconds so far end each drawing (a loaded machine may count one or two).
     assert re.match(re.escape(CLEAR + "memlens check:  … ") + r"\d+ s", data)
     assert re.search(re.escape(CLEAR + "memlens check: first\\e]0;title\\x07 … ") + r"\d+ s",
@@ -164,16 +177,12 @@ def test_a_note_printed_meanwhile_erases_the_line_first(
 
     monkeypatch.setenv("MEMLENS_PROGRESS_AFTER", "0")
     main, other = os.openpty()
-    try:
-        with open(other, "w", closefd=False) as terminal:
-            monkeypatch.setattr(sys, "stderr", terminal)
-            with Progress("check") as progress:
-                progress.step("working")
-                print("memlens: note: something", file=sys.stderr)
-            assert sys.stderr is terminal  # given back
-        data = os.read(main, 65536).decode().replace("\r\n", "\n")
-    finally:
-        os.close(main)
-        os.close(other)
+    with open(other, "w", closefd=False) as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        with Progress("check") as progress:
+            progress.step("working")
+            print("memlens: note: something", file=sys.stderr)
+        assert sys.stderr is terminal  # given back
+    data = _drained(main, other).replace("\r\n", "\n")
     assert re.search(re.escape(CLEAR + "memlens check: working … ") + r"\d+ s"
                      + re.escape(CLEAR + "memlens: note: something\n"), data)
