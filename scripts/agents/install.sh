@@ -7,7 +7,7 @@
 #   bash scripts/agents/install.sh                       # the pinned set below
 #   bash scripts/agents/install.sh gemini@0.61.0 codex@0.169.0
 #
-# NAME is gemini, claude, codex or copilot (or the npm package name). Cache layout:
+# NAME is gemini, claude, codex, copilot, opencode or pi (or the npm package name). Cache layout:
 #   CACHE_ROOT/agents/<name>-<version>/node_modules/...   the npm install (--prefix)
 #   CACHE_ROOT/agents/<name>-<version>/.complete           stamp, written last
 # CACHE_ROOT = ${XDG_CACHE_HOME:-$HOME/.cache}/memlens. Installs of one version are serialised
@@ -33,7 +33,9 @@ package_of() {  # short name -> npm package
     claude | @anthropic-ai/claude-code) echo "@anthropic-ai/claude-code" ;;
     codex | @openai/codex) echo "@openai/codex" ;;
     copilot | @github/copilot) echo "@github/copilot" ;;
-    *) echo "memlens/agents: unknown agent '$1' (gemini, claude, codex or copilot)" >&2; return 1 ;;
+    opencode | opencode-ai) echo "opencode-ai" ;;
+    pi | @mariozechner/pi-coding-agent) echo "@mariozechner/pi-coding-agent" ;;
+    *) echo "memlens/agents: unknown agent '$1' (gemini, claude, codex, copilot, opencode or pi)" >&2; return 1 ;;
   esac
 }
 
@@ -43,6 +45,8 @@ short_of() {  # npm package -> short name
     @anthropic-ai/claude-code) echo claude ;;
     @openai/codex) echo codex ;;
     @github/copilot) echo copilot ;;
+    opencode-ai) echo opencode ;;
+    @mariozechner/pi-coding-agent) echo pi ;;
   esac
 }
 
