@@ -94,7 +94,9 @@ install_one() {
       fi
       local bin got
       bin=$(binary_of "$folder" "$package")
-      if ! got=$(timeout 60 "$bin" --version </dev/null 2>>"$log"); then
+      # pi prints its version on stderr: read both streams.
+      if ! got=$(timeout 60 "$bin" --version </dev/null 2>&1); then
+        printf '%s\n' "$got" >>"$log"
         tail -n 20 "$log" >&2
         echo "memlens/agents: $bin --version failed (log: $log)" >&2
         return 1
