@@ -2,6 +2,12 @@
 walk per root"): `memlens check` with every agent, and the classic discovery of the whole tree
 as one process against a bare walk as one process.
 
+`check` is measured twice, each side like the other: the whole process against a bare walk as
+a process, and the command's own work (a fresh process that imports every agent first, then
+counts only the command's CPU time, as the language server pays it) against the bare walk in
+this process. The first mixes in what any Python process costs before it reads a folder
+(interpreter, pydantic, the agents' modules); the second is the walk-and-check itself.
+
 For the check, every agent's files are laid over the benchmark tree for the run (removed
 after): a `CLAUDE.md` and an `AGENTS.md` at the root, Cursor's `.cursor/rules` with a glob,
 Copilot's instructions with an `applyTo`, Claude Code's `.claude/rules` with `paths:`, and
@@ -86,6 +92,35 @@ def cpu_seconds(command: list[str], env: dict[str, str], runs: int
     return best, done
 
 
+# Run in a fresh interpreter: import the CLI and every agent, then time only the command.
+_ENGINE_WORK = """
+import sys, time
+from memlens.agents import AGENT_IDS, agent_by_id
+from memlens.cli.main import main
+import memlens.cli.check
+for agent_id in AGENT_IDS:
+    agent_by_id(agent_id)
+start = time.process_time()
+main(sys.argv[1:])
+sys.stderr.write(f"\\nmemlens-bench-cpu {time.process_time() - start}\\n")
+"""
+
+
+def engine_cpu_seconds(args: list[str], env: dict[str, str], runs: int) -> float:
+    """The least CPU time of `memlens ARGS`'s own work (`_ENGINE_WORK`), after a warm-up."""
+    best = float("inf")
+    for attempt in range(runs + 1):
+        done = subprocess.run([sys.executable, "-c", _ENGINE_WORK, *args], capture_output=True,
+                              env=env, check=False)
+        line = done.stderr.rsplit(b"memlens-bench-cpu ", 1)
+        if len(line) != 2:
+            raise RuntimeError("memlens " + " ".join(args) + " failed: "
+                               + done.stderr.decode(errors="replace")[-500:])
+        if attempt:  # the first run warms the caches
+            best = min(best, float(line[1].split()[0]))
+    return best
+
+
 def walk_cpu_seconds(root: str, runs: int) -> float:
     """The least CPU time of the bare walk (`floor.bare_walk`), in this process."""
 
@@ -108,8 +143,9 @@ def run_walks(root: str, home: str, env: dict[str, str], memlens: list[str], run
     current = {**env, "MEMLENS_AGENTS": "gemini"}
     walk = walk_cpu_seconds(root, max(runs, 3))
     with every_agents_files(root):
-        check, checked = cpu_seconds(
-            [*memlens, "check", root, "--home", home, "--format", "json"], every, runs)
+        check_args = ["check", root, "--home", home, "--format", "json"]
+        check, checked = cpu_seconds([*memlens, *check_args], every, runs)
+        check_work = engine_cpu_seconds(check_args, every, runs)
     walk_process, _ = cpu_seconds([sys.executable, floor.__file__, root], env, runs)
     discovery, shown = cpu_seconds([*memlens, "show", root, "--home", home, "--mode", "classic",
                                     "--max-dirs", "-1"], gemini, runs)
@@ -124,9 +160,12 @@ def run_walks(root: str, home: str, env: dict[str, str], memlens: list[str], run
               if done.returncode not in (0, 1)]
     return {
         "cpu_s": {"bare_walk": round(walk, 6), "check_every_agent": round(check, 6),
+                  "check_every_agent_work": round(check_work, 6),
                   "bare_walk_process": round(walk_process, 6),
                   "classic_process": round(discovery, 6), "show_process": round(jit_show, 6)},
         "ratios": {"check_every_agent_vs_walk": round(check / walk, 4),
+                   "check_work_vs_walk": round(check_work / walk, 4),
+                   "check_process_vs_walk_process": round(check / walk_process, 4),
                    "classic_process_vs_walk_process": round(discovery / walk_process, 4),
                    "show_process_vs_walk_process": round(jit_show / walk_process, 4)},
         "failed": failed,
@@ -141,13 +180,17 @@ def render(report: dict[str, Any], seconds: Callable[[float], str]) -> list[str]
     def verdict(ratio: float, target: float) -> str:
         return "PASS" if ratio <= target else "OVER"
 
-    check = r["check_every_agent_vs_walk"]
+    work = r["check_work_vs_walk"]
+    check = r["check_process_vs_walk_process"]
     process = r["classic_process_vs_walk_process"]
     return [
         "",
-        "One walk per root (whole processes, CPU time):",
-        f"  memlens check, every agent          {seconds(t['check_every_agent']):>10}"
-        f"  {check:6.2f}× the bare walk         ≤ {CHECK_TARGET:g}×  "
+        "One walk per root (CPU time):",
+        f"  memlens check, every agent: its work {seconds(t['check_every_agent_work']):>9}"
+        f"  {work:6.2f}× the bare walk         ≤ {CHECK_TARGET:g}×  "
+        f"{verdict(work, CHECK_TARGET)}",
+        f"  the same, whole process             {seconds(t['check_every_agent']):>10}"
+        f"  {check:6.2f}× a bare-walk process  ≤ {CHECK_TARGET:g}×  "
         f"{verdict(check, CHECK_TARGET)}",
         f"  classic discovery (show, 0.43)      {seconds(t['classic_process']):>10}"
         f"  {process:6.2f}× a bare-walk process  ≤ {PROCESS_TARGET:g}×  "
