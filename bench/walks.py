@@ -3,10 +3,11 @@ walk per root"): `memlens check` with every agent, and the classic discovery of 
 as one process against a bare walk as one process.
 
 `check` is measured twice, each side like the other: the whole process against a bare walk as
-a process, and the command's own work (a fresh process that imports every agent first, then
-counts only the command's CPU time, as the language server pays it) against the bare walk in
-this process. The first mixes in what any Python process costs before it reads a folder
-(interpreter, pydantic, the agents' modules); the second is the walk-and-check itself.
+a process, and the command's own work (in a fresh process, a second run of the command after a
+first has loaded its modules: only the second counts, as a long-lived process pays it) against
+the bare walk in this process. The first mixes in what any Python process costs before it
+reads a folder (interpreter, pydantic, the agents' modules); the second is the walk-and-check
+itself.
 
 For the check, every agent's files are laid over the benchmark tree for the run (removed
 after): a `CLAUDE.md` and an `AGENTS.md` at the root, Cursor's `.cursor/rules` with a glob,
@@ -92,14 +93,13 @@ def cpu_seconds(command: list[str], env: dict[str, str], runs: int
     return best, done
 
 
-# Run in a fresh interpreter: import the CLI and every agent, then time only the command.
+# Run in a fresh interpreter: the command once to load its modules and build its models (what
+# a long-lived process, the language server, pays once), then the command again, timed. Nothing
+# of the tree is kept between the two (each command is its own `one_walk()`).
 _ENGINE_WORK = """
 import sys, time
-from memlens.agents import AGENT_IDS, agent_by_id
 from memlens.cli.main import main
-import memlens.cli.check
-for agent_id in AGENT_IDS:
-    agent_by_id(agent_id)
+main(sys.argv[1:])
 start = time.process_time()
 main(sys.argv[1:])
 sys.stderr.write(f"\\nmemlens-bench-cpu {time.process_time() - start}\\n")
