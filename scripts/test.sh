@@ -55,7 +55,7 @@ if [ "${MEMLENS_SKIP_CONFORMANCE:-}" != 1 ]; then
 fi
 stage "pytest"
 echo "== pytest =="
-.venv/bin/pytest -q -p no:cacheprovider "$@"
+.venv/bin/pytest -q -p no:cacheprovider --durations=25 "$@"
 if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
   echo "== conformance with the real agents skipped (MEMLENS_SKIP_CONFORMANCE=1) =="
 else
@@ -63,7 +63,7 @@ else
   echo "== conformance: the real agents (installed above by scripts/agents/install.sh) =="
   # The real repositories `memlens verify` is tested on (test_verify.py skips them without)
   bash scripts/agents/verify-repos.sh || echo "(verify-repos.sh failed: those tests skip)"
-  .venv/bin/pytest -q -p no:cacheprovider -m conformance tests/conformance
+  .venv/bin/pytest -q -p no:cacheprovider --durations=25 -m conformance tests/conformance
 fi
 
 if [ "${MEMLENS_SKIP_E2E:-}" = 1 ]; then
