@@ -10,9 +10,10 @@ import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { chooseFolder } from "./folders";
 import { MergedContextProvider, showContextDocument } from "./mergedContext";
-import { Dialect, MATRIX, MatrixResult } from "./protocol";
+import { Dialect, MATRIX, MatrixCell, MatrixResult } from "./protocol";
 
 const ICONS: Record<string, string> = { startup: "●", "on-read": "◐", "on-demand": "◌", "not-read": "○" };
+const FOREIGN = "–"; // memlens/reports/report.py draws the same dash
 
 function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
@@ -85,11 +86,16 @@ function html(result: MatrixResult): string {
     `<th scope="col" title="${escape(agent.why)}">${escape(agent.label)}<div class="sub">${escape(agent.why)}</div></th>`).join("");
   const rows = result.rows.map((row, r) => {
     const cells = result.agents.map((agent, c) => {
-      const cell = row.cells[agent.id] ?? { state: "not-read", word: "not read", why: "" };
+      const cell: MatrixCell = row.cells[agent.id] ?? { state: "not-read", word: "not read", why: "", foreign: false };
       const label = `${agent.label}: ${cell.word} — ${cell.why}${cell.cut ? ` (${cell.cut})` : ""}`;
-      return `<td class="cell s-${cell.state}" role="gridcell" tabindex="${r === 0 && c === 0 ? 0 : -1}" data-row="${r}" data-col="${c + 1}"
+      // Not this agent's kind of file (the server's `foreign`): a dash, the reason in the
+      // tooltip, so that the cells that say something stand out in a row of ten agents.
+      const body = cell.foreign
+        ? `<span class="word" aria-hidden="true">${FOREIGN}</span>`
+        : `<span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span><span class="why">${escape(cell.why)}</span>${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}`;
+      return `<td class="cell s-${cell.state}${cell.foreign ? " foreign" : ""}" role="gridcell" tabindex="${r === 0 && c === 0 ? 0 : -1}" data-row="${r}" data-col="${c + 1}"
         data-agent="${escape(agent.id)}" data-path="${escape(row.path)}" title="${escape(label)}" aria-label="${escape(label)}">
-        <span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span><span class="why">${escape(cell.why)}</span>${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}</td>`;
+        ${body}</td>`;
     }).join("");
     const problems = row.problems ? ` <span class="problems">${row.problems} problem${row.problems === 1 ? "" : "s"}</span>` : "";
     return `<tr><th scope="row" class="file" role="rowheader" tabindex="-1" data-row="${r}" data-col="0" data-path="${escape(row.path)}" title="${escape(row.path)}"><a>${escape(row.relative)}</a>${problems}</th>${cells}</tr>`;
@@ -115,7 +121,7 @@ th, td { border: 1px solid var(--vscode-panel-border, var(--vscode-widget-border
 thead th { background: var(--vscode-editorWidget-background); position: sticky; top: 0; }
 th.file { position: sticky; left: 0; background: var(--vscode-editor-background); font-family: var(--vscode-editor-font-family); font-weight: normal; white-space: nowrap; cursor: pointer; }
 th.file a { color: var(--vscode-textLink-foreground); }
-td.cell { cursor: pointer; min-width: 9em; } td.cell:hover { background: var(--vscode-list-hoverBackground); }
+td.cell { cursor: pointer; min-width: 7em; } td.foreign { text-align: center; } td.cell:hover { background: var(--vscode-list-hoverBackground); }
 td.cell:focus, th.file:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
 .word { display: block; font-weight: 600; } .why { display: block; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
 .s-startup .word { color: var(--vscode-charts-green); } .s-on-read .word { color: var(--vscode-charts-blue); }
@@ -132,7 +138,7 @@ button:hover { background: var(--vscode-button-hoverBackground); } button:focus 
 </style><title>Agent Matrix</title></head>
 <body>
 <h1 class="folder" title="${escape(result.folder)}">${escape(path.basename(result.folder))} <span class="sub">${escape(result.folder)}</span></h1>
-<p class="legend"><span class="s-startup"><span class="word">● at start-up</span></span><span class="s-on-read"><span class="word">◐ on read</span></span><span class="s-on-demand"><span class="word">◌ on demand</span></span><span class="s-not-read"><span class="word">○ not read</span></span>
+<p class="legend"><span class="s-startup"><span class="word">● at start-up</span></span><span class="s-on-read"><span class="word">◐ on read</span></span><span class="s-on-demand"><span class="word">◌ on demand</span></span><span class="s-not-read"><span class="word">○ not read</span></span><span class="s-not-read"><span class="word">${FOREIGN} not its file</span></span>
 <button id="refresh">Refresh</button></p>
 <div class="wrap"><table role="grid" aria-label="Which agent reads which memory file">
 <thead><tr><th scope="col">File</th>${head}</tr></thead>

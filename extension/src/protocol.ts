@@ -21,6 +21,7 @@ export type {
   JitLoadedEvent,
   ListResult,
   ListedFile,
+  MatrixCell,
   MatrixResult,
   NameParams,
   ReadyEvent,

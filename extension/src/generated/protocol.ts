@@ -734,6 +734,7 @@ export interface MatrixCell {
   why: string;
   trigger?: string | null;
   cut?: string | null;
+  foreign: boolean;
 }
 /**
  * `memlens/matrix`: the workspace folder; a single-root window's request may leave it out

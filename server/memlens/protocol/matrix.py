@@ -22,6 +22,10 @@ class MatrixCell(Wire):
     # file matches it today (`why` then says so).
     trigger: str | None = None
     cut: str | None = None  # "cut at line 201" when the agent sends only part of it
+    # Not read because it is not this agent's kind of file at all (the cell's `why` is "not its
+    # file"): nothing to tell, so the editor draws the cell empty (the reason in its tooltip) —
+    # with ten agents, a row is mostly such cells.
+    foreign: bool = False
 
 
 class MatrixRow(Wire):

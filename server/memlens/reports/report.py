@@ -12,6 +12,9 @@ from memlens.files.output import markdown_code
 from memlens.protocol.matrix import MatrixResult
 
 ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "not-read": "○"}
+# A cell whose file is not the agent's kind at all (`MatrixCell.foreign`): a dash, so that the
+# cells that say something stand out in a row of ten agents.
+FOREIGN = "–"
 
 
 def _relative(result: MatrixResult, path: str) -> str:
@@ -29,7 +32,7 @@ def html_report(result: MatrixResult, version: str) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     scale = max([0, *(max(a.map.tokens, a.map.limit or 0) for a in result.agents)])
     return env.from_string(template).render(
-        r=result, version=version, icons=ICONS, rel=lambda p: _relative(result, p),
+        r=result, version=version, icons=ICONS, foreign=FOREIGN, rel=lambda p: _relative(result, p),
         scale_all=scale)
 
 
@@ -50,6 +53,9 @@ def markdown_summary(result: MatrixResult) -> str:
         cells = []
         for agent in result.agents:
             cell = row.cells[agent.id]
+            if cell.foreign:
+                cells.append(FOREIGN)
+                continue
             text = f"{ICONS[cell.state]} {cell.word}" + (f" ({cell.cut})" if cell.cut else "")
             cells.append(_md(text if cell.state == "not-read" else f"**{text}**"))
         lines.append(f"| {markdown_code(row.relative, table=True)} | " + " | ".join(cells)
@@ -61,5 +67,6 @@ def markdown_summary(result: MatrixResult) -> str:
     errors = sum(d.severity == "error" for d in result.diagnostics)
     warnings = sum(d.severity == "warning" for d in result.diagnostics)
     lines += ["", f"{errors} error(s), {warnings} warning(s), {len(result.hidden)} hidden-content "
-              "finding(s). ● at start-up · ◐ on read · ◌ on demand · ○ not read", ""]
+              f"finding(s). ● at start-up · ◐ on read · ◌ on demand · ○ not read · "
+              f"{FOREIGN} not its file", ""]
     return "\n".join(lines)

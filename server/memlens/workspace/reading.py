@@ -140,9 +140,10 @@ class AgentReading:
         cut = next((f"cut at line {d.line}" for d in self.diagnostics
                     if d.path == path and d.code in CUT_CODES), None)
 
-        def cell(state: CellState, why: str, trigger: str | None = None) -> MatrixCell:
+        def cell(state: CellState, why: str, trigger: str | None = None,
+                 foreign: bool = False) -> MatrixCell:
             return MatrixCell(state=state, word=WORDS[state], why=why, trigger=trigger,
-                              cut=cut if state != "not-read" else None)
+                              cut=cut if state != "not-read" else None, foreign=foreign)
 
         startup = next((f for f in self.memory.files if f.path == path), None)
         if startup is not None:
@@ -181,7 +182,7 @@ class AgentReading:
             return cell("not-read", f"not read working here: {self.agent.label} reads "
                                     f"{posixpath.basename(path)} only in the folder it starts "
                                     f"in and above; started in {rel}/ it reads this one")
-        return cell("not-read", "not its file")
+        return cell("not-read", "not its file", foreign=True)
 
 
 def _text(path: str) -> str | None:
