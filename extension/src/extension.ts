@@ -74,7 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
         const parts = [];
         if (names.length > 0) {
-          parts.push(`opening ${opened} loaded ${names.join(", ")} just in time.`);
+          parts.push(`opening ${opened}, ${event.label} loaded ${names.join(", ")} just in time.`);
         }
         for (const [label, added] of byAgent) {
           parts.push(`${parts.length > 0 ? label : `Opening ${opened}, ${label}`} would add ${added.join(", ")}.`);

@@ -1,6 +1,6 @@
 // Just-in-time memory: opening services/api/app.py makes the agent load
 // services/api/GEMINI.md. The extension must say so with a notification ("Memory Lens: opening
-// app.py loaded services/api/GEMINI.md just in time.") and a status-bar flash ("+1 memory
+// app.py, Gemini CLI loaded services/api/GEMINI.md just in time.") and a status-bar flash ("+1 memory
 // loaded: api/GEMINI.md"). The notification's "Show Merged Context" button opens the merged
 // context. Screenshot (notification and flash both showing): artifacts/e2e/jit.png.
 import {
@@ -8,7 +8,7 @@ import {
   MEMORY_STATUS, settled, screenshot, TIMEOUT,
 } from './lib/vscode.mjs';
 
-const NOTICE = 'Opening app.py loaded services/api/GEMINI.md just in time.';
+const NOTICE = 'Opening app.py, Gemini CLI loaded services/api/GEMINI.md just in time.';
 const FLASH = '+1 memory loaded: api/GEMINI.md';
 
 await runScenario('jit', async ({ page, step }) => {

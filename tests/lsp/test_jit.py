@@ -44,6 +44,7 @@ async def test_opening_a_subfolder_file_loads_its_memory_once(client: LanguageCl
     files = first["files"]
     assert [(f["path"], f["chars"]) for f in files] == [
         (str(workspace / "api" / "GEMINI.md"), len("# API rules\nValidate input.\n"))]
+    assert first["label"] == "Gemini CLI"  # whose files: the notice names the agent
     assert first["context"] == (
         "\n\n--- Newly Discovered Project Context ---\n"
         f"--- Context from: {workspace}/api/GEMINI.md ---\n# API rules\nValidate input.\n"

@@ -691,6 +691,7 @@ export interface JitLoadedEvent {
   files: JitFile[];
   context: string;
   claude: ClaudeJitEntry[];
+  label: string;
 }
 /**
  * memlens/jit: what JIT loading would add for a file (a preview).

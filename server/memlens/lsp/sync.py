@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memlens.agent_versions import is_unverified, profile_for
-from memlens.agents import checked_agents
+from memlens.agents import all_agents, checked_agents
 from memlens.lsp.convert import path_of, uri_of
 from memlens.protocol.editor import JitLoadedEvent
 from memlens.protocol.memory import ClaudeJitEntry, JitFile
@@ -44,7 +44,8 @@ def notify_jit(ls: MemlensServer, path: str) -> None:
                        for f in agent_session.load_for(path).files]
     if not files and not others:
         return
-    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=others)
+    event = JitLoadedEvent(uri=uri_of(path), files=files, context=context, claude=others,
+                           label=next(a.label for a in all_agents() if a.rendered_by_index))
     ls.protocol.notify(JIT_LOADED, event.wire())
 
 

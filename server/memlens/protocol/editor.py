@@ -90,6 +90,9 @@ class JitLoadedEvent(Wire):
     files: list[JitFile]
     context: str
     claude: list[ClaudeJitEntry] = Field(default_factory=list)
+    # Whose `files` they are, named in the notice like every other agent ("Gemini CLI loaded
+    # …"), not left unnamed as if there were one agent.
+    label: str = "Gemini CLI"
 
 
 class ReadyEvent(Wire):
