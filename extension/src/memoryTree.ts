@@ -48,6 +48,7 @@ type Node =
   | { kind: "status"; state: "starting" | "stopped" }
   | { kind: "trust"; notice: string; rules?: string | null }
   | { kind: "folder"; folder: TreeFolder }
+  | { kind: "gemini"; folder: TreeFolder; tiers: Node[]; files: number }
   | { kind: "tier"; folder: TreeFolder; tier: string; files: TreeFile[] }
   | { kind: "agent"; folder: TreeFolder; agent: TreeAgent }
   | { kind: "group"; folder: TreeFolder; group: string; files: TreeFile[] }
@@ -141,6 +142,8 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     switch (node.kind) {
       case "folder":
         return this.tiers(node.folder);
+      case "gemini":
+        return node.tiers;
       case "tier":
         return node.files.map((file) => ({ kind: "file", folder: node.folder, file }));
       case "agent":
@@ -183,14 +186,18 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
 
   private tiers(folder: TreeFolder): Node[] {
     const order = ["global", "userProjectMemory", "extension", "project", "jit", "restricted"];
-    const nodes: Node[] = [];
+    const tiers: Node[] = [];
+    let files = 0;
     for (const tier of order) {
-      const files = folder.files.filter((file) => file.tier === tier);
-      if (files.length > 0) {
-        nodes.push({ kind: "tier", folder, tier, files });
+      const inTier = folder.files.filter((file) => file.tier === tier);
+      if (inTier.length > 0) {
+        tiers.push({ kind: "tier", folder, tier, files: inTier });
+        files += inTier.length;
       }
     }
-    // The same folder as the other agents read it: collapsed, below Gemini CLI's tiers.
+    // Every agent is a node of its own, Gemini CLI's tiers under its name like the others'
+    // files (none when it has nothing here: a Claude-only repository shows no Gemini CLI).
+    const nodes: Node[] = tiers.length > 0 ? [{ kind: "gemini", folder, tiers, files }] : [];
     for (const agent of folder.otherAgents ?? []) {
       nodes.push({ kind: "agent", folder, agent });
     }
@@ -226,6 +233,15 @@ export class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
         item.description = `${node.folder.mode} mode${node.folder.trusted ? "" : ", untrusted"}${agent}`;
         item.tooltip = node.folder.agentNote ?? undefined;
         item.iconPath = new vscode.ThemeIcon("root-folder");
+        return item;
+      }
+      case "gemini": {
+        // Open: its tiers were the view's top level before every agent had a node, and the
+        // chat panel works with this memory.
+        const item = new vscode.TreeItem("Gemini CLI", vscode.TreeItemCollapsibleState.Expanded);
+        item.description = `${node.files}`;
+        item.tooltip = "What Gemini CLI loads in this folder: global, project and just-in-time memory (tiers, imports)";
+        item.iconPath = new vscode.ThemeIcon("sparkle");
         return item;
       }
       case "tier": {

@@ -35,19 +35,24 @@ await runScenario('views', async ({ page, step }) => {
     await sidebar.locator(`.pane-header[aria-label^="${view} Section"]`).first().waitFor({ state: 'visible' });
   }
 
-  step(`the Memory tree: tiers ${TIERS.join(', ')}`);
+  step(`the Memory tree: "Gemini CLI" (open) with its tiers ${TIERS.join(', ')}, beside the other agents`);
   const memory = sidebar.locator('.pane', { has: page.locator('.pane-header[aria-label^="Memory Section"]') }).first();
   const row = (label) => memory.locator('.monaco-list-row').filter({
     has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }),
   }).first();
-  for (const tier of TIERS) await row(tier).waitFor({ state: 'visible' });
+  await row('Gemini CLI').waitFor({ state: 'visible' });
+  if ((await row('Gemini CLI').getAttribute('aria-level')) !== '1') throw new Error('Gemini CLI is not a top-level node like the other agents');
+  for (const tier of TIERS) {
+    await row(tier).waitFor({ state: 'visible' });
+    if ((await row(tier).getAttribute('aria-level')) !== '2') throw new Error(`the tier ${tier} is not under Gemini CLI`);
+  }
   // Files: their label is the path relative to the workspace.
   for (const file of ['GEMINI.md', 'services/api/GEMINI.md', 'web/GEMINI.md']) await row(file).waitFor({ state: 'visible' });
 
   step('expand the project GEMINI.md: its imports');
   const gemini = row('GEMINI.md');
   if ((await gemini.getAttribute('aria-expanded')) !== 'true') await gemini.locator('.monaco-tl-twistie').click();
-  const importRows = memory.locator('.monaco-list-row[aria-level="3"]');
+  const importRows = memory.locator('.monaco-list-row[aria-level="4"]');
   for (const imp of IMPORTS) {
     await importRows.filter({ hasText: imp }).first().waitFor({ state: 'visible' });
   }
