@@ -95,3 +95,21 @@ def test_a_long_folder_list_stays_one_line(root: Path) -> None:
     out = _run(root, "list", "repo", "--agent", "claude", "--summary")
     assert out.splitlines()[1] == ("  on read: 7 files, ~14 tokens, in p0/, p1/, p2/, p3/ "
                                    "and 3 more")
+
+
+def test_a_symlinked_memory_file_is_one_file_with_two_names(root: Path) -> None:
+    # CLAUDE.md -> AGENTS.md -> .agents/AGENTS.md (langfuse's layout): every name of the file
+    # reads as what the agent reads under the other, in the matrix and the summary alike.
+    build_tree(root, {"home": None, "repo/.git": None, "repo/.agents/AGENTS.md": "Rules.\n"})
+    (root / "repo" / "AGENTS.md").symlink_to(".agents/AGENTS.md")
+    (root / "repo" / "CLAUDE.md").symlink_to("AGENTS.md")
+    matrix = json.loads(_run(root, "report", "repo", "--json-file", "-"))
+    cells = {(row["relative"], agent): cell for row in matrix["rows"]
+             for agent, cell in row["cells"].items()}
+    assert {key: cell["state"] for key, cell in cells.items()} == {
+        (name, agent): "startup" for name in (".agents/AGENTS.md", "AGENTS.md", "CLAUDE.md")
+        for agent in ("claude", "agents")}
+    assert cells[("AGENTS.md", "claude")]["why"].startswith(
+        "the same file as CLAUDE.md (a symbolic link): ")
+    summary = json.loads(_run(root, "show", "repo", "--summary", "--json"))
+    assert [a["notRead"] for a in summary["agents"]] == [[], []]
