@@ -61,3 +61,53 @@ def test_an_include_outside_backticks_gives_no_reason(root: Path) -> None:
                   home=root / "home")
     (found,) = [d for d in json.loads(run.out) if d["code"] == "import-not-found"]
     assert found["message"].endswith("Claude Code silently skips it")
+
+
+EVERY_AGENT = "gemini,claude,agents,codex,copilot,vscode-chat,cursor,antigravity"
+
+
+def _check_all(root: Path) -> list[tuple[str, str]]:
+    run = memlens("check", "repo", "--format", "json", "--trusted", cwd=root, home=root / "home",
+                  env={"MEMLENS_AGENTS": EVERY_AGENT})
+    repo = str((root / "repo").resolve())
+    return [(d["path"].removeprefix(repo + "/"), d["code"]) for d in json.loads(run.out)]
+
+
+def test_a_file_read_under_another_name_is_not_ignored(root: Path) -> None:
+    # langfuse: CLAUDE.md -> AGENTS.md -> .agents/AGENTS.md. Claude Code reads the file as
+    # CLAUDE.md, VS Code's chat attaches it once: no agent "ignores" any of its names.
+    build_tree(root, {"home": None, "repo/.git": None, "repo/.agents/AGENTS.md": "Rules.\n"})
+    (root / "repo" / "AGENTS.md").symlink_to(".agents/AGENTS.md")
+    (root / "repo" / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert [f for f in _check_all(root) if f[1] == "agent-ignores-file"] == []
+
+
+def test_a_skill_folders_agents_md_is_the_skills_not_memory(root: Path) -> None:
+    # langfuse's web/.agents/skills/*/AGENTS.md (81 KB): no Codex budget warning (nobody
+    # starts Codex in a skill folder), no "Claude Code does not read this AGENTS.md".
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "Rules.\n",
+                      "repo/web/.agents/skills/react/AGENTS.md": "x" * 40_000 + "\n",
+                      "repo/web/.agents/skills/react/SKILL.md": (
+                          "---\nname: react\ndescription: React rules.\n---\nRead AGENTS.md\n"),
+                      "repo/packages/api/AGENTS.md": "y" * 40_000 + "\n"})
+    found = _check_all(root)
+    assert not [f for f in found if f[0].startswith("web/.agents/skills/")]
+    # The same file outside a skill folder is still said, both ways.
+    assert ("packages/api/AGENTS.md", "payload-budget-exceeded") in found
+    assert ("packages/api/AGENTS.md", "agent-ignores-file") in found
+
+
+def test_a_skill_field_an_agent_reads_is_not_unknown() -> None:
+    # sentry-javascript: 11 of 14 warnings were "Unknown field 'argument-hint'", a field Claude
+    # Code and VS Code's chat read; vscode-copilot-chat's "model" is Claude Code's.
+    from memlens.agents import SKILL_FIELDS
+    from memlens.agents.gemini.skillcheck import check_skill
+
+    text = ("---\nname: fix-issue\ndescription: Fix an issue.\nargument-hint: <issue>\n"
+            "model: haiku\ndisable-model-invocation: true\ncolour: red\n---\nBody\n")
+    found = [(d.line, d.code) for d in check_skill("/r/.agents/skills/fix-issue/SKILL.md", text)]
+    assert found == [(7, "skill-unknown-field")]  # colour: no agent reads it
+    (colour,) = check_skill("/r/.agents/skills/fix-issue/SKILL.md", text)
+    assert colour.message.startswith("Unknown field 'colour': no agent Memory Lens models")
+    # Each agent's own list: Claude Code's is not VS Code's chat's.
+    assert "model" in SKILL_FIELDS["claude"] and "model" not in SKILL_FIELDS["vscode-chat"]

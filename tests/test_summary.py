@@ -92,9 +92,17 @@ def test_summary_names_the_cut_and_the_ignored(root: Path) -> None:
 def test_a_long_folder_list_stays_one_line(root: Path) -> None:
     build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "root\n",
                       **{f"repo/p{n}/CLAUDE.md": f"rules {n}\n" for n in range(7)}})
+    build_tree(root, {"repo/a/b/c/CLAUDE.md": "deep\n", "repo/a/d/CLAUDE.md": "d\n",
+                      "repo/a/e/CLAUDE.md": "e\n", "repo/a/f/CLAUDE.md": "f\n"})
     out = _run(root, "list", "repo", "--agent", "claude", "--summary")
-    assert out.splitlines()[1] == ("  on read: 7 files, ~14 tokens, in p0/, p1/, p2/, p3/ "
-                                   "and 3 more")
+    # More than four folders side by side are said once under their parent; the rest by
+    # name, four at most.
+    assert out.splitlines()[1] == ("  on read: 11 files, ~18 tokens, in a/b/c/, a/d/, a/e/, "
+                                   "a/f/ and 1 more")
+    build_tree(root, {"repo/a/g/CLAUDE.md": "g\n", "repo/a/h/CLAUDE.md": "h\n"})
+    out = _run(root, "list", "repo", "--agent", "claude", "--summary")
+    assert out.splitlines()[1] == ("  on read: 13 files, ~20 tokens, in a/b/c/, a/ (5 folders), "
+                                   "./ (7 folders)")
 
 
 def test_a_symlinked_memory_file_is_one_file_with_two_names(root: Path) -> None:

@@ -58,9 +58,24 @@ def _folder(path: str, cwd: str, home: str) -> str:
 
 
 def _folders(folders: list[str], cwd: str, home: str) -> str:
-    shown = [display_path(_folder(f, cwd, home)) for f in folders[:MAX_FOLDERS]]
-    more = len(folders) - MAX_FOLDERS
-    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
+    """The first folders, `and N more`; more than `MAX_FOLDERS` folders side by side are said
+    once under their parent (`.agents/skills/ (17 folders)`: a skill folder each)."""
+    parents: dict[str, int] = {}
+    for folder in folders:
+        parent = posixpath.dirname(folder)
+        parents[parent] = parents.get(parent, 0) + 1
+    cells: list[str] = []
+    said: set[str] = set()
+    for folder in folders:
+        parent = posixpath.dirname(folder)
+        if parents[parent] <= MAX_FOLDERS or parent == folder:
+            cells.append(display_path(_folder(folder, cwd, home)))
+        elif parent not in said:
+            said.add(parent)
+            cells.append(f"{display_path(_folder(parent, cwd, home))} "
+                         f"({parents[parent]:,} folders)")
+    more = len(cells) - MAX_FOLDERS
+    return ", ".join(cells[:MAX_FOLDERS]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _later(word: str, later: LaterFiles, cwd: str, home: str) -> str:
