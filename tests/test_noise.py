@@ -111,3 +111,33 @@ def test_a_skill_field_an_agent_reads_is_not_unknown() -> None:
     assert colour.message.startswith("Unknown field 'colour': no agent Memory Lens models")
     # Each agent's own list: Claude Code's is not VS Code's chat's.
     assert "model" in SKILL_FIELDS["claude"] and "model" not in SKILL_FIELDS["vscode-chat"]
+
+
+def _cursor_check(root: Path) -> list[tuple[str, str]]:
+    run = memlens("check", "repo", "--format", "json", cwd=root, home=root / "home",
+                  env={"MEMLENS_AGENTS": "cursor"})
+    repo = str((root / "repo").resolve())
+    return [(d["path"].removeprefix(repo + "/"), d["code"]) for d in json.loads(run.out)]
+
+
+ALWAYS_RULE = "---\nalwaysApply: true\nglobs: \"**/*.nomatch\"\n---\nAlways.\n"
+
+
+def test_an_always_applied_cursor_rule_has_no_glob_warning(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/.cursor/rules/a.mdc": ALWAYS_RULE,
+                      "repo/.cursor/rules/b.mdc": ALWAYS_RULE.replace("alwaysApply: true\n",
+                                                                      "")})
+    # The auto-attached rule (b) still hears about its glob; the always-applied one does not.
+    assert _cursor_check(root) == [(".cursor/rules/b.mdc", "cursor-glob-no-match")]
+
+
+def test_cursor_rules_written_as_a_file_is_said(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/.cursor/rules": "Use tabs.\n"})
+    assert _cursor_check(root) == [(".cursor/rules", "cursor-rules-not-a-folder")]
+
+
+def test_a_legacy_cursorrules_beside_rules_is_said_once(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/.cursorrules": "Legacy.\n"})
+    assert _cursor_check(root) == []  # alone, it is how the project writes its rules
+    build_tree(root, {"repo/.cursor/rules/a.mdc": ALWAYS_RULE})
+    assert _cursor_check(root) == [(".cursorrules", "cursor-legacy-rules")]
