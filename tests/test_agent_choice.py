@@ -97,9 +97,12 @@ def test_a_newer_release_is_served_by_the_newest_profile_and_says_so(
 
 def test_memlens_agents_pins_the_agent_shown(ws: Path) -> None:
     claude = memlens(ws, "show", agents="claude,gemini@0.43")
-    # Both pinned agents are covered, each in its section, the first pinned first.
-    first, second = claude.stdout.split("\n\n==> ")
-    assert first.startswith("==> Claude Code (claude@2.1) <==\n<system-reminder>")
+    # Both pinned agents are covered, each in its section, the first pinned first (after the
+    # summary, which names them in the same order).
+    summary, first, second = claude.stdout.split("\n\n==> ")
+    assert summary.startswith("Claude Code (claude@2.1): ")
+    assert "\nGemini CLI (gemini@0.43): " in summary
+    assert first.startswith("Claude Code (claude@2.1) <==\n<system-reminder>")
     assert "claude rules" in first and second.startswith("Gemini CLI (gemini@0.43) <==")
     gemini = json.loads(memlens(ws, "show", "--json", "--agent", "gemini",
                                 agents="gemini@0.43").stdout)

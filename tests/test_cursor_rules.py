@@ -144,6 +144,7 @@ def test_the_workspace_check_finds_globs_matching_nothing_and_stray_rules(repo: 
     assert sorted((d.path.removeprefix(str(repo) + "/"), d.code) for d in found.diagnostics) == [
         (".cursor/rules/lang/py.mdc", GLOB_NO_MATCH),
         (".cursor/rules/manual.mdc", MANUAL_ONLY),
+        (".cursorrules", "cursor-legacy-rules"),  # beside .cursor/rules (issue 33)
         ("docs/stray.mdc", OUTSIDE_RULES)]
     (glob,) = [d for d in found.diagnostics if d.code == GLOB_NO_MATCH]
     assert "'src/**/*.ts'" in glob.message and glob.line == 2

@@ -18,6 +18,7 @@ export type MemlensPayload =
   | AgentSkillsParams
   | AgentSkillsResult
   | AgentSkillsResults
+  | AgentSummary
   | AgentVerification
   | AgentsFile
   | AgentsListResult
@@ -45,6 +46,7 @@ export type MemlensPayload =
   | ContextMap
   | ContextSection
   | CountTokensResponse
+  | CutFile
   | Diagnostic
   | Dialect
   | DiffChangeGroup
@@ -54,6 +56,7 @@ export type MemlensPayload =
   | DoneEvent
   | ErrorEvent
   | ExtractResult
+  | FolderSummary
   | HierarchicalMemory
   | HistoryMessage
   | HistoryResult
@@ -64,6 +67,7 @@ export type MemlensPayload =
   | JitFile
   | JitLoadedEvent
   | JitResponse
+  | LaterFiles
   | ListResult
   | ListedFile
   | MapSegment
@@ -75,6 +79,7 @@ export type MemlensPayload =
   | MemoryFile
   | MemoryLoadedEvent
   | NameParams
+  | NotReadGroup
   | PayloadComparison
   | ReadyEvent
   | RefreshResponse
@@ -91,6 +96,7 @@ export type MemlensPayload =
   | SkillItem
   | SkillsResult
   | SourceLink
+  | StartupFigures
   | TextEvent
   | ThoughtEvent
   | ToolCallEvent
@@ -288,6 +294,54 @@ export interface AgentSkillsResult {
 }
 export interface AgentSkillsResults {
   agents: AgentSkillsResult[];
+}
+export interface AgentSummary {
+  agent: string;
+  label: string;
+  profile: string;
+  startup: StartupFigures;
+  onRead: LaterFiles;
+  onDemand: LaterFiles;
+  cut: CutFile[];
+  notRead: NotReadGroup[];
+}
+/**
+ * The files an agent sends at start, taken together.
+ */
+export interface StartupFigures {
+  files: number;
+  chars: number;
+  bytes: number;
+  tokens: number;
+  estimator: string;
+}
+/**
+ * Files the agent loads after start: on read (when a tool touches a matching path) or on
+ * demand (when the model decides to read them).
+ */
+export interface LaterFiles {
+  files: number;
+  folders: string[];
+  tokens: number;
+  unmatched: number;
+}
+/**
+ * A file the agent sends only part of.
+ */
+export interface CutFile {
+  path: string;
+  line: number;
+  code: string;
+  message: string;
+}
+/**
+ * The agent's own files it does not read working in the folder, for one reason.
+ */
+export interface NotReadGroup {
+  kind: "elsewhere" | "ignored" | "blank" | "untrusted" | "other";
+  why: string;
+  paths: string[];
+  folders: string[];
 }
 /**
  * One agent's verification.
@@ -634,6 +688,13 @@ export interface ExtractResult {
   created: string[];
   sessions?: number | null;
   message: string;
+}
+/**
+ * Every agent a command covers in `cwd`, in the order its sections follow.
+ */
+export interface FolderSummary {
+  cwd: string;
+  agents: AgentSummary[];
 }
 export interface HierarchicalMemory {
   global: string;

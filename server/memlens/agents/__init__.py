@@ -51,6 +51,17 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "cursor": (".cursorrules",),
     "antigravity": (),  # GEMINI.md and AGENTS.md: other agents' names
 }
+# The SKILL.md frontmatter fields an agent acts on beyond the Agent Skills specification's
+# (name, description, license, compatibility, metadata, allowed-tools), as each agent's own
+# skills reference lists them: one an agent reading the skill uses is not "unknown"
+# (`skill-unknown-field`, agents/gemini/skillcheck.py). Data here, so the check imports no
+# agent; an agent that acts on no other field has no entry.
+SKILL_FIELDS: dict[str, tuple[str, ...]] = {
+    "claude": ("argument-hint", "disable-model-invocation", "user-invocable", "model", "effort",
+               "context", "agent", "hooks", "paths", "when_to_use", "when-to-use"),
+    "vscode-chat": ("argument-hint", "user-invocable", "user-invokable",
+                    "disable-model-invocation"),
+}
 
 
 @functools.cache

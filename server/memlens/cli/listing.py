@@ -27,6 +27,9 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     listing = commands.add_parser("list", parents=[common], help=summary)
     listing.add_argument("path", nargs="?", default=".", metavar="PATH")
     listing.add_argument("--json", action="store_true")
+    listing.add_argument("--summary", action="store_true",
+                         help="only the summary: per agent, what it reads at start, later and "
+                              "where, what is cut, what it does not read here")
     listing.add_argument("--count-exact", action="store_true",
                          help="also count the tokens with the model's countTokens "
                               "(needs GEMINI_API_KEY)")
@@ -39,6 +42,15 @@ def run(args: argparse.Namespace) -> int:
     # in Gemini CLI's schema, as `apply_agent` left `agent_id`, no notes).
     agents = covered_agents(args, cwd, settings)
     gemini_shown = "gemini" in agents
+    if args.summary or (len(agents) > 1 and not args.json):
+        from memlens.cli.summary_output import print_summary
+
+        if gemini_shown:
+            gemini_notes(settings, cwd)
+        print_summary(args, agents, cwd, settings)  # the short answer first
+        if args.summary:
+            return 0
+        gemini_shown = False  # its notes are said
     if args.json:
         shown = shown_agent(args, cwd, settings)
         agents = [shown or args.agent_id]
@@ -48,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "agent_default", False) and agents:
         args.agent_id = agents[0]  # the agent a lone section's "nothing loads" names
     listed = False
-    for number, agent_id in enumerate(agents):
+    for agent_id in agents:
         if len(agents) > 1:
-            print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
+            print_text("\n" + section_header(agent_id, settings) + "\n")
         alone = len(agents) == 1
         if agent_id == "gemini":
             listed |= _gemini_list(args, cwd, settings, alone=alone)

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
         ListResult,
         ShowResult,
     )
+    from memlens.protocol.summary import FolderSummary
 
     models: dict[str, Any] = {
         "ShowResult": ShowResult, "ListResult": ListResult, "JitResult": list[JitEntry],
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         "AgentJitResult": list[AgentJitEntry],
         "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
         "MemorySettings": MemorySettings, "DiffResult": DiffResult,
-        "MatrixResult": MatrixResult,
+        "MatrixResult": MatrixResult, "FolderSummary": FolderSummary,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")

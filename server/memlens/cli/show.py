@@ -32,6 +32,9 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     show.add_argument("path", nargs="?", default=".", metavar="PATH")
     show.add_argument("--render", choices=["flat", "prompt"], default="flat")
     show.add_argument("--json", action="store_true")
+    show.add_argument("--summary", action="store_true",
+                      help="only the summary: per agent, what it reads at start, later and "
+                           "where, what is cut, what it does not read here")
     show.add_argument("--count-exact", action="store_true",
                       help="with --json: also count the tokens with the model's countTokens "
                            "(needs GEMINI_API_KEY)")
@@ -40,6 +43,8 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
 def run(args: argparse.Namespace) -> int:
     cwd = directory(args.path)
     settings = settings_for(args, cwd, notes=False)
+    if args.summary:
+        return _summary_only(args, cwd, settings)
     # One agent's JSON (its schema): `--agent`'s, else the first agent shown here.
     if args.json:
         shown = shown_agent(args, cwd, settings)
@@ -55,8 +60,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json and (args.agent is not None or not shows_gemini(args)):
         loaded = _agent_show(args, cwd, settings)
     elif len(agents) > 1:
-        for number, agent_id in enumerate(agents):
-            print_text(("\n" if number else "") + section_header(agent_id, settings) + "\n")
+        from memlens.cli.summary_output import print_summary
+
+        print_summary(args, agents, cwd, settings)  # the short answer first
+        for agent_id in agents:
+            print_text("\n" + section_header(agent_id, settings) + "\n")
             _section(args, agent_id, cwd, settings)
         return 0
     elif not shows_gemini(args):
@@ -65,6 +73,17 @@ def run(args: argparse.Namespace) -> int:
         loaded = _gemini(args, cwd, settings)
     if not loaded and agents:  # no agent here at all: covered_agents said so
         nothing_note(args, cwd, settings)
+    return 0
+
+
+def _summary_only(args: argparse.Namespace, cwd: str, settings: Any) -> int:
+    """`--summary`: the summary of every agent covered (`--agent`'s alone), text or JSON."""
+    from memlens.cli.summary_output import print_summary
+
+    agents = covered_agents(args, cwd, settings)
+    if "gemini" in agents:
+        gemini_notes(settings, cwd)
+    print_summary(args, agents, cwd, settings)
     return 0
 
 

@@ -49,3 +49,18 @@ def repository_root(start: str) -> str | None:
     (files/tree.py), where the folders already climbed answer for their subfolders."""
     finder = tree.run_memo(("roots.repository", ), lambda: ProjectRootFinder([".git"]))
     return finder.find(start)
+
+
+# The folders agents keep skills in, one per agent's configuration folder (`.agents/skills`,
+# `.claude/skills`, `.gemini/skills`, `.codex/skills`, `.github/skills`, `.cursor/skills`):
+# what lies below one is a skill's own material, read when the skill is used, not the memory
+# of a folder anyone works in.
+_SKILL_FOLDERS = frozenset({".agents", ".agent", ".claude", ".gemini", ".codex", ".github",
+                            ".cursor"})
+
+
+def in_skill_folder(path: str) -> bool:
+    """Whether `path` lies inside a skill folder (`…/.agents/skills/<skill>/…`)."""
+    parts = path.split("/")
+    return any(parts[i] in _SKILL_FOLDERS and parts[i + 1] == "skills"
+               for i in range(len(parts) - 3))

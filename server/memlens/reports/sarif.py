@@ -109,6 +109,8 @@ RULES: dict[str, str] = {
     "cursor-rule-outside-rules": "An .mdc rule outside .cursor/rules, which Cursor does not "
                                  "read",
     "cursor-rule-too-long": "A Cursor rule longer than the 500 lines Cursor's docs ask for",
+    "cursor-rules-not-a-folder": ".cursor/rules written as a file, which Cursor ignores",
+    "cursor-legacy-rules": "A legacy .cursorrules beside a .cursor/rules folder of rules",
     "antigravity-rule-too-long": "An Antigravity CLI rule file over its 12,000-character limit "
                                  "(convention)",
     "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "

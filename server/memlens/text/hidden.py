@@ -443,6 +443,20 @@ class CommentReader(Protocol):
         ...
 
 
+# A comment that is only a tool's marker says nothing to a model a reviewer would miss: a
+# generated block's bounds (`<!-- BEGIN:nextjs-agent-rules -->`, `<!-- END … -->` as one
+# word), a formatter's or linter's switch, a table-of-contents slot. Not worth a finding.
+_MARKER = re.compile(
+    r"\s*(?:(?:BEGIN|END|START|STOP)(?:[:_-][\w.:/-]{1,60})?"
+    r"|prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable|capture|restore)"
+    r"(?:-next-line|-line|-file)?(?: MD\d{3})*|toc|/toc)\s*", re.IGNORECASE)
+
+
+def is_marker_comment(body: str) -> bool:
+    """Whether a comment's text (between `<!--` and `-->`) is only a tool's marker."""
+    return _MARKER.fullmatch(body) is not None
+
+
 def file_diagnostics(path: str, text: str, readers: Sequence[CommentReader]) -> list[Diagnostic]:
     """`hidden-text` on each hidden run of `path`'s text, and `hidden-comment` on each HTML
     comment some agent of `readers` (those that read the file) receives."""
@@ -465,6 +479,8 @@ def file_diagnostics(path: str, text: str, readers: Sequence[CommentReader]) -> 
         add(run.start, run.end, run.severity, HIDDEN_TEXT, run.message)
     names = list(dict.fromkeys(a.receiver for a in readers))
     for comment in comments:
+        if is_marker_comment(comment.body):
+            continue
         receivers = list(dict.fromkeys(a.receiver for a in readers
                                        if a.sends_comment(text, comment.start, comment.end)))
         if not receivers:

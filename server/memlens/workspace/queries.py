@@ -14,6 +14,7 @@ from memlens.agents.gemini.ignore import IgnoreFilter
 from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
+from memlens.files.roots import in_skill_folder
 from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic, HierarchicalMemory
 
@@ -399,6 +400,19 @@ def agent_jit_payloads(agent: MemoryAgent, cwd: str, targets: list[str],
     return entries
 
 
+def _worth_saying(agent: MemoryAgent, settings: MemorySettings, roots: list[str],
+                  ignored: list[Diagnostic], reader: FileReader) -> list[Diagnostic]:
+    """The files an agent will not read that a user needs told about: not one inside a skill
+    folder (the skill's material, not a folder's memory), nor one that is the same file as
+    one it reads at start under another name (`CLAUDE.md -> AGENTS.md`: a symbolic link)."""
+    ignored = [d for d in ignored if not in_skill_folder(d.path)]
+    if not ignored or not roots:
+        return ignored
+    read = {os.path.realpath(f.path) for root in roots
+            for f in agent.load(root, settings, reader).files}
+    return [d for d in ignored if os.path.realpath(d.path) not in read]
+
+
 def profile_diagnostics(settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader, only: str | None = None) -> list[Diagnostic]:
     """What the chosen agents' profiles say about the workspace folders `roots`
@@ -415,7 +429,8 @@ def profile_diagnostics(settings: MemorySettings, roots: list[str], found: list[
     problems: list[Diagnostic] = []
     for profile in profiles:
         agent = agent_by_id(profile.agent)
-        problems += agent.ignored_files(settings, roots, found, reader)
+        problems += _worth_saying(agent, settings, roots,
+                                  agent.ignored_files(settings, roots, found, reader), reader)
         if not profile.verified and roots:
             files = [f.path for f in agent.load(roots[0], settings, reader).files]
             inside = [p for p in files if is_subpath(roots[0], p)

@@ -101,11 +101,24 @@ class AgentReading:
         # The agent whose memory the index renders (Gemini CLI) inlines its imports: each
         # imported file, by the memory file it came in.
         self.imports: dict[str, str] = {}
+        self._real: dict[str, str] | None = None  # each file read, by its real path
         if agent.rendered_by_index:
             for loaded in MemoryEngine(settings, reader).load(folder).files:
                 for event in loaded.events:
                     if event.outcome is Outcome.IMPORTED and loaded.content is not None:
                         self.imports.setdefault(event.target, loaded.path)
+
+    def _alias(self, path: str) -> str | None:
+        """The file the agent reads under another name that is the same file as `path`
+        (one is a symbolic link to the other), if any."""
+        if self._real is None:
+            self._real = {}
+            for f in self.files():
+                self._real.setdefault(os.path.realpath(f.path), f.path)
+            for imported in self.imports:
+                self._real.setdefault(os.path.realpath(imported), imported)
+        alias = self._real.get(os.path.realpath(path))
+        return alias if alias != path else None
 
     def _unmatched(self, files: Callable[[str], Iterable[str]]) -> set[str]:
         """The on-read files whose trigger (`AgentFile.reads_on`) no file under the folder
@@ -158,6 +171,15 @@ class AgentReading:
             if path in self.unmatched:
                 return cell("on-read", NO_MATCH, trigger)
             return cell("on-read", trigger, trigger)
+        alias = self._alias(path)
+        if alias is not None:
+            # One file with two names (`CLAUDE.md -> AGENTS.md`): what the agent reads under
+            # the other name, it reads of this one.
+            same = self.answer(alias)
+            shown = (posixpath.relpath(alias, self.folder)
+                     if alias.startswith(self.folder.rstrip("/") + "/") else alias)
+            return same.model_copy(update={
+                "why": f"the same file as {shown} (a symbolic link): {same.why}"})
         ignored = next((d for d in self.ignored if d.path == path), None)
         if ignored is not None:
             return cell("not-read", ignored.message)

@@ -19,7 +19,7 @@ from memlens.files.roots import repository_root
 from memlens.files.structured import json_file_or_none
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.wire import Severity
-from memlens.text.references import ImportToken, find_references
+from memlens.text.references import ImportToken, find_code_regions, find_references
 from memlens.text.textpos import LineIndex
 
 MAX_INCLUDE_DEPTH = 4  # levels of includes below a memory file
@@ -81,6 +81,28 @@ def find_includes(text: str) -> list[ImportToken]:
     return sorted(tokens, key=lambda t: t.start)
 
 
+# Why an include written between backticks is read all the same (markdown.py `includes`).
+IN_CODE_SPAN = (" (backticks do not keep it out: in a list item Claude Code reads the text "
+                "as written; a code block would)")
+
+
+def _written_at(text: str, raw: str) -> ImportToken:
+    """Where the include `@raw` is written: its first occurrence where Claude Code takes an
+    include (at the start or after whitespace, up to whitespace), else its first occurrence;
+    `in_code` says it lies between backticks."""
+    needle = "@" + raw
+    start = text.find(needle)
+    first = start
+    while start > 0 and not (text[start - 1] in _PATH_ENDS and (
+            start + len(needle) == len(text) or text[start + len(needle)] in _PATH_ENDS
+            or text[start + len(needle)] == "#")):
+        start = text.find(needle, start + 1)
+    start = first if start < 0 else start
+    start = max(start, 0)
+    in_code = "`" in text and any(lo <= start < hi for lo, hi in find_code_regions(text))
+    return ImportToken(start, start + len(needle), raw, in_code)
+
+
 def external_includes_approved(home: str, cwd: str) -> bool:
     """Whether the user approved includes outside the project for the project `cwd` lies in:
     Claude Code keeps the answer in `~/.claude.json`, under `projects[<project folder>]` (the
@@ -133,10 +155,7 @@ class IncludeReader:
             return
         external = external or self.approved
         # Positions for diagnostics: where each include is written in the file.
-        located = []
-        for ref in refs:
-            start = max(text.find("@" + ref.raw), 0)
-            located.append(ImportToken(start, start + 1 + len(ref.raw), ref.raw, False))
+        located = [_written_at(text, ref.raw) for ref in refs]
         if depth >= MAX_INCLUDE_DEPTH:
             for token in located:
                 self._diag(path, text, token.start, token.end, "warning", "import-too-deep",
@@ -168,7 +187,7 @@ class IncludeReader:
                     "import-unreadable")
                 self._diag(path, text, token.start, token.end, "warning", code,
                            f"`@{raw}` ({target}) cannot be included: {read.error}; Claude Code "
-                           "silently skips it")
+                           "silently skips it" + (IN_CODE_SPAN if token.in_code else ""))
                 continue
             if read.binary:
                 self._diag(path, text, token.start, token.end, "warning", "import-unreadable",

@@ -9,6 +9,7 @@ import posixpath
 from memlens.agents.codex.load import FILE_NAMES, CodexLoad, load_codex
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname
+from memlens.files.roots import in_skill_folder
 from memlens.protocol.memory import Diagnostic
 
 
@@ -71,8 +72,10 @@ def budget_diagnostics(home: str, roots: list[str], found: list[str],
     holding an AGENTS file found there (a file's cut depends only on the docs above it, so it
     is the same from any start below; the deepest start loses the most files, and its
     diagnostic, naming the most, is kept)."""
+    # Nobody starts Codex inside a skill folder: an AGENTS.md there is the skill's material.
     starts = list(dict.fromkeys([*roots, *(dirname(p) for p in found
-                                           if posixpath.basename(p) in FILE_NAMES)]))
+                                           if posixpath.basename(p) in FILE_NAMES
+                                           and not in_skill_folder(p))]))
     best: dict[tuple[str, int, int], tuple[int, Diagnostic]] = {}
     for start in starts:
         load = load_codex(start, home, reader)

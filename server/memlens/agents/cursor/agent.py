@@ -17,6 +17,7 @@ The text shown is each file's Markdown (a rule's body after its frontmatter) und
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,9 +45,11 @@ from memlens.agents.cursor.rules import (
     CursorRule,
     TreeScan,
     check_globs,
+    legacy_beside_rules,
     outside_rules,
     parse_rule,
     rule_files,
+    rules_not_a_folder,
     scan_tree,
     shorten,
 )
@@ -185,16 +188,25 @@ def check_folder(root: str, reader: FileReader,
     scan = scan_tree(root)
     check = WorkspaceCheck()
     budget = budget or MatchBudget()
+    own_rules = 0
     for owner in [root, *scan.rule_folders]:
         for rule in folder_rules(owner, reader):
             check.diagnostics += rule.diagnostics
-            if scan.complete:
+            # Only an auto-attached rule attaches through its globs (an always-applied one
+            # applies whatever they match).
+            if scan.complete and rule.kind == AUTO:
                 check.diagnostics += check_globs(rule, scan.files_under(owner), budget)
             check.sources.append(rule.path)
+            own_rules += owner == root
     check.diagnostics += [outside_rules(p) for p in scan.stray_rules]
+    rules_file = posixpath.join(root, RULES_DIR)
+    if os.path.isfile(rules_file):
+        check.diagnostics.append(rules_not_a_folder(rules_file))
     legacy = posixpath.join(root, LEGACY_FILE)
     if reader.read(legacy).content is not None:
         check.sources.append(legacy)
+        if own_rules:
+            check.diagnostics.append(legacy_beside_rules(legacy))
     if not check.sources:
         return check  # no Cursor files here: its AGENTS.md is the AGENTS.md convention's
     agents = posixpath.join(root, AGENTS_FILE)

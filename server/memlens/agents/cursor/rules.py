@@ -55,6 +55,8 @@ GLOB_NO_MATCH = "cursor-glob-no-match"
 MANUAL_ONLY = "cursor-rule-manual-only"
 OUTSIDE_RULES = "cursor-rule-outside-rules"
 TOO_LONG = "cursor-rule-too-long"
+RULES_NOT_FOLDER = "cursor-rules-not-a-folder"
+LEGACY_BESIDE = "cursor-legacy-rules"
 MAX_LINES = 500  # Cursor's docs: keep each rule under 500 lines
 
 # Folders the walk never enters (version control and dependency trees).
@@ -281,6 +283,25 @@ def outside_rules(path: str) -> Diagnostic:
         path, 1, "warning", OUTSIDE_RULES,
         "An .mdc rule outside .cursor/rules: Cursor reads project rules only from a "
         ".cursor/rules folder", "Move it into .cursor/rules (or a subfolder's .cursor/rules)")
+
+
+def rules_not_a_folder(path: str) -> Diagnostic:
+    """`.cursor/rules` written as a file: a common slip (one file of rules), never read."""
+    return _diagnostic(
+        path, 1, "warning", RULES_NOT_FOLDER,
+        ".cursor/rules is a file: Cursor reads project rules only from a .cursor/rules folder "
+        "of .mdc files, and ignores this one",
+        "Make .cursor/rules a folder and move this text into a rule in it (e.g. "
+        ".cursor/rules/project.mdc with alwaysApply: true)")
+
+
+def legacy_beside_rules(path: str) -> Diagnostic:
+    """A legacy `.cursorrules` in a folder whose `.cursor/rules` holds rules."""
+    return _diagnostic(
+        path, 1, "info", LEGACY_BESIDE,
+        "A legacy .cursorrules beside .cursor/rules: Cursor applies both, and its docs call "
+        ".cursorrules deprecated", "Move its text into a rule in .cursor/rules (alwaysApply: "
+        "true) so the rules live in one place")
 
 
 def rule_files(rules_dir: str) -> list[str]:

@@ -149,12 +149,15 @@ def _check_fields(ctx: _Ctx, data: dict[Any, Any], fm_start: int, fm_end: int) -
         start, end = ctx.key_range("metadata", fm_start, fm_end)
         ctx.add(start, end, "warning", "skill-unknown-field",
                 "'metadata' should map strings to strings")
+    from memlens.agents import SKILL_FIELDS
+
     for key in data:
-        if key not in KNOWN_KEYS:
+        if key not in KNOWN_KEYS and not any(key in f for f in SKILL_FIELDS.values()):
             start, end = ctx.key_range(str(key), fm_start, fm_end)
             ctx.add(start, end, "warning", "skill-unknown-field",
-                    f"Unknown field '{key}': the Agent Skills specification defines "
-                    f"{', '.join(sorted(KNOWN_KEYS))}")
+                    f"Unknown field '{key}': no agent Memory Lens models reads it (the Agent "
+                    f"Skills specification defines {', '.join(sorted(KNOWN_KEYS))}; Claude "
+                    "Code and VS Code's chat add their own, such as argument-hint and model)")
 
 
 def check_duplicates(skills: list[tuple[str, str, str]]) -> list[Diagnostic]:
