@@ -64,32 +64,49 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       statusBar.flash(event);
       memoryTree.refresh();
       if (vscode.workspace.getConfiguration("memlens").get<boolean>("notifyJit", true)) {
-        const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
-        // What each other agent adds, under its own name ("Cursor (convention)").
-        const byAgent = new Map<string, string[]>();
-        for (const file of event.claude ?? []) {
-          const label = file.agentLabel ?? "Claude Code";
-          byAgent.set(label, [...(byAgent.get(label) ?? []), `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`]);
-        }
-        const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
-        const parts = [];
-        if (names.length > 0) {
-          parts.push(`opening ${opened}, ${event.label} loaded ${names.join(", ")} just in time.`);
-        }
-        for (const [label, added] of byAgent) {
-          parts.push(`${parts.length > 0 ? label : `Opening ${opened}, ${label}`} would add ${added.join(", ")}.`);
-        }
-        void vscode.window
-          .showInformationMessage(parts.join(" ").replace(/^./, (c) => c.toUpperCase()), "Show Merged Context")
-          .then((pick) => {
-            if (pick) {
-              void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);
-            }
-          });
+        void notifyIfOpenedByUser(event);
       }
     });
     refreshViews();
   });
+
+  /** The on-read notice, only for a file the user has in an editor tab: VS Code opens
+   * documents for other reasons too (another extension, a diff, a search), and a toast about
+   * a file nobody opened is noise. The tab may appear just after the document: asked twice. */
+  async function notifyIfOpenedByUser(event: JitLoadedEvent): Promise<void> {
+    const inTab = (): boolean => vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) =>
+      (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === event.uri)
+      || (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === event.uri)));
+    if (!inTab()) {
+      await new Promise((resolve) => setTimeout(resolve, 750));
+      if (!inTab()) {
+        log.appendLine(`on-read notice not shown: ${event.uri} is in no editor tab`);
+        return;
+      }
+    }
+    const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
+    // What each other agent adds, under its own name ("Cursor (convention)").
+    const byAgent = new Map<string, string[]>();
+    for (const file of event.claude ?? []) {
+      const label = file.agentLabel ?? "Claude Code";
+      byAgent.set(label, [...(byAgent.get(label) ?? []), `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`]);
+    }
+    const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
+    const parts = [];
+    if (names.length > 0) {
+      parts.push(`opening ${opened}, ${event.label} loaded ${names.join(", ")} just in time.`);
+    }
+    for (const [label, added] of byAgent) {
+      parts.push(`${parts.length > 0 ? label : `Opening ${opened}, ${label}`} would add ${added.join(", ")}.`);
+    }
+    void vscode.window
+      .showInformationMessage(parts.join(" ").replace(/^./, (c) => c.toUpperCase()), "Show Merged Context")
+      .then((pick) => {
+        if (pick) {
+          void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);
+        }
+      });
+  }
 
   let restartTimer: NodeJS.Timeout | undefined;
   context.subscriptions.push(
