@@ -38,6 +38,10 @@ export type MemlensPayload =
   | ClaudeListResult
   | ClaudeShowResult
   | ConditionalRule
+  | ConflictFinding
+  | ConflictRule
+  | ConflictSide
+  | ConflictsResult
   | ContextChangeEntry
   | ContextChangedEvent
   | ContextDiffParams
@@ -78,6 +82,7 @@ export type MemlensPayload =
   | PayloadComparison
   | ReadyEvent
   | RefreshResponse
+  | RelatedLocation
   | SendParams
   | SendResult
   | SessionParams
@@ -252,6 +257,19 @@ export interface Diagnostic {
   code: string;
   message: string;
   detail?: string | null;
+  related?: RelatedLocation[] | null;
+}
+/**
+ * Another place a diagnostic concerns (LSP related information, SARIF
+ * `relatedLocations`): the other rule of an `instruction-conflict`.
+ */
+export interface RelatedLocation {
+  path: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
 }
 /**
  * One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
@@ -488,6 +506,41 @@ export interface ClaudeShowResult {
 export interface ConditionalRule {
   path: string;
   paths: string[];
+}
+export interface ConflictFinding {
+  code: "instruction-conflict" | "agents-disagree";
+  severity: "warning" | "info";
+  kind: string;
+  subject: string;
+  rules: ConflictRule[];
+  agents: ConflictSide[];
+}
+/**
+ * One rule: where it is and what it says.
+ */
+export interface ConflictRule {
+  path: string;
+  line: number;
+  col: number;
+  endCol: number;
+  value: string;
+  quote: string;
+}
+/**
+ * One agent's side: when it receives the rules, and the one it sees last (later in its
+ * payload) — for `agents-disagree`, the rule it is told.
+ */
+export interface ConflictSide {
+  agent: string;
+  label: string;
+  when: "startup" | "on-read";
+  scope: string;
+  seenLast: ConflictRule;
+}
+export interface ConflictsResult {
+  folder: string;
+  agents: string[];
+  findings: ConflictFinding[];
 }
 /**
  * What changed for one agent working in one folder.

@@ -101,11 +101,16 @@ class AgentReading:
         # The agent whose memory the index renders (Gemini CLI) inlines its imports: each
         # imported file, by the memory file it came in.
         self.imports: dict[str, str] = {}
+        # And where it is inlined: the file holding the `@import` and the import's offset
+        # there (the order of what the agent receives: workspace/conflicts.py).
+        self.import_sites: dict[str, tuple[str, int]] = {}
         if agent.rendered_by_index:
             for loaded in MemoryEngine(settings, reader).load(folder).files:
                 for event in loaded.events:
                     if event.outcome is Outcome.IMPORTED and loaded.content is not None:
                         self.imports.setdefault(event.target, loaded.path)
+                        self.import_sites.setdefault(
+                            event.target, (event.file or loaded.path, event.token.start))
 
     def _unmatched(self, files: Callable[[str], Iterable[str]]) -> set[str]:
         """The on-read files whose trigger (`AgentFile.reads_on`) no file under the folder
