@@ -35,6 +35,9 @@ TOOLS = {
 # Tools whose first argument says what they do (`cargo test`, `make lint`, `go test`).
 _WITH_TARGET = {"cargo", "go", "make", "just", "gradle", "./gradlew", "mvn", "dotnet",
                 "bazel", "ruff", "swift", "bundle", "biome", "turbo"}
+# Where a command phrase may start: the line's start (after a list marker, bold) or a
+# sentence's ("Check formatting: `x`" is not the format command).
+START = r"(?:^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?|(?<=[.;!]\s))"
 _CODE = re.compile(r"`([^`\n]{1,200})`")
 
 

@@ -6,9 +6,9 @@ reads nothing."""
 
 from __future__ import annotations
 
-from memlens.conflicts.commands import CommandKind
+from memlens.conflicts.commands import START, CommandKind
 
-PHRASE = (r"(?:^|(?<=[\s*(]))(?:(?:to\s+)?build(?:\s+the\s+project)?|build\s+command|"
+PHRASE = (START + r"(?:(?:to\s+)?build(?:\s+the\s+project)?|build\s+command|"
           r"building\s*(?=:)),?")
 
 

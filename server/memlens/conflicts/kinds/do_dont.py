@@ -19,7 +19,10 @@ _LEAD = (r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*|__)?(?:(?:important|note|rule)\s*
          r"(?:\*\*|__)?\s*")
 _DO = (r"(?:always\s+|(?:you\s+(?:must|should)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|"
        r"remember\s+to|please)\s+)?")
-_END = r"(?=\s*(?:[.;!:,]|\*\*|__|$|\s+(?:before|after)\s+\w+ing\b|\s+(?:and|then)\s))"
+# What may follow the verb and its object: the clause's end — not a colon (a label: "Push to
+# main:", "4. **Push**: pushes the image", describe a step, not a rule).
+_END = (r"(?=\s*(?:[.;!,]|\*\*(?!\s*:)|__(?!\s*:)|$|\s+(?:before|after)\s+\w+ing\b|"
+        r"\s+(?:and|then)\s))")
 # subject: (the verb and object pattern, whether "do" must be said as permission)
 _SUBJECTS: dict[str, tuple[str, bool]] = {
     "run the tests": (r"run\s+(?:the\s+|all\s+the\s+)?tests?(?:\s+locally)?", False),
@@ -64,6 +67,8 @@ class DoOrNever:
         "Run the tests in watch mode if you like.",
         "The CI will push the image.",
         "Do not push or commit.",
+        "Push to main:",
+        "4. **Push**: Pushes image to registry, registers with webapp API",
     )
 
     def find(self, line: str) -> list[Found]:

@@ -5,9 +5,9 @@ Reads "format with `pnpm format`", "format the code: `ruff format`", "formatter:
 
 from __future__ import annotations
 
-from memlens.conflicts.commands import CommandKind
+from memlens.conflicts.commands import START, CommandKind
 
-PHRASE = (r"(?:^|(?<=[\s*(]))(?:(?:to\s+)?format(?:\s+(?:the\s+)?code)?|format(?:ting)?\s+"
+PHRASE = (START + r"(?:(?:to\s+)?format(?:\s+(?:the\s+)?code)?|format(?:ting)?\s+"
           r"command|formatter\s*(?=:)|formatting\s*(?=:)),?")
 
 
@@ -19,6 +19,7 @@ class FormatCommand(CommandKind):
         ("Format code with `npx prettier --write .`", "format command (js)", "prettier"),
     )
     near_misses: tuple[str, ...] = (
+        "- Check formatting: `bun run format:check`",
         "Format with `black` or `ruff format`.",
         "Format dates with `Intl.DateTimeFormat`.",
         "The format of `CHANGELOG.md` is Keep a Changelog.",

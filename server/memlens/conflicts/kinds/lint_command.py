@@ -5,9 +5,9 @@ lint`". Two commands on one line or a hedge reads nothing."""
 
 from __future__ import annotations
 
-from memlens.conflicts.commands import CommandKind
+from memlens.conflicts.commands import START, CommandKind
 
-PHRASE = (r"(?:^|(?<=[\s*(]))(?:(?:to\s+)?lint(?:\s+the\s+code)?|run\s+the\s+linters?|"
+PHRASE = (START + r"(?:(?:to\s+)?lint(?:\s+the\s+code)?|run\s+the\s+linters?|"
           r"lint(?:ing)?\s+command|linting\s*(?=:)|linters?\s*(?=:)),?")
 
 

@@ -7,9 +7,9 @@ are compared."""
 
 from __future__ import annotations
 
-from memlens.conflicts.commands import CommandKind
+from memlens.conflicts.commands import START, CommandKind
 
-PHRASE = (r"(?:^|(?<=[\s*(]))(?:(?:to\s+)?run(?:ning)?\s+(?:the\s+)?tests?|test\s+command|"
+PHRASE = (START + r"(?:(?:to\s+)?run(?:ning)?\s+(?:the\s+)?tests?|test\s+command|"
           r"tests?(?:\*\*|__)?\s*(?=:)|testing(?:\*\*|__)?\s*(?=:))(?:\s+suite)?,?")
 
 
@@ -23,6 +23,7 @@ class TestCommand(CommandKind):
         ("Run the tests with `npm run test`", "test command (js-script)", "npm test"),
     )
     near_misses: tuple[str, ...] = (
+        "- Watch mode for tests: `pnpm test --watch`",
         "Run unit tests with `pnpm test:unit`.",
         "Run tests with `pytest` or `tox`.",
         "Run the e2e tests with `pnpm e2e`.",
