@@ -4,7 +4,8 @@ Python: pip, uv, poetry, pipenv, pdm, conda).
 Reads "use pnpm", "pnpm is our package manager", "package manager: pnpm", "install
 dependencies with `pnpm install`", "use pnpm instead of npm" / "use pnpm, not npm", and the
 refusals "never use npm" (value `!npm`, which disagrees with `npm` only). A line naming another
-manager of the same ecosystem any other way, or hedging, reads nothing."""
+manager of the same ecosystem any other way, or hedging, reads nothing; the same manager's
+commands may follow ("use yarn: `yarn install`")."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from memlens.conflicts.base import NEGATION, Found, hedged
 ECOSYSTEMS = {"npm": "JavaScript", "pnpm": "JavaScript", "yarn": "JavaScript",
               "bun": "JavaScript", "pip": "Python", "uv": "Python", "poetry": "Python",
               "pipenv": "Python", "pdm": "Python", "conda": "Python"}
-_NAME = r"`?(npm|pnpm|yarn|bun|pip|uv|poetry|pipenv|pdm|conda)`?"
+_NAME = r"(?:\*\*|__)?`?(npm|pnpm|yarn|bun|pip|uv|poetry|pipenv|pdm|conda)`?(?:\*\*|__)?"
 _ANY = re.compile(r"(?<![\w./@-])" + _NAME + r"(?![\w/@-])", re.IGNORECASE)
 _END = r"(?=\s*(?:[.;:!)]|,\s*(?:not|never)\b|\(\s*not\b|$|" \
        r"\s+(?:instead\s+of|rather\s+than)\s|\s+(?:as|for)\s+(?:the\s+|our\s+|all\s+)?" \
@@ -53,6 +54,8 @@ class PackageManager:
         ("Use pnpm, not npm.", "package manager (JavaScript)", "pnpm"),
         ("Never use npm.", "package manager (JavaScript)", "!npm"),
         ("Use poetry.", "package manager (Python)", "poetry"),
+        ("Use **yarn**: `yarn install`, `yarn build:dev`, `yarn test`",
+         "package manager (JavaScript)", "yarn"),
     )
     near_misses: tuple[str, ...] = (
         "Unlike npm, we use pnpm.",
@@ -89,7 +92,7 @@ class PackageManager:
                 return []
             rest, end = rest[contrast.end():], end + contrast.end()
         text = line[:said.start()] + line[end:]
-        if hedged(line[:said.start()] + rest) or _names(text, ECOSYSTEMS[name]):
+        if hedged(line[:said.start()] + rest) or _names(text, ECOSYSTEMS[name]) - {name}:
             return []
         return [Found(_subject(name), name, said.start(), end)]
 
