@@ -4,6 +4,7 @@ agree clears it (lsp/conflicts.py)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 from pathlib import Path
@@ -23,6 +24,19 @@ def workspace(tmp_path: Path) -> Path:
     build_tree(root, {".git": None, "home": None, "CLAUDE.md": "# Rules\nUse pnpm.\n",
                       ".claude/rules/deps.md": "Use yarn.\n"})
     return root
+
+
+def _command_of(action: types.CodeAction | types.Command) -> dict[str, object]:
+    """The command a code action runs. The test client reads a code action that has a command
+    and no edit as a Command whose `command` is the command object's text (VS Code's client
+    tells them apart by the type of `command`)."""
+    if isinstance(action, types.CodeAction):
+        assert action.command is not None
+        return {"title": action.title, "command": action.command.command,
+                "arguments": action.command.arguments}
+    found = ast.literal_eval(action.command)
+    assert isinstance(found, dict)
+    return found
 
 
 async def _conflicts(client: LanguageClient, doc: str, count: int) -> list[types.Diagnostic]:
@@ -49,6 +63,14 @@ async def test_both_lines_get_the_conflict_with_related_information(
     assert related.location.range.start == types.Position(line=0, character=0)
     [back] = there.related_information or []
     assert back.location.uri == main
+    # A code action opens both side by side (the client only opens the files).
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=main), range=here.range,
+        context=types.CodeActionContext(diagnostics=[here])))
+    [action] = [_command_of(a) for a in actions or []]
+    assert action["title"] == "Open both side by side (deps.md:1)"
+    assert action["command"] == "memlens.openSideBySide"
+    assert action["arguments"] == [main, 1, uri(workspace / ".claude/rules/deps.md"), 0]
     # The rules agree once the buffer says so.
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=main, version=2),
