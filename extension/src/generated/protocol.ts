@@ -78,6 +78,7 @@ export type MemlensPayload =
   | MatrixRow
   | MemoryFile
   | MemoryLoadedEvent
+  | ModelFinding
   | NameParams
   | PayloadComparison
   | ReadyEvent
@@ -541,6 +542,21 @@ export interface ConflictsResult {
   folder: string;
   agents: string[];
   findings: ConflictFinding[];
+  modelFindings?: ModelFinding[] | null;
+  modelNotes?: string[] | null;
+}
+/**
+ * A contradiction the model found between two files one agent receives together
+ * (`memlens conflicts --model`): its judgement, never mixed with the rule set's findings.
+ * Both quotes were found verbatim in the files.
+ */
+export interface ModelFinding {
+  judgement: "model";
+  model: string;
+  rules: ConflictRule[];
+  explanation: string;
+  agents: string[];
+  cached: boolean;
 }
 /**
  * What changed for one agent working in one folder.

@@ -41,7 +41,23 @@ class ConflictFinding(Wire):
     agents: list[ConflictSide]
 
 
+class ModelFinding(Wire):
+    """A contradiction the model found between two files one agent receives together
+    (`memlens conflicts --model`): its judgement, never mixed with the rule set's findings.
+    Both quotes were found verbatim in the files."""
+
+    judgement: Literal["model"] = "model"
+    model: str
+    rules: list[ConflictRule]  # the two quoted rules
+    explanation: str
+    agents: list[str]  # who receives both, and when: "Claude Code at start-up"
+    cached: bool = False  # answered from the cache (the same two texts, model and prompt)
+
+
 class ConflictsResult(Wire):
     folder: str
     agents: list[str] = Field(default_factory=list)  # the agents compared (ids)
     findings: list[ConflictFinding] = Field(default_factory=list)
+    # `--model` only: the model's findings, and what it could not do (a pair skipped).
+    model_findings: list[ModelFinding] | None = None
+    model_notes: list[str] | None = None

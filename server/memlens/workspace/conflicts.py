@@ -136,6 +136,23 @@ def _order(path: str, line: int, col: int, roots: list[str],
     return (*_order(holder, at_line, at_col, roots, sites, cache, depth + 1), (0, line, col))
 
 
+def file_sets(reading: AgentReading) -> list[tuple[str | None, list[str]]]:
+    """The files the agent of `reading` receives together, each set with its scope (None: at
+    start-up; else "when {agent} reads ..."), in payload order — the sets `received` reads
+    decisions from, for the model's pass (agent/conflict_review.py)."""
+    roots = [f.path for f in reading.memory.files if f.content is not None]
+    startup = list(dict.fromkeys([*roots, *reading.imports]))
+    sets: list[tuple[str | None, list[str]]] = [(None, startup)]
+    later = [f for f in reading.later if f.when == "on-read" and f.path not in reading.unmatched]
+    for f in later:
+        above = sorted((g for g in later if g is not f and g.reads_on is None
+                        and f.reads_on is None
+                        and _holds(posixpath.dirname(g.path), posixpath.dirname(f.path))),
+                       key=lambda g: len(g.path))
+        sets.append((_scope(f, reading.folder), [*startup, *(g.path for g in above), f.path]))
+    return sets
+
+
 def _holds(folder: str, inner: str) -> bool:
     return inner.startswith(folder.rstrip("/") + "/")
 
