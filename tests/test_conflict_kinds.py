@@ -9,7 +9,7 @@ import pytest
 
 from memlens.conflicts.base import DecisionKind, languages
 from memlens.conflicts.commands import identity
-from memlens.conflicts.extract import decisions
+from memlens.conflicts.extract import MAX_CHARS, decisions
 from memlens.conflicts.kinds import KINDS, kind_by_id
 from memlens.conflicts.prose import prose_lines
 
@@ -138,3 +138,5 @@ def test_hostile_text_is_bounded() -> None:
     """A huge line or file costs little: long lines are skipped, files read to a limit."""
     assert decisions("Use pnpm " + "x" * 100_000 + "\n") == []
     assert len(decisions("a" * 50_000 + "\nUse npm.\n")) == 1
+    # Past the characters read of one file (MAX_CHARS), nothing more is read.
+    assert decisions("x\n" * (MAX_CHARS // 2) + "Use npm.\n") == []

@@ -36,6 +36,8 @@ _SUBJECTS: dict[str, tuple[str, bool]] = {
     "push": (r"push(?:\s+(?:your|the)\s+(?:changes|commits|branch|work))?", False),
     "force-push": (r"(?:force[\s-]push|push\s+(?:--force|-f))", False),
 }
+_VERBS = re.compile(r"\b(?:run|edit|modify|change|touch|hand-edit|add|introduce|commit|push|"
+                    r"force)", re.IGNORECASE)
 _PERMIT = (r"(?:feel\s+free\s+to|you\s+may|it\s+is\s+fine\s+to|it['’]s\s+fine\s+to|"
            r"go\s+ahead\s+and)\s+")
 
@@ -72,7 +74,7 @@ class DoOrNever:
     )
 
     def find(self, line: str) -> list[Found]:
-        if hedged(line):
+        if _VERBS.search(line) is None or hedged(line):
             return []
         out: list[Found] = []
         for subject, (verb, permission) in _SUBJECTS.items():

@@ -73,6 +73,8 @@ class PackageManager:
     )
 
     def find(self, line: str) -> list[Found]:
+        if _ANY.search(line) is None:
+            return []
         refused = _REFUSE.search(line)
         if refused is not None:
             name = refused.group(1).lower()

@@ -46,6 +46,8 @@ class RuntimeVersion:
     )
 
     def find(self, line: str) -> list[Found]:
+        if not re.search(_RUNTIME + r"\s+v?\d|version", line, re.IGNORECASE):
+            return []
         found = list(_SAYS.finditer(line))
         if len(found) != 1 or hedged(line) or _RANGE.search(line):
             return []
