@@ -118,6 +118,22 @@ export function registerCommands(
     await vscode.commands.executeCommand("editor.action.showReferences", ...args);
   });
 
+  // "Open both side by side" (an instruction-conflict's code action): the server says which
+  // two files and lines; the client only opens them.
+  register("memlens.openSideBySide", async (left?: unknown, leftLine?: unknown, right?: unknown, rightLine?: unknown) => {
+    if (typeof left !== "string" || typeof right !== "string" || typeof leftLine !== "number" || typeof rightLine !== "number") {
+      client.log.appendLine(`memlens.openSideBySide: unexpected arguments ${JSON.stringify([left, leftLine, right, rightLine])}`);
+      return;
+    }
+    const open = async (uri: string, line: number, viewColumn: vscode.ViewColumn) => {
+      const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+      const at = new vscode.Range(line, 0, line, 0);
+      await vscode.window.showTextDocument(document, { viewColumn, selection: at, preview: false });
+    };
+    await open(left, leftLine, vscode.ViewColumn.One);
+    await open(right, rightLine, vscode.ViewColumn.Beside);
+  });
+
   register("memlens.refresh", async () => {
     await vscode.window.withProgress(
       { location: { viewId: "memlens.memory" }, title: "Refreshing memory" },

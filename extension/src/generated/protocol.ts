@@ -39,6 +39,10 @@ export type MemlensPayload =
   | ClaudeListResult
   | ClaudeShowResult
   | ConditionalRule
+  | ConflictFinding
+  | ConflictRule
+  | ConflictSide
+  | ConflictsResult
   | ContextChangeEntry
   | ContextChangedEvent
   | ContextDiffParams
@@ -78,11 +82,13 @@ export type MemlensPayload =
   | MatrixRow
   | MemoryFile
   | MemoryLoadedEvent
+  | ModelFinding
   | NameParams
   | NotReadGroup
   | PayloadComparison
   | ReadyEvent
   | RefreshResponse
+  | RelatedLocation
   | SendParams
   | SendResult
   | SessionParams
@@ -258,6 +264,19 @@ export interface Diagnostic {
   code: string;
   message: string;
   detail?: string | null;
+  related?: RelatedLocation[] | null;
+}
+/**
+ * Another place a diagnostic concerns (LSP related information, SARIF
+ * `relatedLocations`): the other rule of an `instruction-conflict`.
+ */
+export interface RelatedLocation {
+  path: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
 }
 /**
  * One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
@@ -542,6 +561,56 @@ export interface ClaudeShowResult {
 export interface ConditionalRule {
   path: string;
   paths: string[];
+}
+export interface ConflictFinding {
+  code: "instruction-conflict" | "agents-disagree";
+  severity: "warning" | "info";
+  kind: string;
+  subject: string;
+  rules: ConflictRule[];
+  agents: ConflictSide[];
+}
+/**
+ * One rule: where it is and what it says.
+ */
+export interface ConflictRule {
+  path: string;
+  line: number;
+  col: number;
+  endCol: number;
+  value: string;
+  quote: string;
+}
+/**
+ * One agent's side: when it receives the rules, and the one it sees last (later in its
+ * payload) — for `agents-disagree`, the rule it is told.
+ */
+export interface ConflictSide {
+  agent: string;
+  label: string;
+  when: "startup" | "on-read";
+  scope: string;
+  seenLast: ConflictRule;
+}
+export interface ConflictsResult {
+  folder: string;
+  agents: string[];
+  findings: ConflictFinding[];
+  modelFindings?: ModelFinding[] | null;
+  modelNotes?: string[] | null;
+}
+/**
+ * A contradiction the model found between two files one agent receives together
+ * (`memlens conflicts --model`): its judgement, never mixed with the rule set's findings.
+ * Both quotes were found verbatim in the files.
+ */
+export interface ModelFinding {
+  judgement: "model";
+  model: string;
+  rules: ConflictRule[];
+  explanation: string;
+  agents: string[];
+  cached: boolean;
 }
 /**
  * What changed for one agent working in one folder.

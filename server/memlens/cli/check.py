@@ -152,6 +152,9 @@ def _check_paths(args: argparse.Namespace, budgets: dict[str | None, int], named
                 if args.agent is not None and not found and _loads_nothing(agent, real,
                                                                             settings):
                     nothing_note(args, real, settings)
+            # Rules the agents receive together that disagree, and agents told different
+            # things (workspace/conflicts.py; the report lists the same).
+            diagnostics += _conflicts(real, settings, agents)
             if "gemini" not in agents:  # Gemini CLI's check adds the other agents' skills
                 from memlens.workspace.skills import other_agents_skill_diagnostics
 
@@ -201,6 +204,14 @@ def _check_folder(agent: MemoryAgent, root: str, settings: Any, *, profile: bool
     from memlens.workspace.reading import agent_check
 
     return agent_check(agent, root, settings, profile=profile)
+
+
+def _conflicts(root: str, settings: Any, agent_ids: list[str]) -> list[Diagnostic]:
+    from memlens.agents import agent_by_id
+    from memlens.workspace.conflicts import diagnostics, find_conflicts, folder_readings
+
+    readings = folder_readings(root, settings, [agent_by_id(a) for a in agent_ids])
+    return diagnostics(find_conflicts(readings), root)
 
 
 def _loads_nothing(agent: MemoryAgent, root: str, settings: Any) -> bool:

@@ -34,13 +34,14 @@ COMMANDS = {
     "diff": "what each agent reads, per folder, between two git revisions",
     "verify": "run your installed agents offline on this workspace and compare what they "
               "send with the prediction",
+    "conflicts": "rules one agent receives together that disagree, and which it sees last",
     "report": "every memory file x every agent, and each agent's context, as HTML, JSON or "
               "Markdown",
 }
 _MODULE_OF = {"list": "listing"}
 # Commands that write nothing a walk could see: each lists a folder once per run, whichever
 # agent walks it (files/tree.py).
-_ONE_WALK = frozenset({"show", "list", "check", "jit", "report"})
+_ONE_WALK = frozenset({"show", "list", "check", "jit", "report", "conflicts"})
 
 _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": "--max-dirs",
               "context_file_names": "--file-name", "import_format": "--import-format"}
@@ -50,11 +51,21 @@ def _module(command: str) -> object:
     return importlib.import_module(f"memlens.cli.{_MODULE_OF.get(command, command)}")
 
 
+class _CommandsHelp(argparse.HelpFormatter):
+    """The help column starts past the longest command name, listed under COMMAND (argparse
+    measures the names one indent short)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog)
+        self._action_max_length = 4 + max(len(c) for c in COMMANDS)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser: the command `only` with its own arguments, every other command by name and
     summary (`memlens --help` lists them; none of them is what runs)."""
     common = common_options()
-    parser = Parser(prog="memlens", description="See what your coding agent's memory is.")
+    parser = Parser(prog="memlens", description="See what your coding agent's memory is.",
+                    formatter_class=_CommandsHelp)
     parser.add_argument("--version", action="version", version=f"memlens {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True

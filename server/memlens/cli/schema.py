@@ -17,6 +17,7 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import TypeAdapter
 
     from memlens.model import MemorySettings
+    from memlens.protocol.conflicts import ConflictsResult
     from memlens.protocol.context_diff import DiffResult
     from memlens.protocol.matrix import MatrixResult
     from memlens.protocol.memory import (
@@ -37,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         "CheckResult": list[Diagnostic], "Diagnostic": Diagnostic,
         "MemorySettings": MemorySettings, "DiffResult": DiffResult,
         "MatrixResult": MatrixResult, "FolderSummary": FolderSummary,
+        "ConflictsResult": ConflictsResult,
     }
     if args.name is not None and args.name not in models:
         raise UsageError(f"unknown model {args.name!r}; choose from {', '.join(models)}")

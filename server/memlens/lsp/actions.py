@@ -1,6 +1,6 @@
 """Code actions: create a missing import target, make an absolute import relative, remove an
 import that closes a cycle, keep a prose `@mention` literal, remove hidden characters
-(`hidden_actions.py`)."""
+(`hidden_actions.py`), open two rules that disagree side by side."""
 
 from __future__ import annotations
 
@@ -30,6 +30,21 @@ def _edit(uri: str, rng: types.Range, new_text: str) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=rng, new_text=new_text)]})
 
 
+def _side_by_side(uri: str, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    """"Open both side by side": this rule and each one it disagrees with (the related
+    information). The client only opens the two files at the two lines."""
+    out = []
+    for other in diagnostic.related_information or []:
+        where = other.location
+        name = posixpath.basename(path_of(where.uri) or where.uri)
+        title = f"Open both side by side ({name}:{where.range.start.line + 1})"
+        out.append(types.CodeAction(
+            title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+            command=types.Command(title=title, command="memlens.openSideBySide", arguments=[
+                uri, diagnostic.range.start.line, where.uri, where.range.start.line])))
+    return out
+
+
 def register(server: MemlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
@@ -43,6 +58,9 @@ def register(server: MemlensServer) -> None:
             return []
         actions = hidden_text_actions(ls, uri, text, params.context.diagnostics)
         for diagnostic in params.context.diagnostics:
+            if diagnostic.code == "instruction-conflict":
+                actions += _side_by_side(uri, diagnostic)
+                continue
             if diagnostic.code == "memory-duplicate-entry":
                 line = diagnostic.range.start.line
                 whole = types.Range(start=types.Position(line=line, character=0),

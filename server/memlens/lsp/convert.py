@@ -184,6 +184,15 @@ class PositionConverter:
             # problem).
             related = [types.DiagnosticRelatedInformation(
                 location=types.Location(uri=uri, range=rng), message=d.detail)]
+        for other in d.related or []:
+            # The other places it concerns (the other rule of an instruction-conflict): the
+            # editor links each.
+            at = types.Range(
+                start=types.Position(line=other.line - 1, character=other.col - 1),
+                end=types.Position(line=other.end_line - 1, character=other.end_col - 1))
+            related = [*(related or []), types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri_of(other.path), range=at),
+                message=other.message)]
         return types.Diagnostic(range=rng, message=d.message, severity=SEVERITY[d.severity],
                                 code=d.code, source="memlens", related_information=related)
 

@@ -8,6 +8,7 @@ from memlens.lsp import (
     budgets,
     chat,
     completion,
+    conflicts,
     context_diff,
     custom,
     diagnostics,
@@ -30,7 +31,7 @@ def create_server() -> MemlensServer:
     server = MemlensServer()
     for module in (lifecycle, sync, diagnostics, navigation, hover, completion, symbols,
                    actions, lens, rename, custom, chat, memory, skills, context_diff, budgets,
-                   verify, matrix):
+                   verify, matrix, conflicts):
         module.register(server)
     return server
 

@@ -32,6 +32,7 @@ from memlens.workspace.service import EditorSettings, WorkspaceService
 if TYPE_CHECKING:
     from memlens.agent.chat import ChatSession
     from memlens.lsp.transport import TcpOptions
+    from memlens.protocol.memory import Diagnostic
 
 log = logging.getLogger("memlens.lsp")
 CONFIG_SECTION = "memlens"
@@ -78,6 +79,9 @@ class MemlensServer(LanguageServer):
         # "open", "change" (before the buffer counts), "save", "disk" (a batch of files
         # changed on disk, from the file watcher or the client).
         self.document_listeners: list[Callable[[str, list[str]], None]] = []
+        # Each file's `instruction-conflict` / `agents-disagree` diagnostics, as last computed
+        # off the event loop (lsp/conflicts.py).
+        self.conflict_diagnostics: dict[str, list[Diagnostic]] = {}
 
     # --- folders and settings ----------------------------------------------------------
     def _new_service(self, folders: list[str]) -> WorkspaceService:
@@ -186,7 +190,8 @@ class MemlensServer(LanguageServer):
         uri = uri_of(path)
         return [self.positions.to_lsp_diagnostic(d, text, uri)
                 for d in [*self.service.diagnostics_for(path),
-                          *budget_diagnostics(self.service, path)]]
+                          *budget_diagnostics(self.service, path),
+                          *self.conflict_diagnostics.get(path, [])]]
 
     def publish(self, paths: set[str] | list[str]) -> None:
         """Push diagnostics for the given files that are open in the editor."""

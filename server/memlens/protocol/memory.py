@@ -11,6 +11,18 @@ from pydantic import ConfigDict, Field
 from memlens.protocol.wire import Mode, Severity, Tier, Wire
 
 
+class RelatedLocation(Wire):
+    """Another place a diagnostic concerns (LSP related information, SARIF
+    `relatedLocations`): the other rule of an `instruction-conflict`."""
+
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based, in characters
+    end_line: int
+    end_col: int
+    message: str
+
+
 class Diagnostic(Wire):
     path: str
     line: int  # 1-based
@@ -23,6 +35,10 @@ class Diagnostic(Wire):
     # The rest: the resolved path, what Gemini CLI embeds instead (LSP relatedInformation, the
     # CLI's indented second line, JSON).
     detail: str | None = None
+    # Other places it concerns (the rule an `instruction-conflict` disagrees with); left out
+    # of the JSON when there are none.
+    related: list[RelatedLocation] | None = Field(default=None,
+                                                  exclude_if=lambda value: value is None)
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.col, self.code, self.message)

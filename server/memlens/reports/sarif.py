@@ -115,6 +115,9 @@ RULES: dict[str, str] = {
                                  "(convention)",
     "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "
                                     "GEMINI.md and AGENTS.md (convention)",
+    "instruction-conflict": "One agent receives two rules that set the same decision "
+                            "differently",
+    "agents-disagree": "Two agents working in the same folder are told different things",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -168,19 +171,31 @@ def plain_message(text: str) -> str:
 
 def _result(d: Diagnostic, rule_index: int, bases: dict[str, str]) -> dict[str, Any]:
     text = plain_message(f"{d.message} — {d.detail}" if d.detail else d.message)
-    holder = max((f for f in bases if is_subpath(f, d.path)), key=len, default=None)
+    result: dict[str, Any] = {
+        "ruleId": d.code, "ruleIndex": rule_index, "level": LEVELS[d.severity],
+        "message": {"text": text},
+        "locations": [_location(d.path, d.line, d.col, d.end_line, d.end_col, bases)]}
+    if d.related:
+        # The other places it concerns (the other rule of an instruction-conflict).
+        result["relatedLocations"] = [
+            {"id": i, **_location(r.path, r.line, r.col, r.end_line, r.end_col, bases),
+             "message": {"text": plain_message(r.message)}}
+            for i, r in enumerate(d.related, 1)]
+    return result
+
+
+def _location(path: str, line: int, col: int, end_line: int, end_col: int,
+              bases: dict[str, str]) -> dict[str, Any]:
+    holder = max((f for f in bases if is_subpath(f, path)), key=len, default=None)
     location: dict[str, Any]
     if holder is not None:
-        relative = posixpath.relpath(d.path, holder)
+        relative = posixpath.relpath(path, holder)
         location = {"uri": urllib.parse.quote(relative) if relative != "." else "./",
                     "uriBaseId": bases[holder]}
     else:
-        location = {"uri": pathlib.PurePosixPath(d.path).as_uri()}
-    region = {"startLine": d.line, "startColumn": d.col,
-              "endLine": max(d.end_line, d.line), "endColumn": d.end_col}
-    if region["endLine"] == d.line and d.end_col < d.col:
-        region["endColumn"] = d.col
-    return {"ruleId": d.code, "ruleIndex": rule_index, "level": LEVELS[d.severity],
-            "message": {"text": text},
-            "locations": [{"physicalLocation": {"artifactLocation": location,
-                                                "region": region}}]}
+        location = {"uri": pathlib.PurePosixPath(path).as_uri()}
+    region = {"startLine": line, "startColumn": col,
+              "endLine": max(end_line, line), "endColumn": end_col}
+    if region["endLine"] == line and end_col < col:
+        region["endColumn"] = col
+    return {"physicalLocation": {"artifactLocation": location, "region": region}}

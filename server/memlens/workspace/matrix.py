@@ -173,6 +173,13 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
 
         for d in other_agents_skill_diagnostics(static, folder, True):
             diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
+    # Rules the columns' agents receive together that disagree (check's, for the same
+    # agents).
+    from memlens.workspace.conflicts import diagnostics as conflict_diagnostics
+    from memlens.workspace.conflicts import find_conflicts
+
+    for d in conflict_diagnostics(find_conflicts([v for v, _ in columns], reader), folder):
+        diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
     ordered: list[Diagnostic] = sorted(diagnostics.values(), key=lambda d: d.sort_key())
 
     def sort_key(path: str) -> tuple[int, str]:

@@ -102,11 +102,16 @@ class AgentReading:
         # imported file, by the memory file it came in.
         self.imports: dict[str, str] = {}
         self._real: dict[str, str] | None = None  # each file read, by its real path
+        # And where it is inlined: the file holding the `@import` and the import's offset
+        # there (the order of what the agent receives: workspace/conflicts.py).
+        self.import_sites: dict[str, tuple[str, int]] = {}
         if agent.rendered_by_index:
             for loaded in MemoryEngine(settings, reader).load(folder).files:
                 for event in loaded.events:
                     if event.outcome is Outcome.IMPORTED and loaded.content is not None:
                         self.imports.setdefault(event.target, loaded.path)
+                        self.import_sites.setdefault(
+                            event.target, (event.file or loaded.path, event.token.start))
 
     def _alias(self, path: str) -> str | None:
         """The file the agent reads under another name that is the same file as `path`
