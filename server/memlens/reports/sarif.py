@@ -113,6 +113,15 @@ RULES: dict[str, str] = {
                                  "(convention)",
     "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "
                                     "GEMINI.md and AGENTS.md (convention)",
+    "opencode-config-invalid": "OpenCode refuses to start with this opencode.json",
+    "opencode-instructions-outside": "opencode.json instructions that name files outside the "
+                                     "project (OpenCode sends them; Memory Lens does not read "
+                                     "them)",
+    "opencode-instructions-remote": "An opencode.json instruction OpenCode fetches from the web",
+    "opencode-instructions-walk-cut": "Memory Lens stopped listing an opencode.json glob's "
+                                      "large tree",
+    "opencode-duplicate-instructions": "The same text reaches OpenCode twice (a copy or a link "
+                                       "in its chain or instructions)",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
