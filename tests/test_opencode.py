@@ -213,3 +213,13 @@ def test_verify_scrub_keeps_only_instructions_that_stay_inside(tmp_path: Path) -
     assert json.loads((tmp_path / "opencode.json").read_text()) == {"instructions": ["docs/*.md"]}
     assert not (tmp_path / ".opencode").exists()
     assert not (tmp_path / "sub" / ".opencode").exists()
+
+
+def test_outside_a_repository_globs_climb_but_never_into_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    make(tmp_path, {"ws/notes.md": "ws notes\n", "ws/src/opencode.json": json.dumps(
+        {"instructions": ["notes.md"]}), "home/notes.md": "home notes\n"})
+    text = load_opencode(str(tmp_path / "ws" / "src"), str(home)).render()
+    assert text == f"Instructions from: {tmp_path}/ws/notes.md\nws notes\n"
+    make(home, {"proj/opencode.json": json.dumps({"instructions": ["notes.md"]})})
+    assert load_opencode(str(home / "proj"), str(home)).render() == ""  # HOME is not globbed

@@ -242,7 +242,6 @@ def _matches(pattern: Pattern, load: OpenCodeLoad, home: str) -> list[tuple[str,
                                       "gets: Memory Lens does not fetch it"))
         return []
     expanded = posixpath.join(home, text[2:]) if text.startswith("~/") else text
-    inside = load.root if load.root != "/" else load.cwd
     if posixpath.isabs(expanded):
         if pattern.scope == "project":
             load.diagnostics.append(_diag(config, "warning", OUTSIDE,
@@ -259,9 +258,7 @@ def _matches(pattern: Pattern, load: OpenCodeLoad, home: str) -> list[tuple[str,
                                       "OpenCode sends what it names; Memory Lens reads it only "
                                       "within the project"))
     out: list[tuple[str, str]] = []
-    for base in up(load.cwd, load.root):
-        if base != inside and not base.startswith(inside.rstrip("/") + "/"):
-            break
+    for base, inside in _glob_bases(load, home):
         found = glob_files(expanded, base, inside)
         out += [(p, note) for p in found.files]
         if found.outside:
@@ -273,6 +270,22 @@ def _matches(pattern: Pattern, load: OpenCodeLoad, home: str) -> list[tuple[str,
             load.diagnostics.append(_diag(config, "warning", GLOB_CUT,
                                           f"`{text}` walks a large tree from {base}: Memory "
                                           "Lens stopped listing it (OpenCode reads it whole)"))
+    return out
+
+
+def _glob_bases(load: OpenCodeLoad, home: str) -> list[tuple[str, str]]:
+    """The folders a relative glob is tried in, each with the folder its matches must stay in:
+    from the working folder up to the repository root, within the root. Outside a repository
+    OpenCode climbs to `/`: Memory Lens follows it, each folder on its own, but stops below
+    HOME (it never globs HOME or a folder holding it)."""
+    if load.root != "/":
+        return [(base, load.root) for base in up(load.cwd, load.root)]
+    home = resolve(home) if home else ""
+    out = []
+    for base in up(load.cwd, "/"):
+        if home and (base == home or home.startswith(base.rstrip("/") + "/")):
+            break
+        out.append((base, base))
     return out
 
 
