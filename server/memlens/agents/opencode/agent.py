@@ -212,7 +212,8 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
                 continue
             rel = posixpath.relpath(folder, load.cwd)
             rows.append(AgentFile(found, "nested", text.removeprefix("\ufeff"),
-                                  f"when a read touches a path in {rel}/", when="on-read"))
+                                  f"when a read touches a path in {rel}/", when="on-read",
+                                  reads_on=_read_below(folder, found)))
         return rows
 
     def section_starts(self, path: str) -> list[str]:
@@ -236,3 +237,10 @@ class _Session(AgentJitSession):
                        files=[JitFile(f.path, f.text, f.note or "") for f in read.files],
                        context=payload, payloads=[payload] if payload else [])
 
+
+
+def _read_below(folder: str, source: str) -> Callable[[str], bool]:
+    """Whether reading a path brings the folder's file in: any path below the folder but the
+    file itself."""
+    below = folder.rstrip("/") + "/"
+    return lambda target: target != source and target.startswith(below)
