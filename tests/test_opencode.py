@@ -223,3 +223,14 @@ def test_outside_a_repository_globs_climb_but_never_into_home(tmp_path: Path) ->
     assert text == f"Instructions from: {tmp_path}/ws/notes.md\nws notes\n"
     make(home, {"proj/opencode.json": json.dumps({"instructions": ["notes.md"]})})
     assert load_opencode(str(home / "proj"), str(home)).render() == ""  # HOME is not globbed
+
+
+def test_a_nested_agents_md_drops_the_root_claude_md_there(tree: tuple[Path, Path]) -> None:
+    ws, home = tree
+    make(ws, {"CLAUDE.md": "C root\n", "a/b/AGENTS.md": "A b\n"})
+    settings = MemorySettings(home=str(home))
+    assert "C root" in sent(ws, home) and "C root" not in sent(ws / "a" / "b", home)
+    check = agent_by_id("opencode").check_workspace(
+        settings, [str(ws)], [str(ws / "CLAUDE.md"), str(ws / "a/b/AGENTS.md")], FileReader())
+    dropped = [d for d in check.diagnostics if d.code == "opencode-name-dropped"]
+    assert [(d.path, "a/b/" in d.message) for d in dropped] == [(str(ws / "CLAUDE.md"), True)]

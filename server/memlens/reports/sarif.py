@@ -120,6 +120,8 @@ RULES: dict[str, str] = {
     "opencode-instructions-remote": "An opencode.json instruction OpenCode fetches from the web",
     "opencode-instructions-walk-cut": "Memory Lens stopped listing an opencode.json glob's "
                                       "large tree",
+    "opencode-name-dropped": "A CLAUDE.md or CONTEXT.md OpenCode drops when it starts where a "
+                             "nested AGENTS.md is found first",
     "opencode-duplicate-instructions": "The same text reaches OpenCode twice (a copy or a link "
                                        "in its chain or instructions)",
 }

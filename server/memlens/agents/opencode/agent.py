@@ -42,6 +42,8 @@ from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 
 DUPLICATE = "opencode-duplicate-instructions"
+NAME_DROPPED = "opencode-name-dropped"
+_MAX_NAMED = 2000  # chain files compared for `dropped_names`, at most
 _SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _MAX_FOLDERS = 2000
 
@@ -64,6 +66,33 @@ def duplicate_diagnostics(load: OpenCodeLoad) -> list[Diagnostic]:
                 code=DUPLICATE,
                 message=f"OpenCode sends this text twice: {earlier} holds the same, and both "
                         "are sent"))
+    return out
+
+
+def dropped_names(found: list[str], roots: list[str]) -> list[Diagnostic]:
+    """A CLAUDE.md (or CONTEXT.md) that OpenCode reads from its own folder but drops when it
+    starts in a folder below holding a name it tries first (a nested AGENTS.md): the first
+    name found in the chain wins, for every folder of the chain."""
+    tried = names()
+    named = sorted(p for p in found if posixpath.basename(p) in tried
+                   and any(p.startswith(r.rstrip("/") + "/") for r in roots))[:_MAX_NAMED]
+    out: list[Diagnostic] = []
+    for path in named:
+        name = posixpath.basename(path)
+        earlier = tried[:tried.index(name)]
+        if not earlier:
+            continue
+        below = dirname(path).rstrip("/") + "/"
+        shadow = next((q for q in named if q.startswith(below)
+                       and posixpath.basename(q) in earlier), None)
+        if shadow is None:
+            continue
+        where = posixpath.relpath(dirname(shadow), dirname(path))
+        out.append(Diagnostic(
+            path=path, line=1, col=1, end_line=1, end_col=1, severity="info", code=NAME_DROPPED,
+            message=f"OpenCode drops this file when it starts in {where}/ or below: "
+                    f"{posixpath.basename(shadow)} there is found first, and it sends only the "
+                    "first name it finds in the chain"))
     return out
 
 
@@ -129,6 +158,7 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
         check = WorkspaceCheck(found=found)
+        check.diagnostics += dropped_names(found, roots)
         for root in roots:
             load = self._load(root, settings, reader)
             check.diagnostics += [d for d in load.diagnostics
