@@ -16,7 +16,8 @@ What real repositories hold, and what breaks a loader, in OpenCode's terms (agen
   classes, names of chain files (not sent twice), missing files, dot files, repeats across
   files, comments and trailing commas;
 * the scripted ``read``: a file in a random folder (often below the working folder, sometimes
-  a sibling whose name starts with the working folder's, sometimes a memory file itself).
+  a sibling whose name starts with the working folder's, sometimes a memory file itself); outside
+  a repository only below the working folder (a read elsewhere is refused by `opencode run`).
 """
 
 from __future__ import annotations
@@ -128,6 +129,10 @@ def generate(seed: int, index: int) -> Scenario:
         home[".config/opencode/opencode.json"] = _config(rng)
     files = [k for k, v in tree.items() if v is not None and not k.startswith(".git/")
              and not isinstance(v, dict) and ".git/" not in k]
+    if root >= 0.85 and cwd != ".":
+        # Outside a repository OpenCode's project is the working folder: a read elsewhere asks
+        # for the external_directory permission, which `opencode run` refuses (no read at all).
+        files = [f for f in files if f.startswith(cwd + "/")]
     read = None
     if files and rng.random() < 0.9:
         plain = [f for f in files if f.endswith("x.txt")]
