@@ -28,7 +28,8 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
 print(json.dumps(sorted(sys.modules)))
 """
 
-OTHER_AGENTS = ("claude", "agentsmd", "codex", "copilot", "vscode_chat", "cursor", "antigravity")
+OTHER_AGENTS = ("claude", "agentsmd", "codex", "copilot", "vscode_chat", "cursor", "antigravity",
+                "opencode")
 
 
 def imported(*args: str, agents: str = "gemini") -> set[str]:

@@ -41,13 +41,14 @@ __all__ = [
     "run_job", "scratch_for", "stage",
 ]
 
-AgentName = Literal["gemini", "claude", "codex", "copilot"]
+AgentName = Literal["gemini", "claude", "codex", "copilot", "opencode"]
 # The versions the suite runs, newest first per agent: the versions each profile was checked on.
 REFERENCE: dict[str, tuple[str, ...]] = {
     "gemini": ("0.61.0", "0.43.0"),
     "claude": ("2.1.330",),
     "codex": ("0.169.0",),
     "copilot": ("1.0.102",),
+    "opencode": ("1.18.33",),
 }
 VERSIONS_ENV = "MEMLENS_AGENT_VERSIONS"
 
@@ -70,7 +71,7 @@ def pinned_versions(
         agent, _, version = item.partition("@")
         if agent not in REFERENCE or not re.fullmatch(r"\d+\.\d+\.\d+", version):
             raise ValueError(f"{VERSIONS_ENV}: expected AGENT@X.Y.Z (gemini, claude, codex, "
-                             f"copilot), "
+                             f"copilot, opencode), "
                              f"got {item!r}")
         chosen.setdefault(agent, []).append(version)
         if version not in REFERENCE[agent]:

@@ -11,6 +11,8 @@ and ``payloads``, the exact strings it sends at start and after a tool touches a
 * Codex (``codex``): the ``# AGENTS.md instructions`` message.
 * GitHub Copilot CLI (``copilot``): the system message's instructions and the user message
   of `<system_reminder>` blocks after the `view`.
+* OpenCode (``opencode``): the system message's ``Instructions from:`` blocks and the
+  ``<system-reminder>`` its `read` result ends with.
 """
 
 from __future__ import annotations
@@ -157,10 +159,22 @@ def copilot(capture: Capture) -> dict[str, Any]:
             "jit_payloads": None if jit is None else jit["payloads"]}
 
 
+def opencode(capture: Capture) -> dict[str, Any]:
+    """{payloads: the system message's instructions ([] when none), files: [paths at start],
+    jit_payloads: the reminder its read result ends with (None without a read)}."""
+    show = memlens("show", "--json", *_common(capture, "opencode"), capture.cwd,
+                   cwd=capture.cwd, home=capture.home)
+    jit = _jit(capture, "opencode")
+    return {"payloads": show["payloads"],
+            "files": [f["path"] for f in show["files"] if f["when"] == "startup"],
+            "jit_payloads": None if jit is None else jit["payloads"]}
+
+
 PREDICTORS = {
     ("gemini", "0.43.0"): gemini,
     ("gemini", "0.61.0"): gemini_044,
     ("claude", "2.1.330"): claude,
     ("codex", "0.169.0"): codex,
     ("copilot", "1.0.102"): copilot,
+    ("opencode", "1.18.33"): opencode,
 }

@@ -124,7 +124,15 @@ export type ChatEvent =
   | ErrorEvent
   | DoneEvent;
 export type Dialect =
-  "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+  | "gemini"
+  | "claude"
+  | "agents"
+  | "codex"
+  | "copilot"
+  | "vscode-chat"
+  | "cursor"
+  | "antigravity"
+  | "opencode";
 
 export interface AddMemoryParams {
   fact: string;
@@ -166,7 +174,15 @@ export interface AddMemoryResult {
  */
 export interface AgentChoice {
   agent:
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "opencode";
   label: string;
   profile: string;
   installed: string | null;
@@ -411,7 +427,15 @@ export interface AgentsParams {
 export interface AgentsResponse {
   agents: AgentChoice[];
   sideBySide: (
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity"
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "opencode"
   )[];
 }
 export interface AgentsShowResult {
@@ -957,6 +981,7 @@ export interface ShowParams {
         | "vscode-chat"
         | "cursor"
         | "antigravity"
+        | "opencode"
       )
     | null;
 }
@@ -965,7 +990,15 @@ export interface ShowParams {
  */
 export interface ShowResponse {
   dialect:
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "opencode";
   content: string;
   files: string[];
   fileCount: number;
@@ -1047,7 +1080,15 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+  agent:
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "opencode";
   files: TreeFile[];
 }
 export interface TreeFile {

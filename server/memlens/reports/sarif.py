@@ -118,6 +118,17 @@ RULES: dict[str, str] = {
     "instruction-conflict": "One agent receives two rules that set the same decision "
                             "differently",
     "agents-disagree": "Two agents working in the same folder are told different things",
+    "opencode-config-invalid": "OpenCode refuses to start with this opencode.json",
+    "opencode-instructions-outside": "opencode.json instructions that name files outside the "
+                                     "project (OpenCode sends them; Memory Lens does not read "
+                                     "them)",
+    "opencode-instructions-remote": "An opencode.json instruction OpenCode fetches from the web",
+    "opencode-instructions-walk-cut": "Memory Lens stopped listing an opencode.json glob's "
+                                      "large tree",
+    "opencode-name-dropped": "A CLAUDE.md or CONTEXT.md OpenCode drops when it starts where a "
+                             "nested AGENTS.md is found first",
+    "opencode-duplicate-instructions": "The same text reaches OpenCode twice (a copy or a link "
+                                       "in its chain or instructions)",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

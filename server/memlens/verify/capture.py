@@ -20,6 +20,9 @@ Where the memory sits in each agent's request:
   ``\n<system_notifications>`` (its `<custom_instruction>` blocks, always-on instruction
   files and the `applyTo` table), and after the `view` call, the user message of
   ``<system_reminder>\nCustom instructions from ...`` blocks.
+* OpenCode: the system message from ``</env>\n`` to the skills listing (its ``Instructions
+  from: PATH`` blocks), and after its `read` call, the ``<system-reminder>`` the tool result
+  ends with.
 """
 
 from __future__ import annotations
@@ -56,6 +59,25 @@ _COPILOT_READ = "<system_reminder>\nCustom instructions from "
 _COPILOT_BLOCK = re.compile(
     r"<system_reminder>\nCustom instructions from (?P<path>[^\n]*?)\. Apply these to any code "
     r"you write here:\n\n(?P<text>.*?)\n</system_reminder>", re.DOTALL)
+_OPENCODE_ENV = "</env>\n"
+_OPENCODE_SKILLS = "Skills provide specialized instructions and workflows for specific tasks."
+_OPENCODE_READ = "\n</content>\n\n<system-reminder>\n"
+_OPENCODE_BLOCK = re.compile(r"(?:^|\n)Instructions from: (?P<path>/[^\n]*)\n")
+# OpenCode offline: its whole configuration in the environment (a provider named `fake` on
+# the recording model), nothing written into the tree or HOME.
+OPENCODE_CONFIG = {
+    "model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": False,
+    "share": "disabled",
+    "provider": {"fake": {
+        "npm": "@ai-sdk/openai-compatible", "name": "fake",
+        "options": {"baseURL": "http://127.0.0.1:{PORT}/v1", "apiKey": "fake"},
+        "models": {"fake-model": {"name": "fake-model", "tool_call": True,
+                                  "limit": {"context": 128000, "output": 4096}}}}},
+}
+# The switches of the user's environment that change what OpenCode reads: passed on, so the
+# run reads what the prediction (made in this environment) reads.
+OPENCODE_PASSED_ENV = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT",
+                       "OPENCODE_DISABLE_PROJECT_CONFIG")
 # Copilot CLI unpacks itself into $XDG_CACHE_HOME/copilot on its first run (235 MB): a
 # shared folder named by this variable saves doing it in every scratch HOME.
 COPILOT_CACHE_ENV = "MEMLENS_COPILOT_CACHE"
@@ -134,6 +156,8 @@ def agent_argv(agent: str, binary: str) -> list[str]:
         # No --trust-folder: the copy's own configuration (hooks, MCP servers) stays untrusted.
         return [binary, "-p", PROMPT, "--allow-all-tools", "--no-auto-update",
                 "--disable-client-telemetry"]
+    if agent == "opencode":
+        return [binary, "run", PROMPT]
     if agent == "claude":
         # Its own switches on top of the scrubbed copy (verify/scrub.py): no hook of any
         # settings file runs, and no MCP server but --mcp-config's (none).
@@ -186,6 +210,13 @@ def agent_env(agent: str, home: Path) -> dict[str, str]:
         }
         if COPILOT_CACHE_ENV in os.environ:  # where it unpacks itself (once, not per run)
             env["XDG_CACHE_HOME"] = os.environ[COPILOT_CACHE_ENV]
+    elif agent == "opencode":
+        env |= {
+            "OPENCODE_CONFIG_CONTENT": json.dumps(OPENCODE_CONFIG),
+            "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        }
+        env |= {k: os.environ[k] for k in OPENCODE_PASSED_ENV if k in os.environ}
     else:
         raise ValueError(f"unknown agent {agent!r}")
     return env
@@ -254,6 +285,8 @@ def extract(
         instructions = claude_memory_section(result.requests)
     elif agent == "copilot":
         startup, on_read = _copilot(result.requests, read_path, notes)
+    elif agent == "opencode":
+        startup, on_read = _opencode(result.requests, read_path, notes)
     else:
         startup, on_read = _codex(result.requests, notes)
     if result.exit_code != 0:
@@ -340,6 +373,12 @@ def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> 
     if agent == "copilot":
         return [Block(path=m["path"], text=m["text"], when=when)
                 for m in _COPILOT_BLOCK.finditer(text)]
+    if agent == "opencode":
+        body = text.removeprefix("<system-reminder>\n").removesuffix("\n</system-reminder>")
+        heads = list(_OPENCODE_BLOCK.finditer(body))
+        ends = [h.start() for h in heads[1:]] + [len(body)]
+        return [Block(path=h["path"], text=body[h.end():end], when=when)
+                for h, end in zip(heads, ends, strict=True)]
     return []
 
 
@@ -554,4 +593,40 @@ def _copilot(requests: list[Request], read_path: Path | None,
                 if message.get("role") == "user" and isinstance(text, str) \
                         and _COPILOT_READ in text:
                     on_read.append(Payload(where=f"messages[{i}] (user)", text=text))
+    return startup, on_read
+
+
+def _opencode(requests: list[Request], read_path: Path | None,
+              notes: list[str]) -> tuple[list[Payload], list[Payload]]:
+    """OpenCode's main turns offer tools (its title request offers none): the instructions of
+    the first one's system message, and the reminder its `read` result ends with."""
+    turns = [r for r in requests if r.route == "openai-chat" and isinstance(r.body, dict)
+             and r.body.get("tools") and r.body.get("messages")]
+    if not turns:
+        notes.append("no /v1/chat/completions request offering tools")
+        return [], []
+    first = turns[0].body["messages"]
+    system = first[0].get("content") if first and first[0].get("role") == "system" else None
+    startup: list[Payload] = []
+    if not isinstance(system, str) or _OPENCODE_ENV not in system:
+        notes.append("no </env> in the system message")
+    else:
+        start = system.index(_OPENCODE_ENV) + len(_OPENCODE_ENV)
+        end = system.rfind(_OPENCODE_SKILLS)
+        memory = system[start:end].removesuffix("\n") if end >= start else system[start:]
+        if memory:
+            startup.append(Payload(where="messages[0] (system)", text=memory))
+    on_read: list[Payload] = []
+    if read_path is not None:
+        answers = [m.get("content") for r in turns for m in r.body["messages"]
+                   if m.get("role") == "tool"]
+        if not answers:
+            notes.append("read never answered")
+        else:
+            text = _part_texts(answers[0])
+            output = "".join(text)
+            at = output.find(_OPENCODE_READ)
+            if at >= 0:
+                on_read.append(Payload(where="read (tool)",
+                                       text=output[at + len("\n</content>\n\n"):]))
     return startup, on_read

@@ -297,6 +297,8 @@ def _chat_chunks(body: dict[str, Any], read_path: str | None,
         wanted = (tool_call["name"], tool_call.get("args", {}))
     elif read_path and _chat_offers(body, "view") and first_turn:
         wanted = ("view", {"path": read_path})
+    elif read_path and _chat_offers(body, "read") and first_turn:
+        wanted = ("read", {"filePath": read_path})  # OpenCode's read tool
     if wanted:
         call = {"index": 0, "id": f"call_fake_{wanted[0]}", "type": "function",
                 "function": {"name": wanted[0], "arguments": json.dumps(wanted[1])}}

@@ -61,13 +61,16 @@ HOME_FILES: dict[str, tuple[str, ...]] = {
     "claude": (".claude/CLAUDE.md", ".claude/settings.json", ".claude/rules/**/*.md"),
     "codex": (".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/config.toml"),
     "copilot": (".copilot/copilot-instructions.md", ".copilot/instructions/**/*.md"),
+    "opencode": (".config/opencode/AGENTS.md", ".config/opencode/opencode.json",
+                 ".config/opencode/opencode.jsonc", ".claude/CLAUDE.md"),
 }
 MEMORY_NAMES: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI.md",), "claude": ("CLAUDE.md",), "codex": (),
     "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
+    "opencode": ("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
 }
 # The agents that ask git for the repository (a `.git` marker folder must be a repository).
-ASKS_GIT = frozenset({"copilot"})
+ASKS_GIT = frozenset({"copilot", "opencode"})
 SKIPPED_FOLDERS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox"})
 MAX_COPY_BYTES = 512 * 1024 * 1024
 
@@ -230,7 +233,7 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
 
 def _asked_model(agent: str, result: object) -> bool:
     routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai",
-              "copilot": "openai-chat"}[agent]
+              "copilot": "openai-chat", "opencode": "openai-chat"}[agent]
     return any(r.route == routes for r in getattr(result, "requests", []))
 
 
@@ -247,7 +250,7 @@ def sent_payloads(capture: Capture) -> tuple[list[str], list[str]]:
         for payload in capture.on_read:
             messages[payload.where] = messages.get(payload.where, "") + payload.text
         return [joined] if joined else [], list(messages.values())
-    if capture.agent == "copilot":
+    if capture.agent in ("copilot", "opencode"):
         return [p.text for p in capture.startup], [p.text for p in capture.on_read]
     return [p.text for p in capture.startup], []
 

@@ -48,6 +48,13 @@ GEMINI_MEMORY_KEYS = (
 # project's `trust_level`.
 CODEX_MEMORY_KEYS = ("project_doc_max_bytes", "project_doc_fallback_filenames",
                      "project_root_markers")
+# OpenCode: `opencode.json[c]` keeps only its `instructions`, and of those only the globs that
+# stay in the folder they are read from (no http(s) address it would fetch, no absolute or
+# `~/` path, no `..`): Memory Lens reads nothing else (agents/opencode/load.py). Its
+# `.opencode/` folders (plugins, tools, commands, agents: code it runs, packages it installs)
+# are removed whole.
+OPENCODE_CONFIG_NAMES = frozenset({"opencode.json", "opencode.jsonc"})
+OPENCODE_FOLDER = ".opencode"
 # Files that only configure what runs (MCP servers, hooks, environment files): removed.
 REMOVED_FILES = frozenset({".mcp.json", ".env"})
 # (parent folder, name) pairs removed whole: Gemini CLI's workspace extensions (MCP servers,
@@ -73,7 +80,7 @@ def scrub_tree(root: Path) -> list[str]:
                 _materialise(base / name)
                 notes.append(f"{_rel(base / name, root)} is a link: its settings were scrubbed "
                              "in a folder of links")
-            if (parent, name) in REMOVED_FOLDERS:
+            if (parent, name) in REMOVED_FOLDERS or name == OPENCODE_FOLDER:
                 _remove(base / name)
                 dirs.remove(name)
                 notes.append(f"removed {_rel(base / name, root)}/ (it configures what runs)")
@@ -88,6 +95,8 @@ def scrub_tree(root: Path) -> list[str]:
                 _rewrite(path, _gemini_settings, notes, root)
             elif parent == ".codex" and name == "config.toml":
                 _rewrite(path, _codex_config, notes, root)
+            elif name in OPENCODE_CONFIG_NAMES:
+                _rewrite(path, _opencode_config, notes, root)
     return notes
 
 
@@ -174,3 +183,24 @@ def _codex_config(path: str) -> str:
     elif projects is not None:
         kept["projects"] = projects  # not a table: Codex refuses the file, as in the user's
     return tomli_w.dumps(kept)
+
+
+def _opencode_config(path: str) -> str:
+    data = load_json_file(path, comments=True)
+    if not isinstance(data, dict):
+        return "{}\n"
+    value = data.get("instructions")
+    if value is None:
+        return "{}\n"
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        # OpenCode refuses the file (and does not start), as in the user's tree
+        return json.dumps({"instructions": value}, ensure_ascii=False) + "\n"
+    kept = [v for v in value if _stays_inside(v)]
+    return json.dumps({"instructions": kept}, indent=2, ensure_ascii=False) + "\n"
+
+
+def _stays_inside(pattern: str) -> bool:
+    """An `instructions` entry that names files only below the folder it is read from."""
+    if pattern.startswith(("https://", "http://", "~/", "/")):
+        return False
+    return ".." not in pattern.replace("\\", "/").split("/")

@@ -94,6 +94,9 @@ def agents_of_files(roots: Sequence[str], found: Iterable[str],
             os.path.isdir(os.path.join(r, folder, sub)) for r in roots
             for folder in (".agents", ".agent") for sub in ("rules", "workflows")):
         ids.append("antigravity")
+    if "opencode" not in ids and any(os.path.isfile(os.path.join(r, n)) for r in roots
+                                     for n in ("opencode.json", "opencode.jsonc")):
+        ids.append("opencode")
     return [a for a in AGENT_IDS if a in ids]
 
 
@@ -148,6 +151,8 @@ _SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple
     "vscode-chat": ((".github",), (".copilot",), (), ()),
     "cursor": ((".cursorrules", ".cursor"), (), (), ()),
     "antigravity": ((".agents", ".agent"), (), (), ()),
+    "opencode": (("AGENTS.md", "CLAUDE.md", "CONTEXT.md", "opencode.json", "opencode.jsonc",
+                  ".opencode"), (".config/opencode", ".claude/CLAUDE.md"), (), ()),
 }
 
 
