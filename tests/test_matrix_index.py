@@ -5,6 +5,7 @@ cells and diagnostics, for the view-consistency check's trees — also after an 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,11 @@ from .conftest import build_tree
 from .test_view_consistency import TREES, _isolated  # noqa: F401  (the same isolation)
 
 
-def _service(root: Path, home: Path) -> WorkspaceService:
-    service = WorkspaceService([str(root)], EditorSettings(
-        window={"home": str(home), "trusted": True}))
+def _service(root: Path, home: Path, agents: Sequence[str] = ()) -> WorkspaceService:
+    window: dict[str, object] = {"home": str(home), "trusted": True}
+    if agents:
+        window["agents"] = list(agents)  # `memlens.agents`: the agents in use
+    service = WorkspaceService([str(root)], EditorSettings(window=window))
     service.detect = dict
     service.rebuild()
     return service
@@ -64,7 +67,9 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     build_tree(root, {**OVERLAY, **plain, "GEMINI.md": "root\n", "src/a/GEMINI.md": "a\n",
                       "src/a/CLAUDE.md": "a\n", "src/a/AGENTS.md": "a\n", "src/a/x.ts": "",
                       "src/b/y.py": "", "src/b/.cursor/rules/b.mdc": "b\n"})
-    service = _service(root, home)
+    # Every agent in use, as the matrix below asks for every agent: the build walks what the
+    # views of the agents in use (and of those whose files are here) walk.
+    service = _service(root, home, AGENT_IDS)
     folder = service.folders[0]
     settings = service.settings_for(folder)
     # The index's own list of the files under the folder (for the globs) is made on first use

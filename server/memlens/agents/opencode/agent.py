@@ -37,6 +37,7 @@ from memlens.agents.opencode.load import (
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.output import markdown_code
+from memlens.files.tree import run_memo
 from memlens.files.walk import walk
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
@@ -46,6 +47,27 @@ NAME_DROPPED = "opencode-name-dropped"
 _MAX_NAMED = 2000  # chain files compared for `dropped_names`, at most
 _SKIPPED_FOLDERS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 _MAX_FOLDERS = 2000
+_NAME_SET = frozenset(NAMES)
+
+
+def _folders_below(cwd: str) -> list[tuple[str, bool]]:
+    """The folders below `cwd` a read can bring memory from (bounded, in walk order), each
+    with whether it lists one of its names (a file, a link or a folder so named: only those
+    are looked up), once per command run (`files.tree.run_memo`; the language server's build
+    keeps it for the matrix: `walk_for_views`)."""
+    return run_memo(("opencode.folders_below", cwd), lambda: _walk_folders_below(cwd))
+
+
+def _walk_folders_below(cwd: str) -> list[tuple[str, bool]]:
+    found: list[tuple[str, bool]] = []
+    for count, (folder, dirs, files) in enumerate(walk(cwd), start=1):
+        named = not _NAME_SET.isdisjoint(dirs) or not _NAME_SET.isdisjoint(files)
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS)
+        if count > _MAX_FOLDERS:
+            break
+        if folder != cwd:
+            found.append((folder, named))
+    return found
 
 
 def _label(kind: str) -> str:
@@ -226,13 +248,8 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
         there (unless sent at start)."""
         rows: list[AgentFile] = []
         system = load.paths
-        count = 0
-        for folder, dirs, _files in walk(load.cwd):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_FOLDERS)
-            count += 1
-            if count > _MAX_FOLDERS:
-                break
-            if folder == load.cwd:
+        for folder, named in _folders_below(load.cwd):
+            if not named:  # lists none of its names: nothing to look up
                 continue
             found = find_in(folder, reader)
             if found is None or found in system:
@@ -245,6 +262,9 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
                                   f"when a read touches a path in {rel}/", when="on-read",
                                   reads_on=_read_below(folder, found)))
         return rows
+
+    def walk_for_views(self, folder: str) -> None:
+        _folders_below(resolve(folder))
 
     def section_starts(self, path: str) -> list[str]:
         return [f"Instructions from: {path}"]
