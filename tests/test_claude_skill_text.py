@@ -111,3 +111,18 @@ def test_helpers_on_hostile_text() -> None:
     assert strip_escapes(f"{ESC}]" + "x" * 100_000) == ""
     data, body, again = read_frontmatter("---\n" + "[" * 5000 + "\n---\nb\n")
     assert (data, body, again) == ({}, "b\n", True)
+
+
+def test_yaml_core_schema_scalars(tmp_path: Path) -> None:
+    """What Claude Code 2.1.330 listed for each (tests/conformance/skills/cases.yaml,
+    claude-skills-scalars)."""
+    values = {"yes": "yes", "on": "on", "No": "No", "1e3": "1000", "0x10": "16", "010": "10",
+              "0o17": "15", "1_000": "1_000", "2001-12-14": "2001-12-14", ".inf": "Infinity",
+              "1.50": "1.5", "+12": "12", "TRUE": "true", "!custom x": "x",
+              "!!binary aGk=": "aGk=", "12:30": "12:30", "-.5": "-0.5", "0b101": "0b101",
+              "1.0e+25": "1e+25", "For\u2028mat": "For mat", "a\u0085b": "a b"}
+    lines = _lines(tmp_path, {f"v{i:02d}": f"---\ndescription: {v}\n---\nbody\n"
+                              for i, v in enumerate(values)})
+    assert lines == {f"v{i:02d}": f"- v{i:02d}: {want}" for i, want in enumerate(values.values())}
+    named = _lines(tmp_path, {"n": "---\ndescription: d\nwhen_to_use: 1e3\nname: 0x10\n---\n"})
+    assert named["n"] == "- n (16): d - 1000"

@@ -6,10 +6,11 @@
   at the next ``---`` anywhere after it (not only on a line of its own: ``a---b`` closes it
   after ``a``), the whitespace after it included. A file with no ``---`` past its first three
   characters has none.
-* Its YAML: read as it is, else read again with each ``key: value`` line whose value holds a
-  character YAML gives a meaning (``{ } [ ] * & # ! | > % @ ``` or ``: ``) quoted, unless
-  the value is quoted already or a list that loads; tabs that indent a line become two
-  spaces each. Control characters in a value load as they are.
+* Its YAML (YAML 1.2's core schema: `skill_yaml.py`): read as it is, else read again with
+  each ``key: value`` line whose value holds a character YAML gives a meaning
+  (``{ } [ ] * & # ! | > % @ ``` or ``: ``) quoted, unless the value is quoted already or a
+  list that loads; tabs that indent a line become two spaces each. Control characters in a
+  value load as they are.
 * Its text: terminal escape sequences are removed (CSI, OSC and DCS sequences, two-character
   escapes, a lone ESC); then each run of hidden characters (controls, format characters,
   private use, unassigned, fillers and variation selectors outside an emoji) becomes one
@@ -221,40 +222,10 @@ def _requoted(frontmatter: str) -> str:
     return "\n".join(out)
 
 
-# Characters PyYAML refuses anywhere in a document but Claude Code's reader loads as they are:
-# they go through as private-use characters of plane 15 and are put back afterwards.
-_UNPRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd"
-                          "\U00010000-\U000effff]")
-_SHIELD_BASE = 0xF0000
-
-
-def _shield(text: str) -> tuple[str, bool]:
-    if not _UNPRINTABLE.search(text) or re.search("[\U000f0000-\U000f00ff]", text):
-        return text, False
-    return _UNPRINTABLE.sub(lambda m: chr(_SHIELD_BASE + ord(m.group(0)))
-                            if ord(m.group(0)) < 0x100 else m.group(0), text), True
-
-
-def _unshield(value: Any) -> Any:
-    if isinstance(value, str):
-        return re.sub("[\U000f0000-\U000f00ff]", lambda m: chr(ord(m.group(0)) - _SHIELD_BASE),
-                      value)
-    if isinstance(value, dict):
-        return {_unshield(k): _unshield(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unshield(v) for v in value]
-    return value
-
-
 def _load(text: str) -> Any:
-    from memlens.files.structured import StructuredDataError, parse_yaml
+    from memlens.agents.claude.skill_yaml import load
 
-    shielded, changed = _shield(text)
-    try:
-        data = parse_yaml(shielded)
-    except StructuredDataError:
-        raise ValueError("not YAML") from None
-    return _unshield(data) if changed else data
+    return load(text)
 
 
 def _mapping(text: str) -> dict[str, Any] | None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memlens.agents.claude.skill_text import columns, hide, js_trim, read_frontmatter
+from memlens.agents.claude.skill_yaml import js_text
 from memlens.files.fsread import FileReader
 from memlens.protocol.memory import Diagnostic
 
@@ -94,10 +95,8 @@ def _description(data: dict[str, Any], body: str) -> str:
     text: str | None = None
     if isinstance(value, str):
         text = js_trim(value) or None
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int | float):
-        text = str(value)
+    elif isinstance(value, bool | int | float):
+        text = js_text(value)
     if text is None:
         text = "Skill"
         for line in body.split("\n"):
@@ -110,8 +109,8 @@ def _description(data: dict[str, Any], body: str) -> str:
                 break
     listed = _clean(text)
     when = data.get("when_to_use", data.get("when-to-use"))
-    if isinstance(when, str) and when:
-        listed = f"{listed} - {_clean(when)}"
+    if when is not None and js_text(when):
+        listed = f"{listed} - {_clean(js_text(when))}"
     if _js_len(listed) > MAX_DESCRIPTION:
         listed = _js_slice(listed, MAX_DESCRIPTION - 1) + "\u2026"
     return listed
@@ -183,7 +182,7 @@ def _load(path: str, folder: str, tier: str, reader: FileReader) -> ClaudeSkill:
         return skill
     data, body, _ = read_frontmatter(text)
     name = data.get("name")
-    skill.name = str(name) if name is not None and not isinstance(name, dict | list) else ""
+    skill.name = js_text(name) if name is not None and not isinstance(name, dict | list) else ""
     skill.description = _description(data, body)
     return skill
 
