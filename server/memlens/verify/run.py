@@ -149,6 +149,16 @@ def _verify_all(running: list[InstalledAgent], folder: str, user_home: str, read
                      + (f" ({done} of {len(labels)} done)" if done else ""))
 
     out: dict[str, AgentVerification] = {}
+    # Each copy is removed, in the background, as soon as the last agent using it is compared.
+    users = {kind: sum((f.agent in ASKS_GIT) == kind for f in running) for kind in (False, True)}
+    removing: list[threading.Thread] = []
+
+    def remove_later(path: Path) -> None:
+        thread = threading.Thread(target=remove_tree, args=(path,), name="memlens-verify-rm",
+                                  daemon=True)
+        thread.start()
+        removing.append(thread)
+
     try:
         say()
         workers = min(len(running), PARALLEL)
@@ -164,9 +174,18 @@ def _verify_all(running: list[InstalledAgent], folder: str, user_home: str, read
                 verified.seconds = round(time.monotonic() - started, 1)
                 out[found.agent] = verified
                 waiting.pop(found.agent, None)
+                kind = found.agent in ASKS_GIT
+                users[kind] -= 1
+                remove_later(scratch / found.agent)
+                if users[kind] == 0:
+                    remove_later(scratch / ("ws-git" if kind else "ws"))
                 if waiting:
                     say()
+        if progress and any(t.is_alive() for t in removing):
+            progress("removing the copies")
     finally:
+        for thread in removing:
+            thread.join()
         remove_tree(scratch)
     return out
 
