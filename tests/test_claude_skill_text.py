@@ -126,3 +126,14 @@ def test_yaml_core_schema_scalars(tmp_path: Path) -> None:
     assert lines == {f"v{i:02d}": f"- v{i:02d}: {want}" for i, want in enumerate(values.values())}
     named = _lines(tmp_path, {"n": "---\ndescription: d\nwhen_to_use: 1e3\nname: 0x10\n---\n"})
     assert named["n"] == "- n (16): d - 1000"
+
+
+def test_joiners_kept_only_inside_an_rgi_emoji(tmp_path: Path) -> None:
+    """Claude Code 2.1.330 (claude-skills-emoji; differential seed 3207, tree 134)."""
+    pair, family = "\U0001F468\u200d\U0001F469", "\U0001F468\u200d\U0001F469\u200d\U0001F467"
+    lines = _lines(tmp_path, {
+        "e1": f"---\ndescription: pair {pair} family {family} end\n---\n",
+        "e2": "---\ndescription: heart \u2764\ufe0f check \u2713\ufe0f\n---\n",
+    })
+    assert lines["e1"] == f"- e1: pair \U0001F468 \U0001F469 family {family} end"
+    assert lines["e2"] == "- e2: heart \u2764\ufe0f check \u2713 "

@@ -103,7 +103,7 @@ _HIDDEN_RANGES = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F,
                   (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFFB),
                   (0x1107F, 0x1107F), (0x13430, 0x1343F), (0x16FE4, 0x16FE4),
                   (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF))
-_ZWJ, _VS16, _KEYCAP = "\u200d", "\ufe0f", "\u20e3"
+_ZWJ = "\u200d"
 
 
 def _hidden(ch: str) -> bool:
@@ -119,32 +119,34 @@ def _pictographic(ch: str) -> bool:
             or unicodedata.category(ch) == "So")
 
 
-def _in_emoji(text: str, i: int) -> bool:
-    """Whether the hidden character at `i` joins an emoji (kept as it is)."""
-    ch = text[i]
-    before = text[i - 1] if i else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
-    if ch == _ZWJ:
-        base = text[i - 2] if before == _VS16 and i >= 2 else before
-        return bool(base) and bool(after) and _pictographic(base) and _pictographic(after)
-    if ch == _VS16:
-        return bool(before) and (_pictographic(before) or (before in "0123456789#*"
-                                                          and after == _KEYCAP))
-    if 0xE0020 <= ord(ch) <= 0xE007F:  # a subdivision flag's tags
-        j = i
-        while j > 0 and 0xE0020 <= ord(text[j - 1]) <= 0xE007F:
-            j -= 1
-        return j > 0 and text[j - 1] == "\U0001F3F4"
-    return False
+_JOINERS = re.compile("[\u200c\u200d\ufe0f\U000e007f]")
+_EMOJI_SCAN_LIMIT = 4096  # UTF-16 units: a longer text keeps no joiner
+
+
+def _emoji_positions(text: str) -> set[int]:
+    """The positions of the characters of each RGI emoji in `text` (a family, a flag, a
+    keycap: what Unicode recommends for general interchange), whose joiners and variation
+    selectors are kept; only looked for in a text that holds a joiner."""
+    if not _JOINERS.search(text) or len(text.encode("utf-16-le")) // 2 > _EMOJI_SCAN_LIMIT:
+        return set()
+    import emoji
+
+    qualified = emoji.STATUS["fully_qualified"]
+    kept: set[int] = set()
+    for found in emoji.emoji_list(text):
+        if emoji.EMOJI_DATA.get(found["emoji"], {}).get("status") == qualified:
+            kept.update(range(found["match_start"], found["match_end"]))
+    return kept
 
 
 def hide(text: str) -> str:
     """Escapes removed, each run of hidden characters one space (the characters of an emoji
     kept)."""
     text = strip_escapes(text)
+    kept = _emoji_positions(text)
     out: list[str] = []
     for i, ch in enumerate(text):
-        if _hidden(ch) and not _in_emoji(text, i):
+        if _hidden(ch) and i not in kept:
             if not out or out[-1] != " " or not _hidden(text[i - 1]):
                 out.append(" ")
             continue
