@@ -150,7 +150,10 @@ def _verify_all(running: list[InstalledAgent], folder: str, user_home: str, read
 
     out: dict[str, AgentVerification] = {}
     # Each copy is removed, in the background, as soon as the last agent using it is compared.
-    users = {kind: sum((f.agent in ASKS_GIT) == kind for f in running) for kind in (False, True)}
+    def own_copy(agent: str) -> bool:
+        return agent in ASKS_GIT and unsandboxed
+
+    users = {kind: sum(own_copy(f.agent) == kind for f in running) for kind in (False, True)}
     removing: list[threading.Thread] = []
 
     def remove_later(path: Path) -> None:
@@ -174,7 +177,7 @@ def _verify_all(running: list[InstalledAgent], folder: str, user_home: str, read
                 verified.seconds = round(time.monotonic() - started, 1)
                 out[found.agent] = verified
                 waiting.pop(found.agent, None)
-                kind = found.agent in ASKS_GIT
+                kind = own_copy(found.agent)
                 users[kind] -= 1
                 remove_later(scratch / found.agent)
                 if users[kind] == 0:
@@ -222,6 +225,7 @@ class _Copies:
         self.root, self.scratch = root, scratch
         self.lock = threading.Lock()
         self.made: dict[bool, tuple[Path, list[str]] | None] = {}
+        self.markers: dict[bool, list[str]] = {}  # the folders holding a `.git`, relative
 
     def get(self, repository: bool) -> tuple[Path, list[str]] | None:
         """(the copy, its notes); None when the workspace is too large to copy."""
@@ -230,7 +234,10 @@ class _Copies:
                 where = self.scratch / ("ws-git" if repository else "ws")
                 copy = where / (self.root.name or "workspace")
                 try:
-                    skipped = _copy_workspace(self.root, copy, repository=repository)
+                    markers: list[str] = []
+                    skipped = _copy_workspace(self.root, copy, repository=repository,
+                                              markers=markers)
+                    self.markers[repository] = markers
                     self.made[repository] = (copy, [*skipped, *scrub_tree(copy)])
                 except _TooLarge:
                     self.made[repository] = None
@@ -254,13 +261,22 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     agent, label = found.agent, f"{AGENT_LABELS[found.agent]} {found.version}"
     base = AgentVerification(agent=agent, label=label, version=found.version,
                              executable=found.executable, status="failed", message="")
-    made = copies.get(agent in ASKS_GIT)
+    # An agent that asks git shares the copy in the sandbox, a repository marker bound over
+    # each `.git` for its run only; unsandboxed, it gets a copy of its own.
+    own_copy = agent in ASKS_GIT and unsandboxed
+    made = copies.get(own_copy)
     if made is None:
         base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
                         f"verify a smaller folder")
         return _Ran(base)
     ws_copy, notes = made
     own = copies.scratch / agent
+    overlays: list[tuple[str, str]] = []
+    if agent in ASKS_GIT and not own_copy:
+        for i, folder_with_git in enumerate(copies.markers.get(False, [])):
+            marker = own / "git" / str(i)
+            _repository_marker(marker)
+            overlays.append((str(marker), str(ws_copy / folder_with_git / ".git")))
     home_copy = own / "home"
     _copy_home(agent, Path(user_home), home_copy)
     base.notes = [*notes, *(f"HOME: {note}" for note in scrub_tree(home_copy))]
@@ -271,7 +287,7 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     base.read = os.path.relpath(target, cwd) if target else None
     job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
               cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
-              writable=[str(ws_copy.parent), str(own)],
+              writable=[str(ws_copy.parent), str(own)], overlays=overlays,
               isolation="best" if unsandboxed else "sandbox")
     try:
         result = run_job(job)
@@ -417,7 +433,8 @@ class _TooLarge(Exception):
     pass
 
 
-def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> list[str]:
+def _copy_workspace(source: Path, target: Path, *, repository: bool = False,
+                    markers: list[str] | None = None) -> list[str]:
     """Copy the tree (symlinks as symlinks; without recursion, so a deep hostile tree cannot
     exhaust the stack): `.git` becomes an empty marker folder (the agents look for it to find
     the project root), heavy folders are left out, and what is neither a file, a folder nor a
@@ -461,10 +478,17 @@ def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> 
         marker = target / folder / ".git"
         marker.mkdir(exist_ok=True)
         if repository:
-            (marker / "objects").mkdir(exist_ok=True)
-            (marker / "refs").mkdir(exist_ok=True)
-            (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+            _repository_marker(marker)
+    if markers is not None:
+        markers += gits
     return notes
+
+
+def _repository_marker(marker: Path) -> None:
+    """A `.git` folder git recognises as a repository (HEAD, objects/, refs/)."""
+    (marker / "objects").mkdir(parents=True, exist_ok=True)
+    (marker / "refs").mkdir(exist_ok=True)
+    (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
 
 
 def _copy_home(agent: str, home: Path, target: Path) -> None:
