@@ -973,4 +973,5 @@ export interface VerifyResult {
   path: string;
   identical: boolean;
   agents: AgentVerification[];
+  seconds: number;
 }
