@@ -218,7 +218,7 @@ def test_a_newer_version_uses_the_newest_profile_and_says_so() -> None:
         agent="gemini", profile="0.44+", verified_on="0.61.0", installed="0.62.1",
         verified=False,
         note="Gemini CLI 0.62.1 is newer than the newest verified version (0.61.0): shown "
-             "with the gemini@0.44+ profile")
+             "with the gemini@0.44+ profile", release="0.62.1")
     # Codex 0.171.0 was verified since (scripts/agents/keep-up.py, against the real agent):
     # the newest verified release, named in the note.
     assert profile_for("codex", "0.172.0").note == (

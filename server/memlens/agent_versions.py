@@ -176,6 +176,10 @@ class AgentProfile:
     installed: str | None  # the version this is for: detected or pinned (None: not known)
     verified: bool
     note: str | None = None  # why it is not verified (None when it is)
+    # The release whose behaviour is predicted: the detected or pinned release; a profile name
+    # or a release line (`codex@0.169`, `claude@2.1`, `gemini@0.44+`) means the newest
+    # verified release it covers (0.169.0, 2.1.332, 0.61.0). None: the agent's newest.
+    release: str | None = None
 
     @property
     def name(self) -> str:
@@ -257,7 +261,21 @@ def _unverified_profile(agent: str, entry: Unverified, version: str | None) -> A
         raise ValueError(f"{entry.label} has one profile, {agent}@{entry.profile} "
                          f"(got {version!r})")
     installed = None if text == entry.profile else text
-    return AgentProfile(agent, entry.profile, None, installed, verified=False, note=entry.note)
+    return AgentProfile(agent, entry.profile, None, installed, verified=False, note=entry.note,
+                        release=installed)
+
+
+def _release_named(profiles: list[_Profile], text: str) -> str | None:
+    """The newest verified release that `text` names: a line `X.Y` (its `X.Y.z` releases), a
+    profile name `X.Y+` (that profile's releases from X.Y on). None when none is verified."""
+    if text.endswith("+"):
+        start = _version(text[:-1] + ".0")
+        found = [v for p in profiles for v in (p.verified_on, *p.also_verified)
+                 if _version(v) >= start]
+    else:
+        found = [v for p in profiles for v in (p.verified_on, *p.also_verified)
+                 if v.startswith(text + ".")]
+    return max(found, key=_version) if found else None
 
 
 def profile_for(agent: str, version: str | None) -> AgentProfile:
@@ -275,7 +293,7 @@ def profile_for(agent: str, version: str | None) -> AgentProfile:
     for profile in profiles:  # the profile named outright: `gemini@0.44+`, `claude@2.1`
         if text == profile.profile:
             return AgentProfile(agent, profile.profile, profile.verified_on, None,
-                                verified=True)
+                                verified=True, release=_release_named(profiles, text))
     match = _PINNED.match(text)
     if match is None:
         raise ValueError(f"not a {label} version: {version!r} (e.g. "
@@ -316,7 +334,9 @@ def profile_for(agent: str, version: str | None) -> AgentProfile:
         if remembered == "differs":
             note += (f"; `memlens verify` found that {label} {shown} sends something else on "
                      f"this machine: run it to see the differences")
-    return AgentProfile(agent, profile.profile, profile.verified_on, shown, verified, note)
+    release = (_release_named(profiles, shown) or shown) if whole_line else shown
+    return AgentProfile(agent, profile.profile, profile.verified_on, shown, verified, note,
+                        release=release)
 
 
 def parse_agent_spec(spec: str) -> tuple[str, str | None]:

@@ -175,9 +175,10 @@ class MemorySettings(Wire):
         return self._chosen_agents
 
     def agent_version(self, agent: str) -> str | None:
-        """The installed or pinned version of `agent` among the chosen agents (None: not
-        known)."""
-        return next((p.installed for p in self._chosen_agents if p.agent == agent), None)
+        """The release of `agent` whose behaviour is predicted among the chosen agents: the
+        installed or pinned one, a pinned profile name's or release line's verified release
+        (None: not known, the agent's newest)."""
+        return next((p.release for p in self._chosen_agents if p.agent == agent), None)
 
     @property
     def mode(self) -> Mode:

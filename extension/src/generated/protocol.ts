@@ -1146,4 +1146,5 @@ export interface VerifyResult {
   path: string;
   identical: boolean;
   agents: AgentVerification[];
+  seconds: number;
 }

@@ -83,7 +83,7 @@ def _agents(pins: list[str]) -> list[ChosenAgent]:
         profiles = chosen_agents(pins, detect_installed() if needs_detection else {})
     except ValueError as err:
         raise DiffUsageError(str(err)) from None
-    return chosen((p.agent, p.name, p.installed or p.profile or None) for p in profiles)
+    return chosen((p.agent, p.name, p.release or p.profile or None) for p in profiles)
 
 
 def _with_agents_of_files(agents: list[ChosenAgent], sides: Sequence[Side], top: str,
@@ -110,7 +110,7 @@ def _with_agents_of_files(agents: list[ChosenAgent], sides: Sequence[Side], top:
     ids = ["codex" if a == "agents" else a for a in ids]
     have = [a.id for a in agents]
     extra = [profile_for(a, None) for a in agents_to_cover(have, ids) if a not in have]
-    return [*agents, *chosen((p.agent, p.name, p.installed or p.profile or None)
+    return [*agents, *chosen((p.agent, p.name, p.release or p.profile or None)
                              for p in extra)]
 
 

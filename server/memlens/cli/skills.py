@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _agent_list(args: argparse.Namespace, cwd: str, home: str, trusted: bool) -> int:
-    from memlens.cli.common import profile_info
+    from memlens.agent_versions import profile_for
     from memlens.workspace.skills import SKILL_AGENTS, agent_skills
 
     agent = args.agent_id
@@ -99,9 +99,11 @@ def _agent_list(args: argparse.Namespace, cwd: str, home: str, trusted: bool) ->
         raise UsageError(f"memlens knows no skills listing for {agent!r} "
                          f"({', '.join(SKILL_AGENTS)} have one)")
     settings = settings_for(args, cwd)
-    info = profile_info(args, settings)
-    result = agent_skills(agent, home, cwd, trusted=trusted,
-                          version=info.installed or (args.agent[1] if args.agent else None))
+    # the release a pin names (`codex@0.169` is 0.169.0), else the detected one
+    version = settings.agent_version(agent)
+    if version is None and args.agent and args.agent[0] == agent:
+        version = profile_for(agent, args.agent[1]).release
+    result = agent_skills(agent, home, cwd, trusted=trusted, version=version)
     if args.json:
         print_json(result.wire())
         return 0

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                 "loopback-only": " (UNSANDBOXED: offline flags, model on 127.0.0.1)",
             }.get(agent.isolation or "", "")
             read = f", read {agent.read}" if agent.read else ""
-            seconds = f", {agent.seconds:.0f} s" if agent.seconds else ""
+            seconds = f", done after {agent.seconds:.0f} s" if agent.seconds else ""
             print(f"{agent.label}: {agent.message}{where}{read}{seconds}")
             for payload in agent.payloads:
                 if not payload.identical:
@@ -79,4 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  note: {note}")
             if agent.remembered:
                 print(f"  remembered: {agent.label} is verified on this machine")
+        ran = [a for a in result.agents if a.status != "missing"]
+        if len(ran) > 1:
+            print(f"{len(ran)} agents verified at once in {result.seconds:.0f} s")
     return 0 if result.identical else 1

@@ -70,7 +70,7 @@ def editor_agents(ls: MemlensServer) -> list[ChosenAgent]:
                 profiles += chosen_agents(list(DEFAULT_AGENTS), installed)
         except ValueError:
             profiles = chosen_agents([], {})
-        state.agents = chosen((p.agent, p.name, p.installed or p.profile or None)
+        state.agents = chosen((p.agent, p.name, p.release or p.profile or None)
                               for p in profiles)
     return state.agents
 

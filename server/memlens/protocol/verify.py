@@ -38,6 +38,8 @@ class AgentVerification(Wire):
     # cut only; --unsafe-no-sandbox as root), "loopback-only" (nothing enforced)
     isolation: Literal["sandbox", "network-namespace", "loopback-only"] | None = None
     read: str | None = None  # the file the scripted tool call read (relative to the workspace)
+    # the wall time from the start of the verification to this agent's result (the agents
+    # run at once: the last one's is the whole wait)
     seconds: float = 0.0
     remembered: bool = False  # this version is now remembered as verified on this machine
     payloads: list[PayloadComparison] = Field(default_factory=list)
@@ -55,6 +57,7 @@ class VerifyResult(Wire):
     path: str
     identical: bool  # every agent that ran sent exactly what was predicted, and one ran
     agents: list[AgentVerification]
+    seconds: float = 0.0  # the wall time of the whole verification
 
 
 class VerifyParams(Inbound):

@@ -36,8 +36,11 @@ import shutil
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from memlens.agent_versions import (
@@ -73,8 +76,11 @@ MEMORY_NAMES: dict[str, tuple[str, ...]] = {
 ASKS_GIT = frozenset({"copilot", "opencode"})
 SKIPPED_FOLDERS = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox"})
 MAX_COPY_BYTES = 512 * 1024 * 1024
+# Agents run at once: each waits mostly on its own process and on the disk.
+PARALLEL = 4
 
 Progress = Callable[[str], None]
+Predict = Callable[[str, str, Capture], tuple[list[str], list[str]]]
 
 
 class VerifyError(Exception):
@@ -84,8 +90,7 @@ class VerifyError(Exception):
 def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str] | None = None,
            *, home: str | None = None, read: str | None = None, remember: bool = True,
            progress: Progress | None = None, timeout: float = TIMEOUT,
-           predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None = None,
-           trusted: bool | None = None, unsandboxed: bool = False,
+           predict: Predict | None = None, trusted: bool | None = None, unsandboxed: bool = False,
            ) -> VerifyResult:
     """Verify each of `agents` (default: every installed one) on the workspace at `path`.
     `trusted`: the user's decision for this run (None: the trust rules, `decide_trust`);
@@ -100,26 +105,95 @@ def verify(path: str, installed: Mapping[str, InstalledAgent], agents: list[str]
         if agent not in COMMANDS:
             raise VerifyError(f"unknown agent {agent!r} (one of {', '.join(COMMANDS)})")
     user_home = os.path.realpath(home or os.path.expanduser("~"))
+    if read is not None and not os.path.isfile(os.path.normpath(os.path.join(folder, read))):
+        raise VerifyError(f"--read: no such file in the workspace: {read}")
     if any(a in installed for a in wanted):  # something will run: the folder's, sandboxed
         _require_trust(folder, user_home, trusted)
         if not unsandboxed and best_isolation() != "sandbox":
             raise VerifyError(NO_SANDBOX)
-    results = []
+    started = time.monotonic()
+    results: dict[str, AgentVerification] = {}
     for agent in wanted:
-        found = installed.get(agent)
-        if found is None:
-            results.append(AgentVerification(
+        if agent not in installed:
+            results[agent] = AgentVerification(
                 agent=agent, label=AGENT_LABELS[agent], status="missing",
                 message=f"{AGENT_LABELS[agent]} is not installed (no `{agent}` on PATH): "
-                        f"nothing to verify"))
-            continue
+                        f"nothing to verify")
+    running = [installed[a] for a in wanted if a in installed]
+    if running:
+        results.update(_verify_all(running, folder, user_home, read, remember, timeout,
+                                   predict, unsandboxed, progress, started))
+    ordered = [results[a] for a in wanted]
+    ran = [r for r in ordered if r.status in ("identical", "differs")]
+    return VerifyResult(path=folder, agents=ordered,
+                        identical=bool(ran) and all(r.status == "identical" for r in ran),
+                        seconds=round(time.monotonic() - started, 1))
+
+
+def _verify_all(running: list[InstalledAgent], folder: str, user_home: str, read: str | None,
+                remember: bool, timeout: float, predict: Predict | None, unsandboxed: bool,
+                progress: Progress | None, started: float) -> dict[str, AgentVerification]:
+    """Every installed agent at once (up to PARALLEL): the workspace copied once (once more
+    for an agent that asks git), each agent's run in a thread of its own; each prediction in
+    this thread as its run ends, all of them in one walk of the copy (files/tree.py). Each
+    agent's `seconds` is the wall time from the start of `verify` to its result."""
+    from memlens.files.tree import one_walk
+
+    root = _workspace_root(folder)
+    scratch = Path(tempfile.mkdtemp(prefix="memlens-verify-"))
+    copies = _Copies(Path(root), scratch)
+    labels = {f.agent: f"{AGENT_LABELS[f.agent]} {f.version}" for f in running}
+    waiting = dict(labels)
+
+    def say() -> None:
         if progress:
-            progress(f"running {AGENT_LABELS[agent]} {found.version} offline")
-        results.append(_verify_one(found, folder, user_home, read, remember, timeout, predict,
-                                   unsandboxed))
-    ran = [r for r in results if r.status in ("identical", "differs")]
-    return VerifyResult(path=folder, agents=results,
-                        identical=bool(ran) and all(r.status == "identical" for r in ran))
+            done = len(labels) - len(waiting)
+            progress(f"running {', '.join(waiting.values())} offline"
+                     + (f" ({done} of {len(labels)} done)" if done else ""))
+
+    out: dict[str, AgentVerification] = {}
+    # Each copy is removed, in the background, as soon as the last agent using it is compared.
+    def own_copy(agent: str) -> bool:
+        return agent in ASKS_GIT and unsandboxed
+
+    users = {kind: sum(own_copy(f.agent) == kind for f in running) for kind in (False, True)}
+    removing: list[threading.Thread] = []
+
+    def remove_later(path: Path) -> None:
+        thread = threading.Thread(target=remove_tree, args=(path,), name="memlens-verify-rm",
+                                  daemon=True)
+        thread.start()
+        removing.append(thread)
+
+    try:
+        say()
+        workers = min(len(running), PARALLEL)
+        with ThreadPoolExecutor(max_workers=workers) as pool, one_walk():
+            futures = {pool.submit(_run_one, found, copies, folder, root, user_home, read,
+                                   timeout, unsandboxed): found for found in running}
+            for future in as_completed(futures):
+                found = futures[future]
+                ran = future.result()
+                verified = ran.verification
+                if ran.capture is not None:
+                    _compare_run(ran, predict, remember)
+                verified.seconds = round(time.monotonic() - started, 1)
+                out[found.agent] = verified
+                waiting.pop(found.agent, None)
+                kind = own_copy(found.agent)
+                users[kind] -= 1
+                remove_later(scratch / found.agent)
+                if users[kind] == 0:
+                    remove_later(scratch / ("ws-git" if kind else "ws"))
+                if waiting:
+                    say()
+        if progress and any(t.is_alive() for t in removing):
+            progress("removing the copies")
+    finally:
+        for thread in removing:
+            thread.join()
+        remove_tree(scratch)
+    return out
 
 
 # Where the sandbox comes from: bubblewrap, on Linux only (no sandbox elsewhere yet).
@@ -146,89 +220,134 @@ def _require_trust(folder: str, home: str, trusted: bool | None) -> None:
                       f"{how_to_trust(folder, home)} (this run)")
 
 
-def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | None,
-                remember: bool, timeout: float,
-                predict: Callable[[str, str, Capture], tuple[list[str], list[str]]] | None,
-                unsandboxed: bool = False) -> AgentVerification:
+class _Copies:
+    """The workspace copied once per run and shared by the agents (a second copy, with a
+    repository marker, for an agent that asks git), made by the first agent that needs it."""
+
+    def __init__(self, root: Path, scratch: Path) -> None:
+        self.root, self.scratch = root, scratch
+        self.lock = threading.Lock()
+        self.made: dict[bool, tuple[Path, list[str]] | None] = {}
+        self.markers: dict[bool, list[str]] = {}  # the folders holding a `.git`, relative
+
+    def get(self, repository: bool) -> tuple[Path, list[str]] | None:
+        """(the copy, its notes); None when the workspace is too large to copy."""
+        with self.lock:
+            if repository not in self.made:
+                where = self.scratch / ("ws-git" if repository else "ws")
+                copy = where / (self.root.name or "workspace")
+                try:
+                    markers: list[str] = []
+                    skipped = _copy_workspace(self.root, copy, repository=repository,
+                                              markers=markers)
+                    self.markers[repository] = markers
+                    self.made[repository] = (copy, [*skipped, *scrub_tree(copy)])
+                except _TooLarge:
+                    self.made[repository] = None
+            return self.made[repository]
+
+
+@dataclass
+class _Ran:
+    """One agent's run, before its comparison."""
+
+    verification: AgentVerification
+    capture: Capture | None = None
+    mapping: list[tuple[str, str]] = field(default_factory=list)
+    target: Path | None = None
+    folder: str = ""
+
+
+def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, user_home: str,
+             read: str | None, timeout: float, unsandboxed: bool = False) -> _Ran:
+    """Copy what the agent needs and run it (in a worker thread)."""
     agent, label = found.agent, f"{AGENT_LABELS[found.agent]} {found.version}"
     base = AgentVerification(agent=agent, label=label, version=found.version,
                              executable=found.executable, status="failed", message="")
-    root = _workspace_root(folder)
-    scratch = Path(tempfile.mkdtemp(prefix=f"memlens-verify-{agent}-"))
+    # An agent that asks git shares the copy in the sandbox, a repository marker bound over
+    # each `.git` for its run only; unsandboxed, it gets a copy of its own.
+    own_copy = agent in ASKS_GIT and unsandboxed
+    made = copies.get(own_copy)
+    if made is None:
+        base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
+                        f"verify a smaller folder")
+        return _Ran(base)
+    ws_copy, notes = made
+    own = copies.scratch / agent
+    overlays: list[tuple[str, str]] = []
+    if agent in ASKS_GIT and not own_copy:
+        for i, folder_with_git in enumerate(copies.markers.get(False, [])):
+            marker = own / "git" / str(i)
+            _repository_marker(marker)
+            overlays.append((str(marker), str(ws_copy / folder_with_git / ".git")))
+    home_copy = own / "home"
+    _copy_home(agent, Path(user_home), home_copy)
+    base.notes = [*notes, *(f"HOME: {note}" for note in scrub_tree(home_copy))]
+    prepare_home(agent, home_copy)
+    cwd = ws_copy / os.path.relpath(folder, root)
+    memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
+    target = _read_target(agent, ws_copy, cwd, read)
+    base.read = os.path.relpath(target, cwd) if target else None
+    job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
+              cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
+              writable=[str(ws_copy.parent), str(own)], overlays=overlays,
+              isolation="best" if unsandboxed else "sandbox")
     try:
-        ws_copy = scratch / "ws" / (os.path.basename(root) or "workspace")
-        home_copy = scratch / "home"
-        try:
-            skipped = _copy_workspace(Path(root), ws_copy, repository=agent in ASKS_GIT)
-        except _TooLarge:
-            base.message = (f"{label}: the workspace is over {MAX_COPY_BYTES >> 20} MB; "
-                            f"verify a smaller folder")
-            return base
-        _copy_home(agent, Path(user_home), home_copy)
-        base.notes = [*skipped, *scrub_tree(ws_copy),
-                      *(f"HOME: {note}" for note in scrub_tree(home_copy))]
-        prepare_home(agent, home_copy)
-        cwd = ws_copy / os.path.relpath(folder, root)
-        memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
-        target = _read_target(agent, ws_copy, cwd, read)
-        base.read = os.path.relpath(target, cwd) if target else None
-        job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
-                  cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
-                  writable=[str(scratch)], isolation="best" if unsandboxed else "sandbox")
-        started = time.monotonic()
-        try:
-            result = run_job(job)
-        except SandboxUnavailable:
-            base.message = f"{label}: {NO_SANDBOX}"
-            return base
-        except (OSError, RuntimeError) as error:
-            base.message = f"{label} could not be started: {str(error).splitlines()[0]}"
-            return base
-        base.seconds = round(time.monotonic() - started, 1)
-        base.isolation = ("loopback-only" if result.isolation == "none"
-                          else result.isolation)
-        if result.exit_code == -1:
-            base.status = "timeout"
-            base.message = f"{label} did not finish within {timeout:.0f} s"
-            return base
-        capture = extract(agent, found.version, result, ws_copy, home_copy, cwd, target)
-        if not result.requests or not (capture.startup or _asked_model(agent, result)):
-            base.status = "offline"
-            tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
-            base.message = (f"{label} sent nothing to the local model (exit "
-                            f"{result.exit_code}: {tail[0][:200]}): it cannot run offline here")
-            return base
-        if result.exit_code != 0:
-            base.message = (f"{label} exited {result.exit_code}: "
-                            f"{(result.stderr.strip().splitlines() or [''])[-1][:200]}")
-            return base
-        sent_start, sent_read = sent_payloads(capture)
-        if predict is not None:
-            want_start, want_read = predict(agent, found.version, capture)
-        else:
-            want_start, want_read = predicted_payloads(agent, found.version, capture)
-        mapping = [*memory_mapping, (str(ws_copy), root), (str(home_copy), user_home)]
-        if capture.memory_instructions:
-            base.memory_instructions = _mapped(capture.memory_instructions, mapping)
-        base.payloads = _compare("start-up", sent_start, want_start, mapping)
-        if target is not None:
-            shown = os.path.relpath(_mapped(str(target), mapping), folder)
-            base.payloads += _compare(f"after reading {shown}", sent_read, want_read, mapping)
-        differing = [p for p in base.payloads if not p.identical]
-        base.status = "differs" if differing else "identical"
-        base.message = (f"{len(differing)} of {len(base.payloads)} payloads differ" if differing
-                        else "identical" if base.payloads
-                        else "identical (it sends no memory here, as predicted)")
-        if remember:
-            # `remembered` tells the user what changed: a release the verified list did not
-            # hold is now verified here (the list's own releases are recorded all the same).
-            listed = profile_for(agent, found.version).verified
-            written = remember_verification(agent, found.version, base.status,
-                                            time.strftime("%Y-%m-%d", time.gmtime()))
-            base.remembered = written and base.status == "identical" and not listed
-        return base
-    finally:
-        remove_tree(scratch)
+        result = run_job(job)
+    except SandboxUnavailable:
+        base.message = f"{label}: {NO_SANDBOX}"
+        return _Ran(base)
+    except (OSError, RuntimeError) as error:
+        base.message = f"{label} could not be started: {str(error).splitlines()[0]}"
+        return _Ran(base)
+    base.isolation = "loopback-only" if result.isolation == "none" else result.isolation
+    if result.exit_code == -1:
+        base.status = "timeout"
+        base.message = f"{label} did not finish within {timeout:.0f} s"
+        return _Ran(base)
+    capture = extract(agent, found.version, result, ws_copy, home_copy, cwd, target)
+    if not result.requests or not (capture.startup or _asked_model(agent, result)):
+        base.status = "offline"
+        tail = result.stderr.strip().splitlines()[-1:] or ["no output"]
+        base.message = (f"{label} sent nothing to the local model (exit "
+                        f"{result.exit_code}: {tail[0][:200]}): it cannot run offline here")
+        return _Ran(base)
+    if result.exit_code != 0:
+        base.message = (f"{label} exited {result.exit_code}: "
+                        f"{(result.stderr.strip().splitlines() or [''])[-1][:200]}")
+        return _Ran(base)
+    mapping = [*memory_mapping, (str(ws_copy), root), (str(home_copy), user_home)]
+    return _Ran(base, capture, mapping, target, folder)
+
+
+def _compare_run(ran: _Ran, predict: Predict | None, remember: bool) -> None:
+    """Predict the run's copy and compare (in the calling thread: the engine's walks)."""
+    base, capture, mapping, target = ran.verification, ran.capture, ran.mapping, ran.target
+    assert capture is not None and base.version is not None
+    agent = base.agent
+    sent_start, sent_read = sent_payloads(capture)
+    if predict is not None:
+        want_start, want_read = predict(agent, base.version, capture)
+    else:
+        want_start, want_read = predicted_payloads(agent, base.version, capture)
+    if capture.memory_instructions:
+        base.memory_instructions = _mapped(capture.memory_instructions, mapping)
+    base.payloads = _compare("start-up", sent_start, want_start, mapping)
+    if target is not None:
+        shown = os.path.relpath(_mapped(str(target), mapping), ran.folder)
+        base.payloads += _compare(f"after reading {shown}", sent_read, want_read, mapping)
+    differing = [p for p in base.payloads if not p.identical]
+    base.status = "differs" if differing else "identical"
+    base.message = (f"{len(differing)} of {len(base.payloads)} payloads differ" if differing
+                    else "identical" if base.payloads
+                    else "identical (it sends no memory here, as predicted)")
+    if remember:
+        # `remembered` tells the user what changed: a release the verified list did not
+        # hold is now verified here (the list's own releases are recorded all the same).
+        listed = profile_for(agent, base.version).verified
+        written = remember_verification(agent, base.version, base.status,
+                                        time.strftime("%Y-%m-%d", time.gmtime()))
+        base.remembered = written and base.status == "identical" and not listed
 
 
 def _asked_model(agent: str, result: object) -> bool:
@@ -317,7 +436,8 @@ class _TooLarge(Exception):
     pass
 
 
-def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> list[str]:
+def _copy_workspace(source: Path, target: Path, *, repository: bool = False,
+                    markers: list[str] | None = None) -> list[str]:
     """Copy the tree (symlinks as symlinks; without recursion, so a deep hostile tree cannot
     exhaust the stack): `.git` becomes an empty marker folder (the agents look for it to find
     the project root), heavy folders are left out, and what is neither a file, a folder nor a
@@ -361,10 +481,17 @@ def _copy_workspace(source: Path, target: Path, *, repository: bool = False) -> 
         marker = target / folder / ".git"
         marker.mkdir(exist_ok=True)
         if repository:
-            (marker / "objects").mkdir(exist_ok=True)
-            (marker / "refs").mkdir(exist_ok=True)
-            (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+            _repository_marker(marker)
+    if markers is not None:
+        markers += gits
     return notes
+
+
+def _repository_marker(marker: Path) -> None:
+    """A `.git` folder git recognises as a repository (HEAD, objects/, refs/)."""
+    (marker / "objects").mkdir(parents=True, exist_ok=True)
+    (marker / "refs").mkdir(exist_ok=True)
+    (marker / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
 
 
 def _copy_home(agent: str, home: Path, target: Path) -> None:

@@ -65,6 +65,9 @@ class Job(BaseModel):
     # The folders the run may write (besides HOME, CODEX_HOME and XDG_CACHE_HOME of `env`):
     # the scratch copy. Everything else is read-only in the sandbox.
     writable: list[str] = []
+    # (folder, where it appears): a scratch folder bound over a path of the copy, for this run
+    # only (the sandbox alone; Copilot's repository marker over the shared copy's `.git`).
+    overlays: list[tuple[str, str]] = []
     # Paths the agent needs to run that may lie under a hidden HOME (its install, node).
     executables: list[str] = []
     isolation: Literal["sandbox", "best"] = "best"
@@ -200,6 +203,9 @@ def bwrap_argv(job: Job, extra_writable: list[str]) -> list[str]:
     writable += [job.env[k] for k in ("HOME", "CODEX_HOME", "XDG_CACHE_HOME") if k in job.env]
     for path in sorted({os.path.realpath(p) for p in writable if os.path.isdir(p)}):
         argv += ["--bind", path, path]
+    for source, where in job.overlays:
+        if os.path.isdir(source) and os.path.isdir(where) and not os.path.islink(where):
+            argv += ["--bind", os.path.realpath(source), os.path.realpath(where)]
     return [*argv, "--chdir", str(PACKAGE_ROOT)]
 
 

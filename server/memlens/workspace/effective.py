@@ -65,7 +65,7 @@ class ChosenAgent:
 
 def chosen(profiles: Iterable[tuple[str, str, str | None]]) -> list[ChosenAgent]:
     """ChosenAgents from (agent id, name, version) triples (`agent_versions.AgentProfile`'s
-    `agent`, `name` and `installed or profile`), each agent id once (the first wins)."""
+    `agent`, `name` and `release or profile`), each agent id once (the first wins)."""
     out: dict[str, ChosenAgent] = {}
     for agent_id, name, version in profiles:
         out.setdefault(agent_id, ChosenAgent(agent_by_id(agent_id), name, version))

@@ -271,7 +271,8 @@ FIRST_BUILTIN = "- dataviz: "
 
 def _skill_text(rng: random.Random, folder: str) -> str:
     kind = rng.choice(["plain", "plain", "plain", "no-desc", "no-fm", "quoted", "angle", "when",
-                       "number", "named", "colon", "block", "empty", "heading-long", "crlf"])
+                       "number", "named", "colon", "block", "empty", "heading-long", "crlf",
+                       "escape", "escape", "broken-yaml", "broken-yaml", "bom", "hidden"])
     desc = rng.choice(["Format the code.", "Deploy — carefully ✓", "Run the tests first.",
                        "  padded  "])
     if kind == "plain":
@@ -300,7 +301,62 @@ def _skill_text(rng: random.Random, folder: str) -> str:
         return ""
     if kind == "heading-long":
         return "# " + "long heading " * 10 + "\n"
+    if kind in ("escape", "broken-yaml", "bom", "hidden"):
+        return _hostile_skill(rng, kind, desc)
     return f"---\r\ndescription: {desc}\r\n---\r\nbody\r\n"
+
+
+# Terminal escapes as a description may hold them: colours, OSC titles and links, DCS, C1
+# introducers, two-character escapes, unterminated ones, a lone ESC.
+_ESCAPES = ["\x1b[31m", "\x1b[0m", "\x1b[1;32m", "\x1b]0;title\x07", "\x1b]8;;http://x\x1b\\",
+            "\x1bP1;2qdata\x1b\\", "\x9b31m", "\x9d8;;u\x9c", "\x1b(B", "\x1bM", "\x1b a",
+            "\x1b", "\x1b[?25l", "\x1b[1;2:3 m", "\x1b[31", "\x1b\xe9"]
+# Broken or odd YAML: unclosed flows, stray indicators, a tab indent, dashes inside a value.
+_BROKEN = ["description: [a: b", "description: {x: y", 'description: "unterminated',
+           "description: [a, b]", "description: *star and @at", "description: a: b # hash",
+           "k9: [a: b\ndescription: fine", "description: a: b\n\tname: t",
+           "description: 'it''s: [x'", "description: a---b\nname: dashes",
+           "description: 100% `done`", "description: x\n  - y: [z", "description: !tag val",
+           "description: >\n  folded: [x\n", "description: |\n  a\n b"]
+# Hidden and wide characters: what the listing hides and how its budget counts columns.
+_HIDDEN = ["\u200b", "\u00ad", "\ufe0f", "\ue000", "\u2028", "\u2800",
+           "\U0001F468\u200d\U0001F469", "\u8a9e\u8a9e", "e\u0301", "\U0001D49C",
+           "\U0001F1EB\U0001F1F7", "\u3164", "\x1c"]
+
+
+def _hostile_skill(rng: random.Random, kind: str, desc: str) -> str:
+    if kind == "escape":
+        text = desc[:4] + rng.choice(_ESCAPES) + desc[4:] + rng.choice([*_ESCAPES, ""])
+        if rng.random() < 0.5:  # written raw in a plain scalar (YAML loads controls as they are)
+            return f"---\ndescription: {text}\n---\nbody\n"
+        if rng.random() < 0.5:
+            return f"---\nname: esc\n---\n{text}\n"
+        quoted = text.replace("\\", "\\\\").replace('"', '\\"').replace("\x1b", "\\e")
+        return f'---\ndescription: "{quoted}"\nwhen_to_use: "w\\e[4mu"\n---\nbody\n'
+    if kind == "broken-yaml":
+        return f"---\n{rng.choice(_BROKEN)}\n---\nbody {rng.choice(['one', 'two'])}\n"
+    if kind == "bom":
+        form = rng.choice(["\ufeff---\ndescription: {d}\n---\nD\n",
+                           "\ufeff---\nname: n\n---\nD\n",
+                           "\ufeff---\r\ndescription: {d}\r\n---\r\nD\r\n",
+                           "\ufeffJust a body\n", "\ufeff\ufeff---\ndescription: {d}\n---\nD\n",
+                           "\ufeff\n---\ndescription: {d}\n---\n"])
+        return form.replace("{d}", desc.strip())
+    hidden = rng.choice(_HIDDEN), rng.choice(_HIDDEN)
+    return f"---\ndescription: {desc[:3]}{hidden[0]}{desc[3:]}{hidden[1]}\n---\n"
+
+
+def _near_budget(rng: random.Random, target: dict[str, TreeValue], prefix: str) -> None:
+    """15 to 19 skills whose descriptions bring the listing near Claude Code's budget, counted
+    in columns: ASCII words, wide characters (two columns), combining accents (none)."""
+    count = rng.randint(15, 19)
+    columns = rng.randint(23_000, 25_500) // count - 8
+    wide = rng.choice([0, 0, 40, 150])
+    accents = rng.choice([0, 0, 60, 120])
+    for i in range(count):
+        words = max(1, (columns - 2 * wide - 4 * accents) // 5)
+        text = "word " * words + "\u8a9e" * wide + "wo\u0301rd" * accents
+        target[f"{prefix}.claude/skills/n{i:02d}/SKILL.md"] = f"---\ndescription: {text}\n---\nx\n"
 
 
 def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, TreeValue],
@@ -310,6 +366,8 @@ def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, Tree
     name in two places, files that are not skills."""
     if rng.random() < 0.5:
         return
+    if rng.random() < 0.2:
+        _near_budget(rng, tree, "" if cwd == "." else f"{cwd}/")
     places = [("home", ""), ("tree", ""), ("tree", "" if cwd == "." else cwd), ("tree", "sub")]
     for _ in range(rng.randint(1, 6)):
         where, folder = rng.choice(places)

@@ -18,14 +18,14 @@ built-in ones. The rules, seen in its requests and read in its bundle:
   name).
 * The description: frontmatter ``description`` (trimmed; a number or true/false as text),
   else the body's first non-blank line (a heading without its ``#``s, over 100 characters cut
-  to 97 and ``...``), else ``Skill``; `` - `` and ``when_to_use`` after it when set. Control
-  characters become one space, ``<`` and ``>`` become ``&lt;`` and ``&gt;``; past 1,536
-  characters it is cut to 1,535 and ``…``.
-* A frontmatter its YAML reader refuses is read again with each value quoted (the classic, an
-  unquoted ``: `` in a description, still loads); if that fails too, it is ignored.
-* Past its listing budget (30,000 characters with the built-in skills' lines on 2.1.330), the
-  built-in skills keep their lines and the others, in listing order, keep theirs while the
-  rest of the budget allows; the others are listed by name only.
+  to 97 and ``...``), else ``Skill``; `` - `` and ``when_to_use`` after it when set. Terminal
+  escapes are removed, each run of hidden characters becomes one space, ``<`` and ``>``
+  become ``&lt;`` and ``&gt;``; past 1,536 characters it is cut to 1,535 and ``…``. How the
+  frontmatter is split, its YAML read (and read again when refused) and its text cleaned:
+  `skill_text.py`.
+* Past its listing budget (30,000 terminal columns with the built-in skills' lines on
+  2.1.330), the built-in skills keep their lines and the others, in listing order, keep
+  theirs while the rest of the budget allows; the others are listed by name only.
 """
 
 from __future__ import annotations
@@ -37,25 +37,26 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlens.agents.claude.skill_text import columns, hide, js_trim, read_frontmatter
+from memlens.agents.claude.skill_yaml import js_text
 from memlens.files.fsread import FileReader
 from memlens.protocol.memory import Diagnostic
-from memlens.text.frontmatter import yaml_mapping
 
 LABEL = "Claude Code"
 HEAD = "The following skills are available for use with the Skill tool:\n\n"
 MAX_SKILL_BYTES = 1_000_000
 MAX_DESCRIPTION = 1536
 MAX_NAME = 256
-# The listing budget in characters, and its built-in skills' lines (count, characters without
-# the line breaks between them) per verified release; a later release uses the newest.
+# The listing budget in terminal columns, and its built-in skills' lines (count, columns
+# without the line breaks between them) per verified release; a later release uses the newest.
+# Its bundled skills keep their lines; `init` and `security-review` (built-in commands, not
+# bundled) are cut like the user's, after them: counted here by name only (`- init`), so the
+# user's skills get the budget first (differential seed 3207, tree 102).
 BUDGET = 30_000
-BUILTINS: dict[str, tuple[int, int]] = {"2.1.330": (13, 6198), "2.1.332": (13, 6198)}
+BUILTINS: dict[str, tuple[int, int]] = {"2.1.330": (13, 6064), "2.1.332": (13, 6064)}
 
-_FRONTMATTER = re.compile(r"^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)")
 _SHOWN_NAME = re.compile(r"^[\w:.-]+$")  # letters, marks, digits, _ : . - (checked below)
-_CONTROL_RUN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
-                          "\u2060-\u206f\ufeff\ufff0-\ufffb]+")
-_HEADING = re.compile(r"^#+\s+(\S.*)$")
+_HEADING = re.compile(r"^#+\s+(\S[^\r\u2028\u2029]*)$")
 
 
 @dataclass
@@ -89,51 +90,20 @@ def _js_slice(text: str, end: int) -> str:
 
 
 def _clean(text: str) -> str:
-    return _CONTROL_RUN.sub(" ", text).replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _quoted_again(frontmatter: str) -> str:
-    """Each top-level `key: value` line with its value quoted (its second reading)."""
-    out = []
-    for line in frontmatter.split("\n"):
-        match = re.match(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)[ \t\r]*$", line)
-        if match and not match.group(2).startswith(('"', "'", "|", ">", "[", "{")):
-            value = match.group(2).replace("\\", "\\\\").replace('"', '\\"')
-            line = f'{match.group(1)}: "{value}"'
-        out.append(line)
-    return "\n".join(out)
-
-
-def read_frontmatter(text: str) -> tuple[dict[str, Any], str, bool]:
-    """(the frontmatter's keys, the body, whether the YAML had to be read again or was
-    ignored)."""
-    match = _FRONTMATTER.match(text)
-    if match is None:
-        return {}, text, False
-    body = text[match.end():]
-    yaml = match.group(1) or ""
-    if not yaml.strip():
-        return {}, body, False
-    data = yaml_mapping(yaml)
-    if data is not None:
-        return data, body, False
-    data = yaml_mapping(_quoted_again(yaml))
-    return (data or {}), body, True
+    return hide(text).replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _description(data: dict[str, Any], body: str) -> str:
     value = data.get("description")
     text: str | None = None
     if isinstance(value, str):
-        text = value.strip() or None
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int | float):
-        text = str(value)
+        text = js_trim(value) or None
+    elif isinstance(value, bool | int | float):
+        text = js_text(value)
     if text is None:
         text = "Skill"
         for line in body.split("\n"):
-            line = line.strip()
+            line = js_trim(line)
             if line:
                 heading = _HEADING.match(line)
                 text = heading.group(1) if heading else line
@@ -142,8 +112,8 @@ def _description(data: dict[str, Any], body: str) -> str:
                 break
     listed = _clean(text)
     when = data.get("when_to_use", data.get("when-to-use"))
-    if isinstance(when, str) and when:
-        listed = f"{listed} - {_clean(when)}"
+    if when is not None and js_text(when):
+        listed = f"{listed} - {_clean(js_text(when))}"
     if _js_len(listed) > MAX_DESCRIPTION:
         listed = _js_slice(listed, MAX_DESCRIPTION - 1) + "\u2026"
     return listed
@@ -215,7 +185,7 @@ def _load(path: str, folder: str, tier: str, reader: FileReader) -> ClaudeSkill:
         return skill
     data, body, _ = read_frontmatter(text)
     name = data.get("name")
-    skill.name = str(name) if name is not None and not isinstance(name, dict | list) else ""
+    skill.name = js_text(name) if name is not None and not isinstance(name, dict | list) else ""
     skill.description = _description(data, body)
     return skill
 
@@ -284,13 +254,13 @@ def _fit_budget(offered: list[ClaudeSkill], version: str | None) -> None:
     in listing order, while the rest of the budget allows; the others go by name only."""
     count, chars = BUILTINS.get(version or "", BUILTINS[max(BUILTINS)])
     total = count + len(offered)
-    full = sum(_js_len(s.line) for s in offered) + chars + total - 1
+    full = sum(columns(s.line) for s in offered) + chars + total - 1
     if full <= BUDGET:
         return
-    fixed = chars + sum(_js_len(f"- {s.shown}") for s in offered) + total - 1
+    fixed = chars + sum(columns(f"- {s.shown}") for s in offered) + total - 1
     left = BUDGET - fixed
     for skill in offered:
-        extra = _js_len(skill.line) - _js_len(f"- {skill.shown}")
+        extra = columns(skill.line) - columns(f"- {skill.shown}")
         if extra <= left:
             left -= extra
         else:
