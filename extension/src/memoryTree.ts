@@ -22,6 +22,7 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   "vscode-chat": "VS Code chat",
   cursor: "Cursor rules (convention)",
   antigravity: "Antigravity CLI (convention)",
+  pi: "pi",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
@@ -32,6 +33,7 @@ const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   "vscode-chat": "What VS Code's chat attaches to each request here (copilot-instructions.md, AGENTS.md, CLAUDE.md, *.instructions.md by applyTo; read from VS Code's sources)",
   cursor: "Cursor's project rules as its docs describe them (.cursor/rules, .cursorrules, AGENTS.md): a convention, not verified",
   antigravity: "What Antigravity CLI reads as public descriptions of it say (GEMINI.md, AGENTS.md, .agents/ rules, workflows, skills): a convention, not verified",
+  pi: "What pi sends at start here (its global context file, one AGENTS.md or CLAUDE.md per folder from / down, .pi/SYSTEM.md and APPEND_SYSTEM.md)",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
@@ -42,6 +44,7 @@ const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   "vscode-chat": "comment-discussion",
   cursor: "law",
   antigravity: "rocket",
+  pi: "symbol-constant",
 };
 
 type Node =

@@ -22,6 +22,7 @@ const TITLES: Record<Dialect, string> = {
   "vscode-chat": "/VS Code Chat Context.md",
   cursor: "/Cursor Context.md",
   antigravity: "/Antigravity CLI Context.md",
+  pi: "/pi Context.md",
 };
 
 export class MergedContextProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {

@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "claude": ("@anthropic-ai/claude-code", "Claude Code"),
     "codex": ("@openai/codex", "Codex"),
     "copilot": ("@github/copilot", "GitHub Copilot CLI"),
+    "pi": ("@mariozechner/pi-coding-agent", "pi"),
 }
 
 

@@ -112,7 +112,15 @@ export type ChatEvent =
   | ErrorEvent
   | DoneEvent;
 export type Dialect =
-  "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+  | "gemini"
+  | "claude"
+  | "agents"
+  | "codex"
+  | "copilot"
+  | "vscode-chat"
+  | "cursor"
+  | "antigravity"
+  | "pi";
 
 export interface AddMemoryParams {
   fact: string;
@@ -154,7 +162,15 @@ export interface AddMemoryResult {
  */
 export interface AgentChoice {
   agent:
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "pi";
   label: string;
   profile: string;
   installed: string | null;
@@ -338,7 +354,15 @@ export interface AgentsParams {
 export interface AgentsResponse {
   agents: AgentChoice[];
   sideBySide: (
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity"
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "pi"
   )[];
 }
 export interface AgentsShowResult {
@@ -825,6 +849,7 @@ export interface ShowParams {
         | "vscode-chat"
         | "cursor"
         | "antigravity"
+        | "pi"
       )
     | null;
 }
@@ -833,7 +858,15 @@ export interface ShowParams {
  */
 export interface ShowResponse {
   dialect:
-    "gemini" | "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+    | "gemini"
+    | "claude"
+    | "agents"
+    | "codex"
+    | "copilot"
+    | "vscode-chat"
+    | "cursor"
+    | "antigravity"
+    | "pi";
   content: string;
   files: string[];
   fileCount: number;
@@ -915,7 +948,8 @@ export interface SkillsResult {
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.
  */
 export interface TreeAgent {
-  agent: "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity";
+  agent:
+    "claude" | "agents" | "codex" | "copilot" | "vscode-chat" | "cursor" | "antigravity" | "pi";
   files: TreeFile[];
 }
 export interface TreeFile {

@@ -32,6 +32,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("vscode-chat", "vscode_chat.agent:VsCodeChatAgent"),
     ("cursor", "cursor.agent:CursorAgent"),
     ("antigravity", "antigravity.agent:AntigravityAgent"),
+    ("pi", "pi.agent:PiAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 # Gemini CLI, whose memory-file names are the user's (`settings.context_file_names`, its
@@ -50,6 +51,7 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "vscode-chat": ("copilot-instructions.md",),
     "cursor": (".cursorrules",),
     "antigravity": (),  # GEMINI.md and AGENTS.md: other agents' names
+    "pi": ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"),
 }
 
 

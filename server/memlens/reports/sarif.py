@@ -113,6 +113,8 @@ RULES: dict[str, str] = {
                                  "(convention)",
     "antigravity-duplicate-memory": "The same content reaches Antigravity CLI twice, through "
                                     "GEMINI.md and AGENTS.md (convention)",
+    "pi-duplicate-context": "The same text reaches pi twice from two context files of its "
+                            "chain (a link, a copy)",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

@@ -94,6 +94,9 @@ def agents_of_files(roots: Sequence[str], found: Iterable[str],
             os.path.isdir(os.path.join(r, folder, sub)) for r in roots
             for folder in (".agents", ".agent") for sub in ("rules", "workflows")):
         ids.append("antigravity")
+    if "pi" not in ids and any(os.path.isfile(os.path.join(r, ".pi", name)) for r in roots
+                               for name in ("SYSTEM.md", "APPEND_SYSTEM.md")):
+        ids.append("pi")
     return [a for a in AGENT_IDS if a in ids]
 
 
@@ -119,6 +122,7 @@ _FOLDER_MARKS: tuple[tuple[str, str], ...] = (
     ("vscode-chat", "/.github/instructions/"),
     ("antigravity", "/.agents/rules/"), ("antigravity", "/.agents/workflows/"),
     ("antigravity", "/.agent/rules/"), ("antigravity", "/.agent/workflows/"),
+    ("pi", "/.pi/"),
 )
 
 
@@ -148,6 +152,8 @@ _SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple
     "vscode-chat": ((".github",), (".copilot",), (), ()),
     "cursor": ((".cursorrules", ".cursor"), (), (), ()),
     "antigravity": ((".agents", ".agent"), (), (), ()),
+    "pi": (("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".pi"), (".pi",),
+           ("PI_CODING_AGENT_DIR",), ()),
 }
 
 
