@@ -11,6 +11,7 @@ and ``payloads``, the exact strings it sends at start and after a tool touches a
 * Codex (``codex``): the ``# AGENTS.md instructions`` message.
 * GitHub Copilot CLI (``copilot``): the system message's instructions and the user message
   of `<system_reminder>` blocks after the `view`.
+* pi (``pi``): what of its system message comes from files; nothing is added on read.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
 
-def memlens(*args: str, cwd: str, home: str | None = None) -> Any:
-    env = dict(os.environ)
+def memlens(*args: str, cwd: str, home: str | None = None,
+            extra: dict[str, str] | None = None) -> Any:
+    env = {**os.environ, **(extra or {})}
     if home is not None:  # settings may say $HOME, which the agent read as its own HOME
         env["HOME"] = home
     # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
@@ -157,10 +159,26 @@ def copilot(capture: Capture) -> dict[str, Any]:
             "jit_payloads": None if jit is None else jit["payloads"]}
 
 
+def pi(capture: Capture) -> dict[str, Any]:
+    """{payloads: what of the system message comes from files ([] when nothing), files:
+    [paths]}; with the scenario's environment (PI_CODING_AGENT_DIR), when the run was one."""
+    from tests.conformance.scenarios import scenario_by_id, scenario_env
+
+    try:
+        scenario = scenario_by_id(Path(capture.workspace).parent.name)
+        extra = scenario_env(scenario, Path(capture.home))
+    except KeyError:  # a generated tree of the differential run: no variables
+        extra = {}
+    show = memlens("show", "--json", *_common(capture, "pi"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home, extra=extra)
+    return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
+
+
 PREDICTORS = {
     ("gemini", "0.43.0"): gemini,
     ("gemini", "0.61.0"): gemini_044,
     ("claude", "2.1.330"): claude,
     ("codex", "0.169.0"): codex,
     ("copilot", "1.0.102"): copilot,
+    ("pi", "0.73.1"): pi,
 }

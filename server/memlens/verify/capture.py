@@ -304,7 +304,8 @@ def extract(
     elif agent == "copilot":
         startup, on_read = _copilot(result.requests, read_path, notes)
     elif agent == "pi":
-        startup, on_read = _pi(result.requests, notes), []
+        startup, on_read = _pi(result.requests, notes), _pi_read(result.requests, read_path,
+                                                                  notes)
     else:
         startup, on_read = _codex(result.requests, notes)
     if result.exit_code != 0:
@@ -664,4 +665,24 @@ def _pi(requests: list[Request], notes: list[str]) -> list[Payload]:
         notes.append("no system message in the first request")
         return []
     memory = pi_memory(system)
+    if any(r.body["messages"][0].get("content") != system for r in turns[1:]):
+        notes.append("a later request changed the system message")
     return [Payload(where="messages[0] (system)", text=memory)] if memory else []
+
+
+def _pi_read(requests: list[Request], read_path: Path | None,
+             notes: list[str]) -> list[Payload]:
+    """What pi's `read` answered beyond the file's own text (it adds nothing: [] expected)."""
+    if read_path is None:
+        return []
+    answers = [m for r in requests if r.route == "openai-chat" and isinstance(r.body, dict)
+               for m in r.body.get("messages") or [] if m.get("role") == "tool"]
+    if not answers:
+        notes.append("read never answered")
+        return []
+    text = "".join(_part_texts(answers[0].get("content")))
+    try:
+        own = read_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        own = None
+    return [] if text == own else [Payload(where="tool (read)", text=text)]

@@ -121,7 +121,7 @@ class PiAgent(WithoutReferences, MemoryAgent):
         files = [AgentFile(f.path, _LABELS[f.role], f.text, _note(f, load.cwd))
                  for f in load.files]
         listing = [ListedFile(f.path, f.label, len(f.content or ""), f.content) for f in files]
-        listing += [ListedFile(p, "passed over") for p, _ in load.shadowed]
+        listing += [ListedFile(p, "shadowed") for p, _ in load.shadowed]
         text = load.render()
         headline = (f"**{self.label} context for {markdown_code(load.cwd)}** — "
                     f"{files_figures(self.label, files, text)}, sent once at start")
