@@ -143,8 +143,9 @@ def agent_argv(agent: str, binary: str) -> list[str]:
         return [binary, "-p", PROMPT, "--strict-mcp-config", "--settings", CLAUDE_FLAG_SETTINGS]
     if agent == "pi":
         # Its provider "fake" is in the scratch HOME's models.json (`prepare_home`).
-        return [binary, "--offline", "--no-session", "--provider", "fake", "--model",
-                "fake-model", "-p", PROMPT]
+        # --no-extensions: no extension of the copy (code) is loaded.
+        return [binary, "--offline", "--no-session", "--no-extensions", "--provider", "fake",
+                "--model", "fake-model", "-p", PROMPT]
     return [binary, "-p", PROMPT]
 
 

@@ -49,7 +49,14 @@ from memlens.agent_versions import (
 )
 from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
-from memlens.verify.capture import Capture, agent_argv, agent_env, extract, prepare_home
+from memlens.verify.capture import (
+    Capture,
+    agent_argv,
+    agent_env,
+    extract,
+    port_files,
+    prepare_home,
+)
 from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
 from memlens.verify.scrub import scrub_tree
 
@@ -61,10 +68,13 @@ HOME_FILES: dict[str, tuple[str, ...]] = {
     "claude": (".claude/CLAUDE.md", ".claude/settings.json", ".claude/rules/**/*.md"),
     "codex": (".codex/AGENTS.md", ".codex/AGENTS.override.md", ".codex/config.toml"),
     "copilot": (".copilot/copilot-instructions.md", ".copilot/instructions/**/*.md"),
+    "pi": (".pi/agent/AGENTS.md", ".pi/agent/AGENTS.MD", ".pi/agent/CLAUDE.md",
+           ".pi/agent/CLAUDE.MD", ".pi/agent/SYSTEM.md", ".pi/agent/APPEND_SYSTEM.md"),
 }
 MEMORY_NAMES: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI.md",), "claude": ("CLAUDE.md",), "codex": (),
     "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
+    "pi": (),  # it reads nothing later
 }
 # The agents that ask git for the repository (a `.git` marker folder must be a repository).
 ASKS_GIT = frozenset({"copilot"})
@@ -171,7 +181,8 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
         base.read = os.path.relpath(target, cwd) if target else None
         job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
                   cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
-                  writable=[str(scratch)], isolation="best" if unsandboxed else "sandbox")
+                  writable=[str(scratch)], isolation="best" if unsandboxed else "sandbox",
+                  port_files=port_files(agent, home_copy))
         started = time.monotonic()
         try:
             result = run_job(job)
@@ -230,7 +241,7 @@ def _verify_one(found: InstalledAgent, folder: str, user_home: str, read: str | 
 
 def _asked_model(agent: str, result: object) -> bool:
     routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai",
-              "copilot": "openai-chat"}[agent]
+              "copilot": "openai-chat", "pi": "openai-chat"}[agent]
     return any(r.route == routes for r in getattr(result, "requests", []))
 
 

@@ -52,11 +52,12 @@ CODEX_MEMORY_KEYS = ("project_doc_max_bytes", "project_doc_fallback_filenames",
 REMOVED_FILES = frozenset({".mcp.json", ".env"})
 # (parent folder, name) pairs removed whole: Gemini CLI's workspace extensions (MCP servers,
 # hooks), GitHub Copilot CLI's repository hooks.
-REMOVED_FOLDERS = frozenset({(".gemini", "extensions"), (".github", "hooks")})
+REMOVED_FOLDERS = frozenset({(".gemini", "extensions"), (".github", "hooks"),
+                             (".pi", "extensions")})
 UNREADABLE = "memlens verify: this settings file could not be read, so it was left out\n"
 # The folders whose settings the agents read: one that is a link is made a real folder of
 # links (settings scrubbed), so a link cannot carry unscrubbed settings into the copy.
-CONFIG_FOLDERS = frozenset({".claude", ".gemini", ".codex", ".github"})
+CONFIG_FOLDERS = frozenset({".claude", ".gemini", ".codex", ".github", ".pi"})
 MAX_LINKED_ENTRIES = 10_000
 
 
@@ -88,6 +89,11 @@ def scrub_tree(root: Path) -> list[str]:
                 _rewrite(path, _gemini_settings, notes, root)
             elif parent == ".codex" and name == "config.toml":
                 _rewrite(path, _codex_config, notes, root)
+            elif parent == ".pi" and name == "settings.json":
+                # pi's project settings name packages and extensions (code it runs); no key
+                # of it decides memory.
+                _remove(path)
+                notes.append(f"removed {_rel(path, root)} (it configures what runs)")
     return notes
 
 
