@@ -167,3 +167,20 @@ def test_reader_is_used_for_unsaved_buffers(root: Path) -> None:
     reader = FileReader(overrides={f"{root}/w/AGENTS.md": "in the editor\n"})
     assert load_pi(str(root / "w"), str(root / "home"), reader).context[0].text == (
         "in the editor\n")
+
+
+def test_verify_scrubs_what_pi_would_run(root: Path) -> None:
+    """The copy `memlens verify` runs pi on keeps its memory files and loses what names code
+    (extensions, the project settings' packages)."""
+    from memlens.verify.capture import agent_argv
+    from memlens.verify.scrub import scrub_tree
+
+    build_tree(root, {"ws/AGENTS.md": "keep\n", "ws/.pi/SYSTEM.md": "keep\n",
+                      "ws/.pi/settings.json": '{"packages": ["npm:evil"]}',
+                      "ws/.pi/extensions/run.ts": "export default () => {}\n"})
+    notes = scrub_tree(root / "ws")
+    assert sorted(p.relative_to(root / "ws").as_posix()
+                  for p in (root / "ws").rglob("*") if p.is_file()) == [".pi/SYSTEM.md",
+                                                                         "AGENTS.md"]
+    assert len(notes) == 2
+    assert "--no-extensions" in agent_argv("pi", "pi")
