@@ -288,7 +288,7 @@ def test_the_convention_has_no_version() -> None:
     ("gemini", "0.44.1.2", "not a Gemini CLI version"),
     ("claude", "v2.1", "not a Claude Code version"),
     ("codex", "", "not a Codex version"),
-    ("windsurf", None, "unknown agent 'windsurf' (one of gemini, claude, codex, copilot, agents"),
+    ("windsurf", None, "unknown agent 'windsurf' (one of gemini, claude, codex, copilot, "),
 ])
 def test_bad_versions_are_one_line_errors(agent: str, version: str | None,
                                           message: str) -> None:
