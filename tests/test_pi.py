@@ -184,3 +184,22 @@ def test_verify_scrubs_what_pi_would_run(root: Path) -> None:
                                                                          "AGENTS.md"]
     assert len(notes) == 2
     assert "--no-extensions" in agent_argv("pi", "pi")
+
+
+def test_pi_is_shown_where_its_own_files_apply(root: Path) -> None:
+    """Without --agent, pi is shown where a file only it reads applies: AGENTS.MD above the
+    folder, or its global folder's context file; an AGENTS.md or CLAUDE.md alone is the
+    other agents'."""
+    from memlens.workspace.agents_here import agents_loading_here
+
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "a\n",
+                      "repo/sub": None})
+    settings = _settings(root / "home")
+    assert "pi" not in agents_loading_here(str(root / "repo/sub"), settings)
+    build_tree(root, {"home/.pi/agent/AGENTS.md": "global\n"})
+    assert "pi" in agents_loading_here(str(root / "repo/sub"), settings)
+    (root / "home/.pi/agent/AGENTS.md").unlink()
+    build_tree(root, {"repo/AGENTS.MD": "upper\n"})  # passed over: AGENTS.md comes first
+    assert "pi" not in agents_loading_here(str(root / "repo/sub"), settings)
+    (root / "repo/AGENTS.md").unlink()
+    assert "pi" in agents_loading_here(str(root / "repo/sub"), settings)

@@ -152,8 +152,8 @@ _SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple
     "vscode-chat": ((".github",), (".copilot",), (), ()),
     "cursor": ((".cursorrules", ".cursor"), (), (), ()),
     "antigravity": ((".agents", ".agent"), (), (), ()),
-    "pi": (("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", ".pi"), (".pi",),
-           ("PI_CODING_AGENT_DIR",), ()),
+    # pi: only its own names count for it (AGENTS.md and CLAUDE.md are other agents').
+    "pi": (("AGENTS.MD", "CLAUDE.MD", ".pi"), (".pi",), ("PI_CODING_AGENT_DIR",), ()),
 }
 
 
