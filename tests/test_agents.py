@@ -99,7 +99,8 @@ def test_repository_root(root: Path) -> None:
 def test_registry() -> None:
     # Issue 22's agents come after codex, in the shared order.
     assert AGENT_IDS == ("gemini", "claude", "agents", "codex", "copilot", "vscode-chat",
-                         "cursor", "antigravity", "opencode") == tuple(a.id for a in all_agents())
+                         "cursor", "antigravity", "opencode", "pi"
+                         ) == tuple(a.id for a in all_agents())
     assert len(REGISTRY) == len(all_agents())
     # Gemini CLI's memory is the one the index renders itself; every other agent is checked.
     assert [a.id for a in all_agents() if a.rendered_by_index] == ["gemini"]
@@ -109,7 +110,7 @@ def test_registry() -> None:
     assert workspace_file_names(settings) == ["NOTES.md", "AGENTS.md", "CLAUDE.md",
                                               "CLAUDE.local.md", "AGENTS.override.md",
                                               "copilot-instructions.md", ".cursorrules",
-                                              "CONTEXT.md"]
+                                              "CONTEXT.md", "AGENTS.MD", "CLAUDE.MD"]
     owners = {name: (owner.id if (owner := owner_of(f"/p/{name}", settings)) else None)
               for name in ("NOTES.md", "AGENTS.md", "CLAUDE.local.md", "README.md")}
     assert owners == {"NOTES.md": "gemini", "AGENTS.md": "gemini",
@@ -129,6 +130,7 @@ def test_no_agent_is_set_apart_by_its_place_in_the_registry(
 
     monkeypatch.setattr(agents, "AGENT_IDS", tuple(reversed(AGENT_IDS)))
     assert all_agents()[-1].id == "gemini"
+    assert all_agents()[0].id == "pi"
     settings = MemorySettings(home=str(root / "home"),
                               context_file_names=["GEMINI.md", "CLAUDE.md"])
     owner = owner_of("/p/CLAUDE.md", settings)

@@ -29,7 +29,7 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 OTHER_AGENTS = ("claude", "agentsmd", "codex", "copilot", "vscode_chat", "cursor", "antigravity",
-                "opencode")
+                "opencode", "pi")
 
 
 def imported(*args: str, agents: str = "gemini") -> set[str]:
@@ -76,5 +76,5 @@ def test_show_for_one_agent_imports_that_agent_alone(gemini_only: tuple[str, str
     modules = imported("show", proj, "--agent", "codex", "--home", home, agents="codex")
     assert "memlens.agents.codex.agent" in modules
     assert not {m for m in modules for a in ("claude", "copilot", "vscode_chat", "cursor",
-                                             "antigravity")
+                                             "antigravity", "pi")
                 if m.startswith(f"memlens.agents.{a}")}

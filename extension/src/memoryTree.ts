@@ -23,6 +23,7 @@ const AGENT_LABELS: Record<TreeAgent["agent"], string> = {
   cursor: "Cursor rules (convention)",
   antigravity: "Antigravity CLI (convention)",
   opencode: "OpenCode",
+  pi: "pi",
 };
 
 const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
@@ -34,6 +35,7 @@ const AGENT_TOOLTIPS: Record<TreeAgent["agent"], string> = {
   cursor: "Cursor's project rules as its docs describe them (.cursor/rules, .cursorrules, AGENTS.md): a convention, not verified",
   antigravity: "What Antigravity CLI reads as public descriptions of it say (GEMINI.md, AGENTS.md, .agents/ rules, workflows, skills): a convention, not verified",
   opencode: "What OpenCode sends at start here (its global file, the AGENTS.md, CLAUDE.md or CONTEXT.md chain, opencode.json instructions), and what a read adds",
+  pi: "What pi sends at start here (its global context file, one AGENTS.md or CLAUDE.md per folder from / down, .pi/SYSTEM.md and APPEND_SYSTEM.md)",
 };
 
 const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
@@ -45,6 +47,7 @@ const AGENT_ICONS: Record<TreeAgent["agent"], string> = {
   cursor: "law",
   antigravity: "rocket",
   opencode: "code",
+  pi: "symbol-constant",
 };
 
 type Node =

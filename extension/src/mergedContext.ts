@@ -23,6 +23,7 @@ const TITLES: Record<Dialect, string> = {
   cursor: "/Cursor Context.md",
   antigravity: "/Antigravity CLI Context.md",
   opencode: "/OpenCode Context.md",
+  pi: "/pi Context.md",
 };
 
 export class MergedContextProvider implements vscode.TextDocumentContentProvider, vscode.DocumentLinkProvider {

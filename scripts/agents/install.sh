@@ -23,7 +23,7 @@ if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
     "install Node.js 20 or newer with npm, then run bash scripts/agents/install.sh again"
 fi
 
-DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0 copilot@1.0.102 opencode@1.18.33)
+DEFAULT_AGENTS=(gemini@0.61.0 gemini@0.43.0 claude@2.1.330 claude@2.1.332 codex@0.169.0 copilot@1.0.102 opencode@1.18.33 pi@0.73.1)
 CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memlens/agents"
 mkdir -p "$CACHE_ROOT"
 

@@ -57,6 +57,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "codex": ("@openai/codex", "Codex"),
     "copilot": ("@github/copilot", "GitHub Copilot CLI"),
     "opencode": ("opencode-ai", "OpenCode"),
+    "pi": ("@mariozechner/pi-coding-agent", "pi"),
 }
 
 

@@ -30,6 +30,7 @@ from memlens.verify.capture import (
     agent_env,
     extract,
     parse_blocks,
+    port_files,
     prepare_home,
 )
 from tests.conformance.sandbox import Job, JobResult, Request, run_job
@@ -41,7 +42,7 @@ __all__ = [
     "run_job", "scratch_for", "stage",
 ]
 
-AgentName = Literal["gemini", "claude", "codex", "copilot", "opencode"]
+AgentName = Literal["gemini", "claude", "codex", "copilot", "opencode", "pi"]
 # The versions the suite runs, newest first per agent: the versions each profile was checked on.
 REFERENCE: dict[str, tuple[str, ...]] = {
     "gemini": ("0.61.0", "0.43.0"),
@@ -49,6 +50,7 @@ REFERENCE: dict[str, tuple[str, ...]] = {
     "codex": ("0.169.0",),
     "copilot": ("1.0.102",),
     "opencode": ("1.18.33",),
+    "pi": ("0.73.1",),
 }
 VERSIONS_ENV = "MEMLENS_AGENT_VERSIONS"
 
@@ -187,6 +189,7 @@ def run_agent(
         tool_call=tool_call,
         timeout=TIMEOUT,
         writable=[str(staged.scratch)],
+        port_files=port_files(agent, staged.home, env),
     )
     result = run_job(job)
     # Kept for a look by hand, and so extraction can be re-run without the agent.

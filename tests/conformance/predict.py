@@ -13,6 +13,7 @@ and ``payloads``, the exact strings it sends at start and after a tool touches a
   of `<system_reminder>` blocks after the `view`.
 * OpenCode (``opencode``): the system message's ``Instructions from:`` blocks and the
   ``<system-reminder>`` its `read` result ends with.
+* pi (``pi``): what of its system message comes from files; nothing is added on read.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
 
-def memlens(*args: str, cwd: str, home: str | None = None) -> Any:
-    env = dict(os.environ)
+def memlens(*args: str, cwd: str, home: str | None = None,
+            extra: dict[str, str] | None = None) -> Any:
+    env = {**os.environ, **(extra or {})}
     if home is not None:  # settings may say $HOME, which the agent read as its own HOME
         env["HOME"] = home
     # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
@@ -170,6 +172,21 @@ def opencode(capture: Capture) -> dict[str, Any]:
             "jit_payloads": None if jit is None else jit["payloads"]}
 
 
+def pi(capture: Capture) -> dict[str, Any]:
+    """{payloads: what of the system message comes from files ([] when nothing), files:
+    [paths]}; with the scenario's environment (PI_CODING_AGENT_DIR), when the run was one."""
+    from tests.conformance.scenarios import scenario_by_id, scenario_env
+
+    try:
+        scenario = scenario_by_id(Path(capture.workspace).parent.name)
+        extra = scenario_env(scenario, Path(capture.home))
+    except KeyError:  # a generated tree of the differential run: no variables
+        extra = {}
+    show = memlens("show", "--json", *_common(capture, "pi"), capture.cwd, cwd=capture.cwd,
+                   home=capture.home, extra=extra)
+    return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
+
+
 PREDICTORS = {
     ("gemini", "0.43.0"): gemini,
     ("gemini", "0.61.0"): gemini_044,
@@ -177,4 +194,5 @@ PREDICTORS = {
     ("codex", "0.169.0"): codex,
     ("copilot", "1.0.102"): copilot,
     ("opencode", "1.18.33"): opencode,
+    ("pi", "0.73.1"): pi,
 }

@@ -29,9 +29,9 @@ DEMO = REPO / "examples" / "demo"
 REPOS = Path(os.environ.get("MEMLENS_VERIFY_REPOS")
              or Path.home() / ".cache" / "memlens" / "verify-repos")
 # name → the agents that read its memory files (the others send none there, as predicted)
-REAL_REPOSITORIES = {"openai-agents-python": {"claude", "codex"},  # AGENTS.md, CLAUDE.md → it
-                     "claude-code-action": {"claude"}}  # CLAUDE.md, base-action/CLAUDE.md
-AGENTS = [(a, PINNED[a][0]) for a in ("gemini", "claude", "codex") if a in PINNED]
+REAL_REPOSITORIES = {"openai-agents-python": {"claude", "codex", "pi"},  # AGENTS.md, CLAUDE.md → it
+                     "claude-code-action": {"claude", "pi"}}  # CLAUDE.md, base-action/CLAUDE.md
+AGENTS = [(a, PINNED[a][0]) for a in ("gemini", "claude", "codex", "pi") if a in PINNED]
 INSTALLED = [(a, v) for a, v in AGENTS if is_installed(a, v)]
 
 

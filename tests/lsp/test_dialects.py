@@ -208,6 +208,9 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
         "vscode-chat": [("agents-md", "AGENTS.md", None, 0), ("claude-md", "CLAUDE.md", None, 1),
                         ("instructions", ".claude/rules/py.md",
                          "attached when a file matching **/*.py is", 0)],
+        # pi: one file per folder, AGENTS.md before CLAUDE.md.
+        "pi": [("project", "AGENTS.md", None, 0),
+               ("nested", "api/AGENTS.md", "read when pi starts in api/", 0)],
     }
 
 

@@ -67,7 +67,8 @@ async def test_no_agent_installed(bare: LanguageClient, workspace: Path) -> None
         (agent, "missing", f"{label} is not installed (no `{agent}` on PATH): nothing to "
                            "verify")
         for agent, label in (("gemini", "Gemini CLI"), ("claude", "Claude Code"),
-                             ("codex", "Codex"), ("copilot", "GitHub Copilot CLI"))]
+                             ("codex", "Codex"), ("copilot", "GitHub Copilot CLI"),
+                             ("pi", "pi"))]
 
 
 @pytest.mark.asyncio

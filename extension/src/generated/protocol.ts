@@ -132,7 +132,8 @@ export type Dialect =
   | "vscode-chat"
   | "cursor"
   | "antigravity"
-  | "opencode";
+  | "opencode"
+  | "pi";
 
 export interface AddMemoryParams {
   fact: string;
@@ -182,7 +183,8 @@ export interface AgentChoice {
     | "vscode-chat"
     | "cursor"
     | "antigravity"
-    | "opencode";
+    | "opencode"
+    | "pi";
   label: string;
   profile: string;
   installed: string | null;
@@ -436,6 +438,7 @@ export interface AgentsResponse {
     | "cursor"
     | "antigravity"
     | "opencode"
+    | "pi"
   )[];
 }
 export interface AgentsShowResult {
@@ -982,6 +985,7 @@ export interface ShowParams {
         | "cursor"
         | "antigravity"
         | "opencode"
+        | "pi"
       )
     | null;
 }
@@ -998,7 +1002,8 @@ export interface ShowResponse {
     | "vscode-chat"
     | "cursor"
     | "antigravity"
-    | "opencode";
+    | "opencode"
+    | "pi";
   content: string;
   files: string[];
   fileCount: number;
@@ -1088,7 +1093,8 @@ export interface TreeAgent {
     | "vscode-chat"
     | "cursor"
     | "antigravity"
-    | "opencode";
+    | "opencode"
+    | "pi";
   files: TreeFile[];
 }
 export interface TreeFile {

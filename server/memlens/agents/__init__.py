@@ -33,6 +33,7 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("cursor", "cursor.agent:CursorAgent"),
     ("antigravity", "antigravity.agent:AntigravityAgent"),
     ("opencode", "opencode.agent:OpenCodeAgent"),
+    ("pi", "pi.agent:PiAgent"),
 )
 AGENT_IDS: tuple[str, ...] = tuple(agent_id for agent_id, _ in REGISTRY)
 # Gemini CLI, whose memory-file names are the user's (`settings.context_file_names`, its
@@ -52,6 +53,7 @@ FIXED_FILE_NAMES: dict[str, tuple[str, ...]] = {
     "cursor": (".cursorrules",),
     "antigravity": (),  # GEMINI.md and AGENTS.md: other agents' names
     "opencode": ("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    "pi": ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"),
 }
 # The SKILL.md frontmatter fields an agent acts on beyond the Agent Skills specification's
 # (name, description, license, compatibility, metadata, allowed-tools), as each agent's own

@@ -16,7 +16,7 @@ def add_parser(commands: Any, common: Parser, summary: str) -> None:
     verify = commands.add_parser("verify", help=summary)
     verify.add_argument("path", nargs="?", default=".", metavar="PATH")
     verify.add_argument("--agent", action="append", dest="agents", metavar="NAME",
-                        choices=["gemini", "claude", "codex", "copilot", "opencode"],
+                        choices=["gemini", "claude", "codex", "copilot", "opencode", "pi"],
                         help="the agent to verify (repeatable; default: every installed one)")
     verify.add_argument("--home", metavar="DIR",
                         help="whose memory and settings files to copy (default: your home)")

@@ -61,7 +61,8 @@ PathArg = Annotated[str, Field(description="a file (absolute, or relative to the
                                            "it need not exist")]
 AgentArg = Annotated[str, Field(description="the agent, as `memlens --agent` takes it: gemini, "
                                             "claude, codex, copilot, vscode-chat, cursor, "
-                                            "antigravity, agents, opencode; optionally @VERSION")]
+                                            "antigravity, agents, opencode, pi; optionally "
+                                            "@VERSION")]
 
 
 class Oracle:

@@ -13,7 +13,7 @@ from memlens.protocol.memory import ClaudeJitEntry, ContextSection, JitFile
 from memlens.protocol.wire import Inbound, Wire
 
 Dialect = Literal["gemini", "claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
-                  "antigravity", "opencode"]
+                  "antigravity", "opencode", "pi"]
 
 
 class UriParams(Inbound):
@@ -137,7 +137,7 @@ class TreeAgent(Wire):
     """Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files."""
 
     agent: Literal["claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
-                   "antigravity", "opencode"]
+                   "antigravity", "opencode", "pi"]
     files: list[TreeFile]
 
 

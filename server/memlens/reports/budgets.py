@@ -64,6 +64,9 @@ ESTIMATORS: dict[str, Estimator] = {
                        "codex-rs/utils/string/src/truncate.rs (approx_token_count)"),
     "agents": Estimator("agents", "Memory Lens's estimate",
                         "no agent: code points / 4, rounded up"),
+    "pi": Estimator("pi", "pi's estimate",
+                    "pi 0.73 dist/core/compaction/compaction.js (estimateTokens): UTF-16 "
+                    "length / 4, rounded up"),
 }
 
 
@@ -98,6 +101,8 @@ def estimate_tokens(agent: str, text: str) -> int:
         return _js_round(utf16_units(text) / 4)
     if agent == "codex":
         return -(-utf8_bytes(text) // 4)
+    if agent == "pi":
+        return -(-utf16_units(text) // 4)
     return -(-len(text) // 4)
 
 

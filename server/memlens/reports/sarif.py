@@ -129,6 +129,8 @@ RULES: dict[str, str] = {
                              "nested AGENTS.md is found first",
     "opencode-duplicate-instructions": "The same text reaches OpenCode twice (a copy or a link "
                                        "in its chain or instructions)",
+    "pi-duplicate-context": "The same text reaches pi twice from two context files of its "
+                            "chain (a link, a copy)",
 }
 
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}

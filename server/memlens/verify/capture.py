@@ -23,6 +23,9 @@ Where the memory sits in each agent's request:
 * OpenCode: the system message from ``</env>\n`` to the skills listing (its ``Instructions
   from: PATH`` blocks), and after its `read` call, the ``<system-reminder>`` the tool result
   ends with.
+* pi: the system message, from the end of its own prompt (all of it when `.pi/SYSTEM.md`
+  replaced it) to its skills listing or ``\nCurrent date: ``: the appended system prompt and
+  the ``# Project Context`` of its context files. It loads nothing later.
 """
 
 from __future__ import annotations
@@ -162,6 +165,11 @@ def agent_argv(agent: str, binary: str) -> list[str]:
         # Its own switches on top of the scrubbed copy (verify/scrub.py): no hook of any
         # settings file runs, and no MCP server but --mcp-config's (none).
         return [binary, "-p", PROMPT, "--strict-mcp-config", "--settings", CLAUDE_FLAG_SETTINGS]
+    if agent == "pi":
+        # Its provider "fake" is in the scratch HOME's models.json (`prepare_home`).
+        # --no-extensions: no extension of the copy (code) is loaded.
+        return [binary, "--offline", "--no-session", "--no-extensions", "--provider", "fake",
+                "--model", "fake-model", "-p", PROMPT]
     return [binary, "-p", PROMPT]
 
 
@@ -217,6 +225,9 @@ def agent_env(agent: str, home: Path) -> dict[str, str]:
             "OPENCODE_DISABLE_SHARE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         }
         env |= {k: os.environ[k] for k in OPENCODE_PASSED_ENV if k in os.environ}
+    elif agent == "pi":
+        env |= {"FAKE_API_KEY": "fake-key", "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
+                "PI_TELEMETRY": "0"}
     else:
         raise ValueError(f"unknown agent {agent!r}")
     return env
@@ -258,6 +269,45 @@ def prepare_home(agent: str, home: Path) -> None:
         )
     elif agent == "codex":
         (home / ".codex").mkdir(exist_ok=True)
+    elif agent == "pi":
+        prepare_pi_folder(home / ".pi" / "agent")
+
+
+# pi's offline provider: the fake model on Chat Completions, the system prompt as a `system`
+# message. `{PORT}` is filled in when the model listens (sandbox.Job.port_files).
+PI_PROVIDER: dict[str, Any] = {
+    "baseUrl": "http://127.0.0.1:{PORT}/v1", "api": "openai-completions",
+    "apiKey": "FAKE_API_KEY",
+    "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+    "models": [{"id": "fake-model"}],
+}
+
+
+def prepare_pi_folder(folder: Path) -> Path:
+    """pi's global folder given the fake provider in its models.json (merged into the
+    user's); the file to fill the port into."""
+    models = folder / "models.json"
+    data: dict[str, Any] = {}
+    if models.is_file():
+        loaded = load_json_file(str(models), comments=False)
+        data = loaded if isinstance(loaded, dict) else {}
+    providers = data.get("providers")
+    data["providers"] = {**(providers if isinstance(providers, dict) else {}),
+                         "fake": PI_PROVIDER}
+    folder.mkdir(parents=True, exist_ok=True)
+    models.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return models
+
+
+def port_files(agent: str, home: Path, env: dict[str, str] | None = None) -> list[str]:
+    """The files `{PORT}` is filled into for this agent's run (pi's models.json, in its
+    global folder: `PI_CODING_AGENT_DIR` when the run sets it, else HOME/.pi/agent)."""
+    if agent != "pi":
+        return []
+    folder = (env or {}).get("PI_CODING_AGENT_DIR")
+    if folder:
+        return [str(prepare_pi_folder(Path(folder)))]
+    return [str(home / ".pi" / "agent" / "models.json")]
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -287,6 +337,9 @@ def extract(
         startup, on_read = _copilot(result.requests, read_path, notes)
     elif agent == "opencode":
         startup, on_read = _opencode(result.requests, read_path, notes)
+    elif agent == "pi":
+        startup, on_read = _pi(result.requests, notes), _pi_read(result.requests, read_path,
+                                                                  notes)
     else:
         startup, on_read = _codex(result.requests, notes)
     if result.exit_code != 0:
@@ -379,6 +432,8 @@ def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> 
         ends = [h.start() for h in heads[1:]] + [len(body)]
         return [Block(path=h["path"], text=body[h.end():end], when=when)
                 for h, end in zip(heads, ends, strict=True)]
+    if agent == "pi":
+        return pi_blocks(text, when)
     return []
 
 
@@ -630,3 +685,78 @@ def _opencode(requests: list[Request], read_path: Path | None,
                 on_read.append(Payload(where="read (tool)",
                                        text=output[at + len("\n</content>\n\n"):]))
     return startup, on_read
+# pi's own system prompt ends with this line; `.pi/SYSTEM.md` replaces all of it.
+PI_PROMPT_START = "You are an expert coding assistant operating inside pi, a coding agent harness."
+PI_PROMPT_END = ("- Always read pi .md files completely and follow links to related docs "
+                 "(e.g., tui.md for TUI API details)")
+PI_CONTEXT_HEAD = "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n"
+PI_SKILLS_HEAD = "\n\nThe following skills provide specialized instructions for specific tasks."
+_PI_TAIL = re.compile(r"\nCurrent date: \d{4}-\d{2}-\d{2}\nCurrent working directory: [^\n]*\Z")
+_PI_SKILLS = re.compile(
+    r"\n\nThe following skills provide specialized instructions for specific tasks\.\n.*?"
+    r"\n<available_skills>\n(?:  <skill>\n.*?\n  </skill>\n)*</available_skills>\Z", re.DOTALL)
+
+
+def pi_memory(system: str) -> str:
+    """What of pi's system prompt comes from files: the appended prompt and the project
+    context (and the whole prompt a SYSTEM.md gave), without its date, folder and skills."""
+    tail = _PI_TAIL.search(system)
+    body = system[:tail.start()] if tail else system
+    at = body.rfind(PI_SKILLS_HEAD)
+    if at >= 0 and _PI_SKILLS.match(body, at):
+        body = body[:at]
+    if body.startswith(PI_PROMPT_START):
+        end = body.find(PI_PROMPT_END)
+        if end >= 0:
+            return body[end + len(PI_PROMPT_END):]
+    return body
+
+
+def pi_blocks(text: str, when: Literal["startup", "on-read"]) -> list[Block]:
+    """The context files of a pi payload (`## PATH\\n\\nTEXT\\n\\n` after the head),
+    split at each following `\\n\\n## /` (a file holding such a line splits wrongly: the
+    payloads are the authority)."""
+    at = text.find(PI_CONTEXT_HEAD)
+    if at < 0:
+        return []
+    rest = text[at + len(PI_CONTEXT_HEAD):].removesuffix("\n\n")
+    blocks = []
+    for part in re.split(r"\n\n(?=## /)", "\n\n" + rest)[1:]:
+        path, _, body = part[3:].partition("\n\n")
+        blocks.append(Block(path=path, text=body, when=when))
+    return blocks
+
+
+def _pi(requests: list[Request], notes: list[str]) -> list[Payload]:
+    turns = [r for r in requests if r.route == "openai-chat"
+             and isinstance(r.body, dict) and r.body.get("messages")]
+    if not turns:
+        notes.append("no /v1/chat/completions request")
+        return []
+    first = turns[0].body["messages"]
+    system = first[0].get("content") if first and first[0].get("role") == "system" else None
+    if not isinstance(system, str):
+        notes.append("no system message in the first request")
+        return []
+    memory = pi_memory(system)
+    if any(r.body["messages"][0].get("content") != system for r in turns[1:]):
+        notes.append("a later request changed the system message")
+    return [Payload(where="messages[0] (system)", text=memory)] if memory else []
+
+
+def _pi_read(requests: list[Request], read_path: Path | None,
+             notes: list[str]) -> list[Payload]:
+    """What pi's `read` answered beyond the file's own text (it adds nothing: [] expected)."""
+    if read_path is None:
+        return []
+    answers = [m for r in requests if r.route == "openai-chat" and isinstance(r.body, dict)
+               for m in r.body.get("messages") or [] if m.get("role") == "tool"]
+    if not answers:
+        notes.append("read never answered")
+        return []
+    text = "".join(_part_texts(answers[0].get("content")))
+    try:
+        own = read_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        own = None
+    return [] if text == own else [Payload(where="tool (read)", text=text)]

@@ -284,6 +284,16 @@ def _chat_offers(body: dict[str, Any], name: str) -> bool:
     return any(tool.get("function", {}).get("name") == name for tool in body.get("tools", []))
 
 
+def _chat_tool_parameters(body: dict[str, Any], name: str) -> list[str]:
+    """The parameters the offered tool `name` declares ([] when it is not offered)."""
+    for tool in body.get("tools", []):
+        function = tool.get("function") or {}
+        if function.get("name") == name:
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            return list(properties) if isinstance(properties, dict) else []
+    return []
+
+
 def _chat_chunks(body: dict[str, Any], read_path: str | None,
                  tool_call: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One streamed Chat Completions answer: on the first turn ``tool_call`` when offered,
@@ -297,6 +307,8 @@ def _chat_chunks(body: dict[str, Any], read_path: str | None,
         wanted = (tool_call["name"], tool_call.get("args", {}))
     elif read_path and _chat_offers(body, "view") and first_turn:
         wanted = ("view", {"path": read_path})
+    elif read_path and first_turn and "path" in _chat_tool_parameters(body, "read"):
+        wanted = ("read", {"path": read_path})  # pi's read tool
     elif read_path and _chat_offers(body, "read") and first_turn:
         wanted = ("read", {"filePath": read_path})  # OpenCode's read tool
     if wanted:

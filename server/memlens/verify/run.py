@@ -52,7 +52,14 @@ from memlens.agent_versions import (
 )
 from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
-from memlens.verify.capture import Capture, agent_argv, agent_env, extract, prepare_home
+from memlens.verify.capture import (
+    Capture,
+    agent_argv,
+    agent_env,
+    extract,
+    port_files,
+    prepare_home,
+)
 from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
 from memlens.verify.scrub import scrub_tree
 
@@ -66,11 +73,14 @@ HOME_FILES: dict[str, tuple[str, ...]] = {
     "copilot": (".copilot/copilot-instructions.md", ".copilot/instructions/**/*.md"),
     "opencode": (".config/opencode/AGENTS.md", ".config/opencode/opencode.json",
                  ".config/opencode/opencode.jsonc", ".claude/CLAUDE.md"),
+    "pi": (".pi/agent/AGENTS.md", ".pi/agent/AGENTS.MD", ".pi/agent/CLAUDE.md",
+           ".pi/agent/CLAUDE.MD", ".pi/agent/SYSTEM.md", ".pi/agent/APPEND_SYSTEM.md"),
 }
 MEMORY_NAMES: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI.md",), "claude": ("CLAUDE.md",), "codex": (),
     "copilot": ("AGENTS.md", "CLAUDE.md", "GEMINI.md"),
     "opencode": ("AGENTS.md", "CLAUDE.md", "CONTEXT.md"),
+    "pi": (),  # it reads nothing later
 }
 # The agents that ask git for the repository (a `.git` marker folder must be a repository).
 ASKS_GIT = frozenset({"copilot", "opencode"})
@@ -291,7 +301,8 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
               cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
               writable=[str(ws_copy.parent), str(own)], overlays=overlays,
-              isolation="best" if unsandboxed else "sandbox")
+              isolation="best" if unsandboxed else "sandbox",
+              port_files=port_files(agent, home_copy))
     try:
         result = run_job(job)
     except SandboxUnavailable:
@@ -352,7 +363,8 @@ def _compare_run(ran: _Ran, predict: Predict | None, remember: bool) -> None:
 
 def _asked_model(agent: str, result: object) -> bool:
     routes = {"gemini": "gemini-stream", "claude": "anthropic", "codex": "openai",
-              "copilot": "openai-chat", "opencode": "openai-chat"}[agent]
+              "copilot": "openai-chat", "opencode": "openai-chat",
+              "pi": "openai-chat"}[agent]
     return any(r.route == routes for r in getattr(result, "requests", []))
 
 

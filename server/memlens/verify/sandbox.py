@@ -71,6 +71,9 @@ class Job(BaseModel):
     # Paths the agent needs to run that may lie under a hidden HOME (its install, node).
     executables: list[str] = []
     isolation: Literal["sandbox", "best"] = "best"
+    # Files (under a writable folder) in which `{PORT}` is replaced with the fake model's port
+    # before the agent starts: pi reads its model's address only from its models.json.
+    port_files: list[str] = []
 
 
 Isolation = Literal["sandbox", "network-namespace", "none"]
@@ -223,6 +226,10 @@ def _run_here(job: Job, *, isolation: Isolation) -> JobResult:
         port = str(fake.port)
         argv = [a.replace("{PORT}", port) for a in job.argv]
         env = {k: v.replace("{PORT}", port) for k, v in job.env.items()}
+        for name in job.port_files:
+            with contextlib.suppress(OSError):
+                text = Path(name).read_text(encoding="utf-8")
+                Path(name).write_text(text.replace("{PORT}", port), encoding="utf-8")
         started = time.monotonic()
         process = subprocess.Popen(
             argv, cwd=job.cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

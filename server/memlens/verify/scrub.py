@@ -59,11 +59,12 @@ OPENCODE_FOLDER = ".opencode"
 REMOVED_FILES = frozenset({".mcp.json", ".env"})
 # (parent folder, name) pairs removed whole: Gemini CLI's workspace extensions (MCP servers,
 # hooks), GitHub Copilot CLI's repository hooks.
-REMOVED_FOLDERS = frozenset({(".gemini", "extensions"), (".github", "hooks")})
+REMOVED_FOLDERS = frozenset({(".gemini", "extensions"), (".github", "hooks"),
+                             (".pi", "extensions")})
 UNREADABLE = "memlens verify: this settings file could not be read, so it was left out\n"
 # The folders whose settings the agents read: one that is a link is made a real folder of
 # links (settings scrubbed), so a link cannot carry unscrubbed settings into the copy.
-CONFIG_FOLDERS = frozenset({".claude", ".gemini", ".codex", ".github"})
+CONFIG_FOLDERS = frozenset({".claude", ".gemini", ".codex", ".github", ".pi"})
 MAX_LINKED_ENTRIES = 10_000
 
 
@@ -97,6 +98,11 @@ def scrub_tree(root: Path) -> list[str]:
                 _rewrite(path, _codex_config, notes, root)
             elif name in OPENCODE_CONFIG_NAMES:
                 _rewrite(path, _opencode_config, notes, root)
+            elif parent == ".pi" and name == "settings.json":
+                # pi's project settings name packages and extensions (code it runs); no key
+                # of it decides memory.
+                _remove(path)
+                notes.append(f"removed {_rel(path, root)} (it configures what runs)")
     return notes
 
 

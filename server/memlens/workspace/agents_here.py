@@ -97,6 +97,9 @@ def agents_of_files(roots: Sequence[str], found: Iterable[str],
     if "opencode" not in ids and any(os.path.isfile(os.path.join(r, n)) for r in roots
                                      for n in ("opencode.json", "opencode.jsonc")):
         ids.append("opencode")
+    if "pi" not in ids and any(os.path.isfile(os.path.join(r, ".pi", name)) for r in roots
+                               for name in ("SYSTEM.md", "APPEND_SYSTEM.md")):
+        ids.append("pi")
     return [a for a in AGENT_IDS if a in ids]
 
 
@@ -122,6 +125,7 @@ _FOLDER_MARKS: tuple[tuple[str, str], ...] = (
     ("vscode-chat", "/.github/instructions/"),
     ("antigravity", "/.agents/rules/"), ("antigravity", "/.agents/workflows/"),
     ("antigravity", "/.agent/rules/"), ("antigravity", "/.agent/workflows/"),
+    ("pi", "/.pi/"),
 )
 
 
@@ -153,6 +157,8 @@ _SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple
     "antigravity": ((".agents", ".agent"), (), (), ()),
     "opencode": (("AGENTS.md", "CLAUDE.md", "CONTEXT.md", "opencode.json", "opencode.jsonc",
                   ".opencode"), (".config/opencode", ".claude/CLAUDE.md"), (), ()),
+    # pi: only its own names count for it (AGENTS.md and CLAUDE.md are other agents').
+    "pi": (("AGENTS.MD", "CLAUDE.MD", ".pi"), (".pi",), ("PI_CODING_AGENT_DIR",), ()),
 }
 
 

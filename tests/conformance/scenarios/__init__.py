@@ -62,6 +62,9 @@ class Scenario(BaseModel):
     # Gemini CLI: a tool the scripted first turn calls instead of the read ({name, args}:
     # save_memory with its fact and scope); the memory files it writes are compared.
     tool_call: dict[str, Any] | None = None
+    # Variables added to the agent's environment; `<HOME>` in a value is the run's HOME
+    # (pi's PI_CODING_AGENT_DIR).
+    env: dict[str, str] = Field(default_factory=dict)
 
     def applies_to(self, agent: str) -> bool:
         return agent in self.agents
@@ -138,7 +141,15 @@ def capture_scenario(agent: str, version: str, scenario: Scenario) -> Capture:
         build_tree(workspace, scenario.tree)
         build_tree(home, scenario.home)
         return run_agent(agent, version, workspace, home, scenario.cwd, scenario.read,
-                         name=scenario.id, tool_call=scenario.tool_call)
+                         name=scenario.id, tool_call=scenario.tool_call,
+                         env=scenario_env(scenario, scratch_for(agent, version, scenario.id)
+                                          / "home") or None)
+
+
+def scenario_env(scenario: Scenario, home: Path) -> dict[str, str]:
+    """The scenario's variables, `<HOME>` replaced by the HOME the run (or the prediction)
+    uses."""
+    return {k: v.replace("<HOME>", str(home)) for k, v in scenario.env.items()}
 
 
 def replay_scenario(agent: str, version: str, scenario: Scenario) -> Capture:
