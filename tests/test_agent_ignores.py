@@ -321,10 +321,11 @@ def test_every_agent_answers(root: Path, home: Path) -> None:
     build_tree(root, {"GEMINI.md": "g\n", "CLAUDE.md": "c\n", "AGENTS.md": "a\n"})
     for agent in all_agents():
         got = ignored(agent.id, settings_for(home), root)
-        # pi reads one file per folder: AGENTS.md before CLAUDE.md.
+        # pi reads one file per folder, OpenCode one name per chain: AGENTS.md before
+        # CLAUDE.md.
         assert [d.path for d in got] == ([str(root / "AGENTS.md")] if agent.id == "claude"
-                                         else [str(root / "CLAUDE.md")] if agent.id == "pi"
-                                         else [])
+                                         else [str(root / "CLAUDE.md")]
+                                         if agent.id in ("pi", "opencode") else [])
 
 
 def test_claude_reads_an_agents_md_its_claude_md_includes(root: Path) -> None:

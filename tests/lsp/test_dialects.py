@@ -211,6 +211,9 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
         # pi: one file per folder, AGENTS.md before CLAUDE.md.
         "pi": [("project", "AGENTS.md", None, 0),
                ("nested", "api/AGENTS.md", "read when pi starts in api/", 0)],
+        # OpenCode: the first name of its chain, and what a read in api/ brings.
+        "opencode": [("project", "AGENTS.md", None, 0),
+                     ("nested", "api/AGENTS.md", "when a read touches a path in api/", 0)],
     }
 
 

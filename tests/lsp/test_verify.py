@@ -68,7 +68,7 @@ async def test_no_agent_installed(bare: LanguageClient, workspace: Path) -> None
                            "verify")
         for agent, label in (("gemini", "Gemini CLI"), ("claude", "Claude Code"),
                              ("codex", "Codex"), ("copilot", "GitHub Copilot CLI"),
-                             ("pi", "pi"))]
+                             ("opencode", "OpenCode"), ("pi", "pi"))]
 
 
 @pytest.mark.asyncio
