@@ -38,16 +38,17 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "server" / "memlens" / "data" / "verified-agents.json"
 PACKAGES = {"gemini": "@google/gemini-cli", "claude": "@anthropic-ai/claude-code",
             "codex": "@openai/codex", "copilot": "@github/copilot",
-            "pi": "@mariozechner/pi-coding-agent"}
+            "opencode": "opencode-ai", "pi": "@mariozechner/pi-coding-agent"}
 # The conformance tests of each agent (test_goldens.py checks that it sends what the reference
 # release sent); the differential search's name for it.
 TESTS = {"gemini": ["test_gemini.py", "test_goldens.py"],
          "claude": ["test_claude.py", "test_goldens.py"],
          "codex": ["test_codex.py", "test_goldens.py"],
          "copilot": ["test_copilot.py", "test_goldens.py"],
+         "opencode": ["test_opencode.py", "test_goldens.py"],
          "pi": ["test_pi.py", "test_goldens.py"]}
 DIFFERENTIAL = {"gemini": "gemini61", "claude": "claude", "codex": "codex",
-                "copilot": "copilot", "pi": "pi"}
+                "copilot": "copilot", "opencode": "opencode", "pi": "pi"}
 DIFFERENTIAL_SEED = 20
 PYTHON = Path(sys.executable)  # the interpreter running this script (.venv's, normally)
 
@@ -160,8 +161,8 @@ def main() -> int:
         for item in args.releases:
             agent, _, version = item.partition("@")
             if agent not in PACKAGES or not re.fullmatch(r"\d+\.\d+\.\d+", version):
-                parser.error(f"expected AGENT@X.Y.Z (gemini, claude, codex, copilot, pi), "
-                             f"got {item!r}")
+                parser.error("expected AGENT@X.Y.Z (gemini, claude, codex, copilot, opencode, "
+                             f"pi), got {item!r}")
             wanted.append((agent, version))
     else:
         wanted = [(a, newest_release(a)) for a in (args.agent or list(PACKAGES))]
