@@ -177,6 +177,29 @@ def test_the_report_lists_them(root: Path) -> None:
         str(proj / ".claude/rules/deps.md"), str(proj / "CLAUDE.md")]
 
 
+def test_the_report_has_a_section_of_its_own_with_both_lines(root: Path) -> None:
+    from memlens.reports.report import html_report, markdown_summary
+
+    # A file's name is the repository's: in the Markdown summary it stays a code span.
+    proj = tree(root, {"CLAUDE.md": "Use pnpm.\n",
+                       ".claude/rules/[x](https:evil) <b>.md": "Use yarn.\n"})
+    matrix = agent_matrix(str(proj), MemorySettings(home=str(root / "home")),
+                          agents=["claude"])
+    text = markdown_summary(matrix)
+    section = text[text.index("#### Rules that disagree"):]
+    assert "- `CLAUDE.md:1` warning[instruction-conflict]" in section
+    assert "  - `.claude/rules/[x](https:evil) <b>.md:1` `yarn: Use yarn.`" in section
+    assert "- `.claude/rules/[x](https:evil) <b>.md:1` warning[instruction-conflict]" in section
+    page = html_report(matrix, "test")
+    part = page[page.index('<h2 id="conflicts">'):page.index('<h2 id="hidden">')]
+    assert part.count('class="card"') == 2 and "&lt;b&gt;.md" in part and "<b>" not in part
+    # None to show: the section says so.
+    (proj / ".claude/rules/[x](https:evil) <b>.md").write_text("Use pnpm.\n")
+    clean = agent_matrix(str(proj), MemorySettings(home=str(root / "home")), agents=["claude"])
+    assert "#### Rules that disagree" not in markdown_summary(clean)
+    assert "None: no two rules" in html_report(clean, "test")
+
+
 def test_conflicts_command(root: Path) -> None:
     proj = tree(root, {"CLAUDE.md": "Use pnpm.\n", "web/CLAUDE.md": "Use npm.\n",
                        "web/a.ts": "", "AGENTS.md": "Use yarn.\n"})

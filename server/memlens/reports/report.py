@@ -10,11 +10,13 @@ from importlib import resources
 
 from memlens.files.output import markdown_code
 from memlens.protocol.matrix import MatrixResult
+from memlens.protocol.memory import Diagnostic
 
 ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "not-read": "○"}
 # A cell whose file is not the agent's kind at all (`MatrixCell.foreign`): a dash, so that the
 # cells that say something stand out in a row of ten agents.
 FOREIGN = "–"
+CONFLICT_CODES = ("instruction-conflict", "agents-disagree")
 
 
 def _relative(result: MatrixResult, path: str) -> str:
@@ -33,7 +35,15 @@ def html_report(result: MatrixResult, version: str) -> str:
     scale = max([0, *(max(a.map.tokens, a.map.limit or 0) for a in result.agents)])
     return env.from_string(template).render(
         r=result, version=version, icons=ICONS, foreign=FOREIGN, rel=lambda p: _relative(result, p),
+        conflicts=conflict_findings(result),
         scale_all=scale)
+
+
+def conflict_findings(result: MatrixResult) -> list[Diagnostic]:
+    """The rules that disagree among the matrix's diagnostics (`instruction-conflict`: one
+    agent told two things; `agents-disagree`: agents in one folder told different things),
+    for the report's own section (workspace/conflicts.py finds them)."""
+    return [d for d in result.diagnostics if d.code in CONFLICT_CODES]
 
 
 def _md(text: str) -> str:
@@ -64,6 +74,15 @@ def markdown_summary(result: MatrixResult) -> str:
     for agent in result.agents:
         lines.append(f"| {_md(agent.label)} | {agent.map.tokens:,} | "
                      f"{len(agent.map.segments)} |")
+    conflicts = conflict_findings(result)
+    if conflicts:
+        lines += ["", "#### Rules that disagree", ""]
+        for d in conflicts:
+            # The messages quote the files' rules: code spans, so nothing in them renders.
+            lines.append(f"- {markdown_code(f'{_relative(result, d.path)}:{d.line}')} "
+                         f"{d.severity}[{d.code}] {markdown_code(d.message)}")
+            lines += [f"  - {markdown_code(f'{_relative(result, r.path)}:{r.line}')} "
+                      f"{markdown_code(r.message)}" for r in d.related or []]
     errors = sum(d.severity == "error" for d in result.diagnostics)
     warnings = sum(d.severity == "warning" for d in result.diagnostics)
     lines += ["", f"{errors} error(s), {warnings} warning(s), {len(result.hidden)} hidden-content "
