@@ -11,7 +11,7 @@ from memlens.conflicts.kinds.line_length import LineLength
 from memlens.conflicts.kinds.lint_command import LintCommand
 from memlens.conflicts.kinds.package_manager import PackageManager
 from memlens.conflicts.kinds.runtime_version import RuntimeVersion
-from memlens.conflicts.kinds.test_command import TestCommand
+from memlens.conflicts.kinds.tests_command import TestCommand
 
 KINDS: tuple[DecisionKind, ...] = (
     PackageManager(), TestCommand(), BuildCommand(), LintCommand(), FormatCommand(),
