@@ -4,14 +4,18 @@ includes an AGENTS.md, an `@~/` include), their diagnostics, and the line-1 hove
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import definition_at, open_doc, plain, uri
+from memlens.agents import AGENT_IDS
+
+from .conftest import SERVER, definition_at, open_doc, plain, start, uri
 
 
 async def _setup(client: LanguageClient, workspace: Path) -> str:
@@ -178,9 +182,32 @@ async def test_show_for_each_agent(client: LanguageClient, workspace: Path) -> N
         await bad
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def every_agent(lsp_client: LanguageClient, workspace: Path
+                      ) -> AsyncIterator[LanguageClient]:
+    """Every agent in use (`memlens.agents`): each has its node in the Memory view."""
+    await start(lsp_client, workspace, agents=list(AGENT_IDS))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
 @pytest.mark.asyncio
-async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
+async def test_the_memory_view_shows_the_agents_every_view_shows(client: LanguageClient,
+                                                                 workspace: Path) -> None:
+    """No agent in use: the agents whose own files are here (Claude Code, the AGENTS.md
+    convention), as `memlens list` and the matrix show them — not every agent that would read
+    a CLAUDE.md or an AGENTS.md (Codex, OpenCode, pi)."""
+    await _setup(client, workspace)
+    tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
+    assert isinstance(tree, dict)
+    (folder,) = tree["folders"]
+    assert [a["agent"] for a in folder["otherAgents"]] == ["claude", "agents"]
+
+
+@pytest.mark.asyncio
+async def test_memory_tree_lists_the_other_agents(every_agent: LanguageClient,
                                                   workspace: Path) -> None:
+    client = every_agent
     await _setup(client, workspace)
     (workspace / "api" / "AGENTS.md").write_text("API agents.\n")
     (workspace / "api" / "CLAUDE.md").write_text("API for Claude.\n")
@@ -191,29 +218,37 @@ async def test_memory_tree_lists_the_other_agents(client: LanguageClient,
     tree = plain(await client.protocol.send_request_async("memlens/memoryTree", {}))
     assert isinstance(tree, dict)
     (folder,) = tree["folders"]
-    agents = {a["agent"]: [(f["tier"], f["path"].removeprefix(f"{workspace}/"), f["note"],
-                            f["errors"] + f["warnings"]) for f in a["files"]]
+    # (Problem counts are the file's, every agent's in use: test_memory_view_counts.py.)
+    agents = {a["agent"]: [(f["tier"], f["path"].removeprefix(f"{workspace}/"), f["note"])
+                           for f in a["files"]]
               for a in folder["otherAgents"]}
+    claude_md = next(f for f in folder["otherAgents"][0]["files"]
+                     if f["path"].endswith("/CLAUDE.md"))
+    assert claude_md["warnings"] >= 1  # its @./gone.md
     assert agents == {
-        "claude": [("project", "CLAUDE.md", None, 1),  # its @./gone.md
-                   ("include", "AGENTS.md", None, 0), ("include", "home/shared.md", None, 0),
-                   ("rule", ".claude/rules/py.md", "applies to **/*.py", 0),
-                   ("nested", "api/CLAUDE.md", "when a tool reads a file in api/", 0)],
-        "agents": [("agents", "AGENTS.md", "in force here (nearest)", 0),
-                   ("agents", "api/AGENTS.md", "in force in api/ and below", 0)],
-        "codex": [("project", "AGENTS.md", None, 0),
-                  ("nested", "api/AGENTS.md", "read when Codex starts in api/", 0)],
+        "claude": [("project", "CLAUDE.md", None),
+                   ("include", "AGENTS.md", None), ("include", "home/shared.md", None),
+                   ("rule", ".claude/rules/py.md", "applies to **/*.py"),
+                   ("nested", "api/CLAUDE.md", "when a tool reads a file in api/")],
+        "agents": [("agents", "AGENTS.md", "in force here (nearest)"),
+                   ("agents", "api/AGENTS.md", "in force in api/ and below")],
+        "codex": [("project", "AGENTS.md", None),
+                  ("nested", "api/AGENTS.md", "read when Codex starts in api/")],
         # VS Code's chat reads the root AGENTS.md and CLAUDE.md and Claude Code's rules (its
         # nested AGENTS.md setting is off by default; it follows no includes).
-        "vscode-chat": [("agents-md", "AGENTS.md", None, 0), ("claude-md", "CLAUDE.md", None, 1),
+        "vscode-chat": [("agents-md", "AGENTS.md", None), ("claude-md", "CLAUDE.md", None),
                         ("instructions", ".claude/rules/py.md",
-                         "attached when a file matching **/*.py is", 0)],
+                         "attached when a file matching **/*.py is")],
         # pi: one file per folder, AGENTS.md before CLAUDE.md.
-        "pi": [("project", "AGENTS.md", None, 0),
-               ("nested", "api/AGENTS.md", "read when pi starts in api/", 0)],
+        "pi": [("project", "AGENTS.md", None),
+               ("nested", "api/AGENTS.md", "read when pi starts in api/")],
+        # Antigravity CLI (a convention): GEMINI.md and AGENTS.md at start.
+        "antigravity": [("global", "home/.gemini/GEMINI.md", "at start (convention)"),
+                        ("project", "GEMINI.md", "at start (convention)"),
+                        ("project", "AGENTS.md", "at start (convention)")],
         # OpenCode: the first name of its chain, and what a read in api/ brings.
-        "opencode": [("project", "AGENTS.md", None, 0),
-                     ("nested", "api/AGENTS.md", "when a read touches a path in api/", 0)],
+        "opencode": [("project", "AGENTS.md", None),
+                     ("nested", "api/AGENTS.md", "when a read touches a path in api/")],
     }
 
 

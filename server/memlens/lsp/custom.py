@@ -294,7 +294,12 @@ def _checked_agents_rows(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     the folder's own rows, from the index."""
     index = ls.service.index_of_folder(folder)
     agents: list[TreeAgent] = []
+    # The agents every other view shows here (lsp/agents_shown.py), not every agent whose load
+    # finds some file: the Memory view and the matrix agree on who is there.
+    shown = set(agents_shown(ls, folder).shown)
     for agent in checked_agents():
+        if agent.id not in shown:
+            continue
         rows = [_tree_file(ls, index, f.path, f.label,
                            None if f.content is None else len(f.content),
                            f.group_note if f.group else f.note,
