@@ -237,6 +237,8 @@ def test_check_reports_hidden_text_in_memory_and_imported_files(hidden_repo: Pat
         ("GEMINI.md", 2, 9, 2, 12, "warning", "hidden-text"),
         ("GEMINI.md", 3, 1, 3, 21, "info", "hidden-comment"),
         ("docs/inc.md", 1, 10, 1, 20, "error", "hidden-text"),
+        # Claude Code strips the first line's block; OpenCode and pi send the file raw.
+        ("sub/CLAUDE.md", 1, 1, 1, 24, "info", "hidden-comment"),
         ("sub/CLAUDE.md", 2, 8, 2, 21, "info", "hidden-comment"),
     ]
     messages = {(d["path"].removeprefix(repo + "/"), d["code"]): d["message"]
@@ -245,9 +247,10 @@ def test_check_reports_hidden_text_in_memory_and_imported_files(hidden_repo: Pat
         "Gemini CLI receives this HTML comment; rendered Markdown hides it from a reviewer")
     # Claude Code reads the AGENTS.md too (no CLAUDE.md beside it) and strips the block.
     assert messages[("AGENTS.md", "hidden-comment")] == (
-        "An AGENTS.md agent and Codex receive this HTML comment; Claude Code strips it; "
-        "rendered Markdown hides it from a reviewer")
-    assert messages[("sub/CLAUDE.md", "hidden-comment")].startswith("Claude Code receives")
+        "An AGENTS.md agent, Codex, OpenCode and pi receive this HTML comment; Claude Code "
+        "strips it; rendered Markdown hides it from a reviewer")
+    assert messages[("sub/CLAUDE.md", "hidden-comment")].startswith(
+        "Claude Code, OpenCode and pi receive")  # the inline one (the last of the two)
     assert '"exfiltrate"' in messages[("docs/inc.md", "hidden-text")]
 
 
@@ -265,9 +268,10 @@ def test_agents_md_comment_names_who_receives_and_who_strips(root: Path) -> None
                                         "<!-- block: Claude Code strips it -->\n"})
     run = _check(root, "--format", "json")
     messages = [d["message"] for d in json.loads(run.stdout) if d["code"] == "hidden-comment"]
-    assert messages[0].startswith("Claude Code, ") and "Codex receive" in messages[0]
+    assert messages[0].startswith("Claude Code, ")
+    assert "Codex, OpenCode and pi receive" in messages[0]
     assert "strips" not in messages[0]
-    assert "Codex receive this HTML comment; Claude Code strips it" in messages[1]
+    assert "Codex, OpenCode and pi receive this HTML comment; Claude Code strips it" in messages[1]
 
 
 def test_codex_agent_checks_hidden_text(hidden_repo: Path) -> None:
