@@ -237,15 +237,24 @@ def test_copilot_cli_calls_what_agent_reads_from_its_mcp_config(root: Path) -> N
     # ~/.copilot/mcp-config.json as `copilot mcp add memlens -- memlens mcp` writes it
     config = {"mcpServers": {"memlens": {"tools": ["*"], "type": "local", **SERVER_ENTRY}}}
     name = "memlens-what_agent_reads"  # Copilot CLI names an MCP tool <server>-<tool>
-    scratch, result = _run_host(
-        "copilot", "1.0.102", root, {"home/.copilot/mcp-config.json": json.dumps(config)},
-        {"name": name, "args": {"agent": "copilot@1.0.102", "path": TARGET}})
-    turns = [r.body for r in result.requests if r.route == "openai-chat"]
-    assert turns, f"no turn reached the fake model: {result.stderr[-2000:]}"
-    assert name in [t.get("function", {}).get("name") for t in turns[0].get("tools", [])]
-    sent = [m["content"] for body in turns[1:] for m in body.get("messages", [])
-            if m.get("role") == "tool" and m.get("tool_call_id") == f"call_fake_{name}"]
-    assert sent, f"the tool's answer never reached the model: {result.stderr[-2000:]}"
+    first_answer = None
+    for _attempt in range(2):
+        scratch, result = _run_host(
+            "copilot", "1.0.102", root, {"home/.copilot/mcp-config.json": json.dumps(config)},
+            {"name": name, "args": {"agent": "copilot@1.0.102", "path": TARGET}})
+        turns = [r.body for r in result.requests if r.route == "openai-chat"]
+        assert turns, f"no turn reached the fake model: {result.stderr[-2000:]}"
+        assert name in [t.get("function", {}).get("name") for t in turns[0].get("tools", [])]
+        sent = [m["content"] for body in turns[1:] for m in body.get("messages", [])
+                if m.get("role") == "tool" and m.get("tool_call_id") == f"call_fake_{name}"]
+        assert sent, f"the tool's answer never reached the model: {result.stderr[-2000:]}"
+        if "\n\n{" in sent[0]:
+            break
+        # Once in a full run on a loaded machine the answer held no result (Copilot CLI does
+        # not wait for an MCP server still starting): one more run, the first answer kept for
+        # the failure message.
+        first_answer = sent[0]
+    assert "\n\n{" in sent[0], f"no structured result, twice: {first_answer!r} / {sent[0]!r}"
     jit = _jit(scratch, "copilot@1.0.102")
     assert "Name tests after behaviour." in jit
     # Copilot CLI sends the tool's text (memlens jit's output to the byte, less its final
