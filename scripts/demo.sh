@@ -52,5 +52,5 @@ run_part bash scripts/vscode/install.sh || failed
 stage 5 "starting VS Code on the demo workspace"
 trap - EXIT INT TERM
 MEMLENS_VSIX="$ROOT/memlens-0.1.0.vsix" MEMLENS_PYTHON="$ROOT/.venv/bin/python" \
-  GEMINI_CLI_HOME="$DEMO/.home" MEMLENS_KEEP_STATE=0 \
+  GEMINI_CLI_HOME="$DEMO/.home" MEMLENS_KEEP_STATE=0 MEMLENS_SERVER_LOG="$ROOT/.vscode-server.log" \
   exec bash scripts/vscode/start.sh "$DEMO" "${MEMLENS_PORT:-8080}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import uuid
@@ -237,4 +238,65 @@ def test_packaging_without_vsce_says_to_install_the_node_packages(tmp_path: Path
     assert result.returncode == 1, result.stdout + result.stderr
     assert "package-vsix: node_modules/.bin/vsce is missing" in result.stderr
     assert "package-vsix: what to do: run bash scripts/node-setup.sh first" in result.stderr
+    _assert_nothing_left(mark)
+
+
+_NOISY_SERVER = r"""
+const http = require("http");
+const port = +process.argv[process.argv.indexOf("--bind-addr") + 1].split(":")[1];
+console.log("[info] a code-server line that looks like trouble: ERR something");
+http.createServer((_, res) => res.end("ok")).listen(port, "127.0.0.1", () => {
+  setTimeout(() => console.error("[error] a later line of code-server's own"), 300);
+});
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_start_prints_the_url_and_how_to_stop_last(tmp_path: Path) -> None:
+    # The demo's last step: code-server's own lines go to MEMLENS_SERVER_LOG, so what the user
+    # sees last is the URL, Ctrl-C and how to open their own folder (a stand-in code-server
+    # that logs before and after it is ready; Ctrl-C then ends it and removes its state).
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "scripts", tree / "scripts")
+    entry = tmp_path / "fake-code-server.js"
+    entry.write_text(_NOISY_SERVER)
+    (tree / "scripts" / "vscode" / "install.sh").write_text(
+        f"echo MEMLENS_NODE={shutil.which('node')}\n"
+        f"echo MEMLENS_CODE_SERVER_ENTRY={entry}\n")
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    server_log = tmp_path / "server.log"
+    env, mark = _env(tmp_path, MEMLENS_SERVER_LOG=str(server_log), TMPDIR=str(tmp_path))
+    out = tmp_path / "out.txt"
+    with open(out, "w") as sink:
+        process = subprocess.Popen(["bash", "scripts/vscode/start.sh", str(workspace),
+                                    str(_free_port())],
+                                   cwd=tree, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while "Stop it: Ctrl-C" not in out.read_text():
+            assert process.poll() is None, out.read_text()
+            assert time.monotonic() < deadline, out.read_text()
+            time.sleep(0.1)
+        while "a later line" not in server_log.read_text():
+            assert time.monotonic() < deadline, server_log.read_text()
+            time.sleep(0.1)
+        lines = [line.strip() for line in out.read_text().splitlines() if line.strip()]
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert lines[-4].startswith("http://127.0.0.1:"), lines
+    assert lines[-3] == "Stop it: Ctrl-C here.", lines
+    assert lines[-2].startswith("Your own folder instead: bash scripts/vscode/start.sh"), lines
+    assert "ERR something" in server_log.read_text()
+    assert "ERR something" not in out.read_text()
+    assert not list(tmp_path.glob("memlens-vscode.*")), "the state folder was left behind"
     _assert_nothing_left(mark)

@@ -15,6 +15,8 @@
 #   MEMLENS_WORKSPACE_TRUST 1: workspace trust on (no --disable-workspace-trust, and
 #                           security.workspace.trust.enabled true, no start-up prompt): a
 #                           folder opens in Restricted Mode until trusted (default: off)
+#   MEMLENS_SERVER_LOG      a file for code-server's own output (default: this terminal), so
+#                           that the URL and how to stop stay the last lines a user sees
 # Every other variable in the environment reaches code-server and so the extension host
 # (e.g. the project's Python, a fake Gemini server's URL).
 # Once ready it prints "memlens/vscode: URL <url>" and writes STATE/url and STATE/pid.
@@ -125,11 +127,16 @@ fi
 TRUST_FLAG=(--disable-workspace-trust)
 if [ "${MEMLENS_WORKSPACE_TRUST:-0}" = 1 ]; then TRUST_FLAG=(); fi
 echo "memlens/vscode: starting code-server on 127.0.0.1:$PORT for $WORKSPACE (state: $STATE)"
+SERVER_LOG="${MEMLENS_SERVER_LOG:-/dev/stdout}"
+if [ -n "${MEMLENS_SERVER_LOG:-}" ]; then
+  : >"$SERVER_LOG"
+  echo "memlens/vscode: code-server's own log: $SERVER_LOG"
+fi
 "$NODE" "$ENTRY" "${COMMON[@]}" \
   --bind-addr "127.0.0.1:$PORT" --auth none \
   --disable-telemetry --disable-update-check "${TRUST_FLAG[@]}" \
   --disable-getting-started-override --ignore-last-opened \
-  "$WORKSPACE" &
+  "$WORKSPACE" >>"$SERVER_LOG" 2>&1 &
 CS_PID=$!
 echo "$CS_PID" >"$STATE/pid"
 
@@ -161,6 +168,7 @@ if ! "$NODE" -e '
   })();' "$PORT" "$CS_PID" "${MEMLENS_START_TIMEOUT:-120}"; then
   kill -TERM "$CS_PID" 2>/dev/null || true
   wait "$CS_PID" 2>/dev/null || true
+  if [ -n "${MEMLENS_SERVER_LOG:-}" ]; then tail -n 20 "$SERVER_LOG" >&2; fi
   cleanup_state
   echo "memlens/vscode: what to do: read code-server's lines above (a port in use: pass another PORT or MEMLENS_PORT; slow start: raise MEMLENS_START_TIMEOUT)" >&2
   exit 1
@@ -168,6 +176,17 @@ fi
 echo "$URL" >"$STATE/url"
 echo "memlens/vscode: ready in $(elapsed) s"
 echo "memlens/vscode: URL $URL"
+cat <<EOF
+
+  Memory Lens is running in VS Code. Open this in a browser:
+
+      $URL
+
+  Stop it: Ctrl-C here.
+  Your own folder instead: bash scripts/vscode/start.sh /path/to/your/repo [PORT]
+    (with MEMLENS_VSIX=\$PWD/memlens-0.1.0.vsix to install the extension; docs/install.md)
+
+EOF
 
 set +e
 wait "$CS_PID"
