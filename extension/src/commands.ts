@@ -5,7 +5,7 @@ import { MemlensClient } from "./client";
 import { registerAddMemory } from "./addMemory";
 import { chooseFolder, requestUri } from "./folders";
 import {
-  MergedContextProvider, referencesArguments, showContextDocument, showContextDocumentsSideBySide,
+  MAX_CONTEXT_COLUMNS, MergedContextProvider, referencesArguments, showContextDocument, showContextDocumentsSideBySide,
 } from "./mergedContext";
 import {
   AGENTS, AgentChoice, AgentsResponse, Dialect, EXTRACT_SKILLS, ExtractResult, LIST, ListResult, REFRESH,
@@ -82,7 +82,8 @@ export function registerCommands(
     if (together.length > 1) {
       picks.push({
         label: "$(split-horizontal) Side by side",
-        description: together.map((agent) => agent.label).join(" · "),
+        description: together.slice(0, MAX_CONTEXT_COLUMNS).map((agent) => agent.label).join(" · ")
+          + (together.length > MAX_CONTEXT_COLUMNS ? ` (+${together.length - MAX_CONTEXT_COLUMNS} as tabs)` : ""),
         dialects: together.map((agent) => agent.agent),
       });
     }

@@ -117,20 +117,45 @@ export async function showContextDocument(uri: vscode.Uri): Promise<vscode.TextE
 }
 
 /**
+ * At most this many context columns open side by side, beside the file: with eight agents, a
+ * column each left about twelve characters a line at 1440 px, and three left about twenty at
+ * 1280 px with the sidebar open; two leave about forty. The agents past it (the server lists
+ * the ones in use first) open as tabs in the last column, a click away.
+ */
+export const MAX_CONTEXT_COLUMNS = 2;
+
+/**
  * Shows several context documents side by side (one agent each): the first beside the active
- * editor, each next one beside the previous. The other context tabs are closed first.
+ * editor, each next one beside the previous, up to MAX_CONTEXT_COLUMNS; the rest as tabs in
+ * the last of those columns. The other context tabs are closed first; the first agent's
+ * column has the focus.
  */
 export async function showContextDocumentsSideBySide(uris: vscode.Uri[]): Promise<void> {
   const stale = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter(isContextTab);
   if (stale.length > 0) {
     await vscode.window.tabGroups.close(stale, true);
   }
-  for (const uri of uris) {
+  let last: vscode.ViewColumn | undefined;
+  const opened: vscode.TextEditor[] = [];
+  for (const [i, uri] of uris.entries()) {
     let document = await vscode.workspace.openTextDocument(uri);
     if (document.languageId !== LANGUAGE) {
       document = await vscode.languages.setTextDocumentLanguage(document, LANGUAGE);
     }
-    await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    const column = i < MAX_CONTEXT_COLUMNS || last === undefined ? vscode.ViewColumn.Beside : last;
+    const editor = await vscode.window.showTextDocument(document, {
+      preview: false, viewColumn: column, preserveFocus: i >= MAX_CONTEXT_COLUMNS,
+    });
+    last = editor.viewColumn ?? last;
+    opened.push(editor);
+  }
+  if (uris.length > MAX_CONTEXT_COLUMNS) {
+    // The last column shows its first agent, not the last tab opened into it.
+    const lastColumnFirst = opened[MAX_CONTEXT_COLUMNS - 1];
+    await vscode.window.showTextDocument(lastColumnFirst.document, { viewColumn: lastColumnFirst.viewColumn, preserveFocus: true });
+  }
+  if (opened.length > 0) {
+    await vscode.window.showTextDocument(opened[0].document, { viewColumn: opened[0].viewColumn });
   }
 }
 
