@@ -141,3 +141,67 @@ def test_a_legacy_cursorrules_beside_rules_is_said_once(root: Path) -> None:
     assert _cursor_check(root) == []  # alone, it is how the project writes its rules
     build_tree(root, {"repo/.cursor/rules/a.mdc": ALWAYS_RULE})
     assert _cursor_check(root) == [(".cursorrules", "cursor-legacy-rules")]
+
+
+
+@pytest.mark.parametrize("agent", ["opencode", "pi"])
+@pytest.mark.parametrize("claude_md, warned", [
+    # workers-sdk's root CLAUDE.md: a pointer for Claude Code at the AGENTS.md beside it.
+    ("# CLAUDE.md\n\nGuidance for Claude Code.\n\nSee @AGENTS.md\n", False),
+    ("See @./AGENTS.md for everything.\n", False),
+    # Rules of its own: OpenCode and pi do lose them.
+    ("# Rules\n\nUse pnpm.\n", True),
+    # The include in a code span is not read by Claude Code either: not a pointer.
+    ("Run `see @AGENTS.md`\n", True),
+])
+def test_a_claude_md_pointing_at_agents_md_is_not_said_lost(root: Path, agent: str,
+                                                            claude_md: str, warned: bool) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# Rules\n",
+                      "repo/CLAUDE.md": claude_md})
+    run = memlens("check", "repo", "--agent", agent, "--format", "json", cwd=root,
+                  home=root / "home")
+    ignored = [d for d in json.loads(run.out)
+               if d["code"] == "agent-ignores-file" and d["path"].endswith("CLAUDE.md")]
+    assert len(ignored) == (1 if warned else 0), run.out
+
+
+def test_opencode_says_a_name_beside_drops_claude_md_once(root: Path) -> None:
+    # The AGENTS.md beside it drops CLAUDE.md from every folder: `agent-ignores-file` says so;
+    # `opencode-name-dropped` (a nested AGENTS.md drops it below) would repeat it.
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# Rules\n",
+                      "repo/CLAUDE.md": "# Own rules\n", "repo/pkg/AGENTS.md": "# Pkg\n"})
+    run = memlens("check", "repo", "--agent", "opencode", "--format", "json", cwd=root,
+                  home=root / "home")
+    codes = [d["code"] for d in json.loads(run.out) if d["path"].endswith("repo/CLAUDE.md")]
+    assert codes == ["agent-ignores-file"], run.out
+
+
+def test_opencode_still_says_a_nested_name_drops_claude_md(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/CLAUDE.md": "# Own rules\n",
+                      "repo/pkg/AGENTS.md": "# Pkg\n"})
+    run = memlens("check", "repo", "--agent", "opencode", "--format", "json", cwd=root,
+                  home=root / "home")
+    codes = [d["code"] for d in json.loads(run.out) if d["path"].endswith("repo/CLAUDE.md")]
+    assert codes == ["opencode-name-dropped"], run.out
+
+
+def test_check_says_one_finding_once_with_the_files_it_is_on(root: Path) -> None:
+    # workers-sdk: a root CLAUDE.md, eight packages/*/AGENTS.md Claude Code never reads.
+    tree: dict[str, str | None] = {"home": None, "repo/.git": None,
+                                   "repo/CLAUDE.md": "# Rules\n", "repo/AGENTS.md": "# All\n"}
+    packages = ["a", "b", "c"]
+    for name in packages:
+        tree[f"repo/packages/{name}/AGENTS.md"] = f"# {name}\n"
+    build_tree(root, tree)
+    text = memlens("check", "repo", "--agent", "claude", cwd=root, home=root / "home")
+    lines = [line for line in text.out.splitlines() if "packages/" in line]
+    assert len(lines) == 2, text.out
+    assert lines[0].startswith("repo/packages/a/AGENTS.md:1:1: warning[agent-ignores-file] ")
+    assert lines[1] == ("  the same on 2 more files: repo/packages/b/AGENTS.md, "
+                        "repo/packages/c/AGENTS.md")
+    assert "4 warning(s)" in text.err  # the root AGENTS.md is a finding of its own
+    listed = memlens("check", "repo", "--agent", "claude", "--format", "json", cwd=root,
+                     home=root / "home")
+    assert sorted(d["path"].split("repo/")[1] for d in json.loads(listed.out)
+                  if d["code"] == "agent-ignores-file") == [
+        "AGENTS.md", *(f"packages/{name}/AGENTS.md" for name in packages)]

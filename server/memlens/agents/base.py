@@ -9,6 +9,7 @@ questions through this interface and never branch on which agent it is.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -17,7 +18,7 @@ from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, resolve
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
-from memlens.text.references import ImportToken, relative_import
+from memlens.text.references import ImportToken, find_references, relative_import
 
 
 @dataclass
@@ -258,6 +259,18 @@ def files_figures(label: str, files: list[AgentFile], sent: str) -> str:
     if sent and len(sent) != chars:
         said += f" ({len(sent):,} sent, with {label}'s wrapper text)"
     return said
+
+
+def includes_beside(path: str, name: str, reader: FileReader) -> bool:
+    """The memory file `path` includes the file `name` beside it (a CLAUDE.md that says `See
+    @AGENTS.md`): a pointer written for one agent, so another agent that reads `name` there
+    instead loses nothing by passing over `path`, and an `agent-ignores-file` about it is noise
+    (docs/reference.md "agent-ignores-file")."""
+    read = reader.read(path)
+    if not read.ok or not read.content or "@" not in read.content:
+        return False
+    return any(not token.in_code and posixpath.normpath(token.path) == name
+               for token in find_references(read.content))
 
 
 def ignores_file(path: str, message: str, detail: str | None = None) -> Diagnostic:

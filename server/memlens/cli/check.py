@@ -107,13 +107,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         # On a terminal the severities are in colour (NO_COLOR turns it off); piped, plain.
         coloured = colour_on(sys.stdout)
-        for d in ordered:
+        for d, same in _said_once(ordered):
             # One line each (docs/reference.md "The command line"): the short message, then its
-            # detail.
+            # detail; the same finding on other files is said once, with their paths under it.
             label = f"{d.severity}[{d.code}]"
             print_text(f"{_text_path(d.path)}:{d.line}:{d.col}: "
                        f"{paint(label, d.severity) if coloured else label} "
                        f"{escape_controls(_with_detail(d))}\n")
+            if same:
+                print_text(f"  the same on {len(same)} more file{'s' if len(same) > 1 else ''}: "
+                           + ", ".join(_text_path(o.path) for o in same) + "\n")
         print(_summary(ordered, checked), file=sys.stderr)
     return 1 if fails(ordered, args.fail_on) else 0
 
@@ -234,6 +237,20 @@ def _over_budget(agent: MemoryAgent, root: str, settings: Any, limit: int) -> li
     found = over_budget(budget, limit, first, agent.label, source="--budget",
                         severity="error")
     return [found] if found else []
+
+
+def _said_once(ordered: list[Diagnostic]) -> list[tuple[Diagnostic, list[Diagnostic]]]:
+    """Each finding once, at its first file, with the other files it is word for word the same
+    on (the nested AGENTS.md files one agent never reads: one reason, said once). Only text
+    output folds them; JSON, SARIF and GitHub annotations keep one entry per file."""
+    groups: dict[tuple[str, str, str, str | None], tuple[Diagnostic, list[Diagnostic]]] = {}
+    for d in ordered:
+        key = (d.severity, d.code, d.message, d.detail)
+        if key in groups:
+            groups[key][1].append(d)
+        else:
+            groups[key] = (d, [])
+    return list(groups.values())
 
 
 def _with_detail(d: Diagnostic) -> str:

@@ -20,6 +20,7 @@ from memlens.agents.base import (
     WorkspaceCheck,
     files_figures,
     ignores_file,
+    includes_beside,
 )
 from memlens.agents.opencode.load import (
     CLAUDE_NAME,
@@ -101,15 +102,17 @@ def duplicate_diagnostics(load: OpenCodeLoad) -> list[Diagnostic]:
 def dropped_names(found: list[str], roots: list[str]) -> list[Diagnostic]:
     """A CLAUDE.md (or CONTEXT.md) that OpenCode reads from its own folder but drops when it
     starts in a folder below holding a name it tries first (a nested AGENTS.md): the first
-    name found in the chain wins, for every folder of the chain."""
+    name found in the chain wins, for every folder of the chain. One that a name beside it
+    already drops everywhere is `ignored_files`' finding, said once there."""
     tried = names()
     named = sorted(p for p in found if posixpath.basename(p) in tried
                    and any(p.startswith(r.rstrip("/") + "/") for r in roots))[:_MAX_NAMED]
+    present = set(named)
     out: list[Diagnostic] = []
     for path in named:
         name = posixpath.basename(path)
         earlier = tried[:tried.index(name)]
-        if not earlier:
+        if not earlier or any(posixpath.join(dirname(path), n) in present for n in earlier):
             continue
         below = dirname(path).rstrip("/") + "/"
         shadow = next((q for q in named if q.startswith(below)
@@ -229,7 +232,7 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
             folder = dirname(path)
             before = [n for n in tried[:tried.index(name)]
                       if os.path.exists(posixpath.join(folder, n))]
-            if before:
+            if before and not includes_beside(path, before[0], reader):
                 out.append(ignores_file(
                     path, f"OpenCode does not read this file: {before[0]} beside it comes "
                           f"first (it reads one of {', '.join(tried)} per folder)"))

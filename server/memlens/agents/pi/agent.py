@@ -17,6 +17,7 @@ from memlens.agents.base import (
     WorkspaceCheck,
     files_figures,
     ignores_file,
+    includes_beside,
 )
 from memlens.agents.pi.load import (
     APPEND_NAME,
@@ -162,17 +163,25 @@ class PiAgent(WithoutReferences, MemoryAgent):
                       reader: FileReader) -> list[Diagnostic]:
         """In each folder holding one of its names (and its global folder), the names pi
         passes over: it reads the first of AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD there.
-        Per folder, so `roots` is not needed (pi may start in any folder)."""
+        Per folder, so `roots` is not needed (pi may start in any folder). A CLAUDE.md that
+        only points at the file pi reads beside it (`See @AGENTS.md`) loses pi nothing."""
+        return [d for d, read in self._passed_over(settings, found, reader)
+                if not includes_beside(d.path, posixpath.basename(read), reader)]
+
+    def _passed_over(self, settings: MemorySettings, found: list[str], reader: FileReader
+                     ) -> list[tuple[Diagnostic, str]]:
+        """Each file pi passes over, with the file it reads in that folder instead."""
         folders = [dirname(p) for p in found if posixpath.basename(p) in CONTEXT_NAMES]
         folders.append(agent_dir(settings.home))
-        out: list[Diagnostic] = []
+        out: list[tuple[Diagnostic, str]] = []
         seen: set[str] = set()
         for directory in dict.fromkeys(folders):
             load = load_pi(directory, settings.home, reader)
-            for diagnostic in ignored_here(load):
+            for diagnostic, read in zip(ignored_here(load), (r for _, r in load.shadowed),
+                                        strict=True):
                 if diagnostic.path not in seen and dirname(diagnostic.path) == directory:
                     seen.add(diagnostic.path)
-                    out.append(diagnostic)
+                    out.append((diagnostic, read))
         return out
 
     def view_files(self, folder: str, settings: MemorySettings, reader: FileReader,
@@ -182,7 +191,7 @@ class PiAgent(WithoutReferences, MemoryAgent):
         in a subfolder."""
         rows = self.load(folder, settings, reader).files
         listed = {f.path for f in rows}
-        shadowed = {d.path for d in self.ignored_files(settings, [folder], check.found, reader)}
+        shadowed = {d.path for d, _ in self._passed_over(settings, check.found, reader)}
         for path in check.found:
             if (path not in listed and path not in shadowed and folder_for(path) == folder
                     and posixpath.basename(path) in CONTEXT_NAMES):
