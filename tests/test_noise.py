@@ -153,11 +153,16 @@ def test_a_legacy_cursorrules_beside_rules_is_said_once(root: Path) -> None:
     ("# Rules\n\nUse pnpm.\n", True),
     # The include in a code span is not read by Claude Code either: not a pointer.
     ("Run `see @AGENTS.md`\n", True),
+    # langfuse: CLAUDE.md -> AGENTS.md, one file under two names.
+    (None, False),
 ])
-def test_a_claude_md_pointing_at_agents_md_is_not_said_lost(root: Path, agent: str,
-                                                            claude_md: str, warned: bool) -> None:
-    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# Rules\n",
-                      "repo/CLAUDE.md": claude_md})
+def test_a_claude_md_pointing_at_agents_md_is_not_said_lost(
+        root: Path, agent: str, claude_md: str | None, warned: bool) -> None:
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# Rules\n"})
+    if claude_md is None:
+        (root / "repo/CLAUDE.md").symlink_to("AGENTS.md")
+    else:
+        (root / "repo/CLAUDE.md").write_text(claude_md)
     run = memlens("check", "repo", "--agent", agent, "--format", "json", cwd=root,
                   home=root / "home")
     ignored = [d for d in json.loads(run.out)

@@ -261,11 +261,18 @@ def files_figures(label: str, files: list[AgentFile], sent: str) -> str:
     return said
 
 
-def includes_beside(path: str, name: str, reader: FileReader) -> bool:
-    """The memory file `path` includes the file `name` beside it (a CLAUDE.md that says `See
-    @AGENTS.md`): a pointer written for one agent, so another agent that reads `name` there
-    instead loses nothing by passing over `path`, and an `agent-ignores-file` about it is noise
+def defers_to(path: str, name: str, reader: FileReader) -> bool:
+    """The memory file `path` stands for the file `name` beside it: a link to it (langfuse's
+    `CLAUDE.md -> AGENTS.md`) or a file that includes it (a CLAUDE.md that says `See
+    @AGENTS.md`, written for Claude Code). Another agent that reads `name` there instead loses
+    nothing by passing over `path`, and an `agent-ignores-file` about it is noise
     (docs/reference.md "agent-ignores-file")."""
+    beside = posixpath.join(posixpath.dirname(path), name)
+    try:
+        if os.path.samefile(path, beside):
+            return True
+    except OSError:
+        return False
     read = reader.read(path)
     if not read.ok or not read.content or "@" not in read.content:
         return False

@@ -18,9 +18,9 @@ from memlens.agents.base import (
     MemoryAgent,
     WithoutReferences,
     WorkspaceCheck,
+    defers_to,
     files_figures,
     ignores_file,
-    includes_beside,
 )
 from memlens.agents.opencode.load import (
     CLAUDE_NAME,
@@ -232,7 +232,7 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
             folder = dirname(path)
             before = [n for n in tried[:tried.index(name)]
                       if os.path.exists(posixpath.join(folder, n))]
-            if before and not includes_beside(path, before[0], reader):
+            if before and not defers_to(path, before[0], reader):
                 out.append(ignores_file(
                     path, f"OpenCode does not read this file: {before[0]} beside it comes "
                           f"first (it reads one of {', '.join(tried)} per folder)"))

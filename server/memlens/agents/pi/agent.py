@@ -15,9 +15,9 @@ from memlens.agents.base import (
     MemoryAgent,
     WithoutReferences,
     WorkspaceCheck,
+    defers_to,
     files_figures,
     ignores_file,
-    includes_beside,
 )
 from memlens.agents.pi.load import (
     APPEND_NAME,
@@ -166,7 +166,7 @@ class PiAgent(WithoutReferences, MemoryAgent):
         Per folder, so `roots` is not needed (pi may start in any folder). A CLAUDE.md that
         only points at the file pi reads beside it (`See @AGENTS.md`) loses pi nothing."""
         return [d for d, read in self._passed_over(settings, found, reader)
-                if not includes_beside(d.path, posixpath.basename(read), reader)]
+                if not defers_to(d.path, posixpath.basename(read), reader)]
 
     def _passed_over(self, settings: MemorySettings, found: list[str], reader: FileReader
                      ) -> list[tuple[Diagnostic, str]]:
