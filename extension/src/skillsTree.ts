@@ -1,6 +1,6 @@
 // The Skills view: the inbox of extracted skills waiting for the user (accept / reject /
-// open), then one group per agent: "Gemini CLI" with every skill it looks at (offered or not,
-// with problems: memlens/skills), and each other agent in use (Claude Code, Codex) with the
+// open), then one group per agent: "Gemini CLI", where it is shown, with every skill it looks at
+// (offered or not, with problems: memlens/skills), and each other agent in use (Claude Code, Codex) with the
 // skills it offers and the ones it drops, as the server says (memlens/agentSkills): the reason
 // is the row's description and tooltip.
 import * as vscode from "vscode";
@@ -93,8 +93,9 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       ]);
       this.inbox = inbox?.skills ?? [];
       const items: Node[] = [{ kind: "inbox" }];
+      // Gemini CLI's group only where the server shows Gemini CLI (in use, or its files here).
       return items
-        .concat([{ kind: "gemini" as const, skills: skills?.skills ?? [] }])
+        .concat(skills?.shown === false ? [] : [{ kind: "gemini" as const, skills: skills?.skills ?? [] }])
         .concat((others?.agents ?? []).map((agent) => ({ kind: "agent" as const, agent })));
     }
     if (node.kind === "gemini") {

@@ -114,6 +114,9 @@ async def test_agents_offer_claude_code_and_not_gemini_cli(
     (folder,) = tree["folders"]
     assert folder.get("notice") is None and "Gemini" not in (folder.get("agentLabel") or "")
     assert [a["agent"] for a in folder["otherAgents"]][:1] == ["claude"]
+    # The Skills view's Gemini CLI group: not where Gemini CLI is not shown.
+    skills = await _request(claude_only, "memlens/skills", {"uri": uri(repo)})
+    assert skills["shown"] is False
 
 
 @pytest.mark.asyncio

@@ -51,6 +51,7 @@ async def test_inbox_accept_and_reject_over_lsp(client: LanguageClient, workspac
     skills = await _request(client, "memlens/skills", {})
     offered = {s["name"]: (s["tier"], s["offered"]) for s in skills["skills"]}
     assert offered["run-migrations"] == ("user", True)
+    assert skills["shown"] is True  # Gemini CLI's own skills folder applies here
 
     rejected = await _request(client, "memlens/inbox/reject", {"name": "half-done"})
     assert rejected["ok"] is True

@@ -1080,6 +1080,7 @@ export interface SkillItem {
 }
 export interface SkillsResult {
   skills: SkillItem[];
+  shown: boolean;
 }
 /**
  * Another agent's memory in the same folder: Claude Code's, or the AGENTS.md files.

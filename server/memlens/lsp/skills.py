@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from memlens.agents.gemini import inbox as inbox_ops
 from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
 from memlens.lsp.agent_bridge import agent_context
+from memlens.lsp.agents_shown import gemini_shown
 from memlens.lsp.errors import RequestFailed, parse_params, plain
 from memlens.protocol.skills import (
     AgentSkillsParams,
@@ -65,7 +66,7 @@ def register(server: MemlensServer) -> None:
                 description=skill.description if skill else "", location=path, tier=tier,
                 offered=path in winners, errors=sum(d.severity == "error" for d in problems),
                 warnings=sum(d.severity == "warning" for d in problems)))
-        return SkillsResult(skills=items).wire()
+        return SkillsResult(skills=items, shown=gemini_shown(ls, folder)).wire()
 
     @server.feature(AGENT_SKILLS)
     def agent_skills(ls: MemlensServer, params: Any) -> dict[str, object]:

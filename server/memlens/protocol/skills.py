@@ -33,6 +33,9 @@ class SkillItem(Wire):
 
 class SkillsResult(Wire):
     skills: list[SkillItem]
+    # Gemini CLI is shown for the folder (in use, or its files apply: lsp/agents_shown.py):
+    # the Skills view has a Gemini CLI group only then, like every other agent's.
+    shown: bool = True
 
 
 class AgentSkill(Wire):
