@@ -141,3 +141,32 @@ def test_the_markdown_summary_is_a_table_per_row(demo: Path, tmp_path: Path) -> 
     table = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(table) == len(result["rows"])
     assert all(line.count(" | ") == len(result["agents"]) for line in table)
+
+
+def test_a_long_reason_many_cells_give_is_said_once_as_a_note(tmp_path: Path) -> None:
+    # workers-sdk: a root CLAUDE.md and nested AGENTS.md files Claude Code never reads, each
+    # cell with the same three-line reason.
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    home.mkdir()
+    (repo / "CLAUDE.md").write_text("claude rules\n")
+    for name in ("a", "b", "c"):
+        (repo / "packages" / name).mkdir(parents=True)
+        (repo / "packages" / name / "AGENTS.md").write_text(f"{name} rules\n")
+    page = tmp_path / "report.html"
+    result = json.loads(_memlens("report", str(repo), "--agent", "claude", "--html", str(page),
+                                 "--json", home=home).stdout)
+    reasons = [r["cells"]["claude"]["why"] for r in result["rows"]
+               if r["relative"].startswith("packages/")]
+    assert len(reasons) == 3 and len(set(reasons)) == 1 and len(reasons[0]) > 60
+    html = page.read_text(encoding="utf-8")
+    assert html.count('<a href="#note-1">see note 1</a>') == 3
+    assert '<li id="note-1">' in html
+    escaped = reasons[0].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    table = html.split('id="matrix"')[1].split('id="notes"')[0]
+    assert table.count(escaped) == 3  # only in each cell's tooltip
+    assert f'<div class="why">{escaped}</div>' not in table
+    notes = html.split('id="notes"')[1].split("</ol>")[0]
+    assert notes.count(escaped) == 1
+    # A short reason stays in its cell: "project memory" is no note.
+    assert '<div class="why">project memory</div>' in table

@@ -79,11 +79,39 @@ export function registerMatrixView(context: vscode.ExtensionContext, client: Mem
   }));
 }
 
+/** A longer reason than this, said word for word in two cells or more, becomes a note. */
+const NOTE_AFTER = 60;
+
+/**
+ * Each long reason two or more cells give word for word, numbered in order of first
+ * appearance: the cell says "see note N" (its tooltip keeps the whole reason) and the reason
+ * is said once under the table, as in `memlens report --html` (reports/report.py).
+ */
+function sharedReasons(result: MatrixResult): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const row of result.rows) {
+    for (const agent of result.agents) {
+      const cell = row.cells[agent.id];
+      if (cell && !cell.foreign && cell.why.length > NOTE_AFTER) {
+        counts.set(cell.why, (counts.get(cell.why) ?? 0) + 1);
+      }
+    }
+  }
+  const notes = new Map<string, number>();
+  for (const [why, count] of counts) {
+    if (count > 1) {
+      notes.set(why, notes.size + 1);
+    }
+  }
+  return notes;
+}
+
 function html(result: MatrixResult): string {
   const nonce = crypto.randomBytes(18).toString("base64");
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`].join("; ");
   const head = result.agents.map((agent) =>
     `<th scope="col" title="${escape(agent.why)}">${escape(agent.label)}<div class="sub">${escape(agent.why)}</div></th>`).join("");
+  const notes = sharedReasons(result);
   const rows = result.rows.map((row, r) => {
     const cells = result.agents.map((agent, c) => {
       const cell: MatrixCell = row.cells[agent.id] ?? { state: "not-read", word: "not read", why: "", foreign: false };
@@ -92,7 +120,7 @@ function html(result: MatrixResult): string {
       // tooltip, so that the cells that say something stand out in a row of ten agents.
       const body = cell.foreign
         ? `<span class="word" aria-hidden="true">${FOREIGN}</span>`
-        : `<span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span><span class="why">${escape(cell.why)}</span>${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}`;
+        : `<span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span>${notes.has(cell.why) ? `<span class="why">see note ${notes.get(cell.why)}</span>` : `<span class="why">${escape(cell.why)}</span>`}${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}`;
       return `<td class="cell s-${cell.state}${cell.foreign ? " foreign" : ""}" role="gridcell" tabindex="${r === 0 && c === 0 ? 0 : -1}" data-row="${r}" data-col="${c + 1}"
         data-agent="${escape(agent.id)}" data-path="${escape(row.path)}" title="${escape(label)}" aria-label="${escape(label)}">
         ${body}</td>`;
@@ -126,6 +154,7 @@ td.cell:focus, th.file:focus { outline: 1px solid var(--vscode-focusBorder); out
 .word { display: block; font-weight: 600; } .why { display: block; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
 .s-startup .word { color: var(--vscode-charts-green); } .s-on-read .word { color: var(--vscode-charts-blue); }
 .s-on-demand .word { color: var(--vscode-charts-purple); } .s-not-read .word { color: var(--vscode-descriptionForeground); font-weight: normal; }
+.notes li { color: var(--vscode-descriptionForeground); margin-bottom: 4px; }
 .cut, .problems { color: var(--vscode-editorWarning-foreground); font-size: 0.9em; display: block; }
 .bar { position: relative; display: flex; height: 18px; border: 1px solid var(--vscode-panel-border, #8884); }
 .seg { height: 100%; border-right: 1px solid var(--vscode-editor-background); }
@@ -143,6 +172,7 @@ button:hover { background: var(--vscode-button-hoverBackground); } button:focus 
 <div class="wrap"><table role="grid" aria-label="Which agent reads which memory file">
 <thead><tr><th scope="col">File</th>${head}</tr></thead>
 <tbody>${rows}</tbody></table></div>
+${notes.size ? `<h3>Notes</h3><ol class="notes">${[...notes.keys()].map((why) => `<li>${escape(why)}</li>`).join("")}</ol>` : ""}
 <h2>Context at start-up</h2>
 ${maps}
 <script nonce="${nonce}">

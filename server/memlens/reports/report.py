@@ -35,8 +35,26 @@ def html_report(result: MatrixResult, version: str) -> str:
     scale = max([0, *(max(a.map.tokens, a.map.limit or 0) for a in result.agents)])
     return env.from_string(template).render(
         r=result, version=version, icons=ICONS, foreign=FOREIGN, rel=lambda p: _relative(result, p),
-        conflicts=conflict_findings(result),
+        conflicts=conflict_findings(result), notes=shared_reasons(result),
         scale_all=scale)
+
+
+_NOTE_AFTER = 60  # characters: a longer reason said in two cells or more becomes a note
+
+
+def shared_reasons(result: MatrixResult) -> dict[str, int]:
+    """Each reason that two or more cells give word for word, numbered in order of first
+    appearance: the table says "note N" and the reason is said once under it (eight agents
+    and many nested files repeat the same five lines otherwise). A short reason ("project
+    memory") stays in its cells: a note would be longer than what it replaces."""
+    seen: dict[str, int] = {}
+    for row in result.rows:
+        for agent in result.agents:
+            cell = row.cells.get(agent.id)
+            if cell is not None and not cell.foreign and len(cell.why) > _NOTE_AFTER:
+                seen[cell.why] = seen.get(cell.why, 0) + 1
+    shared = [why for why, count in seen.items() if count > 1]
+    return {why: n for n, why in enumerate(shared, start=1)}
 
 
 def conflict_findings(result: MatrixResult) -> list[Diagnostic]:

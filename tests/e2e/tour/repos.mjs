@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import {
   runScenario, startCodeServer, openWorkbench, waitForServer, openMemoryLens, openProblemsPanel,
-  runCommand, quickInputTitled, screenshot, projectPython, log, quickOpen,
+  runCommand, quickInputTitled, screenshot, projectPython, log, quickOpen, waitInPage,
 } from '../lib/vscode.mjs';
 import { saveSettings, useTheme } from '../lib/themes.mjs';
 
@@ -38,6 +38,9 @@ await runScenario('tour', async ({ page, step, cleanup }) => {
       .find((file) => { try { execFileSync('test', ['-f', path.join(repo, file)]); return true; } catch { return false; } });
     if (first) await quickOpen(page, first);
     await waitForServer(page);
+    await waitInPage(page, 'the server to have indexed the folder', () =>
+      !document.querySelector('.statusbar')?.textContent.includes('Memory Lens: starting'),
+    undefined, { timeout: 600_000 });
     await openProblemsPanel(page);
     await page.waitForTimeout(1500);
     await shot('problems');
@@ -49,9 +52,8 @@ await runScenario('tour', async ({ page, step, cleanup }) => {
 
     step(`${name}: the Agent Matrix`);
     await runCommand(page, 'Memory Lens: Show Agent Matrix');
-    const frame = page.frameLocator('.editor-group-container iframe.webview.ready').first().frameLocator('#active-frame');
-    await frame.locator('thead th').first().waitFor({ state: 'visible', timeout: 120_000 });
-    await page.waitForTimeout(1000);
+    await page.locator('.tab.active', { hasText: 'Agent Matrix' }).first().waitFor({ state: 'visible', timeout: 120_000 });
+    await page.waitForTimeout(5000);
     await shot('matrix');
 
     step(`${name}: side by side`);

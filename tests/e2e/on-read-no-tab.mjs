@@ -1,0 +1,63 @@
+// The on-read notice is for a file the user opened in an editor (docs/reference.md "Files that
+// load later"), not for every document VS Code opens: a file shown only in a peek (Peek
+// Definition on an import) loads memory just in time too, but no toast appears; the "Memory
+// Lens" output channel says why. Then opening another file of that folder in a tab does show it.
+import path from 'node:path';
+import { appendFileSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, quickOpen, waitForServer,
+  waitInPage, goToLine, extensionHostLogDirs, newExtensionHostLogDir, runCommand,
+} from './lib/vscode.mjs';
+
+// The "Memory Lens" output channel's log text in the extension host's log folder.
+function channelText(dir) {
+  let text = '';
+  for (const d of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!d.startsWith('output_logging_')) continue;
+    for (const f of readdirSync(path.join(dir, d))) {
+      if (f.replace(/^\d+-/, '') === 'Memory Lens.log') text += readFileSync(path.join(dir, d, f), 'utf8');
+    }
+  }
+  return text;
+}
+
+await runScenario('on-read-no-tab', async ({ page, step, cleanup }) => {
+  const { root, workspace } = isolatedWorkspace();
+  cleanup(() => rmSync(root, { recursive: true, force: true }));
+  // An import of a file whose read loads memory (services/api/GEMINI.md, Claude Code's rule),
+  // on the last line of the root GEMINI.md, for Peek Definition to open without a tab.
+  const gemini = path.join(workspace, 'GEMINI.md');
+  appendFileSync(gemini, '\nThe API: @./services/api/app.py\n');
+  writeFileSync(path.join(workspace, 'services/api/models.py'), 'class Order:\n    pass\n');
+  const importLine = readFileSync(gemini, 'utf8').split('\n').length - 1;
+  const before = extensionHostLogDirs();
+
+  step('open the workbench and GEMINI.md');
+  await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
+  const logDir = await newExtensionHostLogDir(before);
+  await quickOpen(page, 'GEMINI.md');
+  await waitForServer(page);
+
+  step('Peek Definition on the import of services/api/app.py: the file shows in a peek');
+  await goToLine(page, importLine, 'The API: @./services/api/'.length + 3);
+  await runCommand(page, 'Peek Definition');
+  await waitInPage(page, 'the peek with app.py', () => {
+    const peek = document.querySelector('.peekview-widget');
+    return peek && peek.textContent.includes('def health');
+  });
+
+  step('no on-read notice for it; the output channel says it is in no editor tab');
+  const deadline = Date.now() + 30_000;
+  while (!/on-read notice not shown: \S*services\/api\/app\.py is in no editor tab/.test(channelText(logDir))) {
+    if (Date.now() > deadline) throw new Error(`no "on-read notice not shown" line: ${channelText(logDir).slice(-800)}`);
+    await page.waitForTimeout(250);
+  }
+  const toasts = await page.locator('.notification-toast').allInnerTexts();
+  if (toasts.some((t) => /Opening app\.py/.test(t))) throw new Error(`a notice appeared: ${toasts.join(' | ')}`);
+  await page.keyboard.press('Escape');
+
+  step('opening a file of the same folder in a tab does bring the notice');
+  await quickOpen(page, 'services/api/models.py');
+  await waitInPage(page, 'the on-read notice for models.py', () =>
+    [...document.querySelectorAll('.notification-toast')].some((t) => /Opening models\.py/.test(t.textContent)));
+});
