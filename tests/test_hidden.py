@@ -200,9 +200,16 @@ def test_comments_outside_code_only() -> None:
 
 # --- memlens check -----------------------------------------------------------------------
 
-def _check(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+# The agents in use, pinned (MEMLENS_AGENTS) so that what is on PATH decides nothing: a
+# hidden-content finding names the agents shown, those in use and those whose files apply.
+GEMINI = "gemini@0.43"
+EVERY_READER = "gemini@0.43,claude,agents,codex,opencode,pi"
+
+
+def _check(root: Path, *args: str, agents: str = GEMINI) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_CLI")}
-    env.update({"HOME": str(root / "home"), "GEMINI_CLI_HOME": str(root / "home")})
+    env.update({"HOME": str(root / "home"), "GEMINI_CLI_HOME": str(root / "home"),
+                "MEMLENS_AGENTS": agents})
     return subprocess.run([sys.executable, "-m", "memlens", "check", str(root / "repo"),
                            "--home", str(root / "home"), "--trusted", *args],
                           capture_output=True, text=True, timeout=60, env=env)
@@ -224,34 +231,70 @@ def hidden_repo(root: Path) -> Path:
     return root
 
 
-def test_check_reports_hidden_text_in_memory_and_imported_files(hidden_repo: Path) -> None:
-    run = _check(hidden_repo, "--format", "json")
-    assert run.returncode == 1, run.stderr  # tag characters and bidi controls are errors
-    repo = f"{hidden_repo}/repo"
+def _hidden(run: subprocess.CompletedProcess[str], root: Path
+            ) -> tuple[list[tuple[str, int, int, int, int, str, str]], dict[tuple[str, str], str]]:
+    """The hidden-content findings of a JSON check (path under repo/, range, severity,
+    code), and the message of each file's last finding of each code."""
+    repo = f"{root}/repo"
     found = [(d["path"].removeprefix(repo + "/"), d["line"], d["col"], d["endLine"],
               d["endCol"], d["severity"], d["code"]) for d in json.loads(run.stdout)
              if d["code"].startswith("hidden-")]
+    messages = {(d["path"].removeprefix(repo + "/"), d["code"]): d["message"]
+                for d in json.loads(run.stdout)}
+    return found, messages
+
+
+def test_check_reports_hidden_text_in_memory_and_imported_files(hidden_repo: Path) -> None:
+    """Gemini CLI in use; Claude Code (sub/CLAUDE.md) and the AGENTS.md convention shown for
+    their files: a finding names those of them that receive the file, no other agent."""
+    run = _check(hidden_repo, "--format", "json")
+    assert run.returncode == 1, run.stderr  # tag characters and bidi controls are errors
+    found, messages = _hidden(run, hidden_repo)
     assert found == [
         ("AGENTS.md", 2, 1, 2, 20, "info", "hidden-comment"),
         ("AGENTS.md", 3, 5, 3, 6, "error", "hidden-text"),
         ("GEMINI.md", 2, 9, 2, 12, "warning", "hidden-text"),
         ("GEMINI.md", 3, 1, 3, 21, "info", "hidden-comment"),
         ("docs/inc.md", 1, 10, 1, 20, "error", "hidden-text"),
-        # Claude Code strips the first line's block; OpenCode and pi send the file raw.
-        ("sub/CLAUDE.md", 1, 1, 1, 24, "info", "hidden-comment"),
+        # Claude Code strips the first line's block, and no agent shown sends the file raw.
         ("sub/CLAUDE.md", 2, 8, 2, 21, "info", "hidden-comment"),
     ]
-    messages = {(d["path"].removeprefix(repo + "/"), d["code"]): d["message"]
-                for d in json.loads(run.stdout)}
     assert messages[("GEMINI.md", "hidden-comment")] == (
         "Gemini CLI receives this HTML comment; rendered Markdown hides it from a reviewer")
     # Claude Code reads the AGENTS.md too (no CLAUDE.md beside it) and strips the block.
     assert messages[("AGENTS.md", "hidden-comment")] == (
+        "An AGENTS.md agent receives this HTML comment; Claude Code strips it; rendered "
+        "Markdown hides it from a reviewer")
+    assert messages[("sub/CLAUDE.md", "hidden-comment")].startswith(
+        "Claude Code receives")  # the inline one
+    assert '"exfiltrate"' in messages[("docs/inc.md", "hidden-text")]
+
+
+def test_every_agent_in_use_that_receives_a_comment_is_named(hidden_repo: Path) -> None:
+    """Codex, OpenCode and pi in use too: they receive the AGENTS.md's comments, and OpenCode
+    and pi send sub/CLAUDE.md raw, so its first-line block (which Claude Code strips) counts."""
+    found, messages = _hidden(_check(hidden_repo, "--format", "json", agents=EVERY_READER),
+                              hidden_repo)
+    assert [f[:2] for f in found if f[0] == "sub/CLAUDE.md"] == [
+        ("sub/CLAUDE.md", 1), ("sub/CLAUDE.md", 2)]
+    assert messages[("AGENTS.md", "hidden-comment")] == (
         "An AGENTS.md agent, Codex, OpenCode and pi receive this HTML comment; Claude Code "
         "strips it; rendered Markdown hides it from a reviewer")
     assert messages[("sub/CLAUDE.md", "hidden-comment")].startswith(
-        "Claude Code, OpenCode and pi receive")  # the inline one (the last of the two)
-    assert '"exfiltrate"' in messages[("docs/inc.md", "hidden-text")]
+        "Claude Code, OpenCode and pi receive")
+
+
+def test_a_claude_only_user_gets_no_finding_for_a_block_claude_code_strips(root: Path) -> None:
+    """Claude Code alone in use, a CLAUDE.md alone: its first-line block reaches no agent shown
+    (OpenCode and pi would send it raw, but neither is in use nor has files here)."""
+    build_tree(root, {"home": None, "repo/.git": None,
+                      "repo/CLAUDE.md": "<!-- a note for reviewers -->\nRules.\n"})
+    run = _check(root, "--format", "json", agents="claude")
+    assert [d["code"] for d in json.loads(run.stdout)] == []
+    run = _check(root, "--format", "json", agents="claude,opencode")
+    assert [d["message"] for d in json.loads(run.stdout) if d["code"] == "hidden-comment"] == [
+        "OpenCode receives this HTML comment; Claude Code strips it; rendered Markdown hides "
+        "it from a reviewer"]
 
 
 def test_claude_strips_block_comments_so_no_diagnostic(hidden_repo: Path) -> None:
@@ -266,7 +309,7 @@ def test_agents_md_comment_names_who_receives_and_who_strips(root: Path) -> None
     build_tree(root, {"home": None, "repo/.git": None,
                       "repo/AGENTS.md": "Rules\nInline <!-- to every agent --> here\n"
                                         "<!-- block: Claude Code strips it -->\n"})
-    run = _check(root, "--format", "json")
+    run = _check(root, "--format", "json", agents="gemini@0.43,claude,codex,opencode,pi")
     messages = [d["message"] for d in json.loads(run.stdout) if d["code"] == "hidden-comment"]
     assert messages[0].startswith("Claude Code, ")
     assert "Codex, OpenCode and pi receive" in messages[0]

@@ -230,11 +230,8 @@ def test_a_nested_agents_md_drops_the_root_claude_md_there(tree: tuple[Path, Pat
     make(ws, {"CLAUDE.md": "C root\n", "a/b/AGENTS.md": "A b\n"})
     settings = MemorySettings(home=str(home))
     assert "C root" in sent(ws, home) and "C root" not in sent(ws / "a" / "b", home)
-    plain = agent_by_id("opencode").check_workspace(
-        settings, [str(ws)], [str(ws / "CLAUDE.md"), str(ws / "a/b/AGENTS.md")], FileReader())
-    # Only for someone who runs OpenCode or keeps its files here: not every CLAUDE.md user.
-    assert not [d for d in plain.diagnostics if d.code == "opencode-name-dropped"]
-    (ws / "opencode.json").write_text("{}\n")
+    # OpenCode's check says so whoever is in use: who sees it is the editor's and check's
+    # choice of the agents shown (tests/test_shown_findings.py).
     check = agent_by_id("opencode").check_workspace(
         settings, [str(ws)], [str(ws / "CLAUDE.md"), str(ws / "a/b/AGENTS.md")], FileReader())
     dropped = [d for d in check.diagnostics if d.code == "opencode-name-dropped"]

@@ -84,23 +84,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return;
       }
     }
-    const names = event.files.map((file) => vscode.workspace.asRelativePath(file.path));
-    // What each other agent adds, under its own name ("Cursor (convention)").
-    const byAgent = new Map<string, string[]>();
-    for (const file of event.claude ?? []) {
-      const label = file.agentLabel ?? "Claude Code";
-      byAgent.set(label, [...(byAgent.get(label) ?? []), `${vscode.workspace.asRelativePath(file.path)} (${file.reason})`]);
-    }
+    // Every agent shown that loads something on this read, each under its own name, in the
+    // server's order: "Gemini CLI loaded services/api/GEMINI.md", "Claude Code loaded
+    // api/CLAUDE.md (api/ is read)".
+    const said = event.loads.map((load) => `${load.label} loaded ${load.files.map((file) =>
+      vscode.workspace.asRelativePath(file.path) + (file.reason ? ` (${file.reason})` : "")).join(", ")}`);
     const opened = path.basename(vscode.Uri.parse(event.uri).fsPath);
-    const parts = [];
-    if (names.length > 0) {
-      parts.push(`opening ${opened}, ${event.label} loaded ${names.join(", ")} just in time.`);
-    }
-    for (const [label, added] of byAgent) {
-      parts.push(`${parts.length > 0 ? label : `Opening ${opened}, ${label}`} would add ${added.join(", ")}.`);
-    }
+    const notice = said.length === 1
+      ? `Opening ${opened}, ${said[0]} just in time.`
+      : `Opening ${opened}, just in time: ${said.join("; ")}.`;
     void vscode.window
-      .showInformationMessage(parts.join(" ").replace(/^./, (c) => c.toUpperCase()), "Show Merged Context")
+      .showInformationMessage(notice, "Show Merged Context")
       .then((pick) => {
         if (pick) {
           void vscode.commands.executeCommand("memlens.showMergedContext", event.uri);

@@ -83,10 +83,9 @@ export class MemoryStatusBar implements vscode.Disposable {
 
   flash(event: JitLoadedEvent): void {
     const short = (file: { path: string }) => path.basename(path.dirname(file.path)) + "/" + path.basename(file.path);
-    const claude = event.claude ?? [];
-    this.item.text = event.files.length > 0
-      ? `$(sparkle) +${event.files.length} memory loaded: ${event.files.map(short).join(", ")}`
-      : `$(sparkle) ${agentsOf(claude)} +${claude.length}: ${claude.map(short).join(", ")}`;
+    // A file two agents load (an AGENTS.md) counts once.
+    const names = [...new Set(event.loads.flatMap((load) => load.files.map(short)))];
+    this.item.text = `$(sparkle) +${names.length} memory loaded: ${names.join(", ")} (${whoLoaded(event)})`;
     this.item.show();
     this.flashUntil = Date.now() + 4000;
     setTimeout(() => {
@@ -100,10 +99,11 @@ export class MemoryStatusBar implements vscode.Disposable {
   }
 }
 
-/** Who adds the files of a jitLoaded event: one agent's name, else "Other agents". */
-function agentsOf(files: { agentLabel?: string }[]): string {
-  const labels = new Set(files.map((file) => file.agentLabel ?? "Claude Code"));
-  return labels.size === 1 ? [...labels][0] : "Other agents";
+/** Who loads the files of a jitLoaded event: "Gemini CLI", "Gemini CLI and Claude Code",
+ * past two "3 agents" (the status bar is short). */
+function whoLoaded(event: JitLoadedEvent): string {
+  const labels = event.loads.map((load) => load.label);
+  return labels.length <= 2 ? labels.join(" and ") : `${labels.length} agents`;
 }
 
 /** What changes a folder's trust: VS Code's trust editor, or the trusted folders file. */

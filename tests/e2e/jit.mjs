@@ -1,15 +1,20 @@
 // Just-in-time memory: opening services/api/app.py makes the agent load
-// services/api/GEMINI.md. The extension must say so with a notification ("Memory Lens: opening
-// app.py, Gemini CLI loaded services/api/GEMINI.md just in time.") and a status-bar flash ("+1 memory
-// loaded: api/GEMINI.md"). The notification's "Show Merged Context" button opens the merged
-// context. Screenshot (notification and flash both showing): artifacts/e2e/jit.png.
+// services/api/GEMINI.md. The extension must say so with a notification naming each agent shown
+// that loads something on that read, all alike ("Memory Lens: Opening app.py, Gemini CLI loaded
+// services/api/GEMINI.md just in time." for one agent; "Opening app.py, just in time: Gemini CLI
+// loaded services/api/GEMINI.md; Claude Code loaded …" for several) and a status-bar flash ("+1
+// memory loaded: api/GEMINI.md (Gemini CLI)"). Which other agents are shown depends on what is
+// on PATH, so the checks look for Gemini CLI's part. The notification's "Show Merged Context"
+// button opens the merged context. Screenshot (notification and flash both showing):
+// artifacts/e2e/jit.png.
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, quickOpen, activeTab,
   MEMORY_STATUS, settled, screenshot, TIMEOUT,
 } from './lib/vscode.mjs';
 
-const NOTICE = 'Opening app.py, Gemini CLI loaded services/api/GEMINI.md just in time.';
-const FLASH = '+1 memory loaded: api/GEMINI.md';
+// Gemini CLI comes first: the agents are named in the registry's order.
+const NOTICE = /Opening app\.py, (just in time: )?Gemini CLI loaded services\/api\/GEMINI\.md/;
+const FLASH = /\+\d+ memory loaded: (.*, )?api\/GEMINI\.md/;
 
 await runScenario('jit', async ({ page, step }) => {
   const workspace = sourceWorkspace();

@@ -71,6 +71,8 @@ async def test_opening_a_file_names_the_cursor_rule_it_attaches(client: Language
             break
         await asyncio.sleep(0.05)
     (event,) = received
-    assert event["claude"] == [{"path": str(rule), "chars": len("Type hints.\n"),
-                                "reason": "its globs match api/app.py",
-                                "agentLabel": "Cursor (convention)"}]
+    cursor = [load for load in event["loads"] if load["agent"] == "cursor"]
+    assert cursor == [{"agent": "cursor", "label": "Cursor (convention)",
+                       "files": [{"path": str(rule), "chars": len("Type hints.\n"),
+                                  "reason": "its globs match api/app.py"}],
+                       "context": f"--- {rule} ---\nType hints.\n"}]

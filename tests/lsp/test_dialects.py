@@ -121,16 +121,17 @@ async def test_claude_code_jit_for_an_opened_file(client: LanguageClient,
         await asyncio.sleep(0.05)
     (event,) = received
     assert event["uri"] == uri(workspace / "api" / "app.py")
-    assert [f["path"] for f in event["files"]] == [str(workspace / "api" / "GEMINI.md")]
-    assert event["claude"] == [
-        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read",
-         "agentLabel": "Claude Code"},
+    # One entry per agent shown, in the registry's order: Gemini CLI (pinned), Claude Code (its
+    # files are here). VS Code's chat would attach the rule too, but it is neither in use nor
+    # has files of its own here: not named.
+    assert [(load["agent"], load["label"]) for load in event["loads"]] == [
+        ("gemini", "Gemini CLI"), ("claude", "Claude Code")]
+    gemini, claude = event["loads"]
+    assert [f["path"] for f in gemini["files"]] == [str(workspace / "api" / "GEMINI.md")]
+    assert claude["files"] == [
+        {"path": str(workspace / "api" / "CLAUDE.md"), "chars": 21, "reason": "api/ is read"},
         {"path": str(rules / "python.md"), "chars": len((rules / "python.md").read_text()),
-         "reason": "paths: **/*.py", "agentLabel": "Claude Code"},
-        # VS Code's chat attaches the same rule to a request about the file (trimmed).
-        {"path": str(rules / "python.md"),
-         "chars": len((rules / "python.md").read_text().strip()),
-         "reason": "**/*.py matches api/app.py", "agentLabel": "VS Code chat (from sources)"}]
+         "reason": "paths: **/*.py"}]
     # Once per session: another Python file in api/ adds nothing for either agent.
     (workspace / "api" / "util.py").write_text("x = 1\n")
     await open_doc(client, workspace / "api" / "util.py")
@@ -279,11 +280,18 @@ async def test_moving_a_file_rewrites_claude_includes_in_their_form(
         doc: [(0, 14, 25, "./docs/agents/AGENTS.md"), (1, 1, 12, "~/notes/shared.md")]}
 
 
-@pytest.mark.asyncio
-async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Path) -> None:
-    """GitHub Copilot CLI's files on read reach `memlens/jitLoaded` under its own name: the
-    instructions file whose applyTo matches, then the opened file's folder's GEMINI.md; once
-    a session. Without a file of its own in the workspace it adds nothing (the test above)."""
+@pytest_lsp.fixture(config=SERVER)
+async def copilot_in_use(lsp_client: LanguageClient, workspace: Path
+                         ) -> AsyncIterator[LanguageClient]:
+    """Gemini CLI and GitHub Copilot CLI in use (`memlens.agents`)."""
+    await start(lsp_client, workspace, agents=["gemini@0.43", "copilot"])
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def _on_read_of_app(client: LanguageClient, workspace: Path) -> list[Any]:
+    """The `memlens/jitLoaded` events of opening api/app.py, with two `.github/instructions`
+    files (VS Code's chat's folder, which GitHub Copilot CLI reads too)."""
     received: list[Any] = []
 
     @client.feature("memlens/jitLoaded")
@@ -300,15 +308,39 @@ async def test_copilot_cli_on_read_notice(client: LanguageClient, workspace: Pat
         if received:
             break
         await asyncio.sleep(0.05)
+    return received
+
+
+@pytest.mark.asyncio
+async def test_copilot_cli_on_read_notice(copilot_in_use: LanguageClient,
+                                          workspace: Path) -> None:
+    """GitHub Copilot CLI in use: its files on read reach `memlens/jitLoaded` under its own
+    name, the instructions file whose applyTo matches, then the opened file's folder's
+    GEMINI.md; once a session."""
+    client = copilot_in_use
+    received = await _on_read_of_app(client, workspace)
+    instructions = workspace / ".github" / "instructions"
     (event,) = received
-    copilot = [e for e in event["claude"] if e["agentLabel"] == "GitHub Copilot CLI"]
-    assert [(e["path"], e["reason"]) for e in copilot] == [
+    (copilot,) = [load for load in event["loads"] if load["agent"] == "copilot"]
+    assert copilot["label"] == "GitHub Copilot CLI"
+    assert [(e["path"], e["reason"]) for e in copilot["files"]] == [
         (str(instructions / "py.instructions.md"), "applyTo: **/*.py"),
         (str(workspace / "api" / "GEMINI.md"), "api/ is read")]
     (workspace / "api" / "util.py").write_text("x = 1\n")
     await open_doc(client, workspace / "api" / "util.py")
     await asyncio.sleep(0.3)
     assert len(received) == 1
+
+
+@pytest.mark.asyncio
+async def test_an_agent_not_shown_is_not_named_on_read(client: LanguageClient,
+                                                       workspace: Path) -> None:
+    """GitHub Copilot CLI neither in use nor with a file of its own here (the
+    `.github/instructions` folder is VS Code's chat's): the notice names Gemini CLI (pinned)
+    and VS Code's chat (its files), not GitHub Copilot CLI, though it would read them."""
+    received = await _on_read_of_app(client, workspace)
+    assert [[load["agent"] for load in event["loads"]] for event in received] == [
+        ["gemini", "vscode-chat"]]
 
 
 @pytest.mark.asyncio

@@ -41,11 +41,13 @@ async def test_opening_a_subfolder_file_loads_its_memory_once(client: LanguageCl
     assert len(received) == 1
     first = _as_dict(received[0])
     assert first["uri"] == uri(workspace / "api" / "app.py")
-    files = first["files"]
-    assert [(f["path"], f["chars"]) for f in files] == [
-        (str(workspace / "api" / "GEMINI.md"), len("# API rules\nValidate input.\n"))]
-    assert first["label"] == "Gemini CLI"  # whose files: the notice names the agent
-    assert first["context"] == (
+    # One entry per agent shown that loads something: here Gemini CLI alone (pinned, no other
+    # agent's files), named like any other.
+    (load,) = first["loads"]
+    assert (load["agent"], load["label"]) == ("gemini", "Gemini CLI")
+    assert [(f["path"], f["chars"], f["reason"]) for f in load["files"]] == [
+        (str(workspace / "api" / "GEMINI.md"), len("# API rules\nValidate input.\n"), None)]
+    assert load["context"] == (
         "\n\n--- Newly Discovered Project Context ---\n"
         f"--- Context from: {workspace}/api/GEMINI.md ---\n# API rules\nValidate input.\n"
         f"--- End of Context from: {workspace}/api/GEMINI.md ---\n--- End Project Context ---")

@@ -10,6 +10,8 @@ export type MemlensPayload =
   | AgentChoice
   | AgentFileRow
   | AgentJitEntry
+  | AgentJitFile
+  | AgentJitLoad
   | AgentListResult
   | AgentListedFile
   | AgentProfileInfo
@@ -35,7 +37,6 @@ export type MemlensPayload =
   | ChatEvent
   | ChatStatus
   | ClaudeFileRow
-  | ClaudeJitEntry
   | ClaudeListResult
   | ClaudeShowResult
   | ConditionalRule
@@ -215,6 +216,25 @@ export interface AgentJitEntry {
   target: string;
   files: string[];
   payloads: string[];
+  context: string;
+}
+/**
+ * A file an agent loads on a read, and why (None: the agent gives no reason of its own,
+ * as Gemini CLI's JIT files, found above the file read).
+ */
+export interface AgentJitFile {
+  path: string;
+  chars: number;
+  reason?: string | null;
+}
+/**
+ * What one agent loads on a read: its files, and the text it appends to the tool's
+ * output ('' when it appends none).
+ */
+export interface AgentJitLoad {
+  agent: string;
+  label: string;
+  files: AgentJitFile[];
   context: string;
 }
 /**
@@ -560,16 +580,6 @@ export interface ClaudeFileRow {
   tier: string;
   chars: number;
 }
-/**
- * A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read)
- * adds while working on the opened file, and why.
- */
-export interface ClaudeJitEntry {
-  path: string;
-  chars: number;
-  reason: string;
-  agentLabel: string;
-}
 export interface ClaudeListResult {
   cwd: string;
   dialect: "claude";
@@ -839,16 +849,12 @@ export interface JitFile {
   chars: number;
 }
 /**
- * `memlens/jitLoaded`: what opening `uri` loads just in time (Gemini CLI's JIT files and
- * the appended context; `claude`: what Claude Code adds for that file, when it has memory
- * in the workspace).
+ * `memlens/jitLoaded`: what opening `uri` loads on that read, one entry per agent shown
+ * for its folder that loads something (lsp/agents_shown.py), in the registry's order.
  */
 export interface JitLoadedEvent {
   uri: string;
-  files: JitFile[];
-  context: string;
-  claude: ClaudeJitEntry[];
-  label: string;
+  loads: AgentJitLoad[];
 }
 /**
  * memlens/jit: what JIT loading would add for a file (a preview).

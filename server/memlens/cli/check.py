@@ -147,11 +147,17 @@ def _check_paths(args: argparse.Namespace, budgets: dict[str | None, int], named
                 agent = agent_by_id(agent_id)
                 progress.step(f"{agent.label} in {display_path(raw)} ({number} of "
                               f"{len(agents)} agents)")
-                found = _check_folder(agent, real, settings, profile=agent_id in agents_in_use)
+                found = _check_folder(agent, real, settings, profile=agent_id in agents_in_use,
+                                      receivers=agents)
                 limit = budgets.get(agent_id, budgets.get(None))
                 if limit is not None:
                     found += _over_budget(agent, real, settings, limit)
-                diagnostics += found
+                # Gemini CLI's first: of equal findings the first wins, and its hidden
+                # content check names every agent checked here that reads a file.
+                if agent.rendered_by_index:
+                    diagnostics[0:0] = found
+                else:
+                    diagnostics += found
                 if args.agent is not None and not found and _loads_nothing(agent, real,
                                                                             settings):
                     nothing_note(args, real, settings)
@@ -200,13 +206,14 @@ def _static(settings: Any) -> Any:
     return static_settings(settings)
 
 
-def _check_folder(agent: MemoryAgent, root: str, settings: Any, *, profile: bool
-                  ) -> list[Diagnostic]:
+def _check_folder(agent: MemoryAgent, root: str, settings: Any, *, profile: bool,
+                  receivers: list[str]) -> list[Diagnostic]:
     """One agent's diagnostics for `root` (workspace/reading.py `agent_check`: the report
-    lists the same)."""
+    lists the same); a hidden-content finding names the agents of `receivers` (the agents
+    checked there) that receive the file."""
     from memlens.workspace.reading import agent_check
 
-    return agent_check(agent, root, settings, profile=profile)
+    return agent_check(agent, root, settings, profile=profile, receivers=receivers)
 
 
 def _conflicts(root: str, settings: Any, agent_ids: list[str]) -> list[Diagnostic]:

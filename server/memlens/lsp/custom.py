@@ -267,7 +267,7 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
                with_imports: bool = True, content: str | None = None,
                agent: str = "gemini") -> TreeFile:
     """A row of a folder's tree, its counts from the index serving that folder."""
-    diagnostics = index.diagnostics_for(path)
+    diagnostics = index.diagnostics_for(path, ls.service.agents_shown_for(path))
     text = ls.text_of(path) or ""
     imports = []
     for edge in index.graph.imports_of(path) if with_imports else []:

@@ -82,6 +82,8 @@ class MemlensServer(LanguageServer):
         # Each file's `instruction-conflict` / `agents-disagree` diagnostics, as last computed
         # off the event loop (lsp/conflicts.py).
         self.conflict_diagnostics: dict[str, list[Diagnostic]] = {}
+        # The agents shown where each open file is, as last published (`publish`).
+        self.shown_published: dict[str, frozenset[str]] = {}
 
     # --- folders and settings ----------------------------------------------------------
     def _new_service(self, folders: list[str]) -> WorkspaceService:
@@ -194,9 +196,14 @@ class MemlensServer(LanguageServer):
                           *self.conflict_diagnostics.get(path, [])]]
 
     def publish(self, paths: set[str] | list[str]) -> None:
-        """Push diagnostics for the given files that are open in the editor."""
+        """Push diagnostics for the given files that are open in the editor, and for every
+        open file where the agents shown changed (an agent's diagnostics come and go with
+        it: workspace/shown.py)."""
         open_paths = {path_of(uri): uri for uri in self.workspace.text_documents}
-        for path in paths:
+        shown = {p: frozenset(self.service.agents_shown_for(p)) for p in open_paths if p}
+        moved = {p for p, agents in shown.items() if self.shown_published.get(p, agents) != agents}
+        self.shown_published = shown
+        for path in [*paths, *(moved - set(paths))]:
             uri = open_paths.get(path)
             if uri is None:
                 continue

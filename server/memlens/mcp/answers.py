@@ -152,7 +152,8 @@ def explain_file(path: str, folder: str, settings: MemorySettings) -> FileExplai
         cell = AgentReading(agent, folder, settings, found, reader).answer(path)
         diagnostics = [FileDiagnostic(line=d.line, severity=d.severity, code=d.code,
                                       message=d.message)
-                       for d in agent_check(agent, folder, checked, profile=True, found=found)
+                       for d in agent_check(agent, folder, checked, profile=True, found=found,
+                                            receivers=agents)
                        if d.path == path]
         out.append(AgentOnFile(agent=agent_id, label=agent.label, when=cell.state,
                                word=cell.word, why=cell.why, trigger=cell.trigger, cut=cell.cut,

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from memlens.protocol.memory import ClaudeJitEntry, ContextSection, JitFile
+from memlens.protocol.memory import AgentJitLoad, ContextSection, JitFile
 from memlens.protocol.wire import Inbound, Wire
 
 Dialect = Literal["gemini", "claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
@@ -82,17 +82,11 @@ class JitResponse(Wire):
 
 
 class JitLoadedEvent(Wire):
-    """`memlens/jitLoaded`: what opening `uri` loads just in time (Gemini CLI's JIT files and
-    the appended context; `claude`: what Claude Code adds for that file, when it has memory
-    in the workspace)."""
+    """`memlens/jitLoaded`: what opening `uri` loads on that read, one entry per agent shown
+    for its folder that loads something (lsp/agents_shown.py), in the registry's order."""
 
     uri: str
-    files: list[JitFile]
-    context: str
-    claude: list[ClaudeJitEntry] = Field(default_factory=list)
-    # Whose `files` they are, named in the notice like every other agent ("Gemini CLI loaded
-    # …"), not left unnamed as if there were one agent.
-    label: str = "Gemini CLI"
+    loads: list[AgentJitLoad]
 
 
 class ReadyEvent(Wire):

@@ -129,15 +129,23 @@ class JitFile(Wire):
     chars: int
 
 
-class ClaudeJitEntry(Wire):
-    """A file another agent (Claude Code, GitHub Copilot CLI, or any agent that loads on read)
-    adds while working on the opened file, and why."""
+class AgentJitFile(Wire):
+    """A file an agent loads on a read, and why (None: the agent gives no reason of its own,
+    as Gemini CLI's JIT files, found above the file read)."""
 
     path: str
     chars: int
-    reason: str
-    # Who adds it, as the notice names it: "Claude Code", "Cursor (convention)".
-    agent_label: str = "Claude Code"
+    reason: str | None = None
+
+
+class AgentJitLoad(Wire):
+    """What one agent loads on a read: its files, and the text it appends to the tool's
+    output ('' when it appends none)."""
+
+    agent: str  # the agent's id: "gemini", "claude", "cursor"
+    label: str  # as the notice names it: "Claude Code", "Cursor (convention)"
+    files: list[AgentJitFile]
+    context: str = ""
 
 
 # --- `memlens show|list --dialect agents|claude --json` ---------------------------------------

@@ -13,7 +13,7 @@ import bisect
 import logging
 import os
 import posixpath
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from contextvars import ContextVar
 
 from memlens.agents import all_agents, checked_agents, workspace_file_names
@@ -94,9 +94,15 @@ class WorkspaceIndex:
         # and the cache behind it: (path, text, reading agents) → its diagnostics.
         self.hidden_problems: dict[str, list[Diagnostic]] = {}
         self._hidden_cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
+        # Each file some agent reads: its text and those agents (the check above is theirs);
+        # and the same check for fewer of them, the agents shown where the file is
+        # (`hidden_for`), by (path, text, agent ids).
+        self.hidden_readers: dict[str, tuple[str, list[MemoryAgent]]] = {}
+        self._hidden_shown: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
         # Diagnostics by file, built on the first query after a change (a workspace pull asks
         # for every file: scanning every diagnostic per file was quadratic).
-        self._by_path: dict[str, list[Diagnostic]] | None = None
+        # Each with the agent whose own check it is (None: the index's own).
+        self._by_path: dict[str, list[tuple[str | None, Diagnostic]]] | None = None
         # Bumped by every build and every batch of changes: what is cached per index
         # (workspace/answers.py) is good for one generation.
         self.generation = 0
@@ -231,10 +237,15 @@ class WorkspaceIndex:
         readers = readers_of(files, [(a, self.agent_check(a)) for a in checked_agents()])
         found: dict[str, list[Diagnostic]] = {}
         cache: dict[tuple[str, str, tuple[str, ...]], list[Diagnostic]] = {}
+        readers_before = {p: (t, [a.id for a in agents])
+                          for p, (t, agents) in self.hidden_readers.items()}
+        self.hidden_readers = {}
+        self._hidden_shown = {}
         for path, agents in readers.items():
             text = self.reader.read(path).content
             if not text:
                 continue
+            self.hidden_readers[path] = (text, list(agents))
             key = (path, text, tuple(a.id for a in agents))
             diagnostics = self._hidden_cache.get(key)
             if diagnostics is None:
@@ -245,6 +256,12 @@ class WorkspaceIndex:
         self._hidden_cache = cache
         changed = {p for p in found.keys() | self.hidden_problems.keys()
                    if found.get(p) != self.hidden_problems.get(p)}
+        # A file whose readers changed may say something else for the agents shown, though
+        # the check for all of them says the same.
+        readers_after = {p: (t, [a.id for a in agents])
+                         for p, (t, agents) in self.hidden_readers.items()}
+        changed |= {p for p in readers_before.keys() | readers_after.keys()
+                    if readers_before.get(p) != readers_after.get(p)}
         self.hidden_problems = found
         return changed
 
@@ -442,32 +459,57 @@ class WorkspaceIndex:
         return files
 
     # --- queries --------------------------------------------------------------------------
-    def diagnostics_for(self, path: str) -> list[Diagnostic]:
+    def diagnostics_for(self, path: str, shown: Collection[str] | None = None
+                        ) -> list[Diagnostic]:
+        """`path`'s diagnostics; with `shown`, only those of the agents shown where it is
+        (workspace/shown.py): another agent's own checks are left out, and the hidden
+        content check names only the shown agents that read the file."""
         if self._by_path is None:
-            found: dict[str, dict[tuple[int, int, str], Diagnostic]] = {}
-            sources = [*self.root_diagnostics.values(),
-                       *(s.diagnostics for s in self.folder_states.values()),
-                       self.skill_problems,
-                       *(c.diagnostics for c in self.agent_checks.values()), self.walk_problems,
-                       self.profile_problems, *self.hidden_problems.values()]
-            for group in sources:
+            found: dict[str, list[tuple[str | None, Diagnostic]]] = {}
+            sources: list[tuple[str | None, list[Diagnostic]]] = [
+                *((None, g) for g in self.root_diagnostics.values()),
+                *((None, s.diagnostics) for s in self.folder_states.values()),
+                (None, self.skill_problems),
+                *((agent_id, c.diagnostics) for agent_id, c in self.agent_checks.items()),
+                (None, self.walk_problems), (None, self.profile_problems)]
+            for agent, group in sources:
                 for d in group:
-                    found.setdefault(d.path, {}).setdefault((d.line, d.col, d.code), d)
-            self._by_path = {p: sorted(items.values(), key=Diagnostic.sort_key)
-                             for p, items in found.items()}
-        return list(self._by_path.get(path, []))
+                    found.setdefault(d.path, []).append((agent, d))
+            self._by_path = found
+        kept: dict[tuple[int, int, str], Diagnostic] = {}
+        for agent, d in self._by_path.get(path, []):
+            if agent is None or shown is None or agent in shown:
+                kept.setdefault((d.line, d.col, d.code), d)
+        for d in self.hidden_for(path, shown):
+            kept.setdefault((d.line, d.col, d.code), d)
+        return sorted(kept.values(), key=Diagnostic.sort_key)
 
-    def rendered_check(self) -> list[Diagnostic]:
+    def hidden_for(self, path: str, shown: Collection[str] | None) -> list[Diagnostic]:
+        """`hidden-text` / `hidden-comment` in `path` for the agents of `shown` that read it
+        (None: every agent that reads it)."""
+        text, readers = self.hidden_readers.get(path, ("", []))
+        mine = readers if shown is None else [a for a in readers if a.id in shown]
+        if len(mine) == len(readers):
+            return list(self.hidden_problems.get(path, []))
+        if not mine:
+            return []
+        key = (path, text, tuple(a.id for a in mine))
+        found = self._hidden_shown.get(key)
+        if found is None:
+            found = self._hidden_shown[key] = file_diagnostics(path, text, mine)
+        return list(found)
+
+    def rendered_check(self, receivers: Collection[str] | None = None) -> list[Diagnostic]:
         """Gemini CLI's check of the workspace as the index keeps it — its folders' loads,
         every memory file rendered, the walk's and the skills' problems, hidden content in
-        what any agent reads — which is `queries.check`'s for a folder indexed alone
-        (tests/test_matrix_index.py): the matrix's Gemini CLI column without a second
-        check."""
+        what the agents of `receivers` read (None: every agent) — which is `queries.check`'s
+        for a folder indexed alone (tests/test_matrix_index.py): the matrix's Gemini CLI
+        column without a second check."""
         found: dict[tuple[str, int, int, str], Diagnostic] = {}
         for group in [*self.root_diagnostics.values(),
                       *(s.diagnostics for s in self.folder_states.values()),
                       self.skill_problems, self.walk_problems,
-                      *self.hidden_problems.values()]:
+                      *(self.hidden_for(p, receivers) for p in self.hidden_readers)]:
             for d in group:
                 found.setdefault((d.path, d.line, d.col, d.code), d)
         return sorted(found.values(), key=Diagnostic.sort_key)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -64,7 +64,7 @@ class Known:
     found: list[str]
     files: Callable[[str], Iterable[str]] = folder_files
     keep: Keeper = _compute
-    rendered: Callable[[], list[Diagnostic]] | None = None
+    rendered: Callable[[Collection[str] | None], list[Diagnostic]] | None = None
     # What the files say: the editor's unsaved buffers over the disk (the language server's
     # views all show the buffers); None: the disk.
     reader: FileReader | None = None
@@ -158,11 +158,16 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     static = static_settings(settings)
     diagnostics: dict[tuple[str, int, int, str], Diagnostic] = {}
 
+    # A hidden-content finding names the columns' agents that receive the file.
+    receivers = [v.agent.id for v, _ in columns]
+
     def checked(agent: MemoryAgent) -> list[Diagnostic]:
         profile = agent.id in in_use
-        return keep("check" if profile else "check-alone", agent.id, lambda: agent_check(
-            agent, folder, static, profile=profile, found=found, rendered=known.rendered,
-            reader=reader))
+        what = ("check" if profile else "check-alone") + ":" + ",".join(receivers)
+        return keep(what, agent.id,
+                    lambda: agent_check(agent, folder, static, profile=profile, found=found,
+                                        rendered=known.rendered, reader=reader,
+                                        receivers=receivers))
 
     for v, _ in columns:
         for d in checked(v.agent):

@@ -6,7 +6,7 @@ import dataclasses
 import functools
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 from memlens.agents.gemini.discovery import LoadedFile, MemoryEngine, MemoryLoad, SearchReport
@@ -225,10 +225,12 @@ def list_files(cwd: str, settings: MemorySettings) -> ListResult:
                       estimator=estimator_for("gemini").label)
 
 
-def check(cwd: str, settings: MemorySettings, *, reader: FileReader | None = None
-          ) -> list[Diagnostic]:
+def check(cwd: str, settings: MemorySettings, *, reader: FileReader | None = None,
+          receivers: Collection[str] | None = None) -> list[Diagnostic]:
     """Every diagnostic for the workspace at `cwd`: startup memory and every subfolder file
-    (`reader`: the files' text, the disk's by default)."""
+    (`reader`: the files' text, the disk's by default); hidden content in what the agents of
+    `receivers` read (the agents shown there; None: every agent), Gemini CLI's files with
+    them."""
     from memlens.agents.gemini.diagnostics import diagnose
 
     engine = MemoryEngine(settings, reader)
@@ -239,7 +241,7 @@ def check(cwd: str, settings: MemorySettings, *, reader: FileReader | None = Non
     from memlens.agents.gemini.inbox import skill_diagnostics
 
     found = diagnose(load, engine, extra, unreadable, stops)
-    found += hidden_check(engine, load, extra)
+    found += hidden_check(engine, load, extra, receivers)
     found += broad_include_directories(load, settings)
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
     from memlens.workspace.skills import other_agents_skill_diagnostics
@@ -265,18 +267,19 @@ def _text_of(engine: MemoryEngine) -> Callable[[str], str | None]:
     return lambda path: engine.reader.read(path).content
 
 
-def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile]
-                 ) -> list[Diagnostic]:
+def hidden_check(engine: MemoryEngine, load: MemoryLoad, extra: list[LoadedFile],
+                 receivers: Collection[str] | None = None) -> list[Diagnostic]:
     """`hidden-text` and `hidden-comment` on every file an agent reads for the workspace at
     `load.cwd`: Gemini CLI's startup and subfolder files with their imports, and (in a
-    trusted folder) every other agent's memory checked there."""
+    trusted folder) the memory of every other agent of `receivers` (None: every agent)
+    checked there."""
     from memlens.agents import checked_agents
     from memlens.workspace.readers import readers_diagnostics, readers_of
 
     checks = []
     if load.trusted:
         roots = walked_roots(load, engine.settings)
-        others = checked_agents()
+        others = tuple(a for a in checked_agents() if receivers is None or a.id in receivers)
         found = workspace_files_named(engine, roots, list(dict.fromkeys(
             n for a in others for n in a.file_names(engine.settings))))
         for agent in others:
@@ -297,12 +300,15 @@ def workspace_check(agent: MemoryAgent, settings: MemorySettings, roots: list[st
         lambda: (settings, agent.check_workspace(settings, roots, found, reader)))[1]
 
 
-def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileReader
+def agent_hidden_check(agent: MemoryAgent, check: WorkspaceCheck, reader: FileReader,
+                       others: Iterable[tuple[MemoryAgent, WorkspaceCheck]] = ()
                        ) -> list[Diagnostic]:
-    """`hidden-text` and `hidden-comment` on the files one agent's workspace check reads."""
+    """`hidden-text` and `hidden-comment` on the files one agent's workspace check reads,
+    each naming the agents of `others` (other agents' checks) that read it too."""
     from memlens.workspace.readers import readers_diagnostics, readers_of
 
-    return readers_diagnostics(readers_of([], [(agent, check)]),
+    readers = readers_of([], [(agent, check), *others])
+    return readers_diagnostics({p: agents for p, agents in readers.items() if agent in agents},
                                lambda path: reader.read(path).content)
 
 

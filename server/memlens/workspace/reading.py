@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Literal
 
 from memlens.agents.base import AgentFile, MemoryAgent, WorkspaceCheck
@@ -236,8 +236,9 @@ def static_settings(settings: MemorySettings) -> MemorySettings:
 
 def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, profile: bool,
                 found: list[str] | None = None,
-                rendered: Callable[[], list[Diagnostic]] | None = None,
-                reader: FileReader | None = None) -> list[Diagnostic]:
+                rendered: Callable[[Collection[str] | None], list[Diagnostic]] | None = None,
+                reader: FileReader | None = None,
+                receivers: Collection[str] | None = None) -> list[Diagnostic]:
     """`memlens check`'s diagnostics for one agent working in the folder `root` (the settings
     `static_settings` gives): with `profile`, what its profile says (`agent-ignores-file`,
     `agent-version-unverified`); then its own checks and the hidden-content findings in what
@@ -245,8 +246,10 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
     memory files under `root`, when the caller has walked for them already. `rendered`: the
     check of the agent the index renders, as the language server's index holds it (equal to
     `queries.check`'s: tests/test_matrix_index.py). `reader`: the files' text (the disk's by
-    default)."""
-    from memlens.agents import workspace_file_names
+    default). `receivers`: the agents a hidden-content finding names as receiving a file
+    (the agents shown in `root`, this one among them; None: this agent alone, and every
+    agent in Gemini CLI's check)."""
+    from memlens.agents import agent_by_id, workspace_file_names
 
     reader = reader or FileReader()
     if found is None:
@@ -257,11 +260,17 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
     if profile:
         said += profile_diagnostics(settings, [root], found, reader, only=agent.id)
     if agent.rendered_by_index:  # Gemini CLI's own check: its files, imports and folders
-        return said + (rendered() if rendered is not None
-                       else check(root, settings, reader=reader))
-    checked = workspace_check(agent, settings, [root],
-                              named(found, agent.file_names(settings)), reader)
-    return [*said, *checked.diagnostics, *agent_hidden_check(agent, checked, reader)]
+        return said + (rendered(receivers) if rendered is not None
+                       else check(root, settings, reader=reader, receivers=receivers))
+
+    def checked(other: MemoryAgent) -> WorkspaceCheck:
+        return workspace_check(other, settings, [root], named(found, other.file_names(settings)),
+                               reader)
+
+    others = [agent_by_id(a) for a in receivers or () if a != agent.id]
+    return [*said, *checked(agent).diagnostics,
+            *agent_hidden_check(agent, checked(agent), reader,
+                                [(o, checked(o)) for o in others if not o.rendered_by_index])]
 
 
 def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,

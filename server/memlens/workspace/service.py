@@ -233,15 +233,24 @@ class WorkspaceService:
 
     # --- queries ----------------------------------------------------------------------------
     def diagnostics_for(self, path: str) -> list[Diagnostic]:
-        """`path`'s diagnostics from the index serving it; a file outside every folder (the
-        user's global memory) gets those of every index that reads it, each once."""
+        """`path`'s diagnostics from the index serving it, those of the agents shown where it
+        is (workspace/shown.py: the folder holding it, else the default folder); a file
+        outside every folder (the user's global memory) gets those of every index that reads
+        it, each once."""
+        shown = self.agents_shown_for(path)
         if self.folder_for(path) is not None or len(self.indexes()) == 1:
-            return self.index_for(path).diagnostics_for(path)
+            return self.index_for(path).diagnostics_for(path, shown)
         found: dict[tuple[int, int, str], Diagnostic] = {}
         for index in self.indexes():
-            for d in index.diagnostics_for(path):
+            for d in index.diagnostics_for(path, shown):
                 found.setdefault((d.line, d.col, d.code), d)
         return sorted(found.values(), key=Diagnostic.sort_key)
+
+    def agents_shown_for(self, path: str) -> set[str]:
+        """The agents shown where `path` is: its folder's, else the default folder's."""
+        from memlens.workspace.shown import agents_shown
+
+        return set(agents_shown(self, self.folder_or_default(path)).shown)
 
     def diagnosed_paths(self) -> set[str]:
         paths: set[str] = set()

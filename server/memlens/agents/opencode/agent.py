@@ -51,13 +51,6 @@ _MAX_FOLDERS = 2000
 _NAME_SET = frozenset(NAMES)
 
 
-def _own_files(found: list[str], roots: list[str]) -> bool:
-    """A file only OpenCode reads is here: a CONTEXT.md, an opencode.json[c], `.opencode/`."""
-    return (any(posixpath.basename(p) == "CONTEXT.md" for p in found)
-            or any(os.path.lexists(posixpath.join(r, n)) for r in roots
-                   for n in (*CONFIG_NAMES, ".opencode")))
-
-
 def _folders_below(cwd: str) -> list[tuple[str, bool]]:
     """The folders below `cwd` a read can bring memory from (bounded, in walk order), each
     with whether it lists one of its names (a file, a link or a folder so named: only those
@@ -190,11 +183,7 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
     def check_workspace(self, settings: MemorySettings, roots: list[str], found: list[str],
                         reader: FileReader) -> WorkspaceCheck:
         check = WorkspaceCheck(found=found)
-        # A root CLAUDE.md a nested AGENTS.md drops is news for someone who runs OpenCode or
-        # keeps its own files here, not for every CLAUDE.md user (the editor publishes each
-        # agent's check).
-        if any(p.agent == self.id for p in settings.chosen_agents) or _own_files(found, roots):
-            check.diagnostics += dropped_names(found, roots)
+        check.diagnostics += dropped_names(found, roots)
         for root in roots:
             load = self._load(root, settings, reader)
             check.diagnostics += [d for d in load.diagnostics
@@ -206,11 +195,6 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
 
     def jit_session(self, settings: MemorySettings, folder: str, reader: FileReader,
                     check: WorkspaceCheck) -> AgentJitSession | None:
-        # What a read brings is said (the editor's on-read notice) for someone who runs
-        # OpenCode or keeps its own files here; its files are every CLAUDE.md user's too.
-        if not (any(p.agent == self.id for p in settings.chosen_agents)
-                or _own_files(check.found, [folder])):
-            return None
         return _Session(OpenCodeSession(self._load(folder, settings, reader), reader))
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
