@@ -274,10 +274,13 @@ def test_start_prints_the_url_and_how_to_stop_last(tmp_path: Path) -> None:
     env, mark = _env(tmp_path, MEMLENS_SERVER_LOG=str(server_log), TMPDIR=str(tmp_path))
     out = tmp_path / "out.txt"
     with open(out, "w") as sink:
+        # Ctrl-C reaches it as in a terminal, even when these tests run in the background
+        # (a background job starts with SIGINT ignored, and bash cannot trap it then).
         process = subprocess.Popen(["bash", "scripts/vscode/start.sh", str(workspace),
                                     str(_free_port())],
                                    cwd=tree, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while "Stop it: Ctrl-C" not in out.read_text():

@@ -57,7 +57,7 @@ await runScenario('tour', async ({ page, step, cleanup }) => {
     await shot('matrix');
 
     step(`${name}: side by side`);
-    if (first) await quickOpen(page, first);
+    if (first) await page.locator('.tab', { hasText: first }).first().click();
     await runCommand(page, 'Memory Lens: Show What Each Agent Reads…', { waitHidden: false });
     await quickInputTitled(page, `What each agent reads for ${first ?? name}`);
     const rows = page.locator('.quick-input-widget .monaco-list-row');
