@@ -170,3 +170,27 @@ def test_a_long_reason_many_cells_give_is_said_once_as_a_note(tmp_path: Path) ->
     assert notes.count(escaped) == 1
     # A short reason stays in its cell: "project memory" is no note.
     assert '<div class="why">project memory</div>' in table
+
+
+def test_a_reason_that_differs_only_after_its_general_part_shares_that_part(
+        tmp_path: Path) -> None:
+    # The AGENTS.md convention's nested files: the same rule, then "started in packages/a/ it
+    # reads this one" per file.
+    home, repo = tmp_path / "home", tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    home.mkdir()
+    for name in ("a", "b"):
+        (repo / "packages" / name).mkdir(parents=True)
+        (repo / "packages" / name / "AGENTS.md").write_text(f"{name} rules\n")
+    page = tmp_path / "report.html"
+    result = json.loads(_memlens("report", str(repo), "--agent", "agents", "--html", str(page),
+                                 "--json", home=home).stdout)
+    reasons = {r["relative"]: r["cells"]["agents"]["why"] for r in result["rows"]}
+    general, _, rest = reasons["packages/a/AGENTS.md"].partition("; ")
+    assert rest == "started in packages/a/ it reads this one"
+    assert reasons["packages/b/AGENTS.md"] == f"{general}; started in packages/b/ it reads this one"
+    html = page.read_text(encoding="utf-8")
+    for name in ("a", "b"):
+        assert (f'<a href="#note-1">see note 1</a>; started in packages/{name}/ it reads this one'
+                in html)
+    assert f'<li id="note-1">{general}</li>' in html
