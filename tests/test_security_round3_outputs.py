@@ -22,6 +22,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -460,6 +461,24 @@ def test_diff_never_runs_a_git_the_repository_holds(root: Path) -> None:
     assert run.code == 1, run.err
 
 
+def _diff_with_git_deadline(repo: Path, seconds: float, *args: str) -> Run:
+    """`memlens diff` as its own process, with git rev-parse's deadline (`TIMEOUTS`, 30 s: a
+    guard against a hang, never a measure of speed) shortened to `seconds`: what is tested is
+    that git is stopped at its deadline, not how long the deadline is."""
+    home = _home(repo.parent)
+    shortened = ("import sys\n"
+                 "from memlens.files import git\n"
+                 f"git.TIMEOUTS['rev-parse'] = {seconds!r}\n"
+                 "from memlens.cli.main import main\n"
+                 "sys.exit(main())\n")
+    env = {**os.environ, "HOME": str(home), "GEMINI_CLI_HOME": str(home),
+           "TMPDIR": str(repo.parent / "tmp")}
+    proc = subprocess.run(
+        [sys.executable, "-c", shortened, "diff", *args, "--agent", "gemini@0.44+", "--trusted"],
+        cwd=repo, env=env, capture_output=True, stdin=subprocess.DEVNULL, text=True, timeout=60)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
 def test_diff_stops_a_git_that_waits_on_a_fifo_the_config_includes(root: Path) -> None:
     """`include.path` naming a FIFO (an archive can carry one) kept git, and so `memlens
     diff`, waiting for ever; now git is stopped at its deadline and one line says so."""
@@ -468,7 +487,7 @@ def test_diff_stops_a_git_that_waits_on_a_fifo_the_config_includes(root: Path) -
     os.mkfifo(fifo)
     _git(repo, "config", "include.path", str(fifo))
     try:
-        run = _diff(repo, "HEAD~1", "HEAD")
+        run = _diff_with_git_deadline(repo, 1.0, "HEAD~1", "HEAD")
     finally:
         with contextlib.suppress(OSError):  # let a git still waiting (the old code's) go
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
