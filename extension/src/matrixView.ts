@@ -181,7 +181,7 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 .wrap { overflow-x: auto; } table { border-collapse: collapse; }
 th, td { border: 1px solid var(--vscode-panel-border, var(--vscode-widget-border, #8884)); padding: 4px 8px; text-align: left; vertical-align: top; }
 thead th { background: var(--vscode-editorWidget-background); position: sticky; top: 0; }
-th.file { position: sticky; left: 0; background: var(--vscode-editor-background); font-family: var(--vscode-editor-font-family); font-weight: normal; white-space: nowrap; cursor: pointer; }
+th.file { position: sticky; left: 0; background: var(--vscode-editor-background); font-family: var(--vscode-editor-font-family); font-weight: normal; max-width: 16em; overflow-wrap: anywhere; cursor: pointer; }
 th.file a { color: var(--vscode-textLink-foreground); }
 td.cell { cursor: pointer; min-width: 7em; } td.foreign { text-align: center; } td.cell:hover { background: var(--vscode-list-hoverBackground); }
 td.cell:focus, th.file:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }

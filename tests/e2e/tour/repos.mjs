@@ -34,7 +34,7 @@ await runScenario('tour', async ({ page, step, cleanup }) => {
     const { url } = await startCodeServer(repo, cleanup);
     await openWorkbench(page, url);
     await useTheme(page, repo, theme);
-    const first = ['CLAUDE.md', 'AGENTS.md', 'GEMINI.md']
+    const first = ['CLAUDE.md', 'AGENTS.md', 'GEMINI.md', '.github/copilot-instructions.md']
       .find((file) => { try { execFileSync('test', ['-f', path.join(repo, file)]); return true; } catch { return false; } });
     if (first) await quickOpen(page, first);
     await waitForServer(page);
@@ -57,9 +57,9 @@ await runScenario('tour', async ({ page, step, cleanup }) => {
     await shot('matrix');
 
     step(`${name}: side by side`);
-    if (first) await page.locator('.tab', { hasText: first }).first().click();
+    if (first) await page.locator('.tab', { hasText: path.basename(first) }).first().click();
     await runCommand(page, 'Memory Lens: Show What Each Agent Reads…', { waitHidden: false });
-    await quickInputTitled(page, `What each agent reads for ${first ?? name}`);
+    await quickInputTitled(page, `What each agent reads for ${first ?? ''}`);
     const rows = page.locator('.quick-input-widget .monaco-list-row');
     await rows.first().waitFor({ state: 'visible' });
     await rows.first().click();
