@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memlens.agents import AGENT_IDS
 from memlens.workspace.agents_here import agents_applying, agents_to_cover
 
 if TYPE_CHECKING:
     from memlens.workspace.index import WorkspaceIndex
-    from memlens.workspace.service import WorkspaceService
+
+
+class FolderIndexes(Protocol):
+    """What this asks of the workspace service (workspace/service.py), which asks here."""
+
+    def index_of_folder(self, folder: str | None) -> WorkspaceIndex: ...
+
+    def agents_with_files(self, folder: str | None) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -30,11 +37,11 @@ class AgentsShown:
 # Per service and workspace folder: the index it was asked of, that index's generation, the
 # answer.
 _answers: weakref.WeakKeyDictionary[
-    WorkspaceService, dict[str, tuple[weakref.ref[WorkspaceIndex], int, AgentsShown]]
+    FolderIndexes, dict[str, tuple[weakref.ref[WorkspaceIndex], int, AgentsShown]]
 ] = weakref.WeakKeyDictionary()
 
 
-def agents_shown(service: WorkspaceService, folder: str | None) -> AgentsShown:
+def agents_shown(service: FolderIndexes, folder: str | None) -> AgentsShown:
     """The agents shown for the workspace folder `folder` (None: the default folder)."""
     index = service.index_of_folder(folder)
     key = folder or ""
