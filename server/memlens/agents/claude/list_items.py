@@ -19,7 +19,7 @@ import re
 from markdown_it.parser_block import ParserBlock
 from markdown_it.rules_block import StateBlock
 
-from memlens.files.nodecompat import js_trim
+from memlens.files.nodecompat import JS_WHITESPACE, js_trim
 
 _BREAK_BLOCK = r"#|```|~~~|(?:- *- *-[- ]*|_ *_ *_[_ ]*|[*] *[*] *[*][* ]*)$"
 # A less indented line that ends the item (tested where its text starts).
@@ -43,6 +43,17 @@ def _lazy_may_follow(previous: str, most: int) -> bool:
         start > most or not _NO_LAZY_AFTER.match(previous, start))
 
 
+def _lazy_may_follow_line(indent: int, text: str, width: int, most: int) -> bool:
+    """Whether a less indented line may follow this one (its indent past the list's and its
+    text from the first character that is neither space nor tab) in an item `width` wide."""
+    if indent >= width:  # the text starts `indent - width` columns into the item
+        inside = indent - width
+        return inside < 4 and (inside > most or not _NO_LAZY_AFTER.match(text))
+    if len(text) <= width - indent:  # nothing of it is left in the item
+        return True
+    return _lazy_may_follow(text.replace("\t", "    ")[width - indent:], most)
+
+
 class _Items:
     """The parse's record: the lines items end at (line -> the outermost such item's content
     indent) and where each open item ends (an item inside it ends there at the latest)."""
@@ -57,12 +68,6 @@ def _items(state: StateBlock) -> _Items:
     if not isinstance(found, _Items):
         found = state.env[_ENV_KEY] = _Items()
     return found
-
-
-def _line_in(state: StateBlock, line: int, outer: int) -> str:
-    """The line as the list around the item sees it: its indent past `outer` as spaces."""
-    text = state.src[state.bMarks[line] + state.tShift[line]:state.eMarks[line]]
-    return " " * max(0, state.sCount[line] - outer) + text
 
 
 def _after_marker(state: StateBlock, line: int) -> str:
@@ -80,24 +85,28 @@ def _read_item(state: StateBlock, first: int, end: int, record: _Items) -> dict[
     outer, indent = state.listIndent, state.blkIndent
     width = indent - outer  # the marker and the spaces after it
     most = min(3, width - 1)
-    previous = _after_marker(state, first)
-    blank_seen = not js_trim(previous)
+    after = _after_marker(state, first)
+    blank_seen = not js_trim(after)
+    lazy_may_follow = _lazy_may_follow(after.replace("\t", "    "), most)
     raised: dict[int, int] = {}
+    src, begins, shifts, ends, columns = (state.src, state.bMarks, state.tShift, state.eMarks,
+                                          state.sCount)
     line = first + 1
     while line < end:
-        text = _line_in(state, line, outer)
-        start = _spaces(text)
-        if start <= most and _ENDS_ITEM.match(text, start):
+        # The line as the list around the item sees it: its indent past the list's, and its
+        # text from the first character that is neither space nor tab.
+        start = max(0, columns[line] - outer)
+        text = src[begins[line] + shifts[line]:ends[line]]
+        if start <= most and _ENDS_ITEM.match(text):
             break
-        blank = not js_trim(text)
-        expanded = text.replace("\t", "    ")
-        if not blank and _spaces(expanded) < width:
-            if blank_seen or not _lazy_may_follow(previous, most):
+        blank = not text or (text[0] in JS_WHITESPACE and not js_trim(text))
+        if not blank and start < width:
+            if blank_seen or not lazy_may_follow:
                 break
-            raised[line] = state.sCount[line]
-            state.sCount[line] = indent + start
+            raised[line] = columns[line]
+            columns[line] = indent + start
         blank_seen = blank_seen or blank
-        previous = expanded[width:]
+        lazy_may_follow = _lazy_may_follow_line(start, text, width, most)
         line += 1
     if line < end and not state.isEmpty(line):
         record.ends_at[line] = min(record.ends_at.get(line, indent), indent)
