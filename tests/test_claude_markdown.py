@@ -97,6 +97,8 @@ def test_includes(text: str, paths: list[str]) -> None:
     ("- a\n  - b\n#foo\n\n    @a.md\n", []),
     ("- a\n<b>x</b>\n\n    @a.md\n", []),
     ("- item\n(x)\n\n    @a.md\n", ["a.md"]),  # a paragraph's lazy line, as in CommonMark
+    ("- <!-- c -->\nVisible <!-- @a.md --> text\n", ["a.md"]),  # item text: read raw too
+    ("* Style: @c.md\n<span>@a.md</span>\ntext\\\n@b.md\n", ["c.md", "a.md", "b.md"]),
 ])
 def test_list_items_end_where_claude_code_ends_them(text: str, paths: list[str]) -> None:
     assert [i.path for i in includes(text)] == paths
