@@ -87,6 +87,23 @@ def test_includes(text: str, paths: list[str]) -> None:
     assert [i.path for i in includes(text)] == paths
 
 
+@pytest.mark.parametrize(("text", "paths"), [
+    # a list item takes a less indented line after a comment, or a fence's line, too ...
+    ("- <!-- c -->\n(x)\n\n    @a.md\n", ["a.md"]),
+    ("- - <!-- c -->\n(x)\n\n      @a.md\n", ["a.md"]),
+    ("- ```\n  x\n@a.md\n", []),
+    # ... and ends at one after a blank line, or at one opening a heading, a tag or a comment
+    ("- a\n\n  b\nc\n\n    @a.md\n", []),
+    ("- a\n  - b\n#foo\n\n    @a.md\n", []),
+    ("- a\n<b>x</b>\n\n    @a.md\n", []),
+    ("- item\n(x)\n\n    @a.md\n", ["a.md"]),  # a paragraph's lazy line, as in CommonMark
+    ("- <!-- c -->\nVisible <!-- @a.md --> text\n", ["a.md"]),  # item text: read raw too
+    ("* Style: @c.md\n<span>@a.md</span>\ntext\\\n@b.md\n", ["c.md", "a.md", "b.md"]),
+])
+def test_list_items_end_where_claude_code_ends_them(text: str, paths: list[str]) -> None:
+    assert [i.path for i in includes(text)] == paths
+
+
 @pytest.mark.parametrize(("text", "globs"), [
     ("---\npaths:\n  - \"src/**\"\n---\nx\n", ["src"]),
     ("---\npaths: **/x.txt\n---\nx\n", ["**/x.txt"]),  # YAML fails: read again quoted

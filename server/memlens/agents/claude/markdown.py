@@ -7,7 +7,8 @@ swallows after them), and includes are read from text tokens only (never code bl
 spans; an HTML comment's text only outside the comment). Here the same grammar comes from
 markdown-it-py's CommonMark parser (tables and strikethrough off, HTML on), with the marked
 rules CommonMark lacks ported: a comment block ends after the line breaks that follow it, only
-HTML in a line's first column interrupts a paragraph, and an escape ends a text token.
+HTML in a line's first column interrupts a paragraph, an escape ends a text token, and a list
+item ends where marked ends it (list_items.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock, html_block
 from markdown_it.token import Token
 
+from memlens.agents.claude.list_items import use_item_blocks
 from memlens.files.nodecompat import JS_WHITESPACE, js_trim
 
 JS_SPACE = JS_WHITESPACE  # JavaScript's `\s` too (ECMAScript WhiteSpace and LineTerminator)
@@ -76,6 +78,7 @@ def follow_claude_version(version: str | None) -> None:
 @lru_cache(maxsize=2)
 def _parser(quote_ends_at_indented_html: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark")
+    md.block = use_item_blocks(md.block)
     md.block.ruler.at("html_block", _html_block,
                       {"alt": ["paragraph", "reference", "blockquote"]})
     if quote_ends_at_indented_html:
