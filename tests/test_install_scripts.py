@@ -25,6 +25,13 @@ pytestmark = pytest.mark.timeout(300)
 UNREACHABLE = "http://127.0.0.1:9/"  # the discard port: nothing listens, refused at once
 
 
+def _as_in_a_terminal() -> None:
+    """In the child before it runs: Ctrl-C (SIGINT) reaches a script as in a terminal, even
+    when these tests run as a background job, which starts with SIGINT ignored (and bash
+    cannot trap a signal ignored on entry)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _left_behind(mark: str) -> list[str]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -185,7 +192,7 @@ def test_stopping_an_install_ends_every_process_it_started(tmp_path: Path,
     with open(log, "w") as out:
         process = subprocess.Popen(["bash", "scripts/vscode/install.sh"], cwd=ROOT, env=env,
                                    stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL, preexec_fn=_as_in_a_terminal)
         try:
             deadline = time.monotonic() + 60
             while "(last: fake npm is working)" not in log.read_text():
@@ -274,13 +281,10 @@ def test_start_prints_the_url_and_how_to_stop_last(tmp_path: Path) -> None:
     env, mark = _env(tmp_path, MEMLENS_SERVER_LOG=str(server_log), TMPDIR=str(tmp_path))
     out = tmp_path / "out.txt"
     with open(out, "w") as sink:
-        # Ctrl-C reaches it as in a terminal, even when these tests run in the background
-        # (a background job starts with SIGINT ignored, and bash cannot trap it then).
         process = subprocess.Popen(["bash", "scripts/vscode/start.sh", str(workspace),
                                     str(_free_port())],
                                    cwd=tree, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL,
-                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                   stdin=subprocess.DEVNULL, preexec_fn=_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while "Stop it: Ctrl-C" not in out.read_text():
