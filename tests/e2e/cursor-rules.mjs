@@ -1,8 +1,7 @@
 // Cursor's rules, a convention (issue 22): a copy of the demo with a Cursor rule attached by
 // globs (.cursor/rules/py.mdc, globs **/*.py). Opening services/api/app.py, the notification
-// names what Cursor would add under Cursor's own name, labelled a convention ("Cursor
-// (convention) would add .cursor/rules/py.mdc (its globs match services/api/app.py)"), not
-// as Claude Code's. Screenshot: artifacts/e2e/cursor-rules.png.
+// names what Cursor adds under Cursor's own name, labelled a convention ("Cursor (convention)
+// loaded .cursor/rules/py.mdc (its globs match services/api/app.py)"), not as Claude Code's. Screenshot: artifacts/e2e/cursor-rules.png.
 import path from 'node:path';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import {
@@ -10,7 +9,7 @@ import {
   TIMEOUT,
 } from './lib/vscode.mjs';
 
-const NOTICE = 'Cursor (convention) would add .cursor/rules/py.mdc (its globs match services/api/app.py)';
+const NOTICE = 'Cursor (convention) loaded .cursor/rules/py.mdc (its globs match services/api/app.py)';
 
 await runScenario('cursor-rules', async ({ page, step, cleanup }) => {
   const { root, workspace } = isolatedWorkspace();
@@ -29,6 +28,6 @@ await runScenario('cursor-rules', async ({ page, step, cleanup }) => {
   await shown;
   await settled(toast);
   const text = (await toast.innerText()).replace(/\s+/g, ' ');
-  if (text.includes('Claude Code would add .cursor')) throw new Error(`a Cursor rule announced as Claude Code's: ${text}`);
+  if (/Claude Code loaded [^;]*\.cursor/.test(text)) throw new Error(`a Cursor rule announced as Claude Code's: ${text}`);
   await screenshot(page, 'cursor-rules');
 });
