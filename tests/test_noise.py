@@ -210,3 +210,23 @@ def test_check_says_one_finding_once_with_the_files_it_is_on(root: Path) -> None
     assert sorted(d["path"].split("repo/")[1] for d in json.loads(listed.out)
                   if d["code"] == "agent-ignores-file") == [
         "AGENTS.md", *(f"packages/{name}/AGENTS.md" for name in packages)]
+
+
+@pytest.mark.parametrize("agent", ["opencode", "pi"])
+def test_a_hostile_claude_md_beside_agents_md_is_not_read_to_decide(root: Path,
+                                                                    agent: str) -> None:
+    # Whether a CLAUDE.md stands for the AGENTS.md beside it is asked of a FIFO, a link to an
+    # endless device and a link out of the project: no hang, no crash, each still said lost.
+    import os
+
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# r\n",
+                      "repo/sub/AGENTS.md": "# s\n", "repo/out/AGENTS.md": "# o\n",
+                      "secret.md": "See @AGENTS.md\n"})
+    os.mkfifo(root / "repo/CLAUDE.md")
+    (root / "repo/sub/CLAUDE.md").symlink_to("/dev/zero")
+    (root / "repo/out/CLAUDE.md").symlink_to(root / "secret.md")
+    run = memlens("check", "repo", "--agent", agent, "--format", "json", cwd=root,
+                  home=root / "home")
+    ignored = sorted(d["path"].split("repo/")[1] for d in json.loads(run.out)
+                     if d["code"] == "agent-ignores-file")
+    assert "CLAUDE.md" in ignored and "sub/CLAUDE.md" in ignored, run.out
