@@ -79,82 +79,24 @@ export function registerMatrixView(context: vscode.ExtensionContext, client: Mem
   }));
 }
 
-/** A longer reason than this, said word for word in two cells or more, becomes a note. */
-const NOTE_AFTER = 60;
-
-interface ReasonNotes {
-  notes: Map<string, number>; // said once under the table
-  cells: Map<string, [number, string]>; // a cell's reason → its note and what the cell still says
-}
-
-/**
- * Each long reason two or more cells give word for word, numbered in order of first
- * appearance: the cell says "see note N" (its tooltip keeps the whole reason) and the reason
- * is said once under the table. A reason whose general part comes before "; " and differs
- * only after it shares that part ("see note N; started in pkg/ …"). The same rule as
- * `memlens report --html` (server/memlens/reports/report.py shared_reasons).
- */
-function sharedReasons(result: MatrixResult): ReasonNotes {
-  const whys: string[] = [];
-  for (const row of result.rows) {
-    for (const agent of result.agents) {
-      const cell = row.cells[agent.id];
-      if (cell && !cell.foreign) {
-        whys.push(cell.why);
-      }
-    }
-  }
-  const count = <T>(items: T[]): Map<T, number> => {
-    const counts = new Map<T, number>();
-    for (const item of items) {
-      counts.set(item, (counts.get(item) ?? 0) + 1);
-    }
-    return counts;
-  };
-  const head = (why: string): string => why.split("; ")[0];
-  const tail = (why: string): string => why.slice(head(why).length + 2);
-  const whole = count(whys.filter((why) => why.length > NOTE_AFTER));
-  const distinct = [...new Set(whys)];
-  const heads = count(distinct.filter((why) => (whole.get(why) ?? 0) < 2 && why.includes("; ")
-    && head(why).length > NOTE_AFTER).map(head));
-  const notes = new Map<string, number>();
-  const cells = new Map<string, [number, string]>();
-  const noteOf = (text: string): number => {
-    if (!notes.has(text)) {
-      notes.set(text, notes.size + 1);
-    }
-    return notes.get(text) as number;
-  };
-  for (const why of distinct) {
-    if ((whole.get(why) ?? 0) > 1) {
-      cells.set(why, [noteOf(why), ""]);
-    } else if (why.includes("; ") && (heads.get(head(why)) ?? 0) > 1) {
-      cells.set(why, [noteOf(head(why)), tail(why)]);
-    }
-  }
-  return { notes, cells };
-}
-
 function html(result: MatrixResult): string {
   const nonce = crypto.randomBytes(18).toString("base64");
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`].join("; ");
   const head = result.agents.map((agent) =>
     `<th scope="col" title="${escape(agent.why)}">${escape(agent.label)}<div class="sub">${escape(agent.why)}</div></th>`).join("");
-  const { notes, cells: noted } = sharedReasons(result);
-  const reasonOf = (why: string): string => {
-    const note = noted.get(why);
-    return note === undefined ? `<span class="why">${escape(why)}</span>`
-      : `<span class="why">see note ${note[0]}${note[1] ? `; ${escape(note[1])}` : ""}</span>`;
-  };
+  // A reason several cells share is said once under the table (the server numbers them).
+  const reasonOf = (cell: MatrixCell): string => cell.note
+    ? `<span class="why">see note ${cell.note}${cell.noteRest ? `; ${escape(cell.noteRest)}` : ""}</span>`
+    : `<span class="why">${escape(cell.why)}</span>`;
   const rows = result.rows.map((row, r) => {
     const cells = result.agents.map((agent, c) => {
-      const cell: MatrixCell = row.cells[agent.id] ?? { state: "not-read", word: "not read", why: "", foreign: false };
+      const cell: MatrixCell = row.cells[agent.id] ?? { state: "not-read", word: "not read", why: "", foreign: false, noteRest: "" };
       const label = `${agent.label}: ${cell.word} — ${cell.why}${cell.cut ? ` (${cell.cut})` : ""}`;
       // Not this agent's kind of file (the server's `foreign`): a dash, the reason in the
       // tooltip, so that the cells that say something stand out in a row of ten agents.
       const body = cell.foreign
         ? `<span class="word" aria-hidden="true">${FOREIGN}</span>`
-        : `<span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span>${reasonOf(cell.why)}${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}`;
+        : `<span class="word">${ICONS[cell.state] ?? ""} ${escape(cell.word)}</span>${reasonOf(cell)}${cell.cut ? `<span class="cut">✂ ${escape(cell.cut)}</span>` : ""}`;
       return `<td class="cell s-${cell.state}${cell.foreign ? " foreign" : ""}" role="gridcell" tabindex="${r === 0 && c === 0 ? 0 : -1}" data-row="${r}" data-col="${c + 1}"
         data-agent="${escape(agent.id)}" data-path="${escape(row.path)}" title="${escape(label)}" aria-label="${escape(label)}">
         ${body}</td>`;
@@ -206,7 +148,7 @@ button:hover { background: var(--vscode-button-hoverBackground); } button:focus 
 <div class="wrap"><table role="grid" aria-label="Which agent reads which memory file">
 <thead><tr><th scope="col">File</th>${head}</tr></thead>
 <tbody>${rows}</tbody></table></div>
-${notes.size ? `<h3>Notes</h3><ol class="notes">${[...notes.keys()].map((why) => `<li>${escape(why)}</li>`).join("")}</ol>` : ""}
+${result.notes.length ? `<h3>Notes</h3><ol class="notes">${result.notes.map((why) => `<li>${escape(why)}</li>`).join("")}</ol>` : ""}
 <h2>Context at start-up</h2>
 ${maps}
 <script nonce="${nonce}">

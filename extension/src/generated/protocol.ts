@@ -899,6 +899,8 @@ export interface MatrixCell {
   trigger?: string | null;
   cut?: string | null;
   foreign: boolean;
+  note?: number | null;
+  noteRest: string;
 }
 /**
  * `memlens/matrix`: the workspace folder; a single-root window's request may leave it out
@@ -914,6 +916,7 @@ export interface MatrixResult {
   rows: MatrixRow[];
   diagnostics: Diagnostic[];
   hidden: Diagnostic[];
+  notes: string[];
 }
 export interface MatrixRow {
   path: string;

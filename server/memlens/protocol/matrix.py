@@ -26,6 +26,11 @@ class MatrixCell(Wire):
     # file"): nothing to tell, so the editor draws the cell empty (the reason in its tooltip) —
     # with ten agents, a row is mostly such cells.
     foreign: bool = False
+    # A long reason several cells share is said once under the table (MatrixResult.notes):
+    # the number of its note, and what the cell still says after it ("" when the whole
+    # reason is the note) (reports/notes.py).
+    note: int | None = None
+    note_rest: str = ""
 
 
 class MatrixRow(Wire):
@@ -70,6 +75,7 @@ class MatrixResult(Wire):
     diagnostics: list[Diagnostic]
     # hidden-text / hidden-comment findings, each with what the hidden text says decoded
     hidden: list[Diagnostic] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)  # note N is notes[N - 1]
 
 
 class MatrixParams(Inbound):

@@ -6,8 +6,6 @@ each cell says is decided in workspace/matrix.py."""
 from __future__ import annotations
 
 import posixpath
-from collections import Counter
-from dataclasses import dataclass
 from importlib import resources
 
 from memlens.files.output import markdown_code
@@ -37,44 +35,8 @@ def html_report(result: MatrixResult, version: str) -> str:
     scale = max([0, *(max(a.map.tokens, a.map.limit or 0) for a in result.agents)])
     return env.from_string(template).render(
         r=result, version=version, icons=ICONS, foreign=FOREIGN, rel=lambda p: _relative(result, p),
-        conflicts=conflict_findings(result), notes=shared_reasons(result),
+        conflicts=conflict_findings(result),
         scale_all=scale)
-
-
-_NOTE_AFTER = 60  # characters: a longer reason said in two cells or more becomes a note
-
-
-@dataclass(frozen=True)
-class ReasonNotes:
-    """The reasons said once under the table (`notes`: text → number) and, for each cell's
-    reason that uses one, the number and what the cell still says (`cells`: reason → (N,
-    rest); rest is "" when the whole reason is the note)."""
-
-    notes: dict[str, int]
-    cells: dict[str, tuple[int, str]]
-
-
-def shared_reasons(result: MatrixResult) -> ReasonNotes:
-    """Each long reason that two or more cells give word for word, numbered in order of first
-    appearance, is said once under the table and the cells say "see note N" (eight agents and
-    many nested files repeat the same five lines otherwise). A reason whose general part comes
-    before "; " and differs only after it ("not read working here: … ; started in pkg/ it
-    reads this one") shares that part: the cell says "see note N; started in pkg/ …". A short
-    reason ("project memory") stays in its cells: a note would be longer than it."""
-    whys = [cell.why for row in result.rows for agent in result.agents
-            if (cell := row.cells.get(agent.id)) is not None and not cell.foreign]
-    whole = Counter(why for why in whys if len(why) > _NOTE_AFTER)
-    heads = Counter(why.split("; ", 1)[0] for why in dict.fromkeys(whys)
-                    if whole[why] < 2 and "; " in why
-                    and len(why.split("; ", 1)[0]) > _NOTE_AFTER)
-    notes: dict[str, int] = {}
-    cells: dict[str, tuple[int, str]] = {}
-    for why in dict.fromkeys(whys):
-        if whole[why] > 1:
-            cells[why] = (notes.setdefault(why, len(notes) + 1), "")
-        elif "; " in why and heads[head := why.split("; ", 1)[0]] > 1:
-            cells[why] = (notes.setdefault(head, len(notes) + 1), why.split("; ", 1)[1])
-    return ReasonNotes(notes, cells)
 
 
 def conflict_findings(result: MatrixResult) -> list[Diagnostic]:

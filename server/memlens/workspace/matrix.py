@@ -27,6 +27,7 @@ from memlens.protocol.matrix import (
 )
 from memlens.protocol.memory import Diagnostic
 from memlens.reports.budgets import context_budget
+from memlens.reports.notes import add_notes
 from memlens.workspace.agents_here import agents_of_files, agents_shown, chosen_ids
 from memlens.workspace.queries import workspace_files_named
 from memlens.workspace.reading import (
@@ -200,12 +201,12 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
             cells={v.agent.id: v.cell(path) for v, _ in columns},
             problems=sum(d.path == path and d.severity in ("error", "warning")
                          for d in ordered)))
-    return MatrixResult(
+    return add_notes(MatrixResult(
         folder=folder, home=home,
         agents=[MatrixAgent(id=v.agent.id, label=_column_label(v.agent), why=why,
                             map=v.context_map(folder, home, settings.budget))
                 for v, why in columns],
         rows=rows,
         diagnostics=[d for d in ordered if d.code not in HIDDEN_CODES],
-        hidden=[d for d in ordered if d.code in HIDDEN_CODES])
+        hidden=[d for d in ordered if d.code in HIDDEN_CODES]))
 
