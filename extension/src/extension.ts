@@ -17,6 +17,8 @@ import { registerSkillCommands, SkillsTreeProvider } from "./skillsTree";
 import { MemoryStatusBar } from "./statusBar";
 
 let client: MemlensClient | undefined;
+/** How long an on-read notice waits for its file's editor tab (a peek never gets one). */
+const TAB_GRACE_MS = 3000;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("Memory Lens");
@@ -72,17 +74,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   /** The on-read notice, only for a file the user has in an editor tab: VS Code opens
    * documents for other reasons too (another extension, a diff, a search), and a toast about
-   * a file nobody opened is noise. The tab may appear just after the document: asked twice. */
+   * a file nobody opened is noise. The tab may appear after the document: watched for a while. */
+  /** Whether `inTab` becomes true within `ms`: re-asked on each change of the tabs, since on a
+   * busy machine the tab can appear well after the server's notification. */
+  function tabAppears(inTab: () => boolean, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (found: boolean): void => {
+        clearTimeout(timer);
+        watcher.dispose();
+        resolve(found);
+      };
+      const watcher = vscode.window.tabGroups.onDidChangeTabs(() => { if (inTab()) done(true); });
+      const timer = setTimeout(() => done(inTab()), ms);
+    });
+  }
+
   async function notifyIfOpenedByUser(event: JitLoadedEvent): Promise<void> {
     const inTab = (): boolean => vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) =>
       (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === event.uri)
       || (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === event.uri)));
-    if (!inTab()) {
-      await new Promise((resolve) => setTimeout(resolve, 750));
-      if (!inTab()) {
-        log.appendLine(`on-read notice not shown: ${event.uri} is in no editor tab`);
-        return;
-      }
+    if (!inTab() && !(await tabAppears(inTab, TAB_GRACE_MS))) {
+      log.appendLine(`on-read notice not shown: ${event.uri} is in no editor tab`);
+      return;
     }
     // Every agent shown that loads something on this read, each under its own name, in the
     // server's order: "Gemini CLI loaded services/api/GEMINI.md", "Claude Code loaded
