@@ -43,8 +43,9 @@ def test_claude_listing_and_what_it_drops(root: Path) -> None:
     dropped = [s for s in skills if not s["offered"]]
     assert [s["location"] for s in dropped] == [str(proj / ".claude/skills/dup/SKILL.md")]
     assert "shadowed" in dropped[0]["reason"]
+    # Claude Code in use: `memlens check` says so (its skills are checked with its memory).
     check = memlens("check", "--format", "json", "--trusted", "--home", str(home), ".",
-                    cwd=proj, home=home)
+                    cwd=proj, home=home, env={"MEMLENS_AGENTS": "claude"})
     codes = [(Path(d["path"]).parent.name, d["code"]) for d in json.loads(check.out)
              if d["code"].startswith("skill-")]
     assert ("dup", "skill-duplicate") in codes

@@ -69,7 +69,6 @@ export type MemlensPayload =
   | InboxEntry
   | InboxResult
   | JitEntry
-  | JitFile
   | JitLoadedEvent
   | JitResponse
   | LaterFiles
@@ -844,10 +843,6 @@ export interface JitEntry {
   files: string[];
   context: string;
 }
-export interface JitFile {
-  path: string;
-  chars: number;
-}
 /**
  * `memlens/jitLoaded`: what opening `uri` loads on that read, one entry per agent shown
  * for its folder that loads something (lsp/agents_shown.py), in the registry's order.
@@ -857,12 +852,13 @@ export interface JitLoadedEvent {
   loads: AgentJitLoad[];
 }
 /**
- * memlens/jit: what JIT loading would add for a file (a preview).
+ * `memlens/jit`: what a read of `uri` brings, in `memlens/jitLoaded`'s shape — one entry
+ * per agent shown for its folder that loads something, in the registry's order — in a
+ * session just started there (a preview: nothing is marked loaded).
  */
 export interface JitResponse {
   uri: string;
-  files: JitFile[];
-  context: string;
+  loads: AgentJitLoad[];
 }
 /**
  * `memlens list --json` and memlens/list.

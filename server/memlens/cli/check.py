@@ -164,10 +164,6 @@ def _check_paths(args: argparse.Namespace, budgets: dict[str | None, int], named
             # Rules the agents receive together that disagree, and agents told different
             # things (workspace/conflicts.py; the report lists the same).
             diagnostics += _conflicts(real, settings, agents)
-            if "gemini" not in agents:  # Gemini CLI's check adds the other agents' skills
-                from memlens.workspace.skills import other_agents_skill_diagnostics
-
-                diagnostics += other_agents_skill_diagnostics(settings, real, True)
         elif args.agent_id != "gemini" and not agent_by_id(args.agent_id).has_references:
             continue
         else:

@@ -12,6 +12,7 @@ from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.lsp.agents_shown import agents_shown, gemini_shown
 from memlens.lsp.convert import path_of
 from memlens.lsp.errors import InvalidParams, RequestFailed, parse_params
+from memlens.lsp.on_read import on_read_loads
 from memlens.lsp.previews import visible_sections
 from memlens.model import MemorySettings
 from memlens.protocol.editor import (
@@ -31,7 +32,7 @@ from memlens.protocol.editor import (
     TreeResponse,
     UriParams,
 )
-from memlens.protocol.memory import ContextSection, JitFile, ListedFile, ListResult
+from memlens.protocol.memory import ContextSection, ListedFile, ListResult
 from memlens.reports.budgets import context_budget, measure, summary
 from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
@@ -245,18 +246,14 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(JIT)
     def jit(ls: MemlensServer, params: Any) -> dict[str, object]:
-        """What JIT loading adds for a file (a preview: nothing is marked loaded)."""
+        """What a read of a file brings each agent shown for its folder, as
+        `memlens/jitLoaded` says it (lsp/on_read.py), in a session just started there (a
+        preview: nothing is marked loaded)."""
         request = parse_params(UriParams, params)
         path = path_of(request.uri)
         if path is None:
             raise InvalidParams(f"not a file URI: {request.uri}")
-        session = ls.service.jit_session_for(path)
-        if session is None:
-            return JitResponse(uri=request.uri, files=[], context="").wire()
-        result = session.preview(path)
-        files = [JitFile(path=f.path, chars=len(f.content or "")) for f in result.files]
-        return JitResponse(uri=request.uri, files=files, context=result.appendix).wire()
-
+        return JitResponse(uri=request.uri, loads=on_read_loads(ls, path, preview=True)).wire()
 
 
 TREE = "memlens/memoryTree"

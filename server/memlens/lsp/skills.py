@@ -60,7 +60,7 @@ def register(server: MemlensServer) -> None:
         items = []
         for path, tier in all_skill_files(home, folder, trusted):
             skill = load_skill_file(path)
-            problems = [d for d in index.skill_problems if d.path == path]
+            problems = [d for d in index.skill_problems.get("gemini", []) if d.path == path]
             items.append(SkillItem(
                 name=skill.name if skill else posixpath.basename(posixpath.dirname(path)),
                 description=skill.description if skill else "", location=path, tier=tier,

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from memlens.protocol.memory import AgentJitLoad, ContextSection, JitFile
+from memlens.protocol.memory import AgentJitLoad, ContextSection
 from memlens.protocol.wire import Inbound, Wire
 
 Dialect = Literal["gemini", "claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
@@ -74,11 +74,12 @@ class RefreshResponse(Wire):
 
 
 class JitResponse(Wire):
-    """memlens/jit: what JIT loading would add for a file (a preview)."""
+    """`memlens/jit`: what a read of `uri` brings, in `memlens/jitLoaded`'s shape — one entry
+    per agent shown for its folder that loads something, in the registry's order — in a
+    session just started there (a preview: nothing is marked loaded)."""
 
     uri: str
-    files: list[JitFile]
-    context: str
+    loads: list[AgentJitLoad]
 
 
 class JitLoadedEvent(Wire):

@@ -124,11 +124,6 @@ class JitEntry(Wire):
     context: str
 
 
-class JitFile(Wire):
-    path: str
-    chars: int
-
-
 class AgentJitFile(Wire):
     """A file an agent loads on a read, and why (None: the agent gives no reason of its own,
     as Gemini CLI's JIT files, found above the file read)."""

@@ -75,7 +75,9 @@ class WorkspaceIndex:
         self.roots: dict[str, LoadedFile] = {}
         self.root_diagnostics: dict[str, list[Diagnostic]] = {}
         self.folder_states: dict[str, FolderState] = {}
-        self.skill_problems: list[Diagnostic] = []
+        # Each agent's verdicts on its skills (workspace/skills.py), by agent id: shown only
+        # where that agent is.
+        self.skill_problems: dict[str, list[Diagnostic]] = {}
         # Each checked agent's memory here (`agents.checked_agents`, by agent id): its files
         # the walk found, what it reads, its problems.
         self.agent_checks: dict[str, WorkspaceCheck] = {}
@@ -266,16 +268,17 @@ class WorkspaceIndex:
         return changed
 
     def _check_skills(self) -> None:
-        from memlens.agents.gemini.inbox import skill_diagnostics
-        from memlens.workspace.skills import other_agents_skill_diagnostics
+        from memlens.workspace.skills import SKILL_AGENTS, skill_diagnostics
 
-        problems: list[Diagnostic] = []
-        for folder, state in self.folder_states.items():
-            problems += skill_diagnostics(self.settings.home, folder, state.load.trusted,
-                                          self.overrides)
-            problems += other_agents_skill_diagnostics(self.settings, folder,
-                                                       state.load.trusted)
-        self.skill_problems = problems
+        self.skill_problems = {agent: [d for folder, state in self.folder_states.items()
+                                       for d in skill_diagnostics(
+                                           agent, self.settings, folder,
+                                           trusted=state.load.trusted, buffers=self.overrides)]
+                               for agent in SKILL_AGENTS}
+
+    def skill_paths(self) -> set[str]:
+        """Every SKILL.md some agent has a verdict on."""
+        return {d.path for problems in self.skill_problems.values() for d in problems}
 
     def check_agent(self, agent: MemoryAgent, found: list[str]) -> None:
         self.agent_checks[agent.id] = agent.check_workspace(
@@ -373,9 +376,9 @@ class WorkspaceIndex:
                 touched |= part.update(self, mine)
         touched |= self._recheck_profiles(changed)
         if any(posixpath.basename(p) == "SKILL.md" for p in changed):
-            touched |= {d.path for d in self.skill_problems}
+            touched |= self.skill_paths()
             self._check_skills()
-            touched |= {d.path for d in self.skill_problems}
+            touched |= self.skill_paths()
         if relevant:
             touched |= self._check_hidden()
         return touched
@@ -469,7 +472,7 @@ class WorkspaceIndex:
             sources: list[tuple[str | None, list[Diagnostic]]] = [
                 *((None, g) for g in self.root_diagnostics.values()),
                 *((None, s.diagnostics) for s in self.folder_states.values()),
-                (None, self.skill_problems),
+                *self.skill_problems.items(),
                 *((agent_id, c.diagnostics) for agent_id, c in self.agent_checks.items()),
                 (None, self.walk_problems), (None, self.profile_problems)]
             for agent, group in sources:
@@ -501,14 +504,14 @@ class WorkspaceIndex:
 
     def rendered_check(self, receivers: Collection[str] | None = None) -> list[Diagnostic]:
         """Gemini CLI's check of the workspace as the index keeps it — its folders' loads,
-        every memory file rendered, the walk's and the skills' problems, hidden content in
+        every memory file rendered, the walk's and its skills' problems, hidden content in
         what the agents of `receivers` read (None: every agent) — which is `queries.check`'s
         for a folder indexed alone (tests/test_matrix_index.py): the matrix's Gemini CLI
         column without a second check."""
         found: dict[tuple[str, int, int, str], Diagnostic] = {}
         for group in [*self.root_diagnostics.values(),
                       *(s.diagnostics for s in self.folder_states.values()),
-                      self.skill_problems, self.walk_problems,
+                      self.skill_problems.get("gemini", []), self.walk_problems,
                       *(self.hidden_for(p, receivers) for p in self.hidden_readers)]:
             for d in group:
                 found.setdefault((d.path, d.line, d.col, d.code), d)
@@ -518,7 +521,7 @@ class WorkspaceIndex:
         """Every file the index has an opinion on (its diagnostics may be empty)."""
         paths = {d.path for group in self.root_diagnostics.values() for d in group}
         paths |= {d.path for s in self.folder_states.values() for d in s.diagnostics}
-        paths |= {d.path for d in self.skill_problems}
+        paths |= self.skill_paths()
         paths |= {d.path for c in self.agent_checks.values() for d in c.diagnostics}
         paths |= {d.path for d in self.walk_problems}
         paths |= {d.path for d in self.profile_problems}

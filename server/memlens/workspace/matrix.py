@@ -173,12 +173,6 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     for v, _ in columns:
         for d in checked(v.agent):
             diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
-    if columns and not any(v.agent.id == "gemini" for v, _ in columns):
-        # Gemini CLI's check adds the other agents' skills; without it, check adds them alone.
-        from memlens.workspace.skills import other_agents_skill_diagnostics
-
-        for d in other_agents_skill_diagnostics(static, folder, True):
-            diagnostics.setdefault((d.path, d.line, d.col, d.code), d)
     # Rules the columns' agents receive together that disagree (check's, for the same
     # agents).
     from memlens.workspace.conflicts import diagnostics as conflict_diagnostics

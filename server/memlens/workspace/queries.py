@@ -243,10 +243,8 @@ def check(cwd: str, settings: MemorySettings, *, reader: FileReader | None = Non
     found = diagnose(load, engine, extra, unreadable, stops)
     found += hidden_check(engine, load, extra, receivers)
     found += broad_include_directories(load, settings)
+    # Gemini CLI's own skills; another agent's are in that agent's check (reading.agent_check).
     found += skill_diagnostics(settings.home, load.cwd, load.trusted)
-    from memlens.workspace.skills import other_agents_skill_diagnostics
-
-    found += other_agents_skill_diagnostics(settings, load.cwd, load.trusted)
     return sorted(found, key=Diagnostic.sort_key)
 
 

@@ -241,9 +241,10 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
                 receivers: Collection[str] | None = None) -> list[Diagnostic]:
     """`memlens check`'s diagnostics for one agent working in the folder `root` (the settings
     `static_settings` gives): with `profile`, what its profile says (`agent-ignores-file`,
-    `agent-version-unverified`); then its own checks and the hidden-content findings in what
-    it reads (Gemini CLI's check of the folder covers every agent's). `found`: every agent's
-    memory files under `root`, when the caller has walked for them already. `rendered`: the
+    `agent-version-unverified`); then its own checks (its skills' among them) and the
+    hidden-content findings in what it reads (Gemini CLI's check of the folder covers every
+    agent's). `found`: every agent's memory files under `root`, when the caller has walked
+    for them already. `rendered`: the
     check of the agent the index renders, as the language server's index holds it (equal to
     `queries.check`'s: tests/test_matrix_index.py). `reader`: the files' text (the disk's by
     default). `receivers`: the agents a hidden-content finding names as receiving a file
@@ -267,8 +268,12 @@ def agent_check(agent: MemoryAgent, root: str, settings: MemorySettings, *, prof
         return workspace_check(other, settings, [root], named(found, other.file_names(settings)),
                                reader)
 
+    from memlens.workspace.skills import skill_diagnostics
+
     others = [agent_by_id(a) for a in receivers or () if a != agent.id]
-    return [*said, *checked(agent).diagnostics,
+    # Its own verdicts on its skills (Claude Code's, Codex's): only with its check, as
+    # Gemini CLI's are in its own.
+    return [*said, *checked(agent).diagnostics, *skill_diagnostics(agent.id, settings, root),
             *agent_hidden_check(agent, checked(agent), reader,
                                 [(o, checked(o)) for o in others if not o.rendered_by_index])]
 

@@ -302,16 +302,30 @@ class WorkspaceService:
             self.jit_sessions[folder] = session
         return self.jit_sessions[folder]
 
-    def agent_jit_session_for(self, agent: MemoryAgent, path: str) -> AgentJitSession | None:
-        """Another agent's session in the folder holding `path`, when that agent has any
-        memory in that folder's index (its own files, rules, or the user's)."""
+    def agent_jit_session_for(self, agent: MemoryAgent, path: str, *, fresh: bool = False
+                              ) -> AgentJitSession | None:
+        """An agent's session in the workspace folder holding `path`, every agent through the
+        one interface: Gemini CLI's from the index (its folder's start-up load, the editor's
+        unsaved text; the chat shares that session), when JIT context is on; any other when
+        it has memory in that folder's index (its own files, rules, or the user's). The
+        editor's session is kept (each file loads once in it); `fresh`: a session just started
+        there, not kept (a preview: nothing is marked loaded in the editor's session)."""
+        from memlens.agents.gemini.agent import GeminiJitSession
+
         folder = self.folder_for(path)
         if folder is None:
             return None
         index = self.index_of_folder(folder)
+        if agent.rendered_by_index:
+            if not index.settings.jit_context:
+                return None
+            gemini = index.jit_session(folder) if fresh else self.jit_session_for(path)
+            return None if gemini is None else GeminiJitSession(gemini)
         check = index.agent_check(agent)
         if not check.has_memory:
             return None
+        if fresh:
+            return agent.jit_session(index.settings, folder, index.reader, check)
         key = (agent.id, folder)
         if key not in self.agent_jit_sessions:
             session = agent.jit_session(index.settings, folder, index.reader, check)

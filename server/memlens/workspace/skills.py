@@ -118,14 +118,19 @@ def agents_with_skills(settings: MemorySettings, folder: str) -> list[str]:
                                 ("codex", "codex" in in_use)) if wanted]
 
 
-def other_agents_skill_diagnostics(settings: MemorySettings, folder: str,
-                                   trusted: bool) -> list[Diagnostic]:
-    """Claude Code's and Codex's own verdicts on the skills they look at working in `folder`
-    (Gemini CLI's are `agents/gemini/inbox.skill_diagnostics`): Claude Code's when it has a
-    skills folder here or in HOME, or is among the agents in use; Codex's when it is in use
-    (its `.agents/skills` is Gemini CLI's too)."""
-    out: list[Diagnostic] = []
-    for agent in agents_with_skills(settings, folder):
-        out += agent_skills(agent, settings.home, folder, trusted=trusted,
-                            version=settings.agent_version(agent)).diagnostics
-    return out
+def skill_diagnostics(agent: str, settings: MemorySettings, folder: str, *, trusted: bool = True,
+                      buffers: dict[str, str] | None = None) -> list[Diagnostic]:
+    """One agent's own verdicts on the skills it looks at working in `folder`: Gemini CLI's
+    checks of every SKILL.md it looks at and of its inbox (`agents/gemini/inbox.py`; an
+    editor's unsaved `buffers` win over the disk), Claude Code's and Codex's on the skills they
+    drop or cut; none for an agent without a skills listing. Each is shown only where its
+    agent is (workspace/shown.py): the editor keeps them by agent, `memlens check` and the
+    matrix add them to that agent's check (workspace/reading.py `agent_check`)."""
+    if agent == "gemini":
+        from memlens.agents.gemini.inbox import skill_diagnostics as gemini_skill_diagnostics
+
+        return gemini_skill_diagnostics(settings.home, folder, trusted, buffers)
+    if agent not in SKILL_AGENTS:
+        return []
+    return agent_skills(agent, settings.home, folder, trusted=trusted,
+                        version=settings.agent_version(agent)).diagnostics

@@ -51,8 +51,9 @@ class GeminiJitSession(AgentJitSession):
 
     def load_for(self, path: str) -> JitLoad:
         result = self.session.discover(path)
-        files = [JitFile(f.path, f.content or "", "between the path and its project root")
-                 for f in result.files]
+        # No reason of its own (''): its JIT files are the context files between the path
+        # and its project root, the notice names none (docs/reference.md).
+        files = [JitFile(f.path, f.content or "", "") for f in result.files]
         return JitLoad(result.target, files, result.appendix,
                        [result.appendix] if result.appendix else [])
 
