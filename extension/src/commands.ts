@@ -8,7 +8,7 @@ import {
   MAX_CONTEXT_COLUMNS, MergedContextProvider, referencesArguments, showContextDocument, showContextDocumentsSideBySide,
 } from "./mergedContext";
 import {
-  AGENTS, AgentChoice, AgentsResponse, Dialect, EXTRACT_SKILLS, ExtractResult, LIST, ListResult, REFRESH,
+  AGENTS, AgentChoice, AgentsResponse, Dialect, EXTRACT_SKILLS, ExtractResult, LIST, EditorListResult, AgentListedFile, REFRESH,
 } from "./protocol";
 
 export const API_KEY_SECRET = "memlens.geminiApiKey";
@@ -152,21 +152,36 @@ export function registerCommands(
       noFolder();
       return;
     }
-    const result = await client.request<ListResult>(LIST, { uri: source.toString() });
+    const result = await client.request<EditorListResult>(LIST, { uri: source.toString() });
     if (!result) {
       return;
     }
-    const items = result.files.map((file) => ({
-      label: path.basename(file.path),
-      description: `${file.tier}${file.chars === null ? " · not readable" : ` · ${file.chars.toLocaleString()} chars`}`,
-      detail: file.path,
-      file,
-    }));
+    // Each agent shown for the folder under its own heading, its files in the order it reads
+    // them, under its own label for each ("global", "rule (paths: …)", "AGENTS.md").
+    const items: Array<vscode.QuickPickItem & { file?: AgentListedFile }> = [];
+    for (const agent of result.agents) {
+      items.push({ label: agent.label, kind: vscode.QuickPickItemKind.Separator });
+      if (agent.files.length === 0) {
+        items.push({ label: "$(circle-slash) nothing read here", description: agent.label });
+      }
+      for (const file of agent.files) {
+        items.push({
+          label: path.basename(file.path),
+          description: `${file.tier}${file.chars === null || file.chars === undefined ? "" : ` · ${file.chars.toLocaleString()} chars`}`,
+          detail: file.path,
+          file,
+        });
+      }
+    }
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage("No agent in use here reads a memory file in this folder.");
+      return;
+    }
     const picked = await vscode.window.showQuickPick(items, {
-      title: `Memory files in load order (${result.mode} mode)`,
+      title: "Memory files each agent reads here, in load order",
       matchOnDetail: true,
     });
-    if (picked) {
+    if (picked?.file) {
       await vscode.window.showTextDocument(vscode.Uri.file(picked.file.path));
     }
   });

@@ -276,6 +276,9 @@ async function clickEverything(scenario) {
     },
     'memlens.listMemoryFiles': async () => {
       await commandInput(page, 'the memory file pick');
+      // Every agent shown lists its own files: Claude Code's CLAUDE.md beside Gemini CLI's.
+      await page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'CLAUDE.md' }).first()
+        .waitFor({ state: 'visible' });
       const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'GEMINI.md' }).first();
       await row.waitFor({ state: 'visible' });
       await row.click();

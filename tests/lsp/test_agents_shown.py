@@ -117,6 +117,15 @@ async def test_agents_offer_claude_code_and_not_gemini_cli(
     # The Skills view's Gemini CLI group: not where Gemini CLI is not shown.
     skills = await _request(claude_only, "memlens/skills", {"uri": uri(repo)})
     assert skills["shown"] is False
+    # "List Memory Files": Claude Code's files only, as `memlens list --agent claude` lists them.
+    listing = await _request(claude_only, "memlens/list", {"uri": uri(repo)})
+    assert [a["agent"] for a in listing["agents"]] == ["claude"]
+    (claude,) = listing["agents"]
+    assert claude["label"] == "Claude Code"
+    assert [f["path"] for f in claude["files"]] == [str(repo / "CLAUDE.md"),
+                                                    str(repo / ".claude" / "rules" / "src.md")]
+    assert claude["files"][0]["chars"] == len((repo / "CLAUDE.md").read_text())
+    assert claude["files"][1]["tier"] == "rule (paths: src)"  # scoped by paths: src/**
 
 
 @pytest.mark.asyncio

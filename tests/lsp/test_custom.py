@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,18 @@ async def test_show_matches_the_cli(client: LanguageClient, workspace: Path) -> 
 async def test_list_and_refresh(client: LanguageClient, workspace: Path) -> None:
     listing = _data(await client.protocol.send_request_async(
         "memlens/list", {"uri": uri(workspace)}))
-    tiers = [(f["tier"], f["path"]) for f in listing["files"]]
+    # Every agent shown, each listed as `memlens list --agent A --json` lists it.
+    assert listing["cwd"] == str(workspace) and listing["agents"]
+    for agent in listing["agents"]:
+        cli = subprocess.run([sys.executable, "-m", "memlens", "list", str(workspace),
+                              "--agent", agent["agent"], "--home", str(workspace / "home"),
+                              "--trusted", "--json"],
+                             capture_output=True, text=True, check=True)
+        rows = [(f["tier"], f["path"], f.get("chars")) for f in agent["files"]]
+        assert rows == [(f["tier"], f["path"], f.get("chars"))
+                        for f in json.loads(cli.stdout)["files"]], agent["agent"]
+    gemini = next(a for a in listing["agents"] if a["agent"] == "gemini")
+    tiers = [(f["tier"], f["path"]) for f in gemini["files"]]
     assert tiers == [("global", str(workspace / "home" / ".gemini" / "GEMINI.md")),
                      ("project", str(workspace / "GEMINI.md"))]
     refreshed = _data(await client.protocol.send_request_async("memlens/refresh", {}))

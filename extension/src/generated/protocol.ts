@@ -14,6 +14,7 @@ export type MemlensPayload =
   | AgentJitLoad
   | AgentListResult
   | AgentListedFile
+  | AgentListing
   | AgentProfileInfo
   | AgentShowResult
   | AgentSkill
@@ -59,6 +60,7 @@ export type MemlensPayload =
   | DiffHunk
   | DiffResult
   | DoneEvent
+  | EditorListResult
   | ErrorEvent
   | ExtractResult
   | FolderSummary
@@ -255,6 +257,14 @@ export interface AgentListedFile {
   tier: string;
   chars?: number | null;
   tokens?: number | null;
+}
+/**
+ * One agent's files in the editor's "List Memory Files": `memlens list --agent A`'s rows.
+ */
+export interface AgentListing {
+  agent: string;
+  label: string;
+  files: AgentListedFile[];
 }
 /**
  * Which agent, which profile serves it and whether that profile was verified on it.
@@ -784,6 +794,14 @@ export interface DiffResult {
   changed: boolean;
   files: DiffFileChange[];
   groups: DiffChangeGroup[];
+}
+/**
+ * memlens/list: what each agent shown for the folder reads working there (lsp/agents_shown.py),
+ * in the registry's order, every agent alike (workspace/reading.py `agent_listing`).
+ */
+export interface EditorListResult {
+  cwd: string;
+  agents: AgentListing[];
 }
 /**
  * One extraction run. "no-key": no Gemini API key (the editor offers to set one).

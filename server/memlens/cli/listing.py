@@ -121,19 +121,13 @@ def _agent_list(args: argparse.Namespace, agent_id: str, cwd: str, settings: Any
                 alone: bool) -> bool:
     from memlens.agents import agent_by_id
     from memlens.cli.budget_output import tokens_cell
-    from memlens.protocol.memory import AgentListedFile, AgentListResult
-    from memlens.reports.budgets import estimate_tokens
+    from memlens.workspace.reading import agent_listing
 
-    agent = agent_by_id(agent_id)
-    memory = agent.load(cwd, settings)
-    tokens = [None if f.text is None else estimate_tokens(agent.id, f.text)
-              for f in memory.listing]
+    result = agent_listing(agent_by_id(agent_id), cwd, settings)
     if args.json:
-        print_json(AgentListResult(cwd=cwd, agent=agent.id, files=[
-            AgentListedFile(path=f.path, tier=f.label, chars=f.chars, tokens=t)
-            for f, t in zip(memory.listing, tokens, strict=True)]).compact())
-        return bool(memory.listing)
-    _print_rows([(escape_controls(f.label), "-" if f.chars is None else str(f.chars),
-                  tokens_cell(t), display_path(f.path))
-                 for f, t in zip(memory.listing, tokens, strict=True)], agent.id, alone=alone)
-    return bool(memory.listing)
+        print_json(result.compact())
+        return bool(result.files)
+    _print_rows([(escape_controls(f.tier), "-" if f.chars is None else str(f.chars),
+                  tokens_cell(f.tokens), display_path(f.path))
+                 for f in result.files], agent_id, alone=alone)
+    return bool(result.files)

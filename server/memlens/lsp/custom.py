@@ -7,19 +7,21 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from memlens.agent_versions import AgentProfile, basis_of, is_unverified, profile_for
-from memlens.agents import AGENT_IDS, agent_by_id, checked_agents, owner_of
+from memlens.agents import AGENT_IDS, agent_by_id, all_agents, checked_agents, owner_of
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.lsp.agents_shown import agents_shown, gemini_shown
 from memlens.lsp.convert import path_of
 from memlens.lsp.errors import InvalidParams, RequestFailed, parse_params
-from memlens.lsp.on_read import on_read_loads
+from memlens.lsp.on_read import agent_label, on_read_loads
 from memlens.lsp.previews import visible_sections
 from memlens.model import MemorySettings
 from memlens.protocol.editor import (
     AgentChoice,
+    AgentListing,
     AgentsParams,
     AgentsResponse,
     Dialect,
+    EditorListResult,
     JitResponse,
     RefreshResponse,
     ShowParams,
@@ -32,10 +34,11 @@ from memlens.protocol.editor import (
     TreeResponse,
     UriParams,
 )
-from memlens.protocol.memory import ContextSection, ListedFile, ListResult
+from memlens.protocol.memory import ContextSection
 from memlens.reports.budgets import context_budget, measure, summary
 from memlens.workspace.index import WorkspaceIndex
 from memlens.workspace.queries import truncate
+from memlens.workspace.reading import agent_listing
 
 if TYPE_CHECKING:
     from memlens.lsp.state import MemlensServer
@@ -225,16 +228,18 @@ def register(server: MemlensServer) -> None:
 
     @server.feature(LIST)
     def list_(ls: MemlensServer, params: Any) -> dict[str, object]:
+        """What each agent shown for the folder reads working there, as `memlens list --agent
+        A` lists it, in the registry's order (no agent first)."""
         request = parse_params(UriParams, params)
         folder = _folder_of(ls, request.uri)
-        state = ls.service.index_of_folder(folder).folder_states.get(folder)
-        if state is None:
+        index = ls.service.index_of_folder(folder)
+        if folder not in index.folder_states:
             raise RequestFailed("the workspace folder is not indexed yet: try again")
-        files = [ListedFile(path=f.path, tier=f.tier,
-                            chars=None if f.content is None else len(f.content))
-                 for f in state.load.files]
-        return ListResult(cwd=state.load.cwd, mode=state.load.mode, files=files,
-                          file_count=state.load.file_count).wire()
+        shown = set(agents_shown(ls, folder).shown)
+        return EditorListResult(cwd=folder, agents=[
+            AgentListing(agent=agent.id, label=agent_label(agent),
+                         files=agent_listing(agent, folder, index.settings, index.reader).files)
+            for agent in all_agents() if agent.id in shown]).wire()
 
     @server.feature(REFRESH)
     async def refresh(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -37,13 +37,13 @@ def on_read_loads(ls: MemlensServer, path: str, *, preview: bool = False) -> lis
         load = session.load_for(path)
         if load.files:
             loads.append(AgentJitLoad(
-                agent=agent.id, label=_label(agent),
+                agent=agent.id, label=agent_label(agent),
                 files=[AgentJitFile(path=f.path, chars=len(f.content), reason=f.reason or None)
                        for f in load.files],
                 context=load.context))
     return loads
 
 
-def _label(agent: MemoryAgent) -> str:
+def agent_label(agent: MemoryAgent) -> str:
     """How the notice names it: "Cursor (convention)", never called verified."""
     return profile_for(agent.id, None).label if is_unverified(agent.id) else agent.label

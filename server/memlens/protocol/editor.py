@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from memlens.protocol.memory import AgentJitLoad, ContextSection
+from memlens.protocol.memory import AgentJitLoad, AgentListedFile, ContextSection
 from memlens.protocol.wire import Inbound, Wire
 
 Dialect = Literal["gemini", "claude", "agents", "codex", "copilot", "vscode-chat", "cursor",
@@ -67,6 +67,22 @@ class ShowResponse(Wire):
     agent_label: str = ""
     agent_profile: str = ""
     agent_note: str | None = None
+
+
+class AgentListing(Wire):
+    """One agent's files in the editor's "List Memory Files": `memlens list --agent A`'s rows."""
+
+    agent: str
+    label: str
+    files: list[AgentListedFile]
+
+
+class EditorListResult(Wire):
+    """memlens/list: what each agent shown for the folder reads working there (lsp/agents_shown.py),
+    in the registry's order, every agent alike (workspace/reading.py `agent_listing`)."""
+
+    cwd: str
+    agents: list[AgentListing]
 
 
 class RefreshResponse(Wire):

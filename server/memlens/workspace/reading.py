@@ -34,7 +34,7 @@ from memlens.workspace.queries import (
 )
 
 if TYPE_CHECKING:
-    from memlens.protocol.memory import AgentProfileInfo, AgentShowResult
+    from memlens.protocol.memory import AgentListResult, AgentProfileInfo, AgentShowResult
 
 # Diagnostics that say an agent sends only part of a file.
 CUT_CODES = ("payload-budget-exceeded", "memory-index-truncated", "context-truncated")
@@ -313,3 +313,18 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
         "diagnostics": memory.diagnostics, "chars": budget.total.chars,
         "bytes": budget.total.bytes, "tokens": budget.total.tokens,
         "estimator": budget.estimator.label})
+
+
+def agent_listing(agent: MemoryAgent, folder: str, settings: MemorySettings,
+                  reader: FileReader | None = None) -> AgentListResult:
+    """What the agent reads working in `folder`, in the order it reads it, each file under the
+    agent's own label with its size and the agent's token estimate of what it reads of it:
+    `memlens list --agent A --json` and the editor's "List Memory Files" (memlens/list)."""
+    from memlens.protocol.memory import AgentListedFile, AgentListResult
+    from memlens.reports.budgets import estimate_tokens
+
+    memory = agent.load(folder, settings, reader)
+    return AgentListResult(cwd=folder, agent=agent.id, files=[
+        AgentListedFile(path=f.path, tier=f.label, chars=f.chars,
+                        tokens=None if f.text is None else estimate_tokens(agent.id, f.text))
+        for f in memory.listing])
