@@ -172,7 +172,7 @@ def test_reader_is_used_for_unsaved_buffers(root: Path) -> None:
 def test_verify_scrubs_what_pi_would_run(root: Path) -> None:
     """The copy `memlens verify` runs pi on keeps its memory files and loses what names code
     (extensions, the project settings' packages)."""
-    from memlens.verify.capture import agent_argv
+    from memlens.verify.agent_setup import agent_argv
     from memlens.verify.scrub import scrub_tree
 
     build_tree(root, {"ws/AGENTS.md": "keep\n", "ws/.pi/SYSTEM.md": "keep\n",

@@ -19,20 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from memlens.verify.capture import (
+from memlens.verify.agent_setup import (
     GEMINI_REQUIRED_SETTINGS,
-    JIT_PREFIX,
     PROMPT,
-    Block,
-    Capture,
-    Payload,
     agent_argv,
     agent_env,
-    extract,
-    parse_blocks,
     port_files,
     prepare_home,
 )
+from memlens.verify.capture import JIT_PREFIX, Block, Capture, Payload, extract, parse_blocks
 from tests.conformance.sandbox import Job, JobResult, Request, run_job
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from memlens.verify.capture import agent_argv, agent_env
+from memlens.verify.agent_setup import agent_argv, agent_env
 from tests.conformance.agents import (
     Job,
     JobResult,

@@ -281,6 +281,7 @@ async function clickEverything(scenario) {
         .waitFor({ state: 'visible' });
       const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: 'GEMINI.md' }).first();
       await row.waitFor({ state: 'visible' });
+      await shots('click-list-files');
       await row.click();
       await activeTab(page, 'GEMINI.md').waitFor({ state: 'visible' });
     },

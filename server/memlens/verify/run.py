@@ -52,14 +52,8 @@ from memlens.agent_versions import (
 )
 from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
-from memlens.verify.capture import (
-    Capture,
-    agent_argv,
-    agent_env,
-    extract,
-    port_files,
-    prepare_home,
-)
+from memlens.verify.agent_setup import agent_argv, agent_env, port_files, prepare_home
+from memlens.verify.capture import Capture, extract
 from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
 from memlens.verify.scrub import scrub_tree
 
