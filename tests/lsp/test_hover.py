@@ -1,4 +1,5 @@
-"""Hover: an import's target as Gemini CLI includes it; line 1: the merged context."""
+"""Hover: a reference's target as the agent reading the file includes it; line 1: the merged
+context."""
 
 from __future__ import annotations
 
@@ -86,3 +87,25 @@ async def test_no_hover_in_plain_text(client: LanguageClient, workspace: Path) -
         text_document=types.TextDocumentIdentifier(uri=doc),
         position=types.Position(line=1, character=3)))
     assert result is None
+
+
+@pytest.mark.asyncio
+async def test_hover_on_a_claude_md_include_is_claude_codes(client: LanguageClient,
+                                                            workspace: Path) -> None:
+    """A CLAUDE.md's `@AGENTS.md` is Claude Code's include: the hover says so and shows the
+    file as Claude Code sends it, not as Gemini CLI would import it; an include of a missing
+    file says that Claude Code includes nothing there."""
+    (workspace / "AGENTS.md").write_text("Agents: run the tests.\n")
+    (workspace / "CLAUDE.md").write_text("# Claude\n\nSee @AGENTS.md and @gone.md\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(client, workspace / "CLAUDE.md")
+    hover = await _hover(client, doc, 2, 6)
+    value = _value(hover)
+    assert f"`{workspace}/AGENTS.md`" in value
+    assert "As Claude Code includes it:" in value and "Gemini CLI" not in value
+    assert "Agents: run the tests." in value and "Imported from" not in value
+    assert hover.range == types.Range(start=types.Position(line=2, character=4),
+                                      end=types.Position(line=2, character=14))
+    missing = _value(await _hover(client, doc, 2, 22))
+    assert f"`{workspace}/gone.md`" in missing
+    assert "Claude Code includes nothing here: no such file." in missing

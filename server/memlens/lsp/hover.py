@@ -1,5 +1,5 @@
-"""Hover: an import shows its target as Gemini CLI will include it; line 1 of a memory file
-shows the merged context for that folder (startup memory plus what JIT adds there)."""
+"""Hover: a reference shows its target as the agent reading the file includes it (Gemini CLI's
+import, Claude Code's include); line 1 of a memory file shows what loads for that folder."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.output import markdown_code, markdown_text
 from memlens.lsp.convert import path_of, uri_of
+from memlens.lsp.links import agent_reading, reference_target
 from memlens.lsp.merged import folder_budget, memory_for, trust_source
+from memlens.lsp.on_read import agent_label
 from memlens.lsp.previews import visible
 from memlens.reports.budgets import ContextBudget, context_budget, summary, table
 
@@ -54,6 +56,12 @@ def show_command_link(path: str) -> str:
 
 def import_hover(ls: MemlensServer, path: str, text: str, position: types.Position
                  ) -> types.Hover | None:
+    """On a reference: its target as the agent that reads the file includes it (links.py
+    `agent_reading`: a CLAUDE.md's `@AGENTS.md` by Claude Code's rules, a GEMINI.md's import
+    by Gemini CLI's)."""
+    agent = agent_reading(ls, path)
+    if not agent.rendered_by_index:
+        return _agent_include_hover(ls, agent, path, text, position)
     token = ls.positions.token_at(text, position)
     if token is None:
         return None
@@ -73,6 +81,34 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
     body, cut = clip(visible(ls, path, wrapped.content, base_file=path), IMPORT_PREVIEW_CHARS)
     note = "\n\n*(preview truncated)*" if cut else ""
     value = f"{header}\n\nAs Gemini CLI includes it:\n\n{fenced(body)}{note}"
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                       range=ls.positions.range_of(text, token.start, token.end))
+
+
+def _agent_include_hover(ls: MemlensServer, agent: MemoryAgent, path: str, text: str,
+                         position: types.Position) -> types.Hover | None:
+    """An agent other than Gemini CLI: the file it sends for the reference, as it sends it
+    (its load working in the file's folder, where the file and what it includes are read),
+    or that it includes nothing there."""
+    offset = ls.positions.offset_at(text, position)
+    token = next((t for t in agent.find_references(text)
+                  if not t.in_code and t.start <= offset <= t.end), None)
+    if token is None:
+        return None
+    target = reference_target(ls, agent, path, token.path)
+    index = ls.service.index_for(path)
+    memory = agent.load(dirname(path), index.settings, index.reader)
+    sent = next((f for f in memory.files if f.path == target and f.content is not None), None)
+    header = f"**{markdown_code('@' + token.path)}** → {markdown_code(target)}"
+    if sent is None:
+        value = (f"{header}\n\n{agent_label(agent)} includes nothing here: "
+                 + ("no such file." if not posixpath.isfile(target) else
+                    "it does not include this file from here."))
+    else:
+        body, cut = clip(visible(ls, path, sent.content or "", base_file=path),
+                         IMPORT_PREVIEW_CHARS)
+        note = "\n\n*(preview truncated)*" if cut else ""
+        value = f"{header}\n\nAs {agent_label(agent)} includes it:\n\n{fenced(body)}{note}"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
                        range=ls.positions.range_of(text, token.start, token.end))
 
