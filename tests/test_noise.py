@@ -190,6 +190,18 @@ def test_opencode_still_says_a_nested_name_drops_claude_md(root: Path) -> None:
     assert codes == ["opencode-name-dropped"], run.out
 
 
+def test_two_agents_that_ignore_one_file_are_both_said(root: Path) -> None:
+    # OpenCode and pi in use, a CLAUDE.md beside an AGENTS.md: each agent says why it does
+    # not read it, in its own words; one must not hide the other.
+    build_tree(root, {"home": None, "repo/.git": None, "repo/AGENTS.md": "# Rules\n",
+                      "repo/CLAUDE.md": "# Own rules\n"})
+    run = memlens("check", "repo", "--format", "json", cwd=root, home=root / "home",
+                  env={"MEMLENS_AGENTS": "opencode,pi"})
+    said = [d["message"].split(" does not read")[0] for d in json.loads(run.out)
+            if d["code"] == "agent-ignores-file" and d["path"].endswith("repo/CLAUDE.md")]
+    assert said == ["OpenCode", "pi"], run.out
+
+
 def test_check_says_one_finding_once_with_the_files_it_is_on(root: Path) -> None:
     # workers-sdk: a root CLAUDE.md, eight packages/*/AGENTS.md Claude Code never reads.
     tree: dict[str, str | None] = {"home": None, "repo/.git": None,

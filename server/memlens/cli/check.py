@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 # Severities from the most severe: `--fail-on LEVEL` fails on LEVEL and every one before it.
 FAIL_LEVELS = ("error", "warning", "info")
+# Findings about a file, not about one agent: whichever agent's check finds one says it for all.
+_ABOUT_THE_FILE = frozenset({"hidden-comment", "hidden-text"})
 
 
 def fails(ordered: list[Diagnostic], fail_on: str) -> bool:
@@ -86,11 +88,15 @@ def run(args: argparse.Namespace) -> int:
     checked: list[str] = []
     with Progress("check") as progress:
         _check_paths(args, budgets, named, diagnostics, checked, progress)
-    # The first of equal diagnostics wins: Gemini CLI's check comes first, and its hidden
-    # content check names every agent that reads a file.
-    unique: dict[tuple[str, int, int, str], Diagnostic] = {}
+    # The same finding from several agents' checks is said once. Hidden content is a fact
+    # about the file: the first check's finding (Gemini CLI's, naming every agent that
+    # receives it) stands for all. Any other finding is one agent's own, and agents that say
+    # different things at one place (OpenCode's and pi's `agent-ignores-file` on a CLAUDE.md)
+    # are each said, or one would hide the other.
+    unique: dict[tuple[str, int, int, str, str], Diagnostic] = {}
     for d in diagnostics:
-        unique.setdefault((d.path, d.line, d.col, d.code), d)
+        said = "" if d.code in _ABOUT_THE_FILE else d.message
+        unique.setdefault((d.path, d.line, d.col, d.code, said), d)
     ordered = sorted(unique.values(), key=lambda d: d.sort_key())
     if args.format == "json":
         print_json([d.wire() for d in ordered])
