@@ -90,6 +90,14 @@ def test_a_glob_reads_as_copilot_reads_it(glob: str, path: str, applies: bool) -
     assert glob_matches(glob, path) is applies
 
 
+def test_a_hostile_glob_is_read_in_bounds() -> None:
+    assert glob_matches("{" * 50 + "a" + "}" * 50, "a")
+    assert not glob_matches("{" * 51 + "a" + "}" * 51, "a")  # nested too deep: does not parse
+    assert not glob_matches("{" * 10000 + "a" + "}" * 10000, "a")
+    assert glob_matches("**/" * 500 + "a", "x/a")
+    assert not glob_matches("\\" * 301, "x")  # a backslash at the end
+
+
 def test_the_table_escapes_backslash_and_bar_in_every_cell() -> None:
     entry = instruction_entry("/r/.github/instructions/a|b.instructions.md",
                               "---\napplyTo: 'x\\\\y, a|b'\ndescription: 'd\\e'\n---\nA\n",
