@@ -11,6 +11,7 @@ import pytest
 from memlens.agents.copilot.imports import tokens
 from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
 from memlens.agents.copilot.load import (
+    CopilotLoad,
     _cell,
     _read,
     display_path,
@@ -50,6 +51,62 @@ def test_negated_globs_hold_where_the_rest_fails_on_the_path_or_the_name(
     assert glob_matches(glob, path) is applies
 
 
+# Seen in Copilot CLI 1.0.102's requests (regression-copilot-4101-0534 and
+# regression-copilot-globstar-braces): how a glob reads, as its globset-style parser reads it.
+@pytest.mark.parametrize(("glob", "path", "applies"), [
+    # `**` before `,` or `}` in braces: everything below (seed 4101 #534)
+    ("{mod.py,pkg/**}", "pkg/.github/instructions/_u.instructions.md", True),
+    ("{pkg/**,a}", "pkg/sub/y.txt", True),
+    ("{pkg/**}", "pkg/sub/y.txt", True),
+    ("{pkg/**}/y.txt", "pkg/a/b/y.txt", True),
+    ("{a,{pkg/**,b}}", "pkg/a/y.txt", True),
+    ("pkg/**}", "pkg/a", False),  # a `}` outside braces: the glob does not parse
+    # `**/` at the start of an alternative: any folders, none too
+    ("{**/y.txt,a}", "y.txt", True),
+    ("{a,**/y.txt}", "pkg/sub/y.txt", True),
+    ("pkg/{**/y.txt,a}", "pkg/y.txt", True),
+    ("pkg/{**/y.txt,a}", "pkg/a/b/y.txt", True),
+    # `**` not a whole part of the path is `*`
+    ("pkg/{**,a}", "pkg/sub/y.txt", False),
+    ("pkg/{**,a}", "pkg/y.txt", True),
+    ("a/**b", "a/x/b", False),
+    ("**.py", "src/a.py", True),  # on the name
+    # only "any folders": every path
+    ("**/", "pkg/y.txt", True),
+    ("**/**", "pkg/y.txt", True),
+    ("a/**/**", "a/b/c/d", True),
+    # braces: an empty alternative is kept; a `}` with no `{` does not parse
+    ("y{,.md}", "y", True),
+    ("y{}", "y", True),
+    ("y}.txt", "y}.txt", False),
+    ("src/{a,b", "src/a", False),
+    # `\\` makes the next character itself; at the end it does not parse
+    ("x\\.txt", "x.txt", True),
+    ("q\\*.txt", "q*.txt", True),
+    ("q\\?.txt", "q*.txt", False),
+    ("x.txt\\", "x.txt", False),
+])
+def test_a_glob_reads_as_copilot_reads_it(glob: str, path: str, applies: bool) -> None:
+    assert glob_matches(glob, path) is applies
+
+
+def test_a_hostile_glob_is_read_in_bounds() -> None:
+    assert glob_matches("{" * 50 + "a" + "}" * 50, "a")
+    assert not glob_matches("{" * 51 + "a" + "}" * 51, "a")  # nested too deep: does not parse
+    assert not glob_matches("{" * 10000 + "a" + "}" * 10000, "a")
+    assert glob_matches("**/" * 500 + "a", "x/a")
+    assert not glob_matches("\\" * 301, "x")  # a backslash at the end
+
+
+def test_the_table_escapes_backslash_and_bar_in_every_cell() -> None:
+    entry = instruction_entry("/r/.github/instructions/a|b.instructions.md",
+                              "---\napplyTo: 'x\\\\y, a|b'\ndescription: 'd\\e'\n---\nA\n",
+                              ".github/instructions/a|b.instructions.md")
+    load = CopilotLoad(cwd="/r", root="/r", home_folder="/h", scoped=[entry])
+    assert load.table().splitlines()[-1] == (
+        "| x\\\\\\\\y, a\\|b | '.github/instructions/a\\|b.instructions.md' | d\\\\e |")
+
+
 @pytest.mark.parametrize(("description", "cell"), [
     ("a b\n", "a b"),  # `>` block
     ("a\nb\n", "a b"),  # `|` block
@@ -61,6 +118,7 @@ def test_negated_globs_hold_where_the_rest_fails_on_the_path_or_the_name(
     ("x\ty", "x\ty"),
     ("\u200b x", "\u200b x"),  # not White_Space: kept
     ("a |b", "a \\|b"),
+    ("d\\e|f", "d\\\\e\\|f"),  # `\\` doubled first, then `|` escaped
     ("", ""),
     (None, ""),
 ])

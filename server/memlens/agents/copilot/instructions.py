@@ -14,11 +14,13 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
 * Globs match the path relative to the repository root, or the file's name alone,
   case-sensitively (so a glob without `/` matches a file name at any depth); `./` is dropped;
-  `{a,b}` and `[...]` work; a glob that does not parse (`[`) matches nothing. A glob starting
-  `!` is the opposite of the rest: it holds when the rest fails on the path or on the name
-  (`!**/*.test.ts` applies to `x.py`; `!src/**` to `src/a.py`, whose name is not under
-  `src/`); `!!` negates that again. A file applies when one of its globs holds.
-* `description` is shown in the table with each line break as a space, trimmed.
+  how a glob reads (`**`, braces, `\\`, classes) is in `globs.py`; a glob that does not parse
+  (`[`, `a}`) matches nothing. A glob starting `!` is the opposite of the rest: it holds when
+  the rest fails on the path or on the name (`!**/*.test.ts` applies to `x.py`; `!src/**` to
+  `src/a.py`, whose name is not under `src/`); `!!` negates that again. A file applies when
+  one of its globs holds.
+* `description` is shown in the table with each line break as a space, trimmed; in the table's
+  cells (the globs, the path, the description) `\\` is written `\\\\` and `|` `\\|`.
 """
 
 from __future__ import annotations
@@ -30,14 +32,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlens.agents.copilot.globs import glob_parts
 from memlens.files import tree
-from memlens.files.globs import bounded, compiled, full_match, literal
+from memlens.files.globs import bounded, compiled, full_match
 from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_with
 
 SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
 ALWAYS_GLOBS = ("**", "**/*", "*")  # globs that match every file
-MAX_BRACES = 50  # `{` nested deeper: the glob is read as not parsing (no recursion past it)
 _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 # The fallback's looser block: any line starting `---` closes it.
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
@@ -200,30 +202,10 @@ def _error_line(error: StructuredDataError) -> int:
 # ------------------------------------------------------------------------------- globs
 
 
-NEVER = r"\b\B"  # RE2 text no string matches: an alternative that needs a `/`, as a name
-
-
-@functools.lru_cache(maxsize=4096)
-def _parts(glob: str) -> tuple[str, str] | None:
-    """The regular expressions (RE2's syntax) of one `applyTo` glob, its leading `!` and `./`
-    left out, both matched against the whole relative path: the glob on the path, and the glob
-    on the path's name (`(?:.*/)?NAME`, NAME the glob read as matching no `/`); None: it does
-    not parse."""
-    glob = glob.lstrip("!").removeprefix("./")
-    try:
-        body, at = _translate(glob, 0, top=True, depth=0)
-        name, _ = _translate(glob, 0, top=True, depth=0, name=True)
-    except ValueError:
-        return None
-    if at != len(glob):
-        return None
-    return "(?s)" + body, "(?s)(?:.*/)?(?:" + name + ")"
-
-
 def glob_pattern(glob: str) -> str | None:
     """The regular expression of one `applyTo` glob (its `!` left out) on a relative path: the
-    glob matches the path or the path's name; None: it does not parse."""
-    parts = _parts(glob)
+    glob matches the path or the path's name; None: it does not parse (`globs.py`)."""
+    parts = glob_parts(glob)
     return None if parts is None else f"(?s)(?:{parts[0][4:]}|{parts[1][4:]})"
 
 
@@ -231,92 +213,6 @@ def glob_regex(glob: str) -> Any | None:
     """One `applyTo` glob compiled (by RE2, `memlens.files.globs`); None: it does not parse."""
     pattern = glob_pattern(glob)
     return None if pattern is None else compiled(pattern)
-
-
-def _translate(glob: str, at: int, *, top: bool, depth: int,
-               name: bool = False) -> tuple[str, int]:
-    """`glob` from `at` as RE2 text; `name`: as it matches a name (no `/` anywhere)."""
-    if depth > MAX_BRACES:
-        raise ValueError("braces nested too deep")
-    out = []
-    while at < len(glob):
-        char = glob[at]
-        if char == "*":
-            if glob.startswith("**", at):
-                before = at == 0 or glob[at - 1] == "/"
-                after = glob[at + 2:at + 3]
-                if before and after == "/":
-                    out.append("" if name else r"(?:[^/]*/)*")
-                    at += 3
-                    continue
-                if before and after == "":
-                    out.append(r"[^/]*" if name else r".*")
-                    at += 2
-                    continue
-                out.append(r"[^/]*")
-                at += 2
-                continue
-            out.append(r"[^/]*")
-        elif char == "?":
-            out.append(r"[^/]")
-        elif char == "[":
-            end = glob.find("]", at + 2 if glob[at + 1:at + 2] in ("!", "^") else at + 1)
-            if end < 0:
-                raise ValueError("unclosed [")
-            inner = glob[at + 1:end]
-            negate = inner[:1] in ("!", "^")
-            out.append(_char_class(inner[1:] if negate else inner, negate, name))
-            at = end
-        elif char == "{":
-            alternatives, at = _alternatives(glob, at + 1, depth + 1, name)
-            out.append("(?:" + "|".join(alternatives) + ")")
-            continue
-        elif char in ",}" and not top:
-            return "".join(out), at
-        elif char == "/" and name:
-            out.append(NEVER)
-        else:
-            out.append(literal(char))
-        at += 1
-    return "".join(out), at
-
-
-def _char_class(inner: str, negate: bool, name: bool = False) -> str:
-    """`[inner]` as the class it always was: each character itself (a backslash too), `a-z` a
-    range (a reversed one does not parse), a `-` first or last itself; `name`: never `/`."""
-    if not inner:
-        raise ValueError("empty []")
-    items, at = [], 0
-    while at < len(inner):
-        if at + 2 < len(inner) and inner[at + 1] == "-":
-            low, high = inner[at], inner[at + 2]
-            if high < low:
-                raise ValueError("reversed range")
-            items.append(f"{literal(low)}-{literal(high)}")
-            at += 3
-        else:
-            items.append(literal(inner[at]))
-            at += 1
-    if name and negate:
-        items.append(literal("/"))
-    elif name:
-        items = [i for i in items if i != literal("/")]  # a name holds none
-        if not items:
-            return NEVER
-    return "[" + ("^" if negate else "") + "".join(items) + "]"
-
-
-def _alternatives(glob: str, at: int, depth: int, name: bool = False
-                  ) -> tuple[list[str], int]:
-    alternatives = []
-    while True:
-        body, at = _translate(glob, at, top=False, depth=depth, name=name)
-        alternatives.append(body)
-        if at >= len(glob):
-            raise ValueError("unclosed {")
-        if glob[at] == "}":
-            return alternatives, at + 1
-        at += 1  # a comma
 
 
 def _negated(glob: str) -> bool:
@@ -327,7 +223,7 @@ def _negated(glob: str) -> bool:
 def glob_matches(glob: str, relative: str) -> bool:
     """One glob on a path relative to the repository root: the glob matches the path or its
     name; a `!glob` holds when its rest fails on either (one that does not parse: never)."""
-    parts = _parts(glob)
+    parts = glob_parts(glob)
     if parts is None:
         return False
     on_path, on_name = parts

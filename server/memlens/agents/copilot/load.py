@@ -15,8 +15,8 @@ At start, in the system message after `</tools>`:
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
-   blank line; then the table of the others (pattern, path, description), excluded ones
-   (`excludeAgent: coding-agent`) left out.
+   blank line; then the table of the others (pattern, path, description; `\\` and `|`
+   escaped in each cell), excluded ones (`excludeAgent: coding-agent`) left out.
 
 `AGENTS.md` and `CLAUDE.md` have their `@imports` expanded (`expand_imports`, at start and on
 read); each folder's `.github/instructions` files are followed by its `.claude/rules/**/*.md`.
@@ -172,8 +172,9 @@ class CopilotLoad:
     def table(self) -> str:
         if not self.scoped:
             return ""
-        rows = [f"| {f.front.raw_apply_to if f.front else ''} | '{f.display}' | "
-                f"{_cell(f.front.description if f.front else None)} |" for f in self.scoped]
+        rows = [f"| {_escaped(f.front.raw_apply_to or '') if f.front else ''} | "
+                f"'{_escaped(f.display)}' | {_cell(f.front.description if f.front else None)} |"
+                for f in self.scoped]
         return TABLE_HEAD + "\n" + "\n".join(rows)
 
     def render(self) -> str:
@@ -203,11 +204,16 @@ WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u200
 
 def _cell(description: str | None) -> str:
     """A description in the table: each line break a space, the ends trimmed (a `>` or `|`
-    block ends in a line break: `| a b |`), `|` escaped."""
+    block ends in a line break: `| a b |`), escaped (`_escaped`)."""
     if not description:
         return ""
-    cell = description.replace("\r\n", " ").replace("\n", " ").strip(WHITE_SPACE)
-    return cell.replace("|", "\\|")
+    return _escaped(description.replace("\r\n", " ").replace("\n", " ").strip(WHITE_SPACE))
+
+
+def _escaped(cell: str) -> str:
+    """A table cell's text (the globs, the path, the description) as Copilot CLI writes it: `\\`
+    doubled, then `|` as `\\|`."""
+    return cell.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _between(root: str, cwd: str) -> list[str]:
