@@ -72,6 +72,22 @@ GLOBS = (
     "!**/*.test.ts", "!src/**", "!*.md", "!**/x.txt", "!", "!!x.txt", "!{src,docs}/**",
     "{x.txt,src/*}", "{mod.py,pkg/**}", "**/*.test.ts", "!*", "!**", "[!x]*.txt", "!*/*/*",
 )
+# What reading the CLI's own glob rules showed (a `**` inside braces, a leading `**/` in an
+# alternative, `**/` alone, backslash escapes, a lone `}`, a trailing backslash; names and
+# descriptions holding `|` and `\`): drawn from seed GLOBSET_SEEDS on, so that every earlier
+# seed's trees stay what they were and their figures can be rerun.
+GLOBSET_GLOBS = (
+    "{pkg/**,a}", "{a,{pkg/**,b}}", "{**/y.txt,a}", "{src/**}", "**/", "**/**", "x\\.txt",
+    "q\\*.txt", "y}.txt", "src\\", "pkg/{**,a}", "y{,.md}", "{**/*.py,**/*.txt}", "a\\,b",
+)
+GLOBSET_SEEDS = 4200
+
+
+def globs_for(seed: int) -> tuple[str, ...]:
+    """The globs tree frontmatter draws from under `seed`."""
+    return GLOBS + GLOBSET_GLOBS if seed >= GLOBSET_SEEDS else GLOBS
+
+
 NAMES = (".github/copilot-instructions.md", "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md",
          "GEMINI.md")
 
@@ -101,8 +117,8 @@ def _doc(rng: random.Random) -> TreeValue:
     return _text(rng)
 
 
-def _glob_value(rng: random.Random) -> str:
-    globs = rng.sample(GLOBS, rng.randint(1, 3))
+def _glob_value(rng: random.Random, pool: tuple[str, ...]) -> str:
+    globs = rng.sample(pool, rng.randint(1, 3))
     roll = rng.random()
     if roll < 0.45:
         return '"' + ", ".join(globs) + '"'
@@ -117,7 +133,7 @@ def _glob_value(rng: random.Random) -> str:
     return '"' + globs[0] + '"'
 
 
-def _instructions(rng: random.Random) -> str:
+def _instructions(rng: random.Random, pool: tuple[str, ...]) -> str:
     """One *.instructions.md file: usually frontmatter then a body."""
     body = _text(rng)
     if rng.random() < 0.2:
@@ -125,7 +141,7 @@ def _instructions(rng: random.Random) -> str:
     lines = []
     if rng.random() < 0.75:
         key = "paths" if rng.random() < 0.08 else "applyTo"
-        lines.append(f"{key}: {_glob_value(rng)}")
+        lines.append(f"{key}: {_glob_value(rng, pool)}")
     if rng.random() < 0.3:
         lines.append("description: " + rng.choice((
             "Python rules", '"a | pipe"', '"two\\nlines"', "'single'", "plain: colon",
@@ -149,7 +165,8 @@ def _instructions(rng: random.Random) -> str:
     return text
 
 
-def _links(rng: random.Random, tree: dict[str, TreeValue], prefix: str) -> None:
+def _links(rng: random.Random, tree: dict[str, TreeValue], prefix: str,
+           pool: tuple[str, ...]) -> None:
     """A folder's links: `*.instructions.md` files (in `.github/instructions` or a folder below
     it) to a file in `shared/` at the root, `docs/`, or beside; a chain; two links to one
     file; an `AGENTS.md` or `CLAUDE.md` linked to a `docs/` file."""
@@ -159,7 +176,7 @@ def _links(rng: random.Random, tree: dict[str, TreeValue], prefix: str) -> None:
         link = f"{prefix}.github/instructions/{'deep/' if deeper else ''}l{i}.instructions.md"
         back = up + ("../" if deeper else "")
         target = rng.choice((f"shared/s{i}.md", "shared/same.md", f"shared/x{i}.instructions.md"))
-        tree.setdefault(target, _instructions(rng))
+        tree.setdefault(target, _instructions(rng, pool))
         tree[link] = {"symlink": back + target}
     if rng.random() < 0.3:  # a chain: one link to another
         tree[f"{prefix}.github/instructions/chain.instructions.md"] = {
@@ -181,6 +198,7 @@ def _chain(folders: list[str]) -> list[str]:
 
 def generate(seed: int, index: int) -> Scenario:
     rng = random.Random(f"{AGENT}-{seed}-{index}")
+    pool = globs_for(seed)
     tree: dict[str, TreeValue] = {}
     home: dict[str, TreeValue] = {}
     folders = sorted(rng.sample(FOLDERS, rng.randint(1, 4)))
@@ -207,11 +225,11 @@ def generate(seed: int, index: int) -> Scenario:
                 name = rng.choice(("rules", "py", "Z", "_u", "a-b", "docs", f"f{i}", "ünï"))
                 suffix = ".instructions.md" if rng.random() < 0.92 else rng.choice(
                     (".md", ".Instructions.md", ".instructions.txt"))
-                tree[f"{prefix}.github/instructions/{sub}{name}{suffix}"] = _instructions(rng)
+                tree[f"{prefix}.github/instructions/{sub}{name}{suffix}"] = _instructions(rng, pool)
         if rng.random() < 0.15:  # Claude Code's rules, which Copilot reads as instructions
             for i in range(rng.randint(1, 2)):
                 sub = rng.choice(("", "", "nested/"))
-                text = _instructions(rng).replace("applyTo:", "paths:", 1)
+                text = _instructions(rng, pool).replace("applyTo:", "paths:", 1)
                 tree[f"{prefix}.claude/rules/{sub}r{i}.md"] = text
         if rng.random() < 0.2:  # @imports in AGENTS.md / CLAUDE.md (and what they import)
             name = rng.choice(("AGENTS.md", "CLAUDE.md", "GEMINI.md"))
@@ -231,7 +249,7 @@ def generate(seed: int, index: int) -> Scenario:
                     _text(rng), f"Notes @../{name}\n", "Notes @./more.md\n\n\n"))
                 tree[f"{prefix}docs/more.md"] = _text(rng)
         if rng.random() < 0.12:  # links: instructions files and memory files to elsewhere
-            _links(rng, tree, prefix)
+            _links(rng, tree, prefix, pool)
         odd = rng.random()
         if odd < 0.03:
             tree[f"{prefix}AGENTS.md/inner.txt"] = "a folder named like a memory file\n"
@@ -252,7 +270,7 @@ def generate(seed: int, index: int) -> Scenario:
         home[".copilot/copilot-instructions.md"] = _doc(rng)
     if rng.random() < 0.25:
         for i in range(rng.randint(1, 2)):
-            home[f".copilot/instructions/h{i}.instructions.md"] = _instructions(rng)
+            home[f".copilot/instructions/h{i}.instructions.md"] = _instructions(rng, pool)
 
     files = [k for k, v in tree.items() if v is not None and not k.startswith(".git/")
              and not isinstance(v, dict)]
