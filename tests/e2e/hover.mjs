@@ -1,11 +1,13 @@
 // The merged-context hover: hovering line 1 of a memory file shows what the agent reads for
 // that folder: "Merged context for <folder>" and the `--- Context from: <file> ---` blocks.
 // Checked on GEMINI.md (global + project memory) and services/api/GEMINI.md (the same plus the
-// subfolder file JIT adds there). Screenshots: artifacts/e2e/hover.png and hover-api.png.
+// subfolder file JIT adds there). Then CLAUDE.md's `@./AGENTS.md`: Claude Code's include, shown
+// as Claude Code sends it, not as Gemini CLI would import it. Screenshots: artifacts/e2e/hover.png,
+// hover-api.png and hover-claude-include.png.
 import path from 'node:path';
 import {
   runScenario, workbenchUrl, sourceWorkspace, openWorkbench, openFromExplorer, quickOpen,
-  waitForServer, waitForCodeLens, hoverLineUntil, screenshot,
+  waitForServer, waitForCodeLens, hoverLineUntil, hoverUntil, screenshot,
 } from './lib/vscode.mjs';
 
 const HOME = process.env.GEMINI_CLI_HOME ? path.resolve(process.env.GEMINI_CLI_HOME) : null;
@@ -50,4 +52,16 @@ await runScenario('hover', async ({ page, step }) => {
   checkHover(api, path.join(workspace, 'services/api'),
     [...global, path.join(workspace, 'GEMINI.md'), path.join(workspace, 'services/api/GEMINI.md')]);
   await screenshot(page, 'hover-api');
+
+  step('open CLAUDE.md and hover its @./AGENTS.md: "As Claude Code includes it", AGENTS.md\'s text');
+  await page.keyboard.press('Escape');
+  await page.mouse.move(5, 500);
+  await quickOpen(page, 'CLAUDE.md');
+  await waitForServer(page);
+  const include = page.locator('.editor-group-container.active .view-line span span', { hasText: /AGENTS\.md/ }).last();
+  const tip = await hoverUntil(page, include, 'As Claude Code includes it');
+  const text = await tip.innerText();
+  if (/Gemini CLI|Imported from/.test(text)) throw new Error(`the include's hover speaks of Gemini CLI: ${text.slice(0, 400)}`);
+  if (!/Agents/i.test(text)) throw new Error(`the include's hover lacks AGENTS.md's text: ${text.slice(0, 400)}`);
+  await screenshot(page, 'hover-claude-include');
 });
