@@ -7,6 +7,7 @@ Counting, never timing: `os.scandir` is wrapped to count the listings of each fo
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import json
@@ -147,3 +148,23 @@ def test_outside_a_run_every_walk_reads_the_disk(workspace: Path) -> None:
         list(walk(root))
         assert tree.folders_listed() == len(counts)
     assert counts[root] == 1
+
+
+def test_a_read_only_command_runs_with_few_collections(workspace: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside `check` the cycle collector runs once per `_COLLECT_EVERY` new objects and skips
+    what was loaded before (frozen); after it, the process's own pace is back."""
+    check_module = importlib.import_module("memlens.cli.check")
+    real_run = check_module.run
+    seen: list[tuple[int, bool]] = []
+
+    def spying(args: object) -> int:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))
+        return int(real_run(args))
+
+    monkeypatch.setattr(check_module, "run", spying)
+    before = gc.get_threshold(), gc.get_freeze_count()
+    code, out = check_every_agent(workspace)
+    assert code in (0, 1), out
+    assert seen == [(cli_main._COLLECT_EVERY, True)]
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before

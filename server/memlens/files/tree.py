@@ -226,3 +226,16 @@ def run_memo(key: Hashable, compute: Callable[[], T]) -> T:
     if key not in run.memo:
         run.memo[key] = compute()
     return cast(T, run.memo[key])
+
+
+def run_known(key: Hashable) -> object | None:
+    """What this run keeps for `key` (`run_memo`, `run_keep`), or None (nothing, or no run)."""
+    run = _RUN.get()
+    return None if run is None else run.memo.get(key)
+
+
+def run_keep(key: Hashable, value: object) -> None:
+    """Keep `value` for `key` for the rest of the run (nothing outside `one_walk()`)."""
+    run = _RUN.get()
+    if run is not None:
+        run.memo[key] = value

@@ -147,6 +147,8 @@ class IgnoreFilter:
 
     def __init__(self, root: str, *, respect_git_ignore: bool, respect_gemini_ignore: bool):
         self.root = root
+        # What decides every verdict within a run (the files it reads do not change there).
+        self.key = (root, respect_git_ignore, respect_gemini_ignore)
         # Git's rules (and `.git` itself) apply only inside a git repository, a `.git` in the
         # root or above, as Gemini CLI's file service decides.
         self.respect_git_ignore = respect_git_ignore and _in_git_repository(root)
