@@ -12,6 +12,7 @@ import importlib
 import io
 import json
 import os
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,3 +169,26 @@ def test_a_read_only_command_runs_with_few_collections(workspace: Path,
     assert code in (0, 1), out
     assert seen == [(cli_main._COLLECT_EVERY, True)]
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def test_a_runs_listings_are_freed_when_it_ends(root: Path) -> None:
+    """A folder that cannot be listed raises the same error each time it is asked, and
+    nothing of it ties the run into a reference cycle: the run (every folder's listing) is
+    freed as it ends, with the cycle collector off."""
+    build_tree(root, {"a/b.txt": ""})
+    asked = []
+    gc.disable()
+    try:
+        with tree.one_walk():
+            run = weakref.ref(tree._RUN.get())  # type: ignore[arg-type]
+            assert [name for name, _ in tree.listing(str(root / "a")).entries] == ["b.txt"]
+            for _ in range(3):
+                try:
+                    tree.listing(str(root / "missing"))
+                except FileNotFoundError as err:
+                    asked.append((err.errno, err.filename, err.__traceback__ is not None))
+            assert tree.folders_listed() == 2  # the missing folder was asked of the disk once
+        assert run() is None
+    finally:
+        gc.enable()
+    assert asked == [(2, str(root / "missing"), True)] * 3
