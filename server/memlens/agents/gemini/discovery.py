@@ -122,10 +122,10 @@ def _from_listing(listed: tree.Listing, names: set[str], skip_dirs: frozenset[st
 def _matches(listed: tree.Listing, names: set[str], include_special: bool,
              matched: list[str]) -> None:
     kinds = listed.kinds
-    for name in names:  # a few names, looked up (their order: sorted by the caller)
-        kind = kinds.get(name)
-        if kind is not None and kind != tree.DIR and kind != tree.UNKNOWN and (
-                include_special or kind == tree.FILE):
+    # the names the folder holds (in no order: the caller sorts them)
+    for name in names.intersection(kinds):
+        kind = kinds[name]
+        if kind != tree.DIR and kind != tree.UNKNOWN and (include_special or kind == tree.FILE):
             matched.append(name)
 
 
