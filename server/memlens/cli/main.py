@@ -50,8 +50,9 @@ _OPTION_OF = {"max_context_chars": "--max-context-chars", "discovery_max_dirs": 
 
 # A read-only command keeps every folder's listing until it ends and makes almost no garbage
 # cycles, while the cycle collector, at its default pace, walks the young objects every 700
-# allocations and the whole growing heap now and then: a third of `check`'s time at 100,000
-# files (bench/README.md). Within such a command it runs every this many allocations.
+# allocations and the whole growing heap now and then: about a tenth of `check`'s CPU time
+# with every agent at 100,000 files (`memlens bench`). Within such a command it runs every
+# this many allocations.
 _COLLECT_EVERY = 100_000
 
 
