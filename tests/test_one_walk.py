@@ -7,10 +7,12 @@ Counting, never timing: `os.scandir` is wrapped to count the listings of each fo
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import json
 import os
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,3 +149,46 @@ def test_outside_a_run_every_walk_reads_the_disk(workspace: Path) -> None:
         list(walk(root))
         assert tree.folders_listed() == len(counts)
     assert counts[root] == 1
+
+
+def test_a_read_only_command_runs_with_few_collections(workspace: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside `check` the cycle collector runs once per `_COLLECT_EVERY` new objects and skips
+    what was loaded before (frozen); after it, the process's own pace is back."""
+    check_module = importlib.import_module("memlens.cli.check")
+    real_run = check_module.run
+    seen: list[tuple[int, bool]] = []
+
+    def spying(args: object) -> int:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))
+        return int(real_run(args))
+
+    monkeypatch.setattr(check_module, "run", spying)
+    before = gc.get_threshold(), gc.get_freeze_count()
+    code, out = check_every_agent(workspace)
+    assert code in (0, 1), out
+    assert seen == [(cli_main._COLLECT_EVERY, True)]
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def test_a_runs_listings_are_freed_when_it_ends(root: Path) -> None:
+    """A folder that cannot be listed raises the same error each time it is asked, and
+    nothing of it ties the run into a reference cycle: the run (every folder's listing) is
+    freed as it ends, with the cycle collector off."""
+    build_tree(root, {"a/b.txt": ""})
+    asked = []
+    gc.disable()
+    try:
+        with tree.one_walk():
+            run = weakref.ref(tree._RUN.get())  # type: ignore[arg-type]
+            assert [name for name, _ in tree.listing(str(root / "a")).entries] == ["b.txt"]
+            for _ in range(3):
+                try:
+                    tree.listing(str(root / "missing"))
+                except FileNotFoundError as err:
+                    asked.append((err.errno, err.filename, err.__traceback__ is not None))
+            assert tree.folders_listed() == 2  # the missing folder was asked of the disk once
+        assert run() is None
+    finally:
+        gc.enable()
+    assert asked == [(2, str(root / "missing"), True)] * 3

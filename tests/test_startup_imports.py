@@ -78,3 +78,27 @@ def test_show_for_one_agent_imports_that_agent_alone(gemini_only: tuple[str, str
     assert not {m for m in modules for a in ("claude", "copilot", "vscode_chat", "cursor",
                                              "antigravity", "pi")
                 if m.startswith(f"memlens.agents.{a}")}
+
+
+@pytest.mark.parametrize("command", [["check", "--format", "json"], ["check"], ["show"],
+                                     ["show", "--json"], ["show", "--summary"],
+                                     ["show", "--mode", "classic", "--max-dirs", "-1"],
+                                     ["list"], ["jit", "src/app.ts"], ["report", "--json"]])
+def test_a_read_only_command_imports_no_language_server(root: Path, command: list[str]) -> None:
+    """The language server's modules (lsprotocol's types alone cost more than a second of
+    CPU) load only for `serve`: not for a command over every agent's files."""
+    build_tree(root, {
+        "home/.keep": "", "proj/.git/HEAD": "", "proj/GEMINI.md": "rules\n",
+        "proj/CLAUDE.md": "@AGENTS.md\n", "proj/AGENTS.md": "shared\n",
+        "proj/.cursor/rules/ts.mdc": "---\nglobs: **/*.ts\n---\nStrict.\n",
+        "proj/.github/instructions/py.instructions.md": "---\napplyTo: \"**/*.py\"\n---\nPy\n",
+        "proj/.claude/rules/src.md": "---\npaths: [\"src/**\"]\n---\nSource\n",
+        "proj/src/app.ts": "export {}\n"})
+    from memlens.agents import AGENT_IDS
+
+    modules = imported(command[0], str(root / "proj"), *command[1:], "--home",
+                       str(root / "home"), "--trusted", agents=",".join(AGENT_IDS))
+    assert "memlens.agents.gemini.discovery" in modules  # the command did run
+    server = {m for m in modules if m.split(".")[0] in ("lsprotocol", "pygls", "cattrs")
+              or m.startswith(("memlens.lsp", "memlens.mcp"))}
+    assert server == set()

@@ -13,6 +13,7 @@ walk reads the disk.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
@@ -194,10 +195,14 @@ def listing(folder: str) -> Listing:
         try:
             known = read_listing(folder)
         except OSError as err:
-            known = err
+            # Kept without its traceback, and raised as a copy: a traceback holds the frames
+            # it passed, this one's `run` among them, so the run's every listing would live in
+            # a reference cycle until the cycle collector's next full pass (and each raise of
+            # the same object would lengthen its traceback).
+            known = err.with_traceback(None)
         run.listings[folder] = known
     if isinstance(known, OSError):
-        raise known
+        raise copy.copy(known)
     return known
 
 
@@ -226,3 +231,16 @@ def run_memo(key: Hashable, compute: Callable[[], T]) -> T:
     if key not in run.memo:
         run.memo[key] = compute()
     return cast(T, run.memo[key])
+
+
+def run_known(key: Hashable) -> object | None:
+    """What this run keeps for `key` (`run_memo`, `run_keep`), or None (nothing, or no run)."""
+    run = _RUN.get()
+    return None if run is None else run.memo.get(key)
+
+
+def run_keep(key: Hashable, value: object) -> None:
+    """Keep `value` for `key` for the rest of the run (nothing outside `one_walk()`)."""
+    run = _RUN.get()
+    if run is not None:
+        run.memo[key] = value

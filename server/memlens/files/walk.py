@@ -54,11 +54,15 @@ def _walk_listed(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
             continue
         dirs = list(listed.dirs)  # the caller's to prune
         yield folder, dirs, list(listed.files)
+        if not dirs:
+            continue
+        # `os.path.join(folder, name)`: a name never holds a slash
+        prefix = folder if folder.endswith("/") else folder + "/"
         if len(listed.real_dirs) == len(listed.dirs):  # no link among them
-            stack += [os.path.join(folder, name) for name in reversed(dirs)]
+            stack += [prefix + name for name in reversed(dirs)]
         else:
             real = set(listed.real_dirs)
-            stack += [os.path.join(folder, name) for name in reversed(dirs) if name in real]
+            stack += [prefix + name for name in reversed(dirs) if name in real]
 
 
 def remove_tree(top: str | os.PathLike[str]) -> None:

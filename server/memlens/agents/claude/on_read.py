@@ -187,16 +187,19 @@ def nested_memory_folders(cwd: str, limit: int = 50_000) -> list[str]:
 
 
 def _walk_nested_memory_folders(cwd: str, limit: int) -> list[str]:
-    names = {*CLAUDE_NAMES, *AGENTS_NAMES}
+    # A name with a folder in it (`.claude/CLAUDE.md`) is found as the `.claude` folder's file.
+    names = frozenset(n for n in (*CLAUDE_NAMES, *AGENTS_NAMES) if "/" not in n)
+    inside = cwd.rstrip("/") + "/"  # a folder the walk of `cwd` yields below it
     out: list[str] = []
     for count, (folder, dirs, files) in enumerate(walk(cwd)):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
         if count >= limit:
             break
-        owner = dirname(folder) if posixpath.basename(folder) == ".claude" else folder
-        if owner == cwd or not is_subpath(cwd, owner):
+        claude = folder.endswith("/.claude") or folder == ".claude"
+        owner = dirname(folder) if claude else folder
+        if owner == cwd or not (owner.startswith(inside) or is_subpath(cwd, owner)):
             continue
-        if any(n in files for n in names) or (folder != owner and "rules" in dirs):
+        if not names.isdisjoint(files) or (claude and "rules" in dirs):
             out.append(owner)
     return sorted(dict.fromkeys(out))
 

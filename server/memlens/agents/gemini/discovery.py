@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from memlens.agents.gemini import search_trace
 from memlens.agents.gemini.ignore import IgnoreFilter
 from memlens.agents.gemini.imports import ImportEvent, ImportProcessor, RealPaths
 from memlens.agents.gemini.jsonc import read_json_file
@@ -115,12 +116,47 @@ def _from_listing(listed: tree.Listing, names: set[str], skip_dirs: frozenset[st
     """The search's reading of one folder's entries, from the run's listing."""
     subdirs += [d for d in listed.real_dirs if d not in skip_dirs] if skip_dirs else \
         listed.real_dirs
+    _matches(listed, names, include_special, matched)
+
+
+def _matches(listed: tree.Listing, names: set[str], include_special: bool,
+             matched: list[str]) -> None:
     kinds = listed.kinds
-    for name in names:  # a few names, looked up (their order: sorted by the caller)
-        kind = kinds.get(name)
-        if kind is not None and kind != tree.DIR and kind != tree.UNKNOWN and (
-                include_special or kind == tree.FILE):
+    # the names the folder holds (in no order: the caller sorts them)
+    for name in names.intersection(kinds):
+        kind = kinds[name]
+        if kind != tree.DIR and kind != tree.UNKNOWN and (include_special or kind == tree.FILE):
             matched.append(name)
+
+
+def _replay(trace: search_trace.Trace, root: str, label: str, names: set[str],
+            ignore: IgnoreFilter | None, max_dirs: int | None, include_special: bool,
+            progress: Callable[[int], None] | None) -> tuple[list[str], SearchReport]:
+    """`MemoryEngine.downward_search` from a finished search's trace (search_trace.py): the
+    same folders in the same order, each asked only for `names`."""
+    use_ignore = ignore is not None and ignore.active
+    found: list[str] = []
+    scanned = 0
+    for current, listed in trace.visited:
+        scanned += 1
+        if progress is not None and scanned % PROGRESS_EVERY == 0:
+            progress(scanned)
+        if listed is None:
+            continue
+        matched: list[str] = []
+        _matches(listed, names, include_special, matched)
+        if not matched:
+            continue
+        _sort_as_strcmp(matched)
+        prefix = current + "/" if current != "/" else "/"
+        if use_ignore and ignore is not None:
+            verdicts = (ignore.ignored_entries(current, matched) if current != "/"
+                        else [ignore.ignored(prefix + n) for n in matched])
+            found += [prefix + n for n, out in zip(matched, verdicts, strict=True) if not out]
+        else:
+            found += [prefix + n for n in matched]
+    return found, SearchReport(root, label, -1 if max_dirs is None else max_dirs, scanned, [],
+                               list(trace.unreadable))
 
 
 def dedupe_by_identity(paths: Iterable[str]) -> list[str]:
@@ -283,13 +319,20 @@ class MemoryEngine:
         names, so each name's matches come out in the order a search for it alone gives).
         `progress` hears the number of folders read, every `PROGRESS_EVERY`."""
         names = {filename} if isinstance(filename, str) else set(filename)
+        label = filename if isinstance(filename, str) else ", ".join(filename)
+        shared = tree.active()  # one listing per folder per run (files/tree.py)
+        if shared:
+            known = search_trace.find(root, ignore, skip_dirs, max_dirs)
+            if known is not None:
+                return _replay(known, root, label, names, ignore, max_dirs, include_special,
+                               progress)
+        trace = search_trace.Trace() if shared else None
         queue: deque[str] = deque([root])
         visited: set[str] = set()
         found: list[str] = []
         unreadable: list[tuple[str, str]] = []
         scanned = 0
         use_ignore = ignore is not None and ignore.active
-        shared = tree.active()  # one listing per folder per run (files/tree.py)
         while queue and (max_dirs is None or scanned < max_dirs):
             current = queue.popleft()
             if current in visited:
@@ -301,9 +344,10 @@ class MemoryEngine:
             subdirs: list[str] = []
             matched: list[str] = []
             try:
-                if shared:
-                    _from_listing(tree.listing(current), names, skip_dirs, include_special,
-                                  subdirs, matched)
+                if trace is not None:
+                    listed = tree.listing(current)
+                    trace.visited.append((current, listed))
+                    _from_listing(listed, names, skip_dirs, include_special, subdirs, matched)
                 else:
                     with os.scandir(current) as it:
                         for entry in it:
@@ -319,6 +363,8 @@ class MemoryEngine:
                                 continue
             except OSError as err:
                 unreadable.append((current, err.strerror or str(err)))
+                if trace is not None:
+                    trace.visited.append((current, None))
                 continue
             # libuv hands entries over in strcmp order; folders queue and matches are found in
             # that order (the two lists are separate, so each is sorted on its own).
@@ -331,20 +377,22 @@ class MemoryEngine:
                 cut = len(matched)
                 found += [prefix + n for n, out in zip(matched, verdicts[:cut], strict=True)
                           if not out]
-                queue += [prefix + n for n, out in zip(subdirs, verdicts[cut:], strict=True)
-                          if not out]
-                continue
-            for name in matched:
-                full = prefix + name
-                if not (use_ignore and ignore is not None and ignore.ignored(full)):
-                    found.append(full)
-            for name in subdirs:
-                full = prefix + name
-                if not (use_ignore and ignore is not None and ignore.ignored(full)):
-                    queue.append(full)
+                kept = [n for n, out in zip(subdirs, verdicts[cut:], strict=True) if not out]
+            else:
+                for name in matched:
+                    full = prefix + name
+                    if not (use_ignore and ignore is not None and ignore.ignored(full)):
+                        found.append(full)
+                kept = [n for n in subdirs
+                        if not (use_ignore and ignore is not None and ignore.ignored(prefix + n))]
+            queue += [prefix + n for n in kept]
+            if trace is not None:
+                trace.dir_names.update(kept)
         pending = [d for d in dict.fromkeys(queue) if d not in visited]
-        report = SearchReport(root, filename if isinstance(filename, str) else ", ".join(filename),
-                              -1 if max_dirs is None else max_dirs, scanned,
+        if trace is not None and not pending:
+            trace.unreadable = list(unreadable)
+            search_trace.keep(root, ignore, skip_dirs, trace)
+        report = SearchReport(root, label, -1 if max_dirs is None else max_dirs, scanned,
                               pending, unreadable)
         return found, report
 

@@ -147,6 +147,8 @@ class IgnoreFilter:
 
     def __init__(self, root: str, *, respect_git_ignore: bool, respect_gemini_ignore: bool):
         self.root = root
+        # What decides every verdict within a run (the files it reads do not change there).
+        self.key = (root, respect_git_ignore, respect_gemini_ignore)
         # Git's rules (and `.git` itself) apply only inside a git repository, a `.git` in the
         # root or above, as Gemini CLI's file service decides.
         self.respect_git_ignore = respect_git_ignore and _in_git_repository(root)
@@ -282,8 +284,10 @@ class IgnoreFilter:
                 verdict = self._ignores(chain, rules, rel_dir + "/")
                 self._tested[key] = verdict
             if not verdict:
-                chain, rules = self._with_rules_of(
-                    posixpath.join(self.root.rstrip("/") or "/", rel_dir), rel_dir, chain, rules)
+                # `posixpath.join(root, rel_dir)`, as `_prefix` ends in one slash
+                folder = (self._prefix + rel_dir if not rel_dir.startswith("/")
+                          else posixpath.join(self.root.rstrip("/") or "/", rel_dir))
+                chain, rules = self._with_rules_of(folder, rel_dir, chain, rules)
             self._folders[rel_dir] = (chain, rules)
             return chain, rules
         # Down from the nearest folder already known (a loop, not recursion: a hostile tree

@@ -11,6 +11,7 @@ hedge reads nothing."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from memlens.conflicts.base import NEGATION, Found, hedged
@@ -40,6 +41,20 @@ _VERBS = re.compile(r"\b(?:run|edit|modify|change|touch|hand-edit|add|introduce|
                     r"force)", re.IGNORECASE)
 _PERMIT = (r"(?:feel\s+free\s+to|you\s+may|it\s+is\s+fine\s+to|it['’]s\s+fine\s+to|"
            r"go\s+ahead\s+and)\s+")
+
+
+@functools.cache
+def _patterns() -> dict[str, tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]]:
+    """Per subject: a refusal leading the line, a refusal after a sentence, an instruction;
+    compiled once, on the first line asked (a check reads thousands)."""
+    return {
+        subject: (
+            re.compile(_LEAD + r"(?:\*\*|__)?" + NEGATION + r"(?:\*\*|__)?\s+(?:ever\s+)?"
+                       + verb + _END, re.IGNORECASE),
+            re.compile(r"(?<=[.;!]\s)\s*(?:\*\*)?" + NEGATION + r"\s+" + verb + _END,
+                       re.IGNORECASE),
+            re.compile(_LEAD + (_PERMIT if permission else _DO) + verb + _END, re.IGNORECASE))
+        for subject, (verb, permission) in _SUBJECTS.items()}
 
 
 class DoOrNever:
@@ -77,14 +92,11 @@ class DoOrNever:
         if _VERBS.search(line) is None or hedged(line):
             return []
         out: list[Found] = []
-        for subject, (verb, permission) in _SUBJECTS.items():
-            never = re.search(_LEAD + r"(?:\*\*|__)?" + NEGATION + r"(?:\*\*|__)?\s+(?:ever\s+)?"
-                              + verb + _END, line, re.IGNORECASE)
+        for subject, (never_lead, never_after, said_re) in _patterns().items():
+            never = never_lead.search(line)
             if never is None:
-                never = re.search(r"(?<=[.;!]\s)\s*(?:\*\*)?" + NEGATION + r"\s+" + verb + _END,
-                                  line, re.IGNORECASE)
-            said = re.search(_LEAD + (_PERMIT if permission else _DO) + verb + _END, line,
-                             re.IGNORECASE)
+                never = never_after.search(line)
+            said = said_re.search(line)
             if never is not None:
                 out.append(Found(subject, "never", never.start(), never.end()))
             elif said is not None:
