@@ -115,6 +115,37 @@ def test_staircase_of_backtick_runs_is_linear(tree: Tree) -> None:
     assert "<!-- Imported from: ./a.md -->\nA\n" in result.content
 
 
+# --- 10: one line index per document, however many diagnostics -------------------------------
+
+
+def test_50000_diagnostics_of_one_document_build_one_line_index(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Converting each diagnostic used to re-split the whole document (minutes for 50,000
+    one-line imports): the converter builds the document's line index once."""
+    from memlens.lsp import convert
+    from memlens.protocol.memory import Diagnostic
+
+    built: list[int] = []
+    real = convert.DocIndex
+
+    def counting(text: str, encoding: str) -> convert.DocIndex:
+        built.append(len(text))
+        return real(text, encoding)
+
+    monkeypatch.setattr(convert, "DocIndex", counting)
+    count = 50_000
+    text = "".join(f"@./m{i}.md\n" for i in range(count))
+    positions = convert.PositionConverter()
+    width = len(f"@./m{count - 1}.md")
+    converted = [positions.to_lsp_diagnostic(Diagnostic(
+        path="/ws/GEMINI.md", line=i + 1, col=1, end_line=i + 1, end_col=width + 1,
+        severity="warning", code="import-not-found", message="m"), text)
+        for i in range(count)]
+    assert built == [len(text)]
+    assert (converted[-1].range.start.line, converted[-1].range.end.character) == (
+        count - 1, width)
+
+
 # --- 10: positions from one line index equal the old per-call re-split ----------------------
 
 
