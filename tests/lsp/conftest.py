@@ -61,11 +61,13 @@ SERVER = ClientServerConfig(server_command=SERVE,
 
 
 @pytest.fixture(scope="session", autouse=True)
-def fork_server() -> Iterator[None]:
+def fork_server() -> Iterator[dict[str, Any] | None]:
     """The session's fork server (see above): started before the first test here, stopped
-    after the last; warns when a launcher had to run the real command."""
+    after the last; warns when a launcher had to run the real command. Its value: what the
+    fork server said when ready (`read_at_import`: the environment its imports read), or None
+    when the real command runs."""
     if not _FORKING:
-        yield
+        yield None
         return
     _FORK_FOLDER.mkdir(mode=0o700)
     log = _FORK_FOLDER / "log"
@@ -80,7 +82,7 @@ def fork_server() -> Iterator[None]:
         process.wait()
         raise RuntimeError(f"the fork server did not start: {log.read_text()}")
     try:
-        yield
+        yield json.loads(ready)
     finally:
         process.stdin.close()  # EOF: it kills what is left of its children and ends
         summary = process.stdout.readline()

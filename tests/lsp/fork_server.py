@@ -47,7 +47,7 @@ PRELOAD = ("memlens", "memlens.cli", "memlens.cli.main", "memlens.cli.serve",
 
 
 # The modules a read goes through on its way from the reader
-_ENVIRON_PLUMBING = frozenset({"os", "_collections_abc", "posixpath", "genericpath"})
+_ENVIRON_PLUMBING = frozenset({"os", "collections.abc", "posixpath", "genericpath"})
 # sysconfig notes the user base (from HOME) at import; `pip install --user` uses it, memlens
 # never asks for it: a test's own HOME does not make the child differ
 _READERS_IGNORED = frozenset({"sysconfig"})
