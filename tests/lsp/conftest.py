@@ -18,15 +18,7 @@ start-up itself (a broken interpreter, import failures) start `sys.executable -m
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import secrets
-import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -37,24 +29,11 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
+from .forking import Forking
 
-_HERE = Path(__file__).resolve().parent
-_FORKING = (sys.platform == "linux" and hasattr(os, "pidfd_open")
-            and hasattr(socket, "send_fds") and os.environ.get("MEMLENS_TEST_REAL_SERVER") != "1")
-# Made by the `fork_server` fixture; its name is known now, for the commands below
-_FORK_FOLDER = Path(tempfile.gettempdir()) / f"memlens-fork-{secrets.token_hex(6)}"
-_FORK_SOCKET = _FORK_FOLDER / "socket"
 # The fork server's environment: the tests' as it is now (what SERVER hands the server)
-_ENV_AT_IMPORT = dict(os.environ)
-
-
-def memlens_command(*args: str) -> list[str]:
-    """The command that runs `python -m memlens ARGS` (through the fork server, see above)."""
-    if not _FORKING:
-        return [sys.executable, "-m", "memlens", *args]
-    return [sys.executable, "-I", "-S", str(_HERE / "fork_launch.py"), str(_FORK_SOCKET), *args]
-
-
+_FORKING = Forking("serve", dict(os.environ))
+memlens_command = _FORKING.command
 SERVE = memlens_command("serve")
 SERVER = ClientServerConfig(server_command=SERVE,
                             server_env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"})
@@ -62,37 +41,12 @@ SERVER = ClientServerConfig(server_command=SERVE,
 
 @pytest.fixture(scope="session", autouse=True)
 def fork_server() -> Iterator[dict[str, Any] | None]:
-    """The session's fork server (see above): started before the first test here, stopped
-    after the last; warns when a launcher had to run the real command. Its value: what the
-    fork server said when ready (`read_at_import`: the environment its imports read), or None
-    when the real command runs."""
-    if not _FORKING:
-        yield None
-        return
-    _FORK_FOLDER.mkdir(mode=0o700)
-    log = _FORK_FOLDER / "log"
-    with open(log, "wb") as log_file:
-        process = subprocess.Popen(
-            [sys.executable, str(_HERE / "fork_server.py"), str(_FORK_SOCKET)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file,
-            env=_ENV_AT_IMPORT)
-    assert process.stdout is not None and process.stdin is not None
-    ready = process.stdout.readline()
-    if not ready:
-        process.wait()
-        raise RuntimeError(f"the fork server did not start: {log.read_text()}")
-    try:
-        yield json.loads(ready)
-    finally:
-        process.stdin.close()  # EOF: it kills what is left of its children and ends
-        summary = process.stdout.readline()
-        process.wait(timeout=30)
-        process.stdout.close()
-        shutil.rmtree(_FORK_FOLDER, ignore_errors=True)
-    refused = json.loads(summary)["refused"] if summary else ["no summary"]
-    if refused:
-        warnings.warn(f"the fork server refused {len(refused)} start(s), which ran the real "
-                      f"command: {sorted(set(refused))}", stacklevel=1)
+    """The session's fork server (see above), from before the first test here to after the
+    last: what it said when ready (`read_at_import`: the environment variables its imports
+    read), or None when the real command runs."""
+    with _FORKING.running() as ready:
+        yield ready
+
 
 WORKSPACE = {
     ".git": None,

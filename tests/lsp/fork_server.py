@@ -1,8 +1,9 @@
 """The test suite's fork server: `python -m memlens serve` without its import time.
 
-Started once per test session (tests/lsp/conftest.py) as `python fork_server.py SOCKET`. It
-imports what `python -m memlens serve` imports, then waits on SOCKET for launchers
-(fork_launch.py, the command the tests start). Each launcher hands over its stdin, stdout,
+Started once per test session (tests/lsp/conftest.py, forking.py) as
+`python fork_server.py SOCKET serve` (or `mcp`). It imports what `python -m memlens serve`
+(or `mcp`) imports, then waits on SOCKET for launchers (fork_launch.py, the command the tests
+start). Each launcher hands over its stdin, stdout,
 stderr, working folder, environment and argument list; the fork server forks, and the child
 takes them over and runs `memlens` as `python -m memlens` does (runpy, `__main__`), ending as
 that process would end (atexit handlers, thread joins, its exit status or signal). The fork
@@ -40,10 +41,12 @@ from typing import Any, ClassVar
 # Read by the interpreter itself at start-up (paths, encodings, hashing, buffering, warnings)
 _INTERPRETER_PREFIXES = ("PYTHON", "LC_")
 _INTERPRETER_NAMES = frozenset({"LANG", "LANGUAGE"})
-# What `python -m memlens serve` imports before it reads a byte: the CLI and the server
-# (memlens/__main__.py itself runs the CLI: it is run, in the child, never imported here)
-PRELOAD = ("memlens", "memlens.cli", "memlens.cli.main", "memlens.cli.serve",
-           "memlens.lsp.server", "memlens.lsp.chat", "memlens.lsp.transport")
+# What `python -m memlens serve` (or `mcp`) imports before it reads a byte: the CLI and the
+# server (memlens/__main__.py itself runs the CLI: it is run, in the child, never imported)
+PRELOAD = {"serve": ("memlens", "memlens.cli", "memlens.cli.main", "memlens.cli.serve",
+                     "memlens.lsp.server", "memlens.lsp.chat", "memlens.lsp.transport"),
+           "mcp": ("memlens", "memlens.cli", "memlens.cli.main", "memlens.cli.mcp",
+                   "memlens.mcp.server")}
 
 
 # The modules a read goes through on its way from the reader
@@ -75,14 +78,15 @@ class _Recording(os._Environ[str]):
 _MAIN_DEFAULTS = {"PYDANTIC_DISABLE_PLUGINS": "__all__"}
 
 
-def preload() -> set[str]:
-    """Import PRELOAD as `main` would; the environment variables read meanwhile."""
+def preload(command: str) -> set[str]:
+    """Import what `command` imports, as `main` would; the environment variables read
+    meanwhile."""
     for key, value in _MAIN_DEFAULTS.items():
         os.environ.setdefault(key, value)
     original = os.environ.__class__
     os.environ.__class__ = _Recording
     try:
-        for name in PRELOAD:
+        for name in PRELOAD[command]:
             __import__(name)
     finally:
         os.environ.__class__ = original
@@ -268,8 +272,8 @@ class ForkServer:
 
 
 def main() -> None:
-    path = sys.argv[1]
-    read_at_import = preload()
+    path, command = sys.argv[1], sys.argv[2]
+    read_at_import = preload(command)
     server = ForkServer(path, read_at_import)
     sys.stdout.write(json.dumps({"ready": True, "read_at_import": sorted(read_at_import)}))
     sys.stdout.write("\n")
