@@ -6,13 +6,15 @@ starts `python -m memlens serve`, initialises it on that workspace and waits for
 `memlens_command(*args)` is the command that runs `python -m memlens ARGS` for these tests
 (`SERVE` is `memlens_command("serve")`); use it as `server_command` or in `Popen`. Importing the
 server costs about a second of CPU, once per test: so one fork server per session
-(fork_server.py, started by the autouse `fork_server` fixture, stopped at the session's end)
+(fork_server.py, started by the autouse `fork_server` fixture, stopped at the session's end;
+forking.py `Forking` starts and stops one, tests/test_mcp.py has its own for `memlens mcp`)
 has imported it, and the command is a launcher (fork_launch.py) that hands its stdin, stdout,
 stderr, working folder, environment and arguments to it; a forked child runs exactly what
 `python -m memlens ARGS` runs, on them, and the launcher forwards signals to it and exits as it
-did. An environment that differs where the imports read it (or in PYTHON*, LC_*, LANG) runs the
-real command instead, as does every run with MEMLENS_TEST_REAL_SERVER=1 or off Linux. Tests of
-start-up itself (a broken interpreter, import failures) start `sys.executable -m memlens`.
+did (test_fork_server.py). An environment that differs where the imports read it (or in
+PYTHON*, LC_*, LANG) runs the real command instead, with a warning at the end; so does every
+run with MEMLENS_TEST_REAL_SERVER=1 or off Linux. Tests of start-up itself and of
+`serve --tcp` (its token file is named by the server's pid) start `sys.executable -m memlens`.
 """
 
 from __future__ import annotations
