@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -18,11 +18,15 @@ import pytest
 from mcp import types
 from mcp.client.context import ClientRequestContext
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from .conftest import build_tree
+from .lsp.forking import Forking
 
 SERVER = str(Path(__file__).resolve().parents[1] / "server")
+# `python -m memlens mcp` through a fork server (tests/lsp/conftest.py), started with the
+# environment the SDK's client gives the server (the tests' own values are not read at import)
+MCP = Forking("mcp", {**get_default_environment(), "PYTHONPATH": SERVER})
 T = TypeVar("T")
 TOOLS = {"agents_here", "what_agent_reads", "explain_file", "rules_for"}
 
@@ -70,7 +74,8 @@ class Workspace:
                                                 for r in roots or []])
 
         async def main() -> T:
-            params = StdioServerParameters(command=sys.executable, args=["-m", "memlens", "mcp"],
+            command = MCP.command("mcp")
+            params = StdioServerParameters(command=command[0], args=command[1:],
                                            env=self.env(**env), cwd=self.proj)
             callback = None if roots is None else list_roots
             with open(self.root / "server.log", "a") as log:
@@ -79,6 +84,12 @@ class Workspace:
                     await session.initialize()
                     return await body(session)
         return anyio.run(main)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def mcp_fork_server() -> Iterator[dict[str, Any] | None]:
+    with MCP.running() as ready:
+        yield ready
 
 
 @pytest.fixture

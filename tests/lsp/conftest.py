@@ -2,14 +2,26 @@
 
 `workspace` builds a small but complete memory workspace (with a HOME of its own); `client`
 starts `python -m memlens serve`, initialises it on that workspace and waits for the index.
+
+`memlens_command(*args)` is the command that runs `python -m memlens ARGS` for these tests
+(`SERVE` is `memlens_command("serve")`); use it as `server_command` or in `Popen`. Importing the
+server costs about a second of CPU, once per test: so one fork server per session
+(fork_server.py, started by the autouse `fork_server` fixture, stopped at the session's end;
+forking.py `Forking` starts and stops one, tests/test_mcp.py has its own for `memlens mcp`)
+has imported it, and the command is a launcher (fork_launch.py) that hands its stdin, stdout,
+stderr, working folder, environment and arguments to it; a forked child runs exactly what
+`python -m memlens ARGS` runs, on them, and the launcher forwards signals to it and exits as it
+did (test_fork_server.py). An environment that differs where the imports read it (or in
+PYTHON*, LC_*, LANG) runs the real command instead, with a warning at the end; so does every
+run with MEMLENS_TEST_REAL_SERVER=1 or off Linux. Tests of start-up itself and of
+`serve --tcp` (its token file is named by the server's pid) start `sys.executable -m memlens`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +31,24 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
+from .forking import Forking
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"],
+# The fork server's environment: the tests' as it is now (what SERVER hands the server)
+_FORKING = Forking("serve", dict(os.environ))
+memlens_command = _FORKING.command
+SERVE = memlens_command("serve")
+SERVER = ClientServerConfig(server_command=SERVE,
                             server_env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fork_server() -> Iterator[dict[str, Any] | None]:
+    """The session's fork server (see above), from before the first test here to after the
+    last: what it said when ready (`read_at_import`: the environment variables its imports
+    read), or None when the real command runs."""
+    with _FORKING.running() as ready:
+        yield ready
+
 
 WORKSPACE = {
     ".git": None,

@@ -11,7 +11,6 @@ import atexit
 import json
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,7 +25,7 @@ from memlens.agent_versions import basis_of
 from memlens.agents import AGENT_IDS
 
 from ..conftest import build_tree
-from .conftest import plain, start, uri
+from .conftest import SERVE, plain, start, uri
 
 # An npm-style Gemini CLI 0.70.2 on PATH (never run: its package.json gives the version).
 _PREFIX = Path(tempfile.mkdtemp(prefix="memlens-fake-agents-"))
@@ -40,7 +39,7 @@ build_tree(_PACKAGE, {"package.json": json.dumps({"name": "@google/gemini-cli",
 (_PREFIX / "bin" / "gemini").symlink_to(_PACKAGE / "dist" / "index.js")
 
 SERVER = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items() if k != "MEMLENS_AGENTS"},
                 "PATH": f"{_PREFIX / 'bin'}:/usr/bin:/bin", "MEMLENS_LOG_LEVEL": "WARNING",
                 "XDG_CACHE_HOME": str(_PREFIX / "cache")})

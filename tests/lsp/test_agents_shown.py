@@ -9,7 +9,6 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from memlens.agents import AGENT_IDS
 
 from ..conftest import build_tree
 from ..test_agents_shown import CLAUDE_ONLY
-from .conftest import plain, uri
+from .conftest import SERVE, plain, uri
 
 # A `claude` that only answers `--version`, alone on PATH besides the system's folders.
 _BIN = Path(tempfile.mkdtemp(prefix="memlens-fake-claude-"))
@@ -35,11 +34,11 @@ atexit.register(shutil.rmtree, _BIN, ignore_errors=True)
 
 _ENV = {k: v for k, v in os.environ.items() if k not in ("MEMLENS_AGENTS", "GEMINI_CLI_HOME")}
 CLAUDE_ON_PATH = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**_ENV, "PATH": f"{_BIN / 'bin'}:/usr/bin:/bin", "MEMLENS_LOG_LEVEL": "WARNING",
                 "XDG_CACHE_HOME": str(_BIN / "cache")})
 NOTHING_ON_PATH = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**_ENV, "PATH": "/usr/bin:/bin", "MEMLENS_LOG_LEVEL": "WARNING",
                 "XDG_CACHE_HOME": str(_BIN / "cache")})
 

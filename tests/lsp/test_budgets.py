@@ -10,7 +10,6 @@ floored: ~8 tokens, 19 chars, 25 bytes."""
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,11 +20,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ..conftest import build_tree
 from ..fake_gemini import FakeGemini
-from .conftest import open_doc, plain, start, start_chat
+from .conftest import SERVE, open_doc, plain, start, start_chat
 
 KEY = "lsp-budget-key-42"
 SERVER = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items()
                    if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "MEMLENS_GEMINI_BASE_URL")},
                 "MEMLENS_LOG_LEVEL": "WARNING"})

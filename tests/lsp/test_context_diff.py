@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from memlens.protocol.context_diff import ContextChangedEvent, ContextDiffResult
 
 from ..conftest import build_tree
-from .conftest import open_doc, plain, start, uri
+from .conftest import SERVE, open_doc, plain, start, uri
 
 # Gemini CLI 0.44+ and Claude Code only: what the test names is what they send.
 SERVER = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**os.environ, "MEMLENS_LOG_LEVEL": "WARNING",
                 "MEMLENS_AGENTS": "gemini@0.44+,claude"})
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
-from .conftest import uri
+from .conftest import SERVE, uri
 
 
 def _frame(message: dict[str, object]) -> bytes:
@@ -23,7 +22,7 @@ def _frame(message: dict[str, object]) -> bytes:
 @pytest.mark.timeout(60)
 def test_server_exits_when_its_parent_dies(workspace: Path) -> None:
     parent = subprocess.Popen(["sleep", "60"])
-    server = subprocess.Popen([sys.executable, "-m", "memlens", "serve"],
+    server = subprocess.Popen(SERVE,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
     try:
@@ -63,7 +62,7 @@ def _read_frame(stream: Any) -> dict[str, Any]:
 def test_ready_then_open_files_diagnostics(workspace: Path) -> None:
     """After `initialized` the server builds its index, sends memlens/ready, then pushes the
     diagnostics of the files already open (before it asks the client to watch files)."""
-    server = subprocess.Popen([sys.executable, "-m", "memlens", "serve"],
+    server = subprocess.Popen(SERVE,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
     try:

@@ -7,7 +7,6 @@ test_verify.py)."""
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,14 +20,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from memlens.protocol.matrix import MatrixResult
 
 from ..conftest import build_tree
-from .conftest import plain, uri
+from .conftest import SERVE, plain, uri
 
 INVALID_PARAMS = -32602
 # No agent on PATH (nothing for verify to run) and no trust from the developer's environment.
 NODE_DIRS = [os.path.dirname(p) for p in [os.popen("command -v node").read().strip()] if p]
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GEMINI_CLI_")}
 SERVER = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**ENV, "MEMLENS_LOG_LEVEL": "WARNING",
                 "PATH": os.pathsep.join([*NODE_DIRS, "/usr/bin", "/bin"]),
                 "MEMLENS_VERIFICATIONS": f"/tmp/memlens-multi-root-{os.getpid()}.json"})

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import uri
+from .conftest import SERVE, uri
 
 READ_TIMEOUT = 15.0
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -46,7 +46,7 @@ class RawServer:
         self.stderr_path = tmp / "server-stderr.log"
         self._stderr = self.stderr_path.open("wb")
         env = {**os.environ, "MEMLENS_LOG_LEVEL": "WARNING"}
-        self.process = subprocess.Popen([sys.executable, "-m", "memlens", "serve"],
+        self.process = subprocess.Popen(SERVE,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self._stderr, env=env)
         self.messages: queue.Queue[Message | None] = queue.Queue()

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import shlex
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ..fake_gemini import FakeGemini, error, hang, text
-from .conftest import ChatRecorder, plain, send_chat, start_chat
+from .conftest import SERVE, ChatRecorder, plain, send_chat, start_chat
 
 # Keys of no known shape: only knowing them can keep them out of output.
 ENV_KEY = "env-secret-not-a-google-shape-7f3a9c2e"
@@ -26,8 +25,7 @@ STDERR_LOG = Path(os.environ.get("TMPDIR", "/tmp")) / f"memlens-lsp-stderr-{os.g
 _ENV = {k: v for k, v in os.environ.items()
         if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "MEMLENS_GEMINI_BASE_URL")}
 SERVER = ClientServerConfig(
-    server_command=["sh", "-c", f"exec {shlex.quote(sys.executable)} -m memlens serve "
-                                f"2>>{shlex.quote(str(STDERR_LOG))}"],
+    server_command=["sh", "-c", f"exec {shlex.join(SERVE)} 2>>{shlex.quote(str(STDERR_LOG))}"],
     server_env={**_ENV, "MEMLENS_LOG_LEVEL": "DEBUG", "GEMINI_API_KEY": ENV_KEY,
                 "GEMINI_CLI_TRUST_WORKSPACE": "true", "MEMLENS_RETRY_INITIAL_DELAY_MS": "5",
                 "MEMLENS_RETRY_MAX_ATTEMPTS": "2"})

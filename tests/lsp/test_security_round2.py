@@ -25,7 +25,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
 from ..fake_gemini import FakeGemini, function_call, text
-from .conftest import plain, uri
+from .conftest import SERVE, plain, uri
 
 KEY = "AIzaTCPOWNERKEY-0123456789abcdefghijklmnop"
 SECRET = "the owner's private notes: s3cr3t-0xC0FFEE"
@@ -33,7 +33,7 @@ DEEP = 600
 READY_SECONDS = 60.0
 
 CLEAN = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")},
                 "MEMLENS_LOG_LEVEL": "WARNING"})
 

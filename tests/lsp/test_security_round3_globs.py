@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,14 +20,14 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
-from .conftest import plain, uri
+from .conftest import SERVE, plain, uri
 
 READY_SECONDS = 60.0  # a hang guard: the index is ready in about a second
 STARS = "*a" * 15 + "*b"
 NAME = "a" * 60
 
 CLEAN = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")},
                 "MEMLENS_LOG_LEVEL": "WARNING"})
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
 from ..fake_gemini import FakeGemini, function_call, text
-from .conftest import ChatRecorder, plain, uri
+from .conftest import SERVE, ChatRecorder, plain, uri
 
 KEY = "AIzaLSPTRUSTKEY-0123456789abcdefghijklmno"
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nSSHKEYMATERIAL-lsp\n" \
@@ -29,7 +28,7 @@ SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nSSHKEYMATERIAL-lsp\n" \
 BASHRC = "export PS1='$ '\n"
 # No GEMINI_CLI_TRUST_WORKSPACE or trusted-folders override from the developer's environment.
 CLEAN = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")},
                 "MEMLENS_LOG_LEVEL": "WARNING"})
 

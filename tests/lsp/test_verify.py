@@ -7,7 +7,6 @@ it is skipped without it.)"""
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest_lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ..conftest import build_tree
-from .conftest import plain, start
+from .conftest import SERVE, plain, start
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memlens" / "agents"
 CODEX = CACHE / "codex-0.169.0" / "node_modules" / ".bin"
@@ -26,7 +25,7 @@ NODE_DIRS = [os.path.dirname(p) for p in [os.popen("command -v node").read().str
 def _config(path: list[str], record: str) -> ClientServerConfig:
     env = {**os.environ, "MEMLENS_LOG_LEVEL": "WARNING", "PATH": os.pathsep.join(path),
            "MEMLENS_VERIFICATIONS": record}
-    return ClientServerConfig(server_command=[sys.executable, "-m", "memlens", "serve"],
+    return ClientServerConfig(server_command=SERVE,
                               server_env=env)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,11 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from ..conftest import build_tree
-from .conftest import open_doc, plain, uri
+from .conftest import SERVE, open_doc, plain, uri
 
 # No GEMINI_CLI_TRUST_WORKSPACE or trusted-folders override from the developer's environment.
 CLEAN = ClientServerConfig(
-    server_command=[sys.executable, "-m", "memlens", "serve"],
+    server_command=SERVE,
     server_env={**{k: v for k, v in os.environ.items() if not k.startswith("GEMINI_")},
                 "MEMLENS_LOG_LEVEL": "WARNING"})
 
