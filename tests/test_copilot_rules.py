@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memlens.agents.copilot.imports import tokens
-from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
+from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter, split_globs
 from memlens.agents.copilot.load import (
     CopilotLoad,
     _cell,
@@ -271,3 +271,24 @@ def test_an_import_of_a_file_that_is_not_utf8_stays_as_written(tmp_path: Path) -
     (tmp_path / "bad.md").write_bytes(b"a\xffb\n")
     (tmp_path / "AGENTS.md").write_text("@bad.md\n")
     assert _read(FileReader(), str(tmp_path / "AGENTS.md")) == "@bad.md\n"
+
+
+@pytest.mark.parametrize(("value", "globs"), [
+    ("**/*, a\\,b", ["**/*", "a\\,b"]),  # seed 4201 #21: `\\,` splits nothing
+    ("*.md, src\\, **/*", ["*.md", "src\\, **/*"]),  # seed 4201 #15
+    ("a\\{,x.txt", ["a\\{", "x.txt"]),  # an escaped `{` opens no braces
+    ("q.txt, {a\\},x.txt}", ["q.txt", "{a\\},x.txt}"]),  # an escaped `}` closes none
+    ("a\\\\,x.txt", ["a\\\\", "x.txt"]),  # `\\\\` is one pair: the comma after it splits
+    ("q.txt, [\\],x.txt", ["q.txt", "[\\]", "x.txt"]),  # in a class `\\` is itself
+    ("x.txt\\", ["x.txt\\"]),
+])
+def test_a_backslash_keeps_the_next_character_in_its_glob(value: str, globs: list[str]) -> None:
+    assert split_globs(value) == globs
+    assert parse_frontmatter(f"---\napplyTo: '{value}'\n---\n").raw_apply_to == ", ".join(globs)
+
+
+def test_a_glob_line_that_is_no_yaml_keeps_an_escaped_comma() -> None:
+    front = parse_frontmatter('---\napplyTo: "*.md, src\\, **/*"\n---\nU\n')
+    assert front.yaml_error is not None  # `\\,` is no escape in double quotes
+    assert front.globs == ["*.md", "src\\, **/*"]
+    assert not any(glob_matches(g, "x.txt") for g in front.globs)

@@ -5,7 +5,8 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
 
 * The frontmatter is the text between a first line `---` and the next line `---` (CRLF read
   as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
-  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them;
+  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them (a comma in
+  braces, in a class or after a `\\` does not separate: `a\\,b` is one glob);
   `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
   undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
   its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
@@ -68,10 +69,15 @@ class Frontmatter:
 
 def split_globs(value: str) -> list[str]:
     """Comma-separated globs, a comma inside `{}` or `[]` kept (after an unclosed `[` the rest
-    is one glob); each trimmed, blanks dropped."""
+    is one glob); `\\` takes the next character with it (`a\\,b` is one glob, `\\{` opens no
+    braces; in a class `\\` is itself); each trimmed, blanks dropped."""
     parts, depth, current, at = [], 0, "", 0
     while at < len(value):
         char = value[at]
+        if char == "\\":
+            current += value[at:at + 2]
+            at += 2
+            continue
         if char == "[":
             end = value.find("]", at + 2 if value[at + 1:at + 2] in ("!", "^") else at + 1)
             end = len(value) - 1 if end < 0 else end
