@@ -292,3 +292,38 @@ def test_a_glob_line_that_is_no_yaml_keeps_an_escaped_comma() -> None:
     assert front.yaml_error is not None  # `\\,` is no escape in double quotes
     assert front.globs == ["*.md", "src\\, **/*"]
     assert not any(glob_matches(g, "x.txt") for g in front.globs)
+
+
+@pytest.mark.parametrize(("lines", "globs", "description"), [
+    ("applyTo: {a,{pkg/**,b}}", [], None),  # a flow mapping with a mapping key: no globs
+    ('applyTo: "x"\ndescription: B\n{a: 1}: 2\n[{a: 1}]: 3', ["x"], "B"),
+    ('applyTo: "x"\ndescription: D\n{a: 1}: x\n{a: 2}: y', ["x"], "D"),
+    # equal mapping keys, in any order, are a duplicate: the line is read, not the description
+    ('applyTo: "x"\ndescription: C\n{a: 1, b: 2}: x\n{b: 2, a: 1}: y', ["x"], None),
+    ('applyTo: "x"\ndescription: E\n{a: [1]}: 2\n{a: [1]}: 3', ["x"], None),
+])
+def test_a_mapping_may_be_a_key(lines: str, globs: list[str], description: str | None) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.description) == (globs, description)
+
+
+@pytest.mark.parametrize(("lines", "globs", "excluded"), [
+    ('applyTo: [5, "**/y.txt"]', ["**/y.txt"], False),
+    ("applyTo: [{a: b}]", [], False),
+    ('applyTo: [y.txt, ["*.md"], true, null, 1.5]', ["y.txt"], False),
+    ('applyTo: "x"\nexcludeAgent: [5, coding-agent]', ["x"], True),
+    ('applyTo: "x"\nexcludeAgent: [[coding-agent]]', ["x"], False),
+])
+def test_only_the_strings_of_a_list_count(lines: str, globs: list[str], excluded: bool) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.excluded) == (globs, excluded)
+
+
+def test_a_key_repeating_an_alias_is_bounded() -> None:
+    levels = ["&a [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"&{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+    front = parse_frontmatter("---\n? [" + ", ".join(levels) + "]\n: 1\napplyTo: x\n---\n")
+    assert front.yaml_error is not None  # 10^9 items to compare: read as no YAML
+    assert front.globs == ["x"]
+    recursive = parse_frontmatter("---\n? &a [*a]\n: 1\n? &b {k: *b}\n: 2\napplyTo: x\n---\n")
+    assert recursive.globs == ["x"]

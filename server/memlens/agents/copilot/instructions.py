@@ -7,9 +7,11 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
   `applyTo` (or `paths`) is a string of comma-separated globs or a list of them (a comma in
   braces, in a class or after a `\\` does not separate: `a\\,b` is one glob);
-  `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
-  undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
-  its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
+  `excludeAgent` a string or a list; in a list only the strings count (`[5, "x"]` is `x`).
+  A mapping may be a key (`applyTo: {a,{b,c}}` is a mapping: no globs). When the YAML does
+  not load (`applyTo: *.py` is an undefined alias to YAML), the first line `applyTo: VALUE`
+  (or `paths: VALUE`) is used, its `# comment` and quotes dropped, and `excludeAgent` and
+  `description` are not read.
 * A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
   a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
@@ -46,6 +48,7 @@ _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
 _KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
 _COMMENT = re.compile(r"\s+#.*$")
+MAX_KEY_ITEMS = 1000  # a list or mapping as a key, counted item by item: past it, no YAML
 
 
 @dataclass
@@ -99,10 +102,11 @@ def split_globs(value: str) -> list[str]:
 
 
 def _strings(value: object) -> list[str] | None:
+    """A string, or the strings of a list (its other items left out: `[5, "x"]` is `x`)."""
     if isinstance(value, str):
         return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return [str(v) for v in value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
     return None
 
 
@@ -143,11 +147,53 @@ def _tolerant_constructor() -> Any:
     from ruamel.yaml.constructor import SafeConstructor
 
     class Tolerant(SafeConstructor):
-        pass
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            """A mapping whose key is a mapping (`{a,{b,c}}`: `{b,c}` is a key), or a list
+            holding one, as Copilot CLI reads it: a key like any other (equal ones still a
+            duplicate)."""
+            from ruamel.yaml.constructor import ConstructorError
+            from ruamel.yaml.nodes import MappingNode
+
+            if not isinstance(node, MappingNode):
+                raise ConstructorError(None, None, f"expected a mapping, found {node.id}",
+                                       node.start_mark)
+            self.flatten_mapping(node)
+            mapping: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                key = _hashable(self.construct_object(key_node, deep=True))
+                value = self.construct_object(value_node, deep=deep)
+                if self.check_mapping_key(node, key_node, mapping, key, value):
+                    mapping[key] = value
+            return mapping
 
     Tolerant.add_constructor(None, _untagged)
     Tolerant.add_constructor(_BINARY, _untagged)
     return Tolerant
+
+
+@dataclass(frozen=True)
+class _MappingKey:
+    """A mapping used as a key: its items, in any order (`{a: 1, b: 2}` is `{b: 2, a: 1}`)."""
+
+    items: frozenset[tuple[object, object]]
+
+
+def _hashable(value: object) -> object:
+    """`value` as a dictionary key: a list as a tuple, a mapping as a `_MappingKey`.
+    ValueError: the key holds more than MAX_KEY_ITEMS items (aliases repeating a part)."""
+    left = [MAX_KEY_ITEMS]
+
+    def convert(item: object) -> object:
+        left[0] -= 1
+        if left[0] < 0:
+            raise ValueError("a key too large to compare")
+        if isinstance(item, list):
+            return tuple(convert(v) for v in item)
+        if isinstance(item, dict):
+            return _MappingKey(frozenset((convert(k), convert(v)) for k, v in item.items()))
+        return item
+
+    return convert(value)
 
 
 def _unquote(value: str) -> str:
