@@ -327,3 +327,19 @@ def test_a_key_repeating_an_alias_is_bounded() -> None:
     assert front.globs == ["x"]
     recursive = parse_frontmatter("---\n? &a [*a]\n: 1\n? &b {k: *b}\n: 2\napplyTo: x\n---\n")
     assert recursive.globs == ["x"]
+
+
+@pytest.mark.parametrize(("lines", "globs", "always"), [
+    ('applyTo: ["q.txt, y.txt"]', ["q.txt, y.txt"], False),  # one glob: not split
+    ('applyTo: [" y.txt "]', [" y.txt "], False),  # nor trimmed
+    ('applyTo: ["", "*.md"]', ["", "*.md"], False),
+    ('applyTo: [""]', [""], False),  # a glob that matches nothing: not always
+    ("applyTo: []", [], True),
+    ('applyTo: " , "', [], True),  # a string is split, its blanks dropped
+    ('applyTo: ["**", 5]', ["**"], True),
+])
+def test_a_list_item_is_a_glob_as_written(lines: str, globs: list[str], always: bool) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.always) == (globs, always)
+    assert front.raw_apply_to == ", ".join(globs)
+    assert not any(glob_matches(g, "pkg/y.txt") for g in globs if g != "**")

@@ -7,7 +7,8 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
   `applyTo` (or `paths`) is a string of comma-separated globs or a list of them (a comma in
   braces, in a class or after a `\\` does not separate: `a\\,b` is one glob);
-  `excludeAgent` a string or a list; in a list only the strings count (`[5, "x"]` is `x`).
+  `excludeAgent` a string or a list; in a list only the strings count (`[5, "x"]` is `x`),
+  each a glob as written (not split, not trimmed: `[""]` is a glob that matches nothing).
   A mapping may be a key (`applyTo: {a,{b,c}}` is a mapping: no globs). When the YAML does
   not load (`applyTo: *.py` is an undefined alias to YAML), the first line `applyTo: VALUE`
   (or `paths: VALUE`) is used, its `# comment` and quotes dropped, and `excludeAgent` and
@@ -226,9 +227,11 @@ def parse_frontmatter(text: str) -> Frontmatter:
     block = found.group(1) if found else ""
     if isinstance(data, dict):
         values = data.get("applyTo", data.get("paths"))
-        globs = _strings(values)
-        if globs is not None:
-            front.globs = [g for v in globs for g in split_globs(v)]
+        if isinstance(values, str):
+            front.globs = split_globs(values)
+            front.raw_apply_to = ", ".join(front.globs)
+        elif isinstance(values, list):  # each string a glob as it stands: `[" a, b"]` is one
+            front.globs = _strings(values) or []
             front.raw_apply_to = ", ".join(front.globs)
         description = data.get("description")
         if isinstance(description, str):
