@@ -343,3 +343,15 @@ def test_a_list_item_is_a_glob_as_written(lines: str, globs: list[str], always: 
     assert (front.globs, front.always) == (globs, always)
     assert front.raw_apply_to == ", ".join(globs)
     assert not any(glob_matches(g, "pkg/y.txt") for g in globs if g != "**")
+
+
+@pytest.mark.parametrize(("value", "excluded"), [
+    ('"coding-agent"', True),
+    ('["code-review", "coding-agent"]', True),
+    ('[" coding-agent "]', False),  # not trimmed
+    ('" coding-agent "', False),
+    ('"coding-agent, code-review"', False),  # not split
+    ('"Coding-Agent"', False),
+])
+def test_exclude_agent_names_the_cli_exactly(value: str, excluded: bool) -> None:
+    assert parse_frontmatter(f"---\nexcludeAgent: {value}\n---\n").excluded is excluded

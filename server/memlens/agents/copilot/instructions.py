@@ -15,7 +15,8 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
   `description` are not read.
 * A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
-  a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
+  a path they match. `excludeAgent` naming `coding-agent` (exactly: not ` coding-agent`, not
+  `Coding-Agent`, not `coding-agent, x`) keeps the file from the CLI.
 * Globs match the path relative to the repository root, or the file's name alone,
   case-sensitively (so a glob without `/` matches a file name at any depth); `./` is dropped;
   how a glob reads (`**`, braces, `\\`, classes) is in `globs.py`; a glob that does not parse
@@ -236,7 +237,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         description = data.get("description")
         if isinstance(description, str):
             front.description = description
-        front.exclude_agents = [a.strip() for a in _strings(data.get("excludeAgent")) or []]
+        front.exclude_agents = _strings(data.get("excludeAgent")) or []  # as written, untrimmed
         return front
     if front.yaml_error is None:
         return front  # YAML, but not a mapping: nothing is read from it
