@@ -50,7 +50,9 @@ _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
 _KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
 _COMMENT = re.compile(r"\s+#.*$")
-MAX_KEY_ITEMS = 1000  # a list or mapping as a key, counted item by item: past it, no YAML
+# The items of the lists and mappings used as keys in one frontmatter, aliases counted as often
+# as they are used: past it, the block is read as no YAML (no key compared at length).
+MAX_KEY_ITEMS = 10_000
 
 
 @dataclass
@@ -162,7 +164,8 @@ def _tolerant_constructor() -> Any:
             self.flatten_mapping(node)
             mapping: dict[Any, Any] = {}
             for key_node, value_node in node.value:
-                key = _hashable(self.construct_object(key_node, deep=True))
+                budget = self.__dict__.setdefault("key_items_left", [MAX_KEY_ITEMS])
+                key = _hashable(self.construct_object(key_node, deep=True), budget)
                 value = self.construct_object(value_node, deep=deep)
                 if self.check_mapping_key(node, key_node, mapping, key, value):
                     mapping[key] = value
@@ -180,10 +183,9 @@ class _MappingKey:
     items: frozenset[tuple[object, object]]
 
 
-def _hashable(value: object) -> object:
-    """`value` as a dictionary key: a list as a tuple, a mapping as a `_MappingKey`.
-    ValueError: the key holds more than MAX_KEY_ITEMS items (aliases repeating a part)."""
-    left = [MAX_KEY_ITEMS]
+def _hashable(value: object, left: list[int]) -> object:
+    """`value` as a dictionary key: a list as a tuple, a mapping as a `_MappingKey`; each item
+    taken from `left[0]`. ValueError: none left (aliases repeating a part)."""
 
     def convert(item: object) -> object:
         left[0] -= 1
@@ -195,7 +197,7 @@ def _hashable(value: object) -> object:
             return _MappingKey(frozenset((convert(k), convert(v)) for k, v in item.items()))
         return item
 
-    return convert(value)
+    return convert(value) if isinstance(value, (list, dict)) else value  # a scalar: free
 
 
 def _unquote(value: str) -> str:
