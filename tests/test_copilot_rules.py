@@ -365,3 +365,20 @@ def test_a_list_item_is_a_glob_as_written(lines: str, globs: list[str], always: 
 ])
 def test_exclude_agent_names_the_cli_exactly(value: str, excluded: bool) -> None:
     assert parse_frontmatter(f"---\nexcludeAgent: {value}\n---\n").excluded is excluded
+
+
+@pytest.mark.parametrize(("lines", "globs", "description"), [
+    # `<<` merges nothing: no applyTo here, so the file applies always
+    ('base: &b {applyTo: "**/y.txt"}\n<<: *b\ndescription: A', [], "A"),
+    ('applyTo: "x"\n<<: {b: 1}\n<<: {c: 1}\ndescription: A', ["x"], None),  # `<<` twice
+    ('applyTo: "x"\ndescription: B\ntrue: x\n1: y', ["x"], "B"),
+    ('applyTo: "x"\ndescription: C\n1.0: x\n1: y', ["x"], "C"),
+    ('applyTo: "x"\ndescription: C\n[1.0]: x\n[1]: y', ["x"], "C"),
+    ('applyTo: "x"\ndescription: D\n0x1: x\n1: y', ["x"], None),  # one integer twice
+    ('applyTo: "x"\ndescription: E\n~: x\nnull: y', ["x"], None),
+    ('applyTo: "x"\ndescription: G\n.nan: x\n.NaN: y', ["x"], None),
+])
+def test_keys_are_compared_with_their_types(lines: str, globs: list[str],
+                                            description: str | None) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.description) == (globs, description)

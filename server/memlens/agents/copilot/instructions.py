@@ -152,16 +152,15 @@ def _tolerant_constructor() -> Any:
 
     class Tolerant(SafeConstructor):
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            """A mapping whose key is a mapping (`{a,{b,c}}`: `{b,c}` is a key), or a list
-            holding one, as Copilot CLI reads it: a key like any other (equal ones still a
-            duplicate)."""
+            """A mapping as Copilot CLI reads it: a key may be a mapping (`{a,{b,c}}`: `{b,c}`
+            is a key) or a list holding one; `true`, `1` and `1.0` are three keys (equal ones
+            are a duplicate); `<<` is a key like any other (nothing is merged)."""
             from ruamel.yaml.constructor import ConstructorError
             from ruamel.yaml.nodes import MappingNode
 
             if not isinstance(node, MappingNode):
                 raise ConstructorError(None, None, f"expected a mapping, found {node.id}",
                                        node.start_mark)
-            self.flatten_mapping(node)
             mapping: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 budget = self.__dict__.setdefault("key_items_left", [MAX_KEY_ITEMS])
@@ -174,6 +173,14 @@ def _tolerant_constructor() -> Any:
     Tolerant.add_constructor(None, _untagged)
     Tolerant.add_constructor(_BINARY, _untagged)
     return Tolerant
+
+
+@dataclass(frozen=True)
+class _TypedKey:
+    """A boolean or a number with a point as a key: not equal to the integer it equals."""
+
+    kind: str
+    value: object
 
 
 @dataclass(frozen=True)
@@ -195,9 +202,15 @@ def _hashable(value: object, left: list[int]) -> object:
             return tuple(convert(v) for v in item)
         if isinstance(item, dict):
             return _MappingKey(frozenset((convert(k), convert(v)) for k, v in item.items()))
-        return item
+        return _typed(item)
 
-    return convert(value) if isinstance(value, (list, dict)) else value  # a scalar: free
+    return convert(value) if isinstance(value, (list, dict)) else _typed(value)  # a scalar: free
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, (bool, float)):
+        return _TypedKey(type(value).__name__, value)
+    return value
 
 
 def _unquote(value: str) -> str:
