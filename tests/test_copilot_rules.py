@@ -382,3 +382,17 @@ def test_keys_are_compared_with_their_types(lines: str, globs: list[str],
                                             description: str | None) -> None:
     front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
     assert (front.globs, front.description) == (globs, description)
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    ("1_000", True), ("1_0.5", True), ("0x_1", True), ("0b_1", True),  # `_`: text
+    ("012", True), ("-012", True), ("00", True),  # a leading zero: text
+    ("2001-12-14", True), ("2001-12-14t21:59:43.10-05:00", True),  # no dates
+    ("1:20", True), ("inf", True), ("-.NaN", True), ("0X1", True), ("yes", True),
+    ("0", False), ("-0", False), ("-0x1", False), ("0o17", False), ("01.5", False),
+    (".5e3", False), ("1e+3", False), ("+1.", False), ("+.inf", False), ("True", False),
+    ("Null", False), ('".5e3"', True),
+])
+def test_a_plain_scalar_is_text_or_not_as_the_cli_reads_it(value: str, text: bool) -> None:
+    front = parse_frontmatter(f"---\napplyTo: {value}\ndescription: {value}\n---\n")
+    assert (front.description is not None, bool(front.globs)) == (text, text)

@@ -172,7 +172,43 @@ def _tolerant_constructor() -> Any:
 
     Tolerant.add_constructor(None, _untagged)
     Tolerant.add_constructor(_BINARY, _untagged)
+    for tag, read in ((_INT, _int), (_FLOAT, _float), (_TIMESTAMP, _scalar_text),
+                      (_STR, _str)):
+        Tolerant.add_constructor(tag, read)
     return Tolerant
+
+
+# Plain scalars Copilot CLI reads otherwise than YAML 1.2's core schema does.
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_TIMESTAMP, _STR = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:str"
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")  # `012`: text, not a number
+# A number with a point or an exponent as the CLI reads one (`.5e3` too; `1_0.5` is text).
+_POINT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _scalar_text(constructor: Any, node: Any) -> str:
+    return str(constructor.construct_scalar(node))
+
+
+def _int(constructor: Any, node: Any) -> object:
+    """An integer, but `1_000` and `012` are text (a date too: `_scalar_text`)."""
+    text = _scalar_text(constructor, node)
+    if "_" in text or _LEADING_ZERO.fullmatch(text):
+        return text
+    return constructor.construct_yaml_int(node)
+
+
+def _float(constructor: Any, node: Any) -> object:
+    text = _scalar_text(constructor, node)
+    return text if "_" in text else constructor.construct_yaml_float(node)
+
+
+def _str(constructor: Any, node: Any) -> object:
+    """Text, but a plain `.5e3` is a number."""
+    text = _scalar_text(constructor, node)
+    if node.style is None and "." in text and _POINT_NUMBER.fullmatch(text):
+        return float(text)
+    return text
 
 
 @dataclass(frozen=True)
