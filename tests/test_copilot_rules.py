@@ -4,6 +4,7 @@ run them against the real CLI)."""
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -396,3 +397,27 @@ def test_keys_are_compared_with_their_types(lines: str, globs: list[str],
 def test_a_plain_scalar_is_text_or_not_as_the_cli_reads_it(value: str, text: bool) -> None:
     front = parse_frontmatter(f"---\napplyTo: {value}\ndescription: {value}\n---\n")
     assert (front.description is not None, bool(front.globs)) == (text, text)
+
+
+def test_imports_stay_in_their_root(tmp_path: Path) -> None:
+    from memlens.agents.copilot.load import load_copilot
+
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".github").mkdir()
+    (repo / "sub").mkdir()
+    (home / ".copilot").mkdir(parents=True)
+    (tmp_path / "out.md").write_text("OUT\n")
+    (repo / "sub" / "in.md").write_text("IN @../../out.md\n")
+    (repo / "link.md").symlink_to(tmp_path / "out.md")
+    (repo / "AGENTS.md").write_text("A @../out.md\nB @link.md\nC @sub/in.md\n")
+    (repo / ".github" / "copilot-instructions.md").write_text("G @../sub/in.md\n")
+    (home / ".copilot" / "n.md").write_text("N\n")
+    (home / ".copilot" / "copilot-instructions.md").write_text("H @n.md @../../out.md\n")
+    texts = {posixpath.basename(posixpath.dirname(f.path)) + "/" + posixpath.basename(f.path):
+             f.text for f in load_copilot(str(repo), str(home)).blocks}
+    assert "OUT" not in "".join(texts.values())  # outside its root: stays as written
+    assert texts["repo/AGENTS.md"].startswith("A @../out.md\nB @link.md\nC @sub/in.md\n\n<imp")
+    assert "IN @../../out.md" in texts[".github/copilot-instructions.md"]
+    assert texts[".copilot/copilot-instructions.md"].startswith(
+        f'H @n.md\n\n<imported_custom_instruction source="{home}/.copilot/n.md">\nN\n')
