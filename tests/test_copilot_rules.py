@@ -421,3 +421,17 @@ def test_imports_stay_in_their_root(tmp_path: Path) -> None:
     assert "IN @../../out.md" in texts[".github/copilot-instructions.md"]
     assert texts[".copilot/copilot-instructions.md"].startswith(
         f'H @n.md\n\n<imported_custom_instruction source="{home}/.copilot/n.md">\nN\n')
+
+
+def test_a_link_to_a_file_sent_at_start_is_not_sent_again(tmp_path: Path) -> None:
+    from memlens.agents.copilot.load import load_copilot
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text("NOTES\n")
+    (tmp_path / "AGENTS.md").write_text("    @./docs/notes.md\n")  # seed 4201 #773
+    (tmp_path / "GEMINI.md").symlink_to("AGENTS.md")  # expands nothing: another text
+    load = load_copilot(str(tmp_path), str(tmp_path / "home"))
+    assert [posixpath.basename(b.path) for b in load.blocks] == ["AGENTS.md"]
+    assert "<imported_custom_instruction" in load.blocks[0].text
+    assert load.duplicates == [str(tmp_path / "GEMINI.md")]

@@ -11,7 +11,8 @@ At start, in the system message after `</tools>`:
    `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
    sent whole (an empty file too), bad UTF-8 as U+FFFD (HOME's files: skipped); every text
    sent has its invisible characters dropped and is NFC-normalised (`sent_text`); a text already
-   sent in a block before is not sent again.
+   sent in a block before is not sent again, nor a file already sent (a `GEMINI.md` linked to
+   `AGENTS.md`, whose imports only `AGENTS.md` expands).
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -169,7 +170,7 @@ class CopilotLoad:
     always: list[CopilotFile] = field(default_factory=list)
     scoped: list[CopilotFile] = field(default_factory=list)  # the table, in its order
     excluded: list[CopilotFile] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)  # the same text as a block before
+    duplicates: list[str] = field(default_factory=list)  # the same text or file as a block before
 
     def table(self) -> str:
         if not self.scoped:
@@ -296,7 +297,9 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     def block(path: str, kind: str) -> None:
         home_file = kind == "home"
         text = _read(reader, path, strict=home_file, within=folder if home_file else root)
-        if text is not None and all(f.text != text for f in load.blocks):
+        real = os.path.realpath(path)  # a link to a file sent (its imports expanded or not)
+        if text is not None and all(f.text != text and os.path.realpath(f.path) != real
+                                    for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
             load.duplicates.append(path)
