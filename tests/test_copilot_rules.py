@@ -4,12 +4,13 @@ run them against the real CLI)."""
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import pytest
 
 from memlens.agents.copilot.imports import tokens
-from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter
+from memlens.agents.copilot.instructions import glob_matches, parse_frontmatter, split_globs
 from memlens.agents.copilot.load import (
     CopilotLoad,
     _cell,
@@ -271,3 +272,166 @@ def test_an_import_of_a_file_that_is_not_utf8_stays_as_written(tmp_path: Path) -
     (tmp_path / "bad.md").write_bytes(b"a\xffb\n")
     (tmp_path / "AGENTS.md").write_text("@bad.md\n")
     assert _read(FileReader(), str(tmp_path / "AGENTS.md")) == "@bad.md\n"
+
+
+@pytest.mark.parametrize(("value", "globs"), [
+    ("**/*, a\\,b", ["**/*", "a\\,b"]),  # seed 4201 #21: `\\,` splits nothing
+    ("*.md, src\\, **/*", ["*.md", "src\\, **/*"]),  # seed 4201 #15
+    ("a\\{,x.txt", ["a\\{", "x.txt"]),  # an escaped `{` opens no braces
+    ("q.txt, {a\\},x.txt}", ["q.txt", "{a\\},x.txt}"]),  # an escaped `}` closes none
+    ("a\\\\,x.txt", ["a\\\\", "x.txt"]),  # `\\\\` is one pair: the comma after it splits
+    ("q.txt, [\\],x.txt", ["q.txt", "[\\]", "x.txt"]),  # in a class `\\` is itself
+    ("x.txt\\", ["x.txt\\"]),
+])
+def test_a_backslash_keeps_the_next_character_in_its_glob(value: str, globs: list[str]) -> None:
+    assert split_globs(value) == globs
+    assert parse_frontmatter(f"---\napplyTo: '{value}'\n---\n").raw_apply_to == ", ".join(globs)
+
+
+def test_a_glob_line_that_is_no_yaml_keeps_an_escaped_comma() -> None:
+    front = parse_frontmatter('---\napplyTo: "*.md, src\\, **/*"\n---\nU\n')
+    assert front.yaml_error is not None  # `\\,` is no escape in double quotes
+    assert front.globs == ["*.md", "src\\, **/*"]
+    assert not any(glob_matches(g, "x.txt") for g in front.globs)
+
+
+@pytest.mark.parametrize(("lines", "globs", "description"), [
+    ("applyTo: {a,{pkg/**,b}}", [], None),  # a flow mapping with a mapping key: no globs
+    ('applyTo: "x"\ndescription: B\n{a: 1}: 2\n[{a: 1}]: 3', ["x"], "B"),
+    ('applyTo: "x"\ndescription: D\n{a: 1}: x\n{a: 2}: y', ["x"], "D"),
+    # equal mapping keys, in any order, are a duplicate: the line is read, not the description
+    ('applyTo: "x"\ndescription: C\n{a: 1, b: 2}: x\n{b: 2, a: 1}: y', ["x"], None),
+    ('applyTo: "x"\ndescription: E\n{a: [1]}: 2\n{a: [1]}: 3', ["x"], None),
+])
+def test_a_mapping_may_be_a_key(lines: str, globs: list[str], description: str | None) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.description) == (globs, description)
+
+
+@pytest.mark.parametrize(("lines", "globs", "excluded"), [
+    ('applyTo: [5, "**/y.txt"]', ["**/y.txt"], False),
+    ("applyTo: [{a: b}]", [], False),
+    ('applyTo: [y.txt, ["*.md"], true, null, 1.5]', ["y.txt"], False),
+    ('applyTo: "x"\nexcludeAgent: [5, coding-agent]', ["x"], True),
+    ('applyTo: "x"\nexcludeAgent: [[coding-agent]]', ["x"], False),
+])
+def test_only_the_strings_of_a_list_count(lines: str, globs: list[str], excluded: bool) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.excluded) == (globs, excluded)
+
+
+def test_a_key_repeating_an_alias_is_bounded() -> None:
+    levels = ["&a [" + ", ".join(["x"] * 10) + "]"]
+    levels += [f"&{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]" for i in range(8)]
+    front = parse_frontmatter("---\n? [" + ", ".join(levels) + "]\n: 1\napplyTo: x\n---\n")
+    assert front.yaml_error is not None  # 10^9 items to compare: read as no YAML
+    assert front.globs == ["x"]
+    recursive = parse_frontmatter("---\n? &a [*a]\n: 1\n? &b {k: *b}\n: 2\napplyTo: x\n---\n")
+    assert recursive.globs == ["x"]
+    # the bound is the whole block's: many keys, each of some 960 items
+    def key(i: int) -> str:
+        return (f"? [{i}, &a{i} [" + ", ".join(["x"] * 30) + "], ["
+                + ", ".join([f"*a{i}"] * 30) + "]]\n: 1\n")
+
+    many = "".join(key(i) for i in range(20))
+    front = parse_frontmatter(f"---\n{many}description: D\napplyTo: x\n---\n")
+    assert (front.yaml_error is not None, front.description) == (True, None)
+    few = "".join(key(i) for i in range(5))
+    assert parse_frontmatter(f"---\n{few}description: D\n---\n").description == "D"
+
+
+@pytest.mark.parametrize(("lines", "globs", "always"), [
+    ('applyTo: ["q.txt, y.txt"]', ["q.txt, y.txt"], False),  # one glob: not split
+    ('applyTo: [" y.txt "]', [" y.txt "], False),  # nor trimmed
+    ('applyTo: ["", "*.md"]', ["", "*.md"], False),
+    ('applyTo: [""]', [""], False),  # a glob that matches nothing: not always
+    ("applyTo: []", [], True),
+    ('applyTo: " , "', [], True),  # a string is split, its blanks dropped
+    ('applyTo: ["**", 5]', ["**"], True),
+])
+def test_a_list_item_is_a_glob_as_written(lines: str, globs: list[str], always: bool) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.always) == (globs, always)
+    assert front.raw_apply_to == ", ".join(globs)
+    assert not any(glob_matches(g, "pkg/y.txt") for g in globs if g != "**")
+
+
+@pytest.mark.parametrize(("value", "excluded"), [
+    ('"coding-agent"', True),
+    ('["code-review", "coding-agent"]', True),
+    ('[" coding-agent "]', False),  # not trimmed
+    ('" coding-agent "', False),
+    ('"coding-agent, code-review"', False),  # not split
+    ('"Coding-Agent"', False),
+])
+def test_exclude_agent_names_the_cli_exactly(value: str, excluded: bool) -> None:
+    assert parse_frontmatter(f"---\nexcludeAgent: {value}\n---\n").excluded is excluded
+
+
+@pytest.mark.parametrize(("lines", "globs", "description"), [
+    # `<<` merges nothing: no applyTo here, so the file applies always
+    ('base: &b {applyTo: "**/y.txt"}\n<<: *b\ndescription: A', [], "A"),
+    ('applyTo: "x"\n<<: {b: 1}\n<<: {c: 1}\ndescription: A', ["x"], None),  # `<<` twice
+    ('applyTo: "x"\ndescription: B\ntrue: x\n1: y', ["x"], "B"),
+    ('applyTo: "x"\ndescription: C\n1.0: x\n1: y', ["x"], "C"),
+    ('applyTo: "x"\ndescription: C\n[1.0]: x\n[1]: y', ["x"], "C"),
+    ('applyTo: "x"\ndescription: D\n0x1: x\n1: y', ["x"], None),  # one integer twice
+    ('applyTo: "x"\ndescription: E\n~: x\nnull: y', ["x"], None),
+    ('applyTo: "x"\ndescription: G\n.nan: x\n.NaN: y', ["x"], None),
+])
+def test_keys_are_compared_with_their_types(lines: str, globs: list[str],
+                                            description: str | None) -> None:
+    front = parse_frontmatter(f"---\n{lines}\n---\nbody\n")
+    assert (front.globs, front.description) == (globs, description)
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    ("1_000", True), ("1_0.5", True), ("0x_1", True), ("0b_1", True),  # `_`: text
+    ("012", True), ("-012", True), ("00", True),  # a leading zero: text
+    ("2001-12-14", True), ("2001-12-14t21:59:43.10-05:00", True),  # no dates
+    ("1:20", True), ("inf", True), ("-.NaN", True), ("0X1", True), ("yes", True),
+    ("0", False), ("-0", False), ("-0x1", False), ("0o17", False), ("01.5", False),
+    (".5e3", False), ("1e+3", False), ("+1.", False), ("+.inf", False), ("True", False),
+    ("Null", False), ('".5e3"', True),
+])
+def test_a_plain_scalar_is_text_or_not_as_the_cli_reads_it(value: str, text: bool) -> None:
+    front = parse_frontmatter(f"---\napplyTo: {value}\ndescription: {value}\n---\n")
+    assert (front.description is not None, bool(front.globs)) == (text, text)
+
+
+def test_imports_stay_in_their_root(tmp_path: Path) -> None:
+    from memlens.agents.copilot.load import load_copilot
+
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".github").mkdir()
+    (repo / "sub").mkdir()
+    (home / ".copilot").mkdir(parents=True)
+    (tmp_path / "out.md").write_text("OUT\n")
+    (repo / "sub" / "in.md").write_text("IN @../../out.md\n")
+    (repo / "link.md").symlink_to(tmp_path / "out.md")
+    (repo / "AGENTS.md").write_text("A @../out.md\nB @link.md\nC @sub/in.md\n")
+    (repo / ".github" / "copilot-instructions.md").write_text("G @../sub/in.md\n")
+    (home / ".copilot" / "n.md").write_text("N\n")
+    (home / ".copilot" / "copilot-instructions.md").write_text("H @n.md @../../out.md\n")
+    texts = {posixpath.basename(posixpath.dirname(f.path)) + "/" + posixpath.basename(f.path):
+             f.text for f in load_copilot(str(repo), str(home)).blocks}
+    assert "OUT" not in "".join(texts.values())  # outside its root: stays as written
+    assert texts["repo/AGENTS.md"].startswith("A @../out.md\nB @link.md\nC @sub/in.md\n\n<imp")
+    assert "IN @../../out.md" in texts[".github/copilot-instructions.md"]
+    assert texts[".copilot/copilot-instructions.md"].startswith(
+        f'H @n.md\n\n<imported_custom_instruction source="{home}/.copilot/n.md">\nN\n')
+
+
+def test_a_link_to_a_file_sent_at_start_is_not_sent_again(tmp_path: Path) -> None:
+    from memlens.agents.copilot.load import load_copilot
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text("NOTES\n")
+    (tmp_path / "AGENTS.md").write_text("    @./docs/notes.md\n")  # seed 4201 #773
+    (tmp_path / "GEMINI.md").symlink_to("AGENTS.md")  # expands nothing: another text
+    load = load_copilot(str(tmp_path), str(tmp_path / "home"))
+    assert [posixpath.basename(b.path) for b in load.blocks] == ["AGENTS.md"]
+    assert "<imported_custom_instruction" in load.blocks[0].text
+    assert load.duplicates == [str(tmp_path / "GEMINI.md")]

@@ -5,13 +5,18 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
 
 * The frontmatter is the text between a first line `---` and the next line `---` (CRLF read
   as LF; `--- text` does not close it). It is read as YAML (a duplicate key is an error);
-  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them;
-  `excludeAgent` a string or a list. When the YAML does not load (`applyTo: *.py` is an
-  undefined alias to YAML), the first line `applyTo: VALUE` (or `paths: VALUE`) is used,
-  its `# comment` and quotes dropped, and `excludeAgent` and `description` are not read.
+  `applyTo` (or `paths`) is a string of comma-separated globs or a list of them (a comma in
+  braces, in a class or after a `\\` does not separate: `a\\,b` is one glob);
+  `excludeAgent` a string or a list; in a list only the strings count (`[5, "x"]` is `x`),
+  each a glob as written (not split, not trimmed: `[""]` is a glob that matches nothing).
+  A mapping may be a key (`applyTo: {a,{b,c}}` is a mapping: no globs). When the YAML does
+  not load (`applyTo: *.py` is an undefined alias to YAML), the first line `applyTo: VALUE`
+  (or `paths: VALUE`) is used, its `# comment` and quotes dropped, and `excludeAgent` and
+  `description` are not read.
 * A file with no globs, or only `**`, `**/*` or `*`, applies always: its text (frontmatter and all)
   goes into the system message; the others are listed in a table and sent when a tool touches
-  a path they match. `excludeAgent` naming `coding-agent` keeps the file from the CLI.
+  a path they match. `excludeAgent` naming `coding-agent` (exactly: not ` coding-agent`, not
+  `Coding-Agent`, not `coding-agent, x`) keeps the file from the CLI.
 * Globs match the path relative to the repository root, or the file's name alone,
   case-sensitively (so a glob without `/` matches a file name at any depth); `./` is dropped;
   how a glob reads (`**`, braces, `\\`, classes) is in `globs.py`; a glob that does not parse
@@ -45,6 +50,9 @@ _FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _LOOSE_FRONTMATTER = re.compile(r"^---[ \t]*\n(.*?)\n---", re.DOTALL)
 _KEY_LINE = {key: re.compile(rf"(?m)^{key}:[ \t]+(.*)") for key in ("applyTo", "paths")}
 _COMMENT = re.compile(r"\s+#.*$")
+# The items of the lists and mappings used as keys in one frontmatter, aliases counted as often
+# as they are used: past it, the block is read as no YAML (no key compared at length).
+MAX_KEY_ITEMS = 10_000
 
 
 @dataclass
@@ -68,10 +76,15 @@ class Frontmatter:
 
 def split_globs(value: str) -> list[str]:
     """Comma-separated globs, a comma inside `{}` or `[]` kept (after an unclosed `[` the rest
-    is one glob); each trimmed, blanks dropped."""
+    is one glob); `\\` takes the next character with it (`a\\,b` is one glob, `\\{` opens no
+    braces; in a class `\\` is itself); each trimmed, blanks dropped."""
     parts, depth, current, at = [], 0, "", 0
     while at < len(value):
         char = value[at]
+        if char == "\\":
+            current += value[at:at + 2]
+            at += 2
+            continue
         if char == "[":
             end = value.find("]", at + 2 if value[at + 1:at + 2] in ("!", "^") else at + 1)
             end = len(value) - 1 if end < 0 else end
@@ -93,10 +106,11 @@ def split_globs(value: str) -> list[str]:
 
 
 def _strings(value: object) -> list[str] | None:
+    """A string, or the strings of a list (its other items left out: `[5, "x"]` is `x`)."""
     if isinstance(value, str):
         return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return [str(v) for v in value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
     return None
 
 
@@ -137,11 +151,102 @@ def _tolerant_constructor() -> Any:
     from ruamel.yaml.constructor import SafeConstructor
 
     class Tolerant(SafeConstructor):
-        pass
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            """A mapping as Copilot CLI reads it: a key may be a mapping (`{a,{b,c}}`: `{b,c}`
+            is a key) or a list holding one; `true`, `1` and `1.0` are three keys (equal ones
+            are a duplicate); `<<` is a key like any other (nothing is merged)."""
+            from ruamel.yaml.constructor import ConstructorError
+            from ruamel.yaml.nodes import MappingNode
+
+            if not isinstance(node, MappingNode):
+                raise ConstructorError(None, None, f"expected a mapping, found {node.id}",
+                                       node.start_mark)
+            mapping: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                budget = self.__dict__.setdefault("key_items_left", [MAX_KEY_ITEMS])
+                key = _hashable(self.construct_object(key_node, deep=True), budget)
+                value = self.construct_object(value_node, deep=deep)
+                if self.check_mapping_key(node, key_node, mapping, key, value):
+                    mapping[key] = value
+            return mapping
 
     Tolerant.add_constructor(None, _untagged)
     Tolerant.add_constructor(_BINARY, _untagged)
+    for tag, read in ((_INT, _int), (_FLOAT, _float), (_TIMESTAMP, _scalar_text),
+                      (_STR, _str)):
+        Tolerant.add_constructor(tag, read)
     return Tolerant
+
+
+# Plain scalars Copilot CLI reads otherwise than YAML 1.2's core schema does.
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_TIMESTAMP, _STR = "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:str"
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")  # `012`: text, not a number
+# A number with a point or an exponent as the CLI reads one (`.5e3` too; `1_0.5` is text).
+_POINT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _scalar_text(constructor: Any, node: Any) -> str:
+    return str(constructor.construct_scalar(node))
+
+
+def _int(constructor: Any, node: Any) -> object:
+    """An integer, but `1_000` and `012` are text (a date too: `_scalar_text`)."""
+    text = _scalar_text(constructor, node)
+    if "_" in text or _LEADING_ZERO.fullmatch(text):
+        return text
+    return constructor.construct_yaml_int(node)
+
+
+def _float(constructor: Any, node: Any) -> object:
+    text = _scalar_text(constructor, node)
+    return text if "_" in text else constructor.construct_yaml_float(node)
+
+
+def _str(constructor: Any, node: Any) -> object:
+    """Text, but a plain `.5e3` is a number."""
+    text = _scalar_text(constructor, node)
+    if node.style is None and "." in text and _POINT_NUMBER.fullmatch(text):
+        return float(text)
+    return text
+
+
+@dataclass(frozen=True)
+class _TypedKey:
+    """A boolean or a number with a point as a key: not equal to the integer it equals."""
+
+    kind: str
+    value: object
+
+
+@dataclass(frozen=True)
+class _MappingKey:
+    """A mapping used as a key: its items, in any order (`{a: 1, b: 2}` is `{b: 2, a: 1}`)."""
+
+    items: frozenset[tuple[object, object]]
+
+
+def _hashable(value: object, left: list[int]) -> object:
+    """`value` as a dictionary key: a list as a tuple, a mapping as a `_MappingKey`; each item
+    taken from `left[0]`. ValueError: none left (aliases repeating a part)."""
+
+    def convert(item: object) -> object:
+        left[0] -= 1
+        if left[0] < 0:
+            raise ValueError("a key too large to compare")
+        if isinstance(item, list):
+            return tuple(convert(v) for v in item)
+        if isinstance(item, dict):
+            return _MappingKey(frozenset((convert(k), convert(v)) for k, v in item.items()))
+        return _typed(item)
+
+    return convert(value) if isinstance(value, (list, dict)) else _typed(value)  # a scalar: free
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, (bool, float)):
+        return _TypedKey(type(value).__name__, value)
+    return value
 
 
 def _unquote(value: str) -> str:
@@ -174,14 +279,16 @@ def parse_frontmatter(text: str) -> Frontmatter:
     block = found.group(1) if found else ""
     if isinstance(data, dict):
         values = data.get("applyTo", data.get("paths"))
-        globs = _strings(values)
-        if globs is not None:
-            front.globs = [g for v in globs for g in split_globs(v)]
+        if isinstance(values, str):
+            front.globs = split_globs(values)
+            front.raw_apply_to = ", ".join(front.globs)
+        elif isinstance(values, list):  # each string a glob as it stands: `[" a, b"]` is one
+            front.globs = _strings(values) or []
             front.raw_apply_to = ", ".join(front.globs)
         description = data.get("description")
         if isinstance(description, str):
             front.description = description
-        front.exclude_agents = [a.strip() for a in _strings(data.get("excludeAgent")) or []]
+        front.exclude_agents = _strings(data.get("excludeAgent")) or []  # as written, untrimmed
         return front
     if front.yaml_error is None:
         return front  # YAML, but not a mapping: nothing is read from it

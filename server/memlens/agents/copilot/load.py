@@ -11,7 +11,8 @@ At start, in the system message after `</tools>`:
    `.claude/CLAUDE.md` after `CLAUDE.md`. Nothing above the repository root. A file's text is
    sent whole (an empty file too), bad UTF-8 as U+FFFD (HOME's files: skipped); every text
    sent has its invisible characters dropped and is NFC-normalised (`sent_text`); a text already
-   sent in a block before is not sent again.
+   sent in a block before is not sent again, nor a file already sent (a `GEMINI.md` linked to
+   `AGENTS.md`, whose imports only `AGENTS.md` expands).
 2. The always-on `*.instructions.md` files (no `applyTo`, or only `**`), raw with their
    frontmatter: those of `$COPILOT_HOME/instructions`, the repository root's
    `.github/instructions` and the working folder's, each folder's in path order, joined by a
@@ -136,13 +137,15 @@ def _raw(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
     return read.content
 
 
-def _read(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
+def _read(reader: FileReader, path: str, *, strict: bool = False,
+          within: str | None = None) -> str | None:
     """The text Copilot sends of an AGENTS.md, CLAUDE.md... (None: it is not read): its
-    `@imports` expanded (AGENTS.md and CLAUDE.md) in the text as written, then the whole
-    `sent_text` (so `@a.md` + U+200B names no file)."""
+    `@imports` expanded (AGENTS.md, CLAUDE.md, copilot-instructions.md; only files whose real
+    path is in `within`) in the text as written, then the whole `sent_text` (so `@a.md` +
+    U+200B names no file)."""
     raw = _raw(reader, path, strict=strict)
     if raw is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
-        raw = expand_imports(path, raw, reader, [os.path.realpath(path)])
+        raw = expand_imports(path, raw, reader, [os.path.realpath(path)], within=within)
     return None if raw is None else sent_text(raw)
 
 
@@ -167,7 +170,7 @@ class CopilotLoad:
     always: list[CopilotFile] = field(default_factory=list)
     scoped: list[CopilotFile] = field(default_factory=list)  # the table, in its order
     excluded: list[CopilotFile] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)  # the same text as a block before
+    duplicates: list[str] = field(default_factory=list)  # the same text or file as a block before
 
     def table(self) -> str:
         if not self.scoped:
@@ -226,25 +229,27 @@ def _between(root: str, cwd: str) -> list[str]:
     return folders[::-1]
 
 
-EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md")  # at top level; an imported file's always
+# The files whose @imports are expanded at top level (an imported file's always are).
+EXPANDS_IMPORTS = ("AGENTS.md", "CLAUDE.md", "copilot-instructions.md")
 MAX_IMPORT_DEPTH = 10
 
 
 def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
-                   loaded: set[str] | None = None) -> str:
+                   loaded: set[str] | None = None, within: str | None = None) -> str:
     """`@path` references (`imports.tokens`) expanded as Copilot CLI expands them: after the
     token, `\n\n<imported_custom_instruction source="REAL">\nTEXT\n</imported_custom_instruction>`
     (REAL the file's real path, TEXT its own text expanded, its final whitespace dropped); a
     file this document already loaded (the top file, an import before, through any link)
     becomes `<imported_custom_instruction source="REAL" skipped="already-loaded" />`; a token
-    naming no file stays as written."""
+    naming no file stays as written, and so does one whose real path is not in `within` (the
+    repository root; HOME's `.copilot` for its file), a link leading out too."""
     loaded = set(chain) if loaded is None else loaded
     out, last = [], 0
     for token in tokens(text):
         if token.at < last:
             continue  # inside the path of a token just expanded (`@@a.md`)
         target = os.path.normpath(posixpath.join(dirname(path), token.path))
-        if not os.path.isfile(target):
+        if not os.path.isfile(target) or (within is not None and not stays_inside(target, within)):
             continue
         real = os.path.realpath(target)
         if real not in loaded and len(chain) <= MAX_IMPORT_DEPTH:
@@ -252,7 +257,8 @@ def expand_imports(path: str, text: str, reader: FileReader, chain: list[str],
             if inner is None:
                 continue
             loaded.add(real)
-            inner = expand_imports(target, inner, reader, [*chain, real], loaded).rstrip()
+            inner = expand_imports(target, inner, reader, [*chain, real], loaded,
+                                   within).rstrip()
             block = (f'\n\n<imported_custom_instruction source="{real}">\n{inner}\n'
                      '</imported_custom_instruction>')
         else:
@@ -289,8 +295,11 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     load = CopilotLoad(cwd=cwd, root=root, home_folder=folder)
 
     def block(path: str, kind: str) -> None:
-        text = _read(reader, path, strict=kind == "home")
-        if text is not None and all(f.text != text for f in load.blocks):
+        home_file = kind == "home"
+        text = _read(reader, path, strict=home_file, within=folder if home_file else root)
+        real = os.path.realpath(path)  # a link to a file sent (its imports expanded or not)
+        if text is not None and all(f.text != text and os.path.realpath(f.path) != real
+                                    for f in load.blocks):
             load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
         elif text is not None:
             load.duplicates.append(path)
@@ -366,7 +375,7 @@ class CopilotSession:
         for folder in folders:  # deepest first
             for name in FOLDER_NAMES:
                 path = posixpath.join(folder, name)
-                text = _read(self.reader, path)  # its @imports expanded on read too
+                text = _read(self.reader, path, within=load.root)  # @imports expanded too
                 if text is not None and stays_inside(path, load.root):  # a link out: not sent
                     files.append(CopilotFile(path, text, "folder",
                                              display_path(path, load.root)))
