@@ -20,7 +20,7 @@ from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.output import markdown_code, markdown_text
 from memlens.lsp.convert import path_of, uri_of
-from memlens.lsp.links import agent_reading, reference_target
+from memlens.lsp.links import reference_target, shown_reading_agent
 from memlens.lsp.merged import folder_budget, memory_for, trust_source
 from memlens.lsp.on_read import agent_label
 from memlens.lsp.previews import visible
@@ -58,8 +58,10 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
                  ) -> types.Hover | None:
     """On a reference: its target as the agent that reads the file includes it (links.py
     `agent_reading`: a CLAUDE.md's `@AGENTS.md` by Claude Code's rules, a GEMINI.md's import
-    by Gemini CLI's)."""
-    agent = agent_reading(ls, path)
+    by Gemini CLI's); none where that agent is not shown (links.py `shown_reading_agent`)."""
+    agent = shown_reading_agent(ls, path)
+    if agent is None:
+        return None
     if not agent.rendered_by_index:
         return _agent_include_hover(ls, agent, path, text, position)
     token = ls.positions.token_at(text, position)
