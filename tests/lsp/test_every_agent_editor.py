@@ -1,7 +1,8 @@
 """Every agent equal in the editor (issue 31): the features that follow references (moving a
 file, document symbols, links, code actions, hovers) read each file by the rules of the agent
 that reads it, and where Gemini CLI is not shown (a tree with Claude Code's files only, only
-`claude` on PATH) nothing follows Gemini CLI's rules."""
+`claude` on PATH) nothing follows Gemini CLI's rules; a skill's hover gives the verdict of each
+agent shown that looks at it."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from ..conftest import build_tree
-from .conftest import open_doc, uri
+from .conftest import SERVER, open_doc, start, uri
 from .test_agents_shown import CLAUDE_ON_PATH, _open_folder
 
 TREE = {
@@ -161,3 +162,50 @@ async def test_a_file_no_agent_reads_follows_no_gemini_rules_where_gemini_is_not
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.value.startswith("**Claude Code memory for")
     assert "Gemini" not in hover.contents.value
+
+
+
+@pytest.mark.asyncio
+async def test_skill_hover_gives_claude_codes_verdict_where_gemini_is_not_shown(
+        claude_only: LanguageClient, repo: Path) -> None:
+    """A skill in .claude/skills: Claude Code offers it; Gemini CLI, which never looks there
+    and is not shown, says nothing (it said "not loaded (outside the skills folders)")."""
+    skill = repo / ".claude" / "skills" / "fmt" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: fmt\ndescription: Format it.\n---\nSteps.\n")
+    await claude_only.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(claude_only, skill)
+    found = await claude_only.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=1, character=3)))
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.value == (
+        "**Skill `fmt`** — Claude Code: tier: project; offered\n\nFormat it.")
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def gemini_and_codex(lsp_client: LanguageClient, workspace: Path
+                           ) -> AsyncIterator[LanguageClient]:
+    """Gemini CLI and Codex in use (`memlens.agents`)."""
+    await start(lsp_client, workspace, agents=["gemini", "codex"])
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_skill_hover_gives_each_agents_verdict(gemini_and_codex: LanguageClient,
+                                                     workspace: Path) -> None:
+    """A skill in .agents/skills, which Gemini CLI and Codex both look at: one line each, in
+    the registry's order, neither first by rank."""
+    skill = workspace / ".agents" / "skills" / "lint" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: lint\ndescription: Lint it.\n---\nSteps.\n")
+    await gemini_and_codex.protocol.send_request_async("memlens/refresh", {})
+    doc = await open_doc(gemini_and_codex, skill)
+    found = await gemini_and_codex.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=1, character=3)))
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    assert found.contents.value == ("**Skill `lint`**\n\n"
+                                    "- Gemini CLI: tier: workspace-agents; offered\n"
+                                    "- Codex: tier: repo; offered\n\nLint it.")
