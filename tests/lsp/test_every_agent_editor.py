@@ -122,22 +122,31 @@ async def test_symbols_follow_claude_code_includes(claude_only: LanguageClient,
 @pytest.mark.asyncio
 async def test_create_a_missing_include_where_claude_code_reads_it(
         claude_only: LanguageClient, repo: Path) -> None:
-    """`@~/missing.md` names HOME/missing.md for Claude Code: "Create" makes that file."""
+    """`@~/missing.md` names HOME/missing.md for Claude Code: "Create" makes that file; a
+    missing file outside the workspace folder and HOME is not offered."""
+    with (repo / "CLAUDE.md").open("a") as claude_md:
+        claude_md.write("@../elsewhere/missing.md\n")
+    await claude_only.protocol.send_request_async("memlens/refresh", {})
     doc = await open_doc(claude_only, repo / "CLAUDE.md")
     report = await claude_only.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri=doc)))
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     missing = [d for d in report.items if d.code == "import-not-found"]
-    assert [d.range.start.line for d in missing] == [4]
-    result = await claude_only.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=doc), range=missing[0].range,
-        context=types.CodeActionContext(diagnostics=missing)))
-    (action,) = [a for a in result or [] if isinstance(a, types.CodeAction)]
+    assert [d.range.start.line for d in missing] == [4, 5]
+
+    async def actions(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+        result = await claude_only.text_document_code_action_async(types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=doc), range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic])))
+        return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+    (action,) = await actions(missing[0])
     assert action.title == "Create ../home/missing.md"
     assert action.edit is not None and action.edit.document_changes is not None
     (create,) = action.edit.document_changes
     assert isinstance(create, types.CreateFile)
     assert create.uri == uri(repo.parent / "home" / "missing.md")
+    assert await actions(missing[1]) == []
 
 
 @pytest.mark.asyncio

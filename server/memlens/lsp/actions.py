@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from memlens.agents.base import MemoryAgent
-from memlens.files.nodecompat import dirname
+from memlens.files.nodecompat import dirname, is_subpath
 from memlens.lsp.convert import path_of, uri_of
 from memlens.lsp.hidden_actions import hidden_text_actions
 from memlens.lsp.links import reference_target, shown_reading_agent
@@ -80,6 +80,12 @@ def register(server: MemlensServer) -> None:
             rng = ls.positions.range_of(text, token.start, token.end)
             target = reference_target(ls, agent, path, token.path)
             if diagnostic.code == "import-not-found":
+                # A file made only where the user keeps memory: in a workspace folder, or in
+                # HOME (a CLAUDE.md's `@~/notes.md`); a missing `@/abs` or `@../..` elsewhere
+                # is the repository's to name, not ours to create.
+                if (ls.service.folder_for(target) is None
+                        and not is_subpath(ls.service.settings_for(path).home, target)):
+                    continue
                 actions.append(types.CodeAction(
                     title=f"Create {posixpath.relpath(target, dirname(path))}",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
