@@ -12,6 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from memlens.agents.gemini import inbox
+from memlens.files.output import markdown_text
 
 from .conftest import open_doc, plain
 
@@ -79,11 +80,14 @@ async def test_hover_on_a_skill_name_says_who_wins(client: LanguageClient,
         assert found is not None and isinstance(found.contents, types.MarkupContent)
         return found.contents.value
 
-    # The workspace tier outranks the user's in a trusted folder, as in Gemini CLI.
-    assert (await hover(theirs)).startswith(
-        "**Skill `deploy`** — tier: workspace; offered to the agent\n\nShip the service.")
-    assert (await hover(mine)).startswith(
-        f"**Skill `deploy`** — tier: user; **not offered**: `{theirs}` (workspace) wins")
+    # The workspace tier outranks the user's in a trusted folder, as in Gemini CLI; each
+    # verdict names its agent (no other agent looks in .gemini/skills).
+    assert await hover(theirs) == (
+        "**Skill `deploy`** — Gemini CLI: tier: workspace; offered\n\nShip the service.")
+    reason = markdown_text(f"shadowed: {theirs} has the same name and a later tier wins")
+    assert (await hover(mine)) == (
+        f"**Skill `deploy`** — Gemini CLI: tier: user; **not offered**: {reason}\n\n"
+        "Ship the service.")
 
 
 @pytest.mark.asyncio

@@ -1,6 +1,8 @@
 """Code actions: create a missing import target, make an absolute import relative, remove an
 import that closes a cycle, keep a prose `@mention` literal, remove hidden characters
-(`hidden_actions.py`), open two rules that disagree side by side."""
+(`hidden_actions.py`), open two rules that disagree side by side. A reference is found and
+resolved as the agent reading the file reads it (links.py `shown_reading_agent`: a CLAUDE.md's
+`@~/x` names HOME/x)."""
 
 from __future__ import annotations
 
@@ -9,18 +11,19 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memlens.agents.gemini.imports import find_imports
-from memlens.files.nodecompat import dirname, resolve
+from memlens.agents.base import MemoryAgent
+from memlens.files.nodecompat import dirname, is_subpath
 from memlens.lsp.convert import path_of, uri_of
 from memlens.lsp.hidden_actions import hidden_text_actions
+from memlens.lsp.links import reference_target, shown_reading_agent
 from memlens.text.references import ImportToken, relative_import
 
 if TYPE_CHECKING:
     from memlens.lsp.state import MemlensServer
 
 
-def _token_at_offset(text: str, offset: int) -> ImportToken | None:
-    for token in find_imports(text):
+def _token_at_offset(agent: MemoryAgent | None, text: str, offset: int) -> ImportToken | None:
+    for token in agent.find_references(text) if agent else []:
         if not token.in_code and token.start <= offset <= token.end:
             return token
     return None
@@ -57,6 +60,7 @@ def register(server: MemlensServer) -> None:
         if path is None or text is None:
             return []
         actions = hidden_text_actions(ls, uri, text, params.context.diagnostics)
+        agent = shown_reading_agent(ls, path)
         for diagnostic in params.context.diagnostics:
             if diagnostic.code == "instruction-conflict":
                 actions += _side_by_side(uri, diagnostic)
@@ -69,12 +73,19 @@ def register(server: MemlensServer) -> None:
                     title="Remove the duplicate memory", kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic], edit=_edit(uri, whole, ""), is_preferred=True))
                 continue
-            token = _token_at_offset(text, ls.positions.offset_at(text, diagnostic.range.start))
-            if token is None:
+            token = _token_at_offset(agent, text,
+                                     ls.positions.offset_at(text, diagnostic.range.start))
+            if agent is None or token is None:
                 continue
             rng = ls.positions.range_of(text, token.start, token.end)
-            target = resolve(dirname(path), token.path)
+            target = reference_target(ls, agent, path, token.path)
             if diagnostic.code == "import-not-found":
+                # A file made only where the user keeps memory: in a workspace folder, or in
+                # HOME (a CLAUDE.md's `@~/notes.md`); a missing `@/abs` or `@../..` elsewhere
+                # is the repository's to name, not ours to create.
+                if (ls.service.folder_for(target) is None
+                        and not is_subpath(ls.service.settings_for(path).home, target)):
+                    continue
                 actions.append(types.CodeAction(
                     title=f"Create {posixpath.relpath(target, dirname(path))}",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
@@ -91,9 +102,10 @@ def register(server: MemlensServer) -> None:
                     title=f"Keep `@{token.path}` literal (wrap in backticks)",
                     kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                     edit=_edit(uri, rng, f"`@{token.path}`")))
-        cursor = _token_at_offset(text, ls.positions.offset_at(text, params.range.start))
-        if cursor is not None and cursor.path.startswith("/"):
-            relative = relative_import(dirname(path), resolve(cursor.path))
+        cursor = _token_at_offset(agent, text, ls.positions.offset_at(text, params.range.start))
+        if agent is not None and cursor is not None and cursor.path.startswith("/"):
+            relative = relative_import(dirname(path),
+                                       reference_target(ls, agent, path, cursor.path))
             rng = ls.positions.range_of(text, cursor.start + 1, cursor.end)
             actions.append(types.CodeAction(
                 title=f"Make the import relative ({relative})",

@@ -12,18 +12,19 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from memlens.agents import owner_of
+from memlens.agents import AGENT_IDS, agent_by_id, owner_of
 from memlens.agents.base import MemoryAgent
 from memlens.agents.gemini.imports import ImportProcessor
-from memlens.agents.gemini.skills import all_skill_files, discover_skills, load_skill_file
 from memlens.agents.gemini.trust import restricted_notice, rules_file_to_open
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.output import markdown_code, markdown_text
+from memlens.lsp.agents_shown import agents_shown
 from memlens.lsp.convert import path_of, uri_of
-from memlens.lsp.links import agent_reading, reference_target
+from memlens.lsp.links import reference_target, shown_reading_agent
 from memlens.lsp.merged import folder_budget, memory_for, trust_source
 from memlens.lsp.on_read import agent_label
 from memlens.lsp.previews import visible
+from memlens.protocol.skills import AgentSkill
 from memlens.reports.budgets import ContextBudget, context_budget, summary, table
 
 if TYPE_CHECKING:
@@ -58,8 +59,10 @@ def import_hover(ls: MemlensServer, path: str, text: str, position: types.Positi
                  ) -> types.Hover | None:
     """On a reference: its target as the agent that reads the file includes it (links.py
     `agent_reading`: a CLAUDE.md's `@AGENTS.md` by Claude Code's rules, a GEMINI.md's import
-    by Gemini CLI's)."""
-    agent = agent_reading(ls, path)
+    by Gemini CLI's); none where that agent is not shown (links.py `shown_reading_agent`)."""
+    agent = shown_reading_agent(ls, path)
+    if agent is None:
+        return None
     if not agent.rendered_by_index:
         return _agent_include_hover(ls, agent, path, text, position)
     token = ls.positions.token_at(text, position)
@@ -179,7 +182,12 @@ def dialect_hover(ls: MemlensServer, path: str, agent: MemoryAgent) -> types.Hov
 
 def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Position
                 ) -> types.Hover | None:
-    """On the `name:` line of a SKILL.md: its tier and whether Gemini CLI offers it."""
+    """On the `name:` line of a SKILL.md: each agent shown here that lists skills, and looks
+    at this one, says its tier and whether it offers it (workspace/skills.py `agent_skills`,
+    what `memlens skills list --agent A` says); an agent that never looks at the file is
+    silent."""
+    from memlens.workspace.skills import SKILL_AGENTS, agent_skills
+
     if posixpath.basename(path) != "SKILL.md":
         return None
     lines = text.split("\n")
@@ -188,24 +196,33 @@ def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Positio
     folder = ls.service.folder_or_default(path)
     if folder is None:
         raise JsonRpcInvalidParams("open a workspace folder first")
-    home, trusted = ls.service.settings_for(path).home, ls.service.trusted(folder)
-    skill = load_skill_file(path)
-    if skill is None:
-        return None
-    tier = next((t for p, t in all_skill_files(home, folder, trusted) if p == path), "not "
-                "loaded (outside the skills folders)")
-    winners = {s.name: (s, t) for s, t in discover_skills(home, folder, trusted)}
-    winner = winners.get(skill.name)
-    if winner is not None and winner[0].location == path:
-        status = "offered to the agent"
-    elif winner is not None:
-        status = f"**not offered**: {markdown_code(winner[0].location)} ({winner[1]}) wins"
-    else:
-        status = "not offered"
-    value = (f"**Skill {markdown_code(skill.name)}** — tier: {tier}; {status}\n\n"
-             f"{markdown_text(skill.description)}")
+    settings, trusted = ls.service.settings_for(path), ls.service.trusted(folder)
+    shown = agents_shown(ls, folder).shown
+    verdicts: list[tuple[str, AgentSkill]] = []
+    for agent_id in (a for a in AGENT_IDS if a in SKILL_AGENTS and a in shown):
+        listed = agent_skills(agent_id, settings.home, folder, trusted=trusted,
+                              version=settings.agent_version(agent_id)).skills
+        for skill in listed:
+            if skill.location == path:
+                verdicts.append((agent_label(agent_by_id(agent_id)), skill))
+    name = next((s.name for _, s in verdicts if s.name), posixpath.basename(dirname(path)))
+    description = next((s.description for _, s in verdicts if s.description), "")
+    said = [f"{label}: {_skill_verdict(skill)}" for label, skill in verdicts]
+    if not said:
+        said = ["not loaded (outside the skills folders of the agents shown here)"]
+    header = f"**Skill {markdown_code(name)}**"
+    value = (f"{header} — {said[0]}" if len(said) == 1
+             else "\n".join([header, "", *(f"- {line}" for line in said)]))
+    if description:
+        value += f"\n\n{markdown_text(description)}"
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
                                                     value=value))
+
+
+def _skill_verdict(skill: AgentSkill) -> str:
+    status = ("offered" if skill.offered
+              else f"**not offered**: {markdown_text(skill.reason or 'not listed')}")
+    return f"tier: {markdown_text(skill.tier)}; {status}"
 
 
 def register(server: MemlensServer) -> None:

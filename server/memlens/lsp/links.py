@@ -32,6 +32,15 @@ def agent_reading(ls: MemlensServer, path: str) -> MemoryAgent:
                                            for index in indexes))
 
 
+def shown_reading_agent(ls: MemlensServer, path: str) -> MemoryAgent | None:
+    """The agent whose reference rules `path` is read with (`agent_reading`), when that agent
+    is shown where `path` is (lsp/agents_shown.py); None otherwise: a file no agent with
+    references reads falls to Gemini CLI's rules, which are nobody's where Gemini CLI is not
+    shown, so the editor follows no reference there (hover, links, symbols, code actions)."""
+    agent = agent_reading(ls, path)
+    return agent if agent.id in ls.service.agents_shown_for(path) else None
+
+
 def _checked_agents_references(ls: MemlensServer, target: str) -> list[types.Location]:
     """References in the files the checked agents load that name `target` (Claude Code's
     `@./x`, `@~/x`, `@/abs`): a CLAUDE.md including an AGENTS.md is one of its references."""

@@ -11,12 +11,12 @@ from lsprotocol import types
 
 from memlens.lsp.convert import path_of, uri_of
 from memlens.lsp.links import (
-    agent_reading,
     claude_memory_links,
     editor_text,
     importer_locations,
     memory_span_location,
     reference_target,
+    shown_reading_agent,
 )
 
 if TYPE_CHECKING:
@@ -33,7 +33,9 @@ def import_target_at(ls: MemlensServer, uri: str, position: types.Position) -> s
     text = ls.text_of(path)
     if text is None:
         return None
-    agent = agent_reading(ls, path)
+    agent = shown_reading_agent(ls, path)
+    if agent is None:
+        return None
     offset = ls.positions.offset_at(text, position)
     for token in agent.find_references(text):
         if not token.in_code and token.start <= offset <= token.end:
@@ -93,10 +95,10 @@ def register(server: MemlensServer) -> None:
                       ) -> list[types.DocumentLink]:
         path = path_of(params.text_document.uri)
         text = ls.text_of(path) if path else None
-        if path is None or text is None:
+        agent = shown_reading_agent(ls, path) if path else None
+        if path is None or text is None or agent is None:
             return []
         links = []
-        agent = agent_reading(ls, path)
         for token in agent.find_references(text):
             if token.in_code:
                 continue

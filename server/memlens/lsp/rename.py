@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memlens.agents import agent_by_id, checked_agents
+from memlens.agents import all_agents, reading_agent
 from memlens.agents.base import MemoryAgent
 from memlens.files.nodecompat import dirname
 from memlens.lsp.convert import path_of, uri_of
 from memlens.lsp.errors import RequestFailed
-from memlens.lsp.links import agent_reading, claude_memory_links, editor_text, reference_target
+from memlens.lsp.links import claude_memory_links, editor_text, reference_target
 
 if TYPE_CHECKING:
     from memlens.lsp.state import MemlensServer
@@ -33,6 +33,11 @@ def _moved(path: str, old: str, new: str) -> str | None:
 
 
 def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.WorkspaceEdit:
+    """The edits that keep every reference to a moved file (and a moved file's own relative
+    references) naming the same file: each file some agent reads references in, rewritten by
+    the rules of the agent reading it (`agent_reading`), then by any other agent that reads it
+    for the references only that agent sees. A reference the agent would read as another path
+    once rewritten (a space in the new path) is left as it is, and the user is told."""
     changes: dict[str, list[types.TextEdit]] = {}
 
     def new_location(path: str) -> str:
@@ -42,68 +47,90 @@ def rename_edits(ls: MemlensServer, renames: list[tuple[str, str]]) -> types.Wor
                 return moved
         return path
 
-    # The index's import graph holds Gemini CLI's `@import`s (it renders that agent's memory:
-    # RenderedGeminiMemory), rewritten by its rules. A file in two folders' indexes (the
-    # user's global memory) is rewritten once.
-    gemini = agent_by_id("gemini")
-    graphs = {source: index.graph for index in reversed(ls.service.indexes())
-              for source in index.graph.files()}
-    for source, graph in sorted(graphs.items()):
+    left: list[str] = []
+    for source, agents in _sources_with_readers(ls).items():
         text = ls.text_of(source)
         if text is None:
             continue
-        source_after = new_location(source)
-        for edge in graph.imports_of(source):
-            target_after = new_location(edge.target)
-            if target_after == edge.target and source_after == source:
-                continue
-            new_path = gemini.rewrite_reference(edge.token.path, dirname(source_after),
-                                                target_after,
-                                                ls.service.settings_for(source).home)
-            if new_path == edge.token.path:
-                continue
-            rng = ls.positions.range_of(text, edge.token.start + 1, edge.token.end)
-            changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
-                                                                         new_text=new_path))
-    _checked_agents_edits(ls, new_location, changes)
+        taken: set[int] = set()
+        for agent in agents:
+            left += _rewrite_references(ls, agent, source, text, new_location, taken, changes)
+    if left:
+        shown = "; ".join(left[:3]) + (f" (and {len(left) - 3} more)" if len(left) > 3 else "")
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"Memory Lens left {len(left)} reference(s) as they are: {shown}."))
     return types.WorkspaceEdit(changes=changes)
 
 
-def _checked_agents_edits(ls: MemlensServer, new_location: Callable[[str], str],
-                          changes: dict[str, list[types.TextEdit]]) -> None:
-    """The checked agents' references (in their files and what they include) that name a
-    moved file, rewritten in the form they were written (Claude Code: `@~/…`, `@/abs`,
-    `@./rel`)."""
-    for agent in checked_agents():
-        sources = dict.fromkeys(s for index in ls.service.indexes()
-                                for s in index.agent_check(agent).sources)
-        for source in sources:
-            text = ls.text_of(source)
-            if text is None or agent_reading(ls, source) is not agent:
-                continue
-            _rewrite_references(ls, agent, source, text, new_location, changes)
+def _sources_with_readers(ls: MemlensServer) -> dict[str, list[MemoryAgent]]:
+    """Every file an agent with references reads, with those agents: the one whose rules the
+    file is read with first (`agents.reading_agent`, as links.py `agent_reading` asks it),
+    then the others (a CLAUDE.md a GEMINI.md imports is both agents'). The index renders some
+    agents' memory itself and follows their references in its import graph; every other
+    agent's files are its workspace check's. A file in two folders' indexes (the user's
+    global memory) is once."""
+    indexes = ls.service.indexes()
+    read_by: dict[str, set[str]] = {}
+    for agent in all_agents():
+        if not agent.has_references:
+            continue
+        read_by[agent.id] = {s for index in indexes for s in (
+            index.graph.files() if agent.rendered_by_index
+            else index.agent_check(agent).sources)}
+    readers: dict[str, list[MemoryAgent]] = {}
+    for agent in all_agents():
+        for source in read_by.get(agent.id, ()):
+            readers.setdefault(source, []).append(agent)
+    out = {}
+    for source in sorted(readers):
+        # What links.py `agent_reading` answers, each check's sources looked up once.
+        def includes(agent: MemoryAgent, source: str = source) -> bool:
+            return not agent.rendered_by_index and source in read_by.get(agent.id, ())
+
+        first = reading_agent(source, ls.service.settings_for(source), includes)
+        out[source] = [first, *(a for a in readers[source] if a is not first)]
+    return out
 
 
 def _rewrite_references(ls: MemlensServer, agent: MemoryAgent, source: str, text: str,
-                        new_location: Callable[[str], str],
-                        changes: dict[str, list[types.TextEdit]]) -> None:
+                        new_location: Callable[[str], str], taken: set[int],
+                        changes: dict[str, list[types.TextEdit]]) -> list[str]:
+    """`agent`'s references in `source` that name a moved file (or, `source` moving, any
+    relative one), rewritten in the form they were written (Claude Code: `@~/…`, `@/abs`,
+    `@./rel`); one another agent of the file read already (`taken`: their offsets) is
+    theirs. Returns what was left as it is, said for the user."""
     source_after = new_location(source)
-    taken = {(e.range.start.line, e.range.start.character)
-             for e in changes.get(uri_of(source), [])}
+    home = ls.service.settings_for(source).home
+    left = []
     for token in agent.find_references(text):
-        if token.in_code:
+        if token.in_code or token.start in taken:
             continue
+        taken.add(token.start)
         target = reference_target(ls, agent, source, token.path)
         target_after = new_location(target)
         if target_after == target and source_after == source:
             continue
         new_path = agent.rewrite_reference(token.path, dirname(source_after), target_after,
-                                           ls.service.settings_for(source).home)
-        rng = ls.positions.range_of(text, token.start + 1, token.end)
-        if new_path == token.path or (rng.start.line, rng.start.character) in taken:
+                                           home)
+        if new_path == token.path:
             continue
+        if not _reads_back(agent, new_path, source_after, target_after, home):
+            left.append(f"`@{token.path}` in {posixpath.basename(source)} would become "
+                        f"`@{new_path}`, which {agent.label} reads as another path")
+            continue
+        rng = ls.positions.range_of(text, token.start + 1, token.end)
         changes.setdefault(uri_of(source), []).append(types.TextEdit(range=rng,
                                                                      new_text=new_path))
+    return left
+
+
+def _reads_back(agent: MemoryAgent, written: str, source: str, target: str, home: str) -> bool:
+    """`@written` in `source` is one reference `agent` reads, naming `target` (a path holding
+    a space or a `#` is read as a shorter one by an agent whose path ends there)."""
+    tokens = [t for t in agent.find_references(f"@{written}\n") if not t.in_code]
+    return (len(tokens) == 1 and tokens[0].start == 0 and tokens[0].end == len(written) + 1
+            and agent.resolve_reference(source, tokens[0].path, home) == target)
 
 
 def _memory_name_at(ls: MemlensServer, uri: str, position: types.Position

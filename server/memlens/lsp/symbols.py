@@ -1,4 +1,5 @@
-"""Document symbols: markdown headings (outside fenced code) and the file's imports."""
+"""Document symbols: markdown headings (outside fenced code) and the file's references, as the
+agent reading the file reads them (links.py `shown_reading_agent`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from memlens.agents.gemini.imports import find_imports
 from memlens.lsp.convert import path_of
+from memlens.lsp.links import shown_reading_agent
 
 if TYPE_CHECKING:
     from memlens.lsp.state import MemlensServer
@@ -57,7 +58,8 @@ def register(server: MemlensServer) -> None:
                 stack.pop()
             (stack[-1][1].children if stack else roots).append(symbol)  # type: ignore[union-attr]
             stack.append((level, symbol))
-        for token in find_imports(text):
+        agent = shown_reading_agent(ls, path) if path else None
+        for token in agent.find_references(text) if agent else []:
             if token.in_code:
                 continue
             rng = ls.positions.range_of(text, token.start, token.end)
