@@ -256,6 +256,8 @@ def generate(seed: int, index: int) -> Scenario:
         tree.setdefault(f"{cwd}/keep.txt", "x\n")
     # Skills (their own random stream, so the memory trees stay what they were).
     _skills(random.Random(f"claude-skills-{seed}-{index}"), tree, home, cwd)
+    if seed >= READ_SKILLS_SEED and read is not None:
+        _read_skills(random.Random(f"claude-read-skills-{seed}-{index}"), tree, read)
     return Scenario(id=f"diff-claude-{seed}-{index:04d}", agents=[AGENT], tree=tree, home=home,
                     cwd=cwd, read=read, generated=True, about=f"layout {layout}")
 
@@ -381,6 +383,37 @@ def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, Tree
             target[f"{rel}/README.md"] = "not a skill\n"
         else:
             target[f"{rel}/SKILL.md"] = _skill_text(rng, name)
+
+
+# From this seed on, trees with a read may hold `.claude/skills` in the folders of the read
+# (found on the read: skills_on_read.py); older seeds keep the trees they had.
+READ_SKILLS_SEED = 5400
+# Names a skill found on a read may have: the start-up ones, Claude Code's own commands.
+READ_SKILL_NAMES = (*SKILL_NAMES, "review", "init", "doctor", "dataviz", "top")
+
+
+def _read_skills(rng: random.Random, tree: dict[str, TreeValue], read: str) -> None:
+    """In half the trees with a read, skills in the folders from the read file's up to the
+    root: several per folder, names taken at start or in two folders, hostile texts, entries
+    that are not skills."""
+    if rng.random() < 0.5:
+        return
+    folders = []
+    folder = os.path.dirname(read)
+    while folder:
+        folders.append(folder)
+        folder = os.path.dirname(folder)
+    if rng.random() < 0.3:
+        tree[".claude/skills/top/SKILL.md"] = "---\ndescription: At start.\n---\n"
+    for _ in range(rng.randint(1, 5)):
+        where = rng.choice(folders)
+        name = rng.choice(READ_SKILL_NAMES)
+        rel = f"{where}/.claude/skills/{name}"
+        roll = rng.random()
+        if roll < 0.08:
+            tree[f"{rel}/README.md"] = "not a skill\n"
+        else:
+            tree[f"{rel}/SKILL.md"] = _skill_text(rng, name)
 
 
 IGNORES_FILE = "agent-ignores-file"
