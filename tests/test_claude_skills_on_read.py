@@ -155,3 +155,20 @@ def test_hostile_skill_folders(root: Path) -> None:
     announced = text.split(LISTING)[0]
     assert 996 <= announced.count("\n- m") <= 1000
     assert "- big" not in text and "- dir" not in text and "- loop" not in text
+
+
+def test_folders_git_ignores_are_not_searched(root: Path) -> None:
+    git = {"repo/.git/HEAD": "ref: refs/heads/main\n", "repo/.git/objects": None,
+           "repo/.gitignore": "ign/\n", "repo/ok/.gitignore": "inner\n"}
+    build_tree(root, {"home": None, **git, "repo/ign/deep/y.py": "content\n",
+                      "repo/ign/deep/.claude/skills/s3/SKILL.md": SKILL.format(d="S3"),
+                      "repo/ok/inner/y.py": "content\n",
+                      "repo/ok/inner/.claude/skills/s1/SKILL.md": SKILL.format(d="S1"),
+                      "repo/ok/.claude/skills/s2/SKILL.md": SKILL.format(d="S2")})
+    assert _payloads(root, "ign/deep/y.py") == []
+    assert _payloads(root, "ok/inner/y.py") == [
+        _announce("ok/.claude/skills", ["s2"]) + "\n\n" + LISTING + "- s2: S2"
+        + FROM.format(o="ok")]
+    # A `.git` without HEAD is no repository to git: nothing is ignored.
+    (root / "repo/.git/HEAD").unlink()
+    assert "- s3" in _payloads(root, "ign/deep/y.py")[0]

@@ -5,6 +5,8 @@ of tests/conformance/differential/regressions_claude.yaml; docs/reference.md "Sk
 * Where: each folder from the read file's own up to the working folder (excluded), nearest
   first, is looked at once a session for a ``.claude/skills`` (hidden folders too). A file in
   the working folder itself, or outside it, finds none.
+  In a git repository, a folder git ignores is not searched (it asks `git check-ignore`;
+  read here from `.git/info/exclude` and the `.gitignore` files, `git_ignored`).
 * Which: each entry of such a folder, in the order the file system lists them, that is a
   folder (or a link to one) holding ``SKILL.md``; its frontmatter, description and name rules
   are the start-up listing's (`skills.py`).
@@ -45,6 +47,8 @@ from memlens.agents.claude.skills import (
     locale_key,
 )
 from memlens.files.fsread import FileReader
+from memlens.files.globs import gitignore_matcher
+from memlens.files.roots import repository_root
 
 # The names of Claude Code 2.1.330's own commands, their aliases and its bundled skills, as a
 # skill found on a read sees them taken (probed: each of the 560 command-like names its bundle
@@ -82,6 +86,54 @@ def _below(folder: str, cwd: str) -> bool:
     return folder.startswith(cwd.rstrip("/") + "/")
 
 
+MAX_IGNORE_BYTES = 100_000  # of one ignore file read
+
+
+def _ignore_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_IGNORE_BYTES)
+    except OSError:
+        return []
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def git_ignored(folder: str) -> bool:
+    """Whether git ignores `folder` (or a folder above it) in its repository: the rules of
+    `.git/info/exclude` and of each `.gitignore` from the repository's root down, a deeper
+    file's anchored at its folder and weighed after; no repository (a `.git` without HEAD is
+    none to git), nothing ignored."""
+    repo = repository_root(folder)
+    if repo is None or not os.path.isfile(posixpath.join(repo, ".git", "HEAD")):
+        return False
+    rel = posixpath.relpath(folder, repo)
+    if rel.startswith(".."):
+        return False
+    parts = rel.split("/")
+    levels = [(repo, _ignore_lines(posixpath.join(repo, ".git", "info", "exclude"))
+               + _ignore_lines(posixpath.join(repo, ".gitignore")))]
+    for depth in range(1, len(parts)):
+        base = posixpath.join(repo, *parts[:depth])
+        levels.append((base, _ignore_lines(posixpath.join(base, ".gitignore"))))
+    for depth in range(1, len(parts) + 1):
+        path = posixpath.join(repo, *parts[:depth])
+        verdict = False
+        for base, lines in levels[:depth]:
+            if not lines:
+                continue
+            # The last rule that matches decides: a file's own negations included.
+            inside = posixpath.relpath(path, base) + "/"
+            if gitignore_matcher(lines)(inside):
+                verdict = True
+            elif any(line.startswith("!") for line in lines) and \
+                    gitignore_matcher([line[1:] for line in lines if line.startswith("!")])(
+                        inside):
+                verdict = False
+        if verdict:
+            return True
+    return False
+
+
 class SkillDiscovery:
     """One session's skills found on reads: which `.claude/skills` folders were looked at,
     the skills found there, and the listing lines already sent."""
@@ -109,7 +161,7 @@ class SkillDiscovery:
             root = posixpath.join(folder, ".claude", "skills")
             if root not in self.searched:
                 self.searched.add(root)
-                if os.path.exists(root):
+                if os.path.exists(root) and not git_ignored(folder):
                     roots.append(root)
             folder = posixpath.dirname(folder)
         return roots
