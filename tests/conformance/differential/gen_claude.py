@@ -266,9 +266,10 @@ def generate(seed: int, index: int) -> Scenario:
 # Folder names that sort differently by byte and by localeCompare, and odd ones.
 SKILL_NAMES = ("fmt", "Fmt", "deploy", "a-b", "a_b", "a.b", "A", "b2", "B", "10", "9", "review",
                "Über", "zz top", "x:y", "lint")
-# Claude Code's first built-in skill on 2.1.330 and 2.1.332: the listing's user and project
-# lines end where it starts.
-FIRST_BUILTIN = "- dataviz: "
+# Claude Code's built-in skills on 2.1.330 and 2.1.332, in listing order: the listing's user
+# and project lines end where the first one they do not hide starts (a project skill named
+# `dataviz` hides the built-in one: seed 5400 tree 44).
+BUILTIN_SKILLS = ("dataviz", "update-config", "keybindings-help", "code-review")
 
 
 def _skill_text(rng: random.Random, folder: str) -> str:
@@ -444,7 +445,9 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
     # The skills listing: memlens's lines, then Claude Code's built-in ones.
     listing, sent = predicted["skills"]["listing"], capture.skills_listing or ""
     head = "The following skills are available for use with the Skill tool:\n\n"
-    if not sent.startswith((listing + "\n" + FIRST_BUILTIN) if listing else head + FIRST_BUILTIN):
+    names = {s.get("name") for s in predicted["skills"].get("skills", []) if s.get("offered")}
+    first = "- " + next(b for b in BUILTIN_SKILLS if b not in names) + ": "
+    if not sent.startswith((listing + "\n" + first) if listing else head + first):
         out.append("skills-listing")
     return out
 
