@@ -160,6 +160,7 @@ def extract(
 
 
 CLAUDE_SKILLS_HEAD = "The following skills are available for use with the Skill tool:\n\n"
+_CLAUDE_READ_SKILLS = ("New skills discovered in ", CLAUDE_SKILLS_HEAD)
 CODEX_SKILLS_OPEN = "<skills_instructions>"
 
 
@@ -396,7 +397,9 @@ def _claude(
             messages = after[0].body.get("messages", [])
             for i, message in enumerate(messages[len(first_messages):], len(first_messages)):
                 for text in _texts(message.get("content")):
-                    if "Contents of " in text:
+                    # Memory files, and the skills the read found (a system message of
+                    # their own without a nested AGENTS.md).
+                    if "Contents of " in text or text.startswith(_CLAUDE_READ_SKILLS):
                         on_read.append(
                             Payload(where=f"messages[{i}] ({message.get('role')})", text=text)
                         )

@@ -256,6 +256,8 @@ def generate(seed: int, index: int) -> Scenario:
         tree.setdefault(f"{cwd}/keep.txt", "x\n")
     # Skills (their own random stream, so the memory trees stay what they were).
     _skills(random.Random(f"claude-skills-{seed}-{index}"), tree, home, cwd)
+    if seed >= READ_SKILLS_SEED and read is not None:
+        _read_skills(random.Random(f"claude-read-skills-{seed}-{index}"), tree, read)
     return Scenario(id=f"diff-claude-{seed}-{index:04d}", agents=[AGENT], tree=tree, home=home,
                     cwd=cwd, read=read, generated=True, about=f"layout {layout}")
 
@@ -264,9 +266,10 @@ def generate(seed: int, index: int) -> Scenario:
 # Folder names that sort differently by byte and by localeCompare, and odd ones.
 SKILL_NAMES = ("fmt", "Fmt", "deploy", "a-b", "a_b", "a.b", "A", "b2", "B", "10", "9", "review",
                "Über", "zz top", "x:y", "lint")
-# Claude Code's first built-in skill on 2.1.330 and 2.1.332: the listing's user and project
-# lines end where it starts.
-FIRST_BUILTIN = "- dataviz: "
+# Claude Code's built-in skills on 2.1.330 and 2.1.332, in listing order: the listing's user
+# and project lines end where the first one they do not hide starts (a project skill named
+# `dataviz` hides the built-in one: seed 5400 tree 44).
+BUILTIN_SKILLS = ("dataviz", "update-config", "keybindings-help", "code-review")
 
 
 def _skill_text(rng: random.Random, folder: str) -> str:
@@ -383,6 +386,37 @@ def _skills(rng: random.Random, tree: dict[str, TreeValue], home: dict[str, Tree
             target[f"{rel}/SKILL.md"] = _skill_text(rng, name)
 
 
+# From this seed on, trees with a read may hold `.claude/skills` in the folders of the read
+# (found on the read: skills_on_read.py); older seeds keep the trees they had.
+READ_SKILLS_SEED = 5400
+# Names a skill found on a read may have: the start-up ones, Claude Code's own commands.
+READ_SKILL_NAMES = (*SKILL_NAMES, "review", "init", "doctor", "dataviz", "top")
+
+
+def _read_skills(rng: random.Random, tree: dict[str, TreeValue], read: str) -> None:
+    """In half the trees with a read, skills in the folders from the read file's up to the
+    root: several per folder, names taken at start or in two folders, hostile texts, entries
+    that are not skills."""
+    if rng.random() < 0.5:
+        return
+    folders = []
+    folder = os.path.dirname(read)
+    while folder:
+        folders.append(folder)
+        folder = os.path.dirname(folder)
+    if rng.random() < 0.3:
+        tree[".claude/skills/top/SKILL.md"] = "---\ndescription: At start.\n---\n"
+    for _ in range(rng.randint(1, 5)):
+        where = rng.choice(folders)
+        name = rng.choice(READ_SKILL_NAMES)
+        rel = f"{where}/.claude/skills/{name}"
+        roll = rng.random()
+        if roll < 0.08:
+            tree[f"{rel}/README.md"] = "not a skill\n"
+        else:
+            tree[f"{rel}/SKILL.md"] = _skill_text(rng, name)
+
+
 IGNORES_FILE = "agent-ignores-file"
 
 
@@ -411,7 +445,9 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
     # The skills listing: memlens's lines, then Claude Code's built-in ones.
     listing, sent = predicted["skills"]["listing"], capture.skills_listing or ""
     head = "The following skills are available for use with the Skill tool:\n\n"
-    if not sent.startswith((listing + "\n" + FIRST_BUILTIN) if listing else head + FIRST_BUILTIN):
+    names = {s.get("name") for s in predicted["skills"].get("skills", []) if s.get("offered")}
+    first = "- " + next(b for b in BUILTIN_SKILLS if b not in names) + ": "
+    if not sent.startswith((listing + "\n" + first) if listing else head + first):
         out.append("skills-listing")
     return out
 

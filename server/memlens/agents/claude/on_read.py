@@ -1,5 +1,6 @@
 """What Claude Code adds after its Read tool reads a file: subfolder memory, `paths:` rules
-that match, nested AGENTS.md through the agents-md hook — each file once."""
+that match, nested AGENTS.md through the agents-md hook — each file once — and the skills of
+the `.claude/skills` folders between (`skills_on_read.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from memlens.agents.base import AgentJitSession, JitFile, JitLoad
 from memlens.agents.claude.memory_folder import claude_home
 from memlens.agents.claude.messages import ClaudeFile, sent_text
 from memlens.agents.claude.rules import globs_match
+from memlens.agents.claude.skills_on_read import SkillDiscovery
 from memlens.agents.claude.startup import (
     AGENTS_NAMES,
     CLAUDE_NAMES,
@@ -32,10 +34,11 @@ class ClaudeJitFile:
     hook: bool = False  # sent by the agents-md plugin's hook, not as a memory reminder
 
 
-def on_read_payloads(entries: list[ClaudeJitFile]) -> list[str]:
+def on_read_payloads(entries: list[ClaudeJitFile], skills: str = "") -> list[str]:
     """What Claude Code 2.1.330 adds after the Read, text block by text block: one
-    `<system-reminder>` per memory file beside the tool result, then
-    the agents-md plugin's nested AGENTS.md as a system message."""
+    `<system-reminder>` per memory file beside the tool result, then one system message: the
+    agents-md plugin's nested AGENTS.md, then (a blank line after it) the skills the read
+    found (`skills`, "" without)."""
     reminders = [f"<system-reminder>\nContents of {e.file.path}:\n\n"
                  f"{sent_text(e.file.content)}\n</system-reminder>"
                  for e in entries if not e.hook]
@@ -43,18 +46,21 @@ def on_read_payloads(entries: list[ClaudeJitFile]) -> list[str]:
               for e in entries if e.hook]
     # Each reminder is a text block of its own; all but the last end with a line break.
     parts = [r + "\n" for r in reminders[:-1]] + reminders[-1:]
-    if hooked:
-        parts.append("tool.call hook additional context: " + "\n".join(hooked))
+    system = ["tool.call hook additional context: " + "\n".join(hooked)] if hooked else []
+    if skills:
+        system.append(skills)
+    if system:
+        parts.append("\n\n".join(system))
     return parts
 
 
-def on_read_text(entries: list[ClaudeJitFile]) -> str:
+def on_read_text(entries: list[ClaudeJitFile], skills: str = "") -> str:
     """The text blocks added after the Read, as one text (the reminders as they follow one
-    another, the hook's message a line after them)."""
-    parts = on_read_payloads(entries)
-    hook = 1 if any(e.hook for e in entries) else 0
-    reminders = "".join(parts[:len(parts) - hook])
-    return "\n".join([reminders, *parts[len(parts) - hook:]] if reminders else parts)
+    another, the system message a line after them)."""
+    parts = on_read_payloads(entries, skills)
+    system = 1 if skills or any(e.hook for e in entries) else 0
+    reminders = "".join(parts[:len(parts) - system])
+    return "\n".join([reminders, *parts[len(parts) - system:]] if reminders else parts)
 
 
 class ClaudeJitSession(AgentJitSession):
@@ -75,14 +81,16 @@ class ClaudeJitSession(AgentJitSession):
         self.in_context = list(self.startup.files)
         self.loaded = {f.path for f in self.startup.files}
         self.agents_mode = not self.loader.is_claude_project(self.root, self.startup.files)
+        self.skills = SkillDiscovery(self.home, self.root, reader)
 
     def load_for(self, path: str) -> JitLoad:
         """`touch` in the shape every agent's JIT session has (Claude Code appends no text
         to the tool's output: the files join its context)."""
         entries = self.touch(path)
+        skills = self.skills.on_read(resolve(path))
         added = [JitFile(e.file.path, e.file.content, e.reason) for e in entries]
-        return JitLoad(resolve(path), added, on_read_text(entries),
-                       on_read_payloads(entries))
+        return JitLoad(resolve(path), added, on_read_text(entries, skills),
+                       on_read_payloads(entries, skills))
 
     def _conditional(self, rules_dir: str, base: str, target: str, kind: str
                      ) -> list[ClaudeFile]:

@@ -71,6 +71,10 @@ class ClaudeSkill:
     offered: bool = True
     reason: str | None = None
     name_only: bool = False
+    # Its frontmatter and body as read (a skill found on a read lists its description again,
+    # with where it was found).
+    data: dict[str, Any] = field(default_factory=dict, repr=False)
+    body: str = field(default="", repr=False)
 
 
 @dataclass
@@ -93,7 +97,9 @@ def _clean(text: str) -> str:
     return hide(text).replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _description(data: dict[str, Any], body: str) -> str:
+def _description(data: dict[str, Any], body: str, suffix: str = "") -> str:
+    """What it lists after the name: the description (or the body's first line), `suffix`
+    (what a skill found on a read adds: `skills_on_read.py`), then `` - `` and when_to_use."""
     value = data.get("description")
     text: str | None = None
     if isinstance(value, str):
@@ -110,7 +116,7 @@ def _description(data: dict[str, Any], body: str) -> str:
                 if _js_len(text) > 100:
                     text = _js_slice(text, 97) + "..."
                 break
-    listed = _clean(text)
+    listed = _clean(text) + suffix
     when = data.get("when_to_use", data.get("when-to-use"))
     if when is not None and js_text(when):
         listed = f"{listed} - {_clean(js_text(when))}"
@@ -187,6 +193,7 @@ def _load(path: str, folder: str, tier: str, reader: FileReader) -> ClaudeSkill:
     name = data.get("name")
     skill.name = js_text(name) if name is not None and not isinstance(name, dict | list) else ""
     skill.description = _description(data, body)
+    skill.data, skill.body = data, body
     return skill
 
 
@@ -249,10 +256,13 @@ def load_skills(home: str, cwd: str, version: str | None = None,
     return ClaudeSkills(skills=found, listing=listing)
 
 
-def _fit_budget(offered: list[ClaudeSkill], version: str | None) -> None:
+def _fit_budget(offered: list[ClaudeSkill], version: str | None,
+                builtins: tuple[int, int] | None = None) -> None:
     """Claude Code past its budget: the user's and project's skills keep their descriptions,
-    in listing order, while the rest of the budget allows; the others go by name only."""
-    count, chars = BUILTINS.get(version or "", BUILTINS[max(BUILTINS)])
+    in listing order, while the rest of the budget allows; the others go by name only.
+    `builtins`: the built-in lines listed with them (count, columns), the release's own by
+    default."""
+    count, chars = builtins or BUILTINS.get(version or "", BUILTINS[max(BUILTINS)])
     total = count + len(offered)
     full = sum(columns(s.line) for s in offered) + chars + total - 1
     if full <= BUDGET:

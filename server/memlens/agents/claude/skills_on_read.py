@@ -1,0 +1,286 @@
+"""The skills Claude Code finds when its Read tool reads a file below the working folder, and
+the system message it then sends (verified on 2.1.330: the `regression-claude-skills-*` trees
+of tests/conformance/differential/regressions_claude.yaml; docs/reference.md "Skills").
+
+* Where: each folder from the read file's own up to the working folder (excluded), nearest
+  first, is looked at once a session for a ``.claude/skills`` (hidden folders too). A file in
+  the working folder itself, or outside it, finds none.
+  In a git repository, a folder git ignores is not searched (it asks `git check-ignore`;
+  read here from `.git/info/exclude` and the `.gitignore` files, `git_ignored`).
+* Which: each entry of such a folder, in the order the file system lists them, that is a
+  folder (or a link to one) holding ``SKILL.md``; its frontmatter, description and name rules
+  are the start-up listing's (`skills.py`).
+* Its name: the folder's, unless that name is taken — by a command or skill it has at start
+  (its own, `RESERVED`, or the user's and the project's skills) or by another skill found on
+  a read — then ``<owner>:<name>``, the owner being the folder holding ``.claude``, relative
+  to the working folder. When that qualified name is not one it offers (`<`, `>`, controls,
+  over 256 characters), the skill keeps its plain name without saying where it is from, and
+  is not offered at all when its plain name is taken.
+* The message, one system message after the tool result (after the agents-md hook's text and
+  a blank line when the hook sends one): per folder, nearest first, ``New skills discovered
+  in <folder>/.claude/skills, now available via the Skill tool:`` and ``- <name>`` per skill
+  in file-system order (left out when the folder's path holds a control, `<` or `>`); then
+  ``The following skills are available for use with the Skill tool:`` and the skills not
+  listed before, by folder name (JavaScript's ``localeCompare``), each description followed
+  by `` (from <owner>/.claude/skills — applies when working on files under <owner>/)``, or,
+  for a name taken at start, `` (scoped to <owner>/ — use this instead of the unscoped
+  "<name>" skill when the files being changed are under <owner>/)``, before when_to_use;
+  the listing budget is the start-up one, with no built-in lines.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, replace
+
+from memlens.agents.claude.skills import (
+    HEAD,
+    ClaudeSkill,
+    _description,
+    _fit_budget,
+    _load,
+    _name_offered,
+    _shown_name,
+    load_skills,
+    locale_key,
+)
+from memlens.files.fsread import FileReader
+from memlens.files.globs import gitignore_matcher
+from memlens.files.roots import repository_root
+
+# The names of Claude Code 2.1.330's own commands, their aliases and its bundled skills, as a
+# skill found on a read sees them taken (probed: each of the 560 command-like names its bundle
+# holds as a nested skill, in a run with no settings).
+_RESERVED_NAMES = """
+__remote-workflow add-dir agents allowed-tools android auto-mode-setup autocompact background
+bashes batch bg branch btw bug cd checkpoint checkup claude-api clear code-review color compact
+config context continue copy cost dataviz debug diff doctor effort exit export fast feedback
+fewer-permission-prompts focus fork goal heapdump help hooks ide init insights ios keybindings
+keybindings-help list-agents login logout loop marketplace mcp memory mobile model name new
+output-style passes peers permissions plan plugin plugin-authoring plugins powerup
+pro-trial-expired proactive quit radio recap release-notes reload-plugins reload-skills rename
+reset resume review rewind run run-skill-generator sandbox scroll-speed security-review settings
+setup-bedrock setup-vertex share simplify skills stats status statusline stickers subtask tasks
+team-onboarding terminal-setup theme tui undo update-config usage verify workflow-authoring
+workflow-launch-exec workflows
+"""
+RESERVED = frozenset(_RESERVED_NAMES.split())
+
+MAX_ENTRIES = 1000  # entries of one skills folder looked at (a folder is an attacker's input)
+_REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029<>]")
+ANNOUNCE = "New skills discovered in {where}, now available via the Skill tool:\n"
+
+
+@dataclass
+class FoundSkill:
+    skill: ClaudeSkill
+    root: str  # its `.claude/skills` folder
+    owner: str  # the folder holding `.claude`, relative to the working folder
+    name: str = ""  # as offered ("" when not offered)
+    suffix: str = ""  # what its description says of where it is from
+
+
+def _below(folder: str, cwd: str) -> bool:
+    return folder.startswith(cwd.rstrip("/") + "/")
+
+
+MAX_IGNORE_BYTES = 100_000  # of one ignore file read
+
+
+def _ignore_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_IGNORE_BYTES)
+    except OSError:
+        return []
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def git_ignored(folder: str) -> bool:
+    """Whether git ignores `folder` (or a folder above it) in its repository: the rules of
+    `.git/info/exclude` and of each `.gitignore` from the repository's root down, a deeper
+    file's anchored at its folder and weighed after; no repository (a `.git` without HEAD is
+    none to git), nothing ignored."""
+    repo = repository_root(folder)
+    if repo is None or not os.path.isfile(posixpath.join(repo, ".git", "HEAD")):
+        return False
+    rel = posixpath.relpath(folder, repo)
+    if rel.startswith(".."):
+        return False
+    parts = rel.split("/")
+    levels = [(repo, _ignore_lines(posixpath.join(repo, ".git", "info", "exclude"))
+               + _ignore_lines(posixpath.join(repo, ".gitignore")))]
+    for depth in range(1, len(parts)):
+        base = posixpath.join(repo, *parts[:depth])
+        levels.append((base, _ignore_lines(posixpath.join(base, ".gitignore"))))
+    for depth in range(1, len(parts) + 1):
+        path = posixpath.join(repo, *parts[:depth])
+        verdict = False
+        for base, lines in levels[:depth]:
+            if not lines:
+                continue
+            # The last rule that matches decides: a file's own negations included.
+            inside = posixpath.relpath(path, base) + "/"
+            if gitignore_matcher(lines)(inside):
+                verdict = True
+            elif any(line.startswith("!") for line in lines) and \
+                    gitignore_matcher([line[1:] for line in lines if line.startswith("!")])(
+                        inside):
+                verdict = False
+        if verdict:
+            return True
+    return False
+
+
+class SkillDiscovery:
+    """One session's skills found on reads: which `.claude/skills` folders were looked at,
+    the skills found there, and the listing lines already sent."""
+
+    def __init__(self, home: str, cwd: str, reader: FileReader | None = None):
+        self.home, self.cwd = home, cwd
+        self.reader = reader or FileReader()
+        self.searched: set[str] = set()
+        self.found: list[FoundSkill] = []
+        self.sent: set[tuple[str, str]] = set()
+        self._startup: list[ClaudeSkill] | None = None
+
+    def startup(self) -> list[ClaudeSkill]:
+        if self._startup is None:
+            self._startup = [s for s in load_skills(self.home, self.cwd, reader=self.reader)
+                             .skills if s.offered]
+        return self._startup
+
+    def roots_for(self, path: str) -> list[str]:
+        """The `.claude/skills` folders a read of `path` looks at for the first time, nearest
+        first (each marked as looked at)."""
+        roots: list[str] = []
+        folder = posixpath.dirname(path)
+        while _below(folder, self.cwd):
+            root = posixpath.join(folder, ".claude", "skills")
+            if root not in self.searched:
+                self.searched.add(root)
+                if os.path.exists(root) and not git_ignored(folder):
+                    roots.append(root)
+            folder = posixpath.dirname(folder)
+        return roots
+
+    def _entries(self, root: str) -> list[str]:
+        try:
+            with os.scandir(root) as listing:
+                names: list[str] = []
+                for entry in listing:
+                    if len(names) >= MAX_ENTRIES:
+                        break
+                    if entry.is_dir(follow_symlinks=False) or entry.is_symlink():
+                        names.append(entry.name)
+                return names
+        except OSError:
+            return []
+
+    def on_read(self, path: str) -> str:
+        """The system message a read of `path` brings ("" when none)."""
+        roots = self.roots_for(path)
+        announced: list[tuple[str, list[str]]] = []
+        for root in roots:
+            entries = self._entries(root)
+            owner = posixpath.relpath(posixpath.dirname(posixpath.dirname(root)), self.cwd)
+            for name in entries:
+                folder = posixpath.join(root, name)
+                file = posixpath.join(folder, "SKILL.md")
+                if os.path.isdir(folder) and os.path.isfile(file):
+                    skill = _load(file, name, "project", self.reader)
+                    if skill.offered and _name_offered(name):
+                        self.found.append(FoundSkill(skill, root, owner))
+            announced.append((root, entries))
+        if not roots:
+            return ""
+        self._name_all()
+        by_folder = {posixpath.join(f.root, f.skill.folder): f for f in self.found}
+        blocks: list[str] = []
+        for root, entries in announced:
+            where = posixpath.relpath(root, self.cwd)
+            if _REFUSED.search(where):
+                continue
+            names = [found.name for entry in entries
+                     if (found := by_folder.get(posixpath.join(root, entry))) is not None
+                     and found.name and _name_offered(found.name)]
+            if names:
+                blocks.append(ANNOUNCE.format(where=where)
+                              + "\n".join(f"- {name}" for name in names))
+        lines = self._listing()
+        if lines:
+            blocks.append(HEAD + "\n".join(lines))
+        return "\n\n".join(blocks)
+
+    def _ordered(self) -> list[FoundSkill]:
+        """In the order it merges them: by folder name, then by folder path and name."""
+        return sorted(self.found, key=lambda f: (
+            locale_key(f.skill.folder),
+            locale_key(f"{posixpath.join(f.root, f.skill.folder)}\0{f.skill.folder}")))
+
+    def _name_all(self) -> None:
+        taken = RESERVED | {s.folder for s in self.startup()}
+        counts: dict[str, int] = {}
+        for found in self.found:
+            counts[found.skill.folder] = counts.get(found.skill.folder, 0) + 1
+        given: set[str] = set()
+        for found in self._ordered():
+            name, owner = found.skill.folder, found.owner
+            qualified = f"{owner}:{name}"
+            where = owner if _name_offered(qualified) else None
+            from_here = (f" (from {where}/.claude/skills \u2014 applies when working on files "
+                         f"under {where}/)") if where is not None else ""
+            clash = name in taken
+            found.name, found.suffix = "", ""
+            if not (clash or counts[name] > 1):
+                found.name, found.suffix = name, from_here
+            elif where is None:
+                if clash or name in given:
+                    continue
+                found.name = name
+            elif qualified in taken or qualified in given:
+                continue
+            elif clash or name in given:
+                found.name = qualified
+                found.suffix = (f" (scoped to {where}/ \u2014 use this instead of the unscoped "
+                                f"\"{name}\" skill when the files being changed are under "
+                                f"{where}/)")
+            else:
+                found.name, found.suffix = qualified, from_here
+            given.add(found.name)
+
+    def _listing(self) -> list[str]:
+        offered = [f for f in self._ordered() if f.name]
+        startup = self.startup()
+        finds: dict[str, str] = {}  # a name -> the name of the skill it finds first
+        for s in startup:
+            finds.setdefault(s.folder, s.folder)
+        for f in offered:
+            finds.setdefault(f.name, f.name)
+        for s in startup:
+            if s.name:
+                finds.setdefault(s.name, s.folder)
+        for f in offered:
+            if f.skill.name:
+                finds.setdefault(f.skill.name, f.name)
+        listed: list[ClaudeSkill] = []
+        for f in offered:
+            own = f.skill.name
+            shown = f.name
+            if (own and own != f.name and not f.name.endswith(":" + own)
+                    and _shown_name(own) and finds.get(own) == f.name):
+                shown = f"{f.name} ({own})"
+            description = _description(f.skill.data, f.skill.body, f.suffix)
+            line = f"- {shown}: {description}"
+            if (f.name, line) in self.sent:
+                continue
+            self.sent.add((f.name, line))
+            listed.append(replace(f.skill, shown=shown, line=line, description=description,
+                                  name_only=False))
+        _fit_budget(listed, None, builtins=(0, 0))
+        return [f"- {s.shown}" if s.name_only else s.line for s in listed]
+
+
+__all__ = ["RESERVED", "FoundSkill", "SkillDiscovery"]
