@@ -172,3 +172,16 @@ def test_folders_git_ignores_are_not_searched(root: Path) -> None:
     # A `.git` without HEAD is no repository to git: nothing is ignored.
     (root / "repo/.git/HEAD").unlink()
     assert "- s3" in _payloads(root, "ign/deep/y.py")[0]
+
+
+def test_an_ignore_file_that_is_a_fifo_is_never_opened(root: Path) -> None:
+    # A repository's `.gitignore` and `.git/info/exclude` may be FIFOs: opening one would
+    # block until a writer comes. They hold no rules, and the read's skills are found.
+    build_tree(root, {"home": None, "repo/.git/HEAD": "ref: refs/heads/main\n",
+                      "repo/.git/info": None, "repo/sub/y.py": "content\n",
+                      "repo/sub/.claude/skills/s1/SKILL.md": SKILL.format(d="S1")})
+    os.mkfifo(root / "repo/.gitignore")
+    os.mkfifo(root / "repo/.git/info/exclude")
+    os.mkfifo(root / "repo/sub/.gitignore")
+    (text,) = _payloads(root, "sub/y.py")
+    assert "- s1: S1" in text

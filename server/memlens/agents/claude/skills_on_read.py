@@ -86,16 +86,14 @@ def _below(folder: str, cwd: str) -> bool:
     return folder.startswith(cwd.rstrip("/") + "/")
 
 
-MAX_IGNORE_BYTES = 100_000  # of one ignore file read
+MAX_IGNORE_BYTES = 4_000_000  # one ignore file: a larger one is read as holding no rules
 
 
 def _ignore_lines(path: str) -> list[str]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_IGNORE_BYTES)
-    except OSError:
-        return []
-    return data.decode("utf-8", "replace").splitlines()
+    # Through FileReader: a `.gitignore` that is a FIFO or a device is never opened (opening
+    # a FIFO blocks until a writer comes), and a huge one costs a bounded read.
+    content = FileReader(max_bytes=MAX_IGNORE_BYTES).read(path).content
+    return [] if content is None else content.splitlines()
 
 
 def git_ignored(folder: str) -> bool:
