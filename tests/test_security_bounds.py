@@ -394,3 +394,55 @@ def test_cli_check_never_walks_a_broad_include_directory(tree: Tree) -> None:
     # Nothing below `/` was reported: the walk never went there.
     assert all(path.startswith(str(tree.ws)) or path in ("/", str(tree.home))
                for path, _ in found), found
+
+
+# --- frontmatter: bounded, and parsed once per text --------------------------------------------
+
+def _frontmatter(keys: int) -> str:
+    body = "".join(f"k{i}: v{i}\n" for i in range(keys))
+    return (f"---\napplyTo: \"**/*.py\"\npaths: [\"**/*.py\"]\nname: s\ndescription: d\n{body}"
+            "---\nUse types.\n")
+
+
+def test_a_huge_frontmatter_is_said_not_parsed(tree: Tree, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    # 3.9 MB of keys in every agent's frontmatter: each parse in pure Python took about 40 s,
+    # and `check` parsed each file again for every view (264 s of CPU for one file).
+    huge = _frontmatter(250_000)
+    for rel in (".github/instructions/big.instructions.md", ".claude/rules/big.md",
+                ".claude/skills/s/SKILL.md"):
+        tree.write(rel, huge)
+    tree.write("CLAUDE.md", "hi\n")
+    monkeypatch.setenv("MEMLENS_AGENTS", "claude,copilot,vscode-chat,gemini")
+    code, out, err = run_cli("check", str(tree.ws), "--home", str(tree.home), "--format",
+                             "json", timeout=120)
+    assert code in (0, 1), err
+    messages = {(d["code"], d["path"].rsplit("/", 1)[-1]): d["message"]
+                for d in json.loads(out)}
+    assert messages[("copilot-frontmatter-invalid", "big.instructions.md")].startswith(
+        "Memory Lens does not read a frontmatter this large")
+    assert "not read" in messages[("frontmatter-unreadable", "big.md")]
+
+
+def test_each_frontmatter_text_is_parsed_once(tree: Tree, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    from memlens.cli.main import main
+    from memlens.files import structured
+
+    text = _frontmatter(2_000)  # under the bound: parsed
+    for rel in (".github/instructions/big.instructions.md", ".claude/rules/big.md"):
+        tree.write(rel, text)
+    tree.write("CLAUDE.md", "hi\n")
+    parsed: list[int] = []
+    real = structured.guarded
+
+    def counted(parse: Any, **bounds: Any) -> Any:
+        parsed.append(1)
+        return real(parse, **bounds)
+
+    monkeypatch.setattr(structured, "guarded", counted)
+    monkeypatch.setenv("MEMLENS_AGENTS", "claude,copilot,vscode-chat")
+    main(["check", str(tree.ws), "--home", str(tree.home), "--format", "json"])
+    # one parse per reader of the text (Copilot's YAML 1.2 reader, and the PyYAML reader that
+    # Claude Code's rules and VS Code chat share), not one per view
+    assert 0 < len(parsed) <= 3, len(parsed)

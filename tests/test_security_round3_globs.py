@@ -217,7 +217,12 @@ def test_20000_applyto_globs_over_5000_files_are_bounded_and_said(repo: Path) ->
     # the file's first MAX_GLOBS globs against each file (and the instructions file), no more
     assert 0 < done <= globs.MAX_GLOBS * 5001 <= globs.MATCH_BUDGET
     codes = sorted(d.code for d in check.diagnostics)
-    assert codes == ["copilot-applyto-unmatched", globs.BUDGET_EXCEEDED], codes
+    # 20,000 globs make a frontmatter past what Memory Lens parses (files/structured.py
+    # `MAX_YAML_CHARS`): said, and read as Copilot's fallback reads it (the `applyTo:` line).
+    assert codes == ["copilot-applyto-unmatched", "copilot-frontmatter-invalid",
+                     globs.BUDGET_EXCEEDED], codes
+    (large,) = [d for d in check.diagnostics if d.code == "copilot-frontmatter-invalid"]
+    assert large.message.startswith("Memory Lens does not read a frontmatter this large")
     (said,) = [d for d in check.diagnostics if d.code == globs.BUDGET_EXCEEDED]
     assert said.path == str(repo / ".github/instructions/x.instructions.md")
     assert "19,900 of the 20,000 applyTo globs" in said.message

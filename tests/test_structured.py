@@ -13,11 +13,13 @@ import pytest
 from memlens.files.probe import run_bounded
 from memlens.files.structured import (
     MAX_DEPTH,
+    MAX_YAML_CHARS,
     StructuredDataError,
     load_json_file,
     load_toml_file,
     parse_json,
     parse_yaml,
+    parse_yaml_with,
 )
 
 DEEP = 600
@@ -39,12 +41,24 @@ def test_json_at_the_depth_limit_and_brackets_in_strings_still_read() -> None:
 
 @pytest.mark.parametrize("text", ["a: " + "[" * DEEP + "]" * DEEP,
                                   "a: " + "{b: " * DEEP + "1" + "}" * DEEP,
-                                  "".join(" " * i + "k:\n" for i in range(DEEP)) + " " * DEEP
-                                  + "k: 1\n"])
+                                  # by indentation: deep enough, and under the size bound
+                                  "".join(" " * i + "k:\n" for i in range(MAX_DEPTH + 50))
+                                  + " " * (MAX_DEPTH + 50) + "k: 1\n"])
 def test_yaml_nested_too_deep_is_one_error(text: str) -> None:
     with pytest.raises(StructuredDataError, match="nested too deeply") as caught:
         parse_yaml(text)
     assert caught.value.bound
+
+
+def test_yaml_over_the_size_bound_is_one_error_before_parsing() -> None:
+    # Frontmatter parsed in pure Python costs about 10 µs a byte: a 4 MB block was minutes.
+    keys = "".join(f"k{i}: v{i}\n" for i in range(MAX_YAML_CHARS // 8))
+    assert len(keys) > MAX_YAML_CHARS
+    for parse in (parse_yaml, lambda text: parse_yaml_with(lambda t: t, text)):
+        with pytest.raises(StructuredDataError, match="larger than 65536 characters") as caught:
+            parse(keys)
+        assert caught.value.bound
+    assert parse_yaml(keys[:MAX_YAML_CHARS - 20].rpartition("\n")[0])["k0"] == "v0"
 
 
 def test_invalid_yaml_keeps_its_position() -> None:

@@ -6,6 +6,8 @@ Such a file may be hostile: a settings.json nested 100,000 deep, a FIFO named
 
 - opens regular files only (`O_NONBLOCK`, then `fstat` of the open descriptor: a FIFO,
   socket or device is refused and never blocks), and reads at most `MAX_FILE_BYTES`;
+- refuses a YAML text over `MAX_YAML_CHARS` (64 KiB: frontmatter, parsed in pure Python) and a
+  JSON text over `MAX_TEXT_CHARS` before parsing it;
 - refuses a text nested deeper than `MAX_DEPTH` before (JSON) or while (YAML) parsing it, and
   checks the parsed value's depth again, so no caller recurses without bound either;
 - turns every failure of the parser — its own errors, `RecursionError`, `MemoryError`, any
@@ -32,7 +34,11 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 100  # nesting levels (mappings and lists): no memory setting comes near
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a settings file, a manifest, a config.toml
-MAX_TEXT_CHARS = 4 * 1024 * 1024  # a YAML or JSON text handed over already read
+MAX_TEXT_CHARS = 4 * 1024 * 1024  # a JSON text handed over already read
+# A YAML text (always a file's frontmatter): the pure-Python parsers read about 100 KB a
+# second, so a 4 MB frontmatter costs a minute per parse, and each agent's view parses it
+# again. Real frontmatter is a few hundred bytes; a larger block is refused with a diagnostic.
+MAX_YAML_CHARS = 64 * 1024
 
 T = TypeVar("T")
 
@@ -263,7 +269,7 @@ def parse_yaml(text: str, loader: type[yaml.SafeLoader] | None = None) -> Any:
     one) when it is not."""
     import yaml
 
-    _check_size(text)
+    _check_size(text, MAX_YAML_CHARS)
     bounded = bounded_loader(loader)
     return guarded(lambda: yaml.load(text, Loader=bounded))
 
@@ -271,7 +277,7 @@ def parse_yaml(text: str, loader: type[yaml.SafeLoader] | None = None) -> Any:
 def parse_yaml_with(load: Callable[[str], T], text: str) -> T:
     """`load(text)` for another YAML library (ruamel.yaml, set up by the caller with its own
     depth limit), in the same guard."""
-    _check_size(text)
+    _check_size(text, MAX_YAML_CHARS)
     return guarded(lambda: load(text))
 
 

@@ -7,6 +7,8 @@ wants the closing `---` alone on its line. The YAML inside is read the same way 
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from typing import Any
 
@@ -139,6 +141,13 @@ def _quoted_for_claude(text: str) -> str:
 def claude_yaml_mapping(text: str) -> dict[str, object] | None:
     """Frontmatter YAML as Claude Code reads it: as YAML, else once more with the values that
     broke it quoted (`_quoted_for_claude`). None when neither is a mapping."""
+    # Every view of a run asks again for the same file's text, and a parse in pure Python
+    # costs up to a second for a large block: one parse per text, a copy per caller.
+    return copy.deepcopy(_claude_yaml_mapping(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _claude_yaml_mapping(text: str) -> dict[str, object] | None:
     try:
         data = parse_yaml(text)
     except StructuredDataError:

@@ -82,13 +82,17 @@ def instruction_diagnostics(entry: CopilotFile) -> list[Diagnostic]:
     if front is None:
         return out
     if front.yaml_error:
+        fallback = ("first `applyTo:` line" + (f" ({', '.join(front.globs)})" if front.globs
+                                               else " (none: the file applies always)")
+                    + " and ignores `excludeAgent` and `description`")
         out.append(Diagnostic(
             path=entry.path, line=front.yaml_line, col=1, end_line=front.yaml_line, end_col=1,
             severity="warning", code=FRONTMATTER_INVALID,
-            message="Copilot CLI cannot read this frontmatter as YAML; it falls back to the "
-                    "first `applyTo:` line" + (f" ({', '.join(front.globs)})" if front.globs
-                                               else " (none: the file applies always)")
-                    + " and ignores `excludeAgent` and `description`",
+            message=("Memory Lens does not read a frontmatter this large, so it cannot say what "
+                     "Copilot CLI reads from it; it shows the file as if Copilot CLI fell back "
+                     "to the " + fallback) if front.yaml_too_large else
+                    "Copilot CLI cannot read this frontmatter as YAML; it falls back to the "
+                    + fallback,
             detail=front.yaml_error))
     for glob in bounded(front.globs):
         if glob_regex(glob) is None:

@@ -30,6 +30,7 @@ What the real CLI does (each point seen in its requests, tests/conformance/scena
 
 from __future__ import annotations
 
+import copy
 import functools
 import posixpath
 import re
@@ -60,6 +61,9 @@ class Frontmatter:
     present: bool = False  # a `---` block opens the file
     yaml_error: str | None = None  # the block is not YAML Copilot reads (it falls back)
     yaml_line: int = 1  # 1-based line of the error in the file
+    # The block is past what Memory Lens reads (files/structured.py `MAX_YAML_CHARS`): the
+    # file is shown as the fallback reads it, which Copilot CLI may not do.
+    yaml_too_large: bool = False
     globs: list[str] = field(default_factory=list)
     raw_apply_to: str | None = None  # as written, for the table ("src/*.py, **/*.md")
     description: str | None = None
@@ -259,6 +263,14 @@ def _unquote(value: str) -> str:
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
+    """The frontmatter as Copilot CLI reads it. Every view of a run asks again for the same
+    file's text, and a parse in pure Python costs up to a second for a large block: one parse
+    per text, a copy per caller."""
+    return copy.deepcopy(_parse_frontmatter(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_frontmatter(text: str) -> Frontmatter:
     text = text.replace("\ufeff", "").replace("\r\n", "\n")
     match = _FRONTMATTER.match(text)
     loose = _LOOSE_FRONTMATTER.match(text)
@@ -272,6 +284,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
         except StructuredDataError as error:
             front.yaml_error = error.message
             front.yaml_line = 2 + _error_line(error)
+            front.yaml_too_large = error.bound
     else:
         front.yaml_error = "the frontmatter has no closing `---` line of its own"
         front.yaml_line = 1
