@@ -12,7 +12,13 @@ import functools
 import re
 from typing import Any
 
-from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml, parse_yaml_with
+from memlens.files.structured import (
+    MAX_DEPTH,
+    MAX_YAML_CHARS,
+    StructuredDataError,
+    parse_yaml,
+    parse_yaml_with,
+)
 
 # Gemini CLI's skill loader: group 1 the YAML, group 2 the body (None without a line break).
 FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
@@ -141,8 +147,11 @@ def _quoted_for_claude(text: str) -> str:
 def claude_yaml_mapping(text: str) -> dict[str, object] | None:
     """Frontmatter YAML as Claude Code reads it: as YAML, else once more with the values that
     broke it quoted (`_quoted_for_claude`). None when neither is a mapping."""
-    # Every view of a run asks again for the same file's text, and a parse in pure Python
-    # costs up to a second for a large block: one parse per text, a copy per caller.
+    # Every view of a run asks again for the same file, and a parse in pure Python costs up
+    # to a second for a large block: each block within the bound (a larger one is refused
+    # before parsing) is parsed once, and each caller gets its own copy.
+    if len(text) > MAX_YAML_CHARS:
+        return _claude_yaml_mapping.__wrapped__(text)
     return copy.deepcopy(_claude_yaml_mapping(text))
 
 

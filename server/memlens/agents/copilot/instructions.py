@@ -41,7 +41,12 @@ from typing import Any
 from memlens.agents.copilot.globs import glob_parts
 from memlens.files import tree
 from memlens.files.globs import bounded, compiled, full_match
-from memlens.files.structured import MAX_DEPTH, StructuredDataError, parse_yaml_with
+from memlens.files.structured import (
+    MAX_DEPTH,
+    MAX_YAML_CHARS,
+    StructuredDataError,
+    parse_yaml_with,
+)
 
 SUFFIX = ".instructions.md"
 THIS_AGENT = "coding-agent"  # the excludeAgent value that keeps a file from the CLI
@@ -139,6 +144,28 @@ _BINARY = "tag:yaml.org,2002:binary"
 
 
 def _load_yaml(text: str) -> object:
+    """The block as Copilot CLI's YAML reads it. Every view of a run asks again for the same
+    file, and a parse in pure Python costs up to a second for a large block: each block (within
+    the bound: a larger one is refused before parsing) is parsed once, and each caller gets
+    its own copy."""
+    if len(text) > MAX_YAML_CHARS:
+        return _parse_yaml(text)
+    value, error = _parsed_once(text)
+    if error is not None:
+        raise StructuredDataError(error.message, line=error.line, column=error.column,
+                                  problem=error.problem, bound=error.bound)
+    return copy.deepcopy(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_once(text: str) -> tuple[object, StructuredDataError | None]:
+    try:
+        return _parse_yaml(text), None
+    except StructuredDataError as error:
+        return None, error.with_traceback(None)
+
+
+def _parse_yaml(text: str) -> object:
     from ruamel.yaml import YAML
 
     reader = YAML(typ="safe", pure=True)
@@ -263,14 +290,6 @@ def _unquote(value: str) -> str:
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
-    """The frontmatter as Copilot CLI reads it. Every view of a run asks again for the same
-    file's text, and a parse in pure Python costs up to a second for a large block: one parse
-    per text, a copy per caller."""
-    return copy.deepcopy(_parse_frontmatter(text))
-
-
-@functools.lru_cache(maxsize=256)
-def _parse_frontmatter(text: str) -> Frontmatter:
     text = text.replace("\ufeff", "").replace("\r\n", "\n")
     match = _FRONTMATTER.match(text)
     loose = _LOOSE_FRONTMATTER.match(text)
