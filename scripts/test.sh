@@ -54,8 +54,17 @@ if [ "${MEMLENS_SKIP_CONFORMANCE:-}" != 1 ]; then
   bash scripts/agents/install.sh >/dev/null
 fi
 stage "pytest"
-echo "== pytest =="
-.venv/bin/pytest -q -p no:cacheprovider --durations=25 "$@"
+# The unit and LSP suites on every CPU (pytest-xdist; each worker has its own fork server,
+# tests/lsp/fork_server.py): CPU-bound, they took one core of CI's two for ~15 minutes.
+# MEMLENS_TEST_WORKERS=0 runs them in this one process.
+workers="${MEMLENS_TEST_WORKERS:-$(nproc 2>/dev/null || echo 2)}"
+[ "$workers" -gt 4 ] && workers=4
+echo "== pytest ($workers workers) =="
+if [ "$workers" -gt 1 ]; then
+  .venv/bin/pytest -q -p no:cacheprovider --durations=25 -n "$workers" "$@"
+else
+  .venv/bin/pytest -q -p no:cacheprovider --durations=25 "$@"
+fi
 if [ "${MEMLENS_SKIP_CONFORMANCE:-}" = 1 ]; then
   echo "== conformance with the real agents skipped (MEMLENS_SKIP_CONFORMANCE=1) =="
 else
