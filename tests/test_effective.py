@@ -103,3 +103,15 @@ def test_state_remembers_the_baseline_and_the_last_change_per_pair() -> None:
     assert state.last is not None and state.last[("claude", "/w")].trigger == "/w/CLAUDE.md"
     assert state.advance({("claude", "/w"): "b\n"}, "/w/x.md") == []
     assert state.last[("claude", "/w")].change.after == "b\n"  # kept until the next change
+
+
+def test_an_agent_that_joins_the_comparison_has_no_change_until_its_baseline() -> None:
+    # The editor compares the agents it shows; OpenCode is shown once its first file appears.
+    # What it read before is not known: its first text is its baseline, not a change from "".
+    state = EffectiveState(agents=chosen([("claude", "claude@2.1", None)]))
+    state.advance({("claude", "/w"): "a\n"}, "/w/CLAUDE.md")
+    state.agents = chosen([("claude", "claude@2.1", None), ("opencode", "opencode@1.18", None)])
+    joined = {("claude", "/w"): "b\n", ("opencode", "/w"): "x\n"}
+    assert [c.agent for c in state.advance(joined, "/w/AGENTS.md")] == ["claude"]
+    changes = state.advance({("claude", "/w"): "b\n", ("opencode", "/w"): "y\n"}, "/w/AGENTS.md")
+    assert [(c.agent, c.before, c.after) for c in changes] == [("opencode", "x\n", "y\n")]

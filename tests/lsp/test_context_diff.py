@@ -4,7 +4,10 @@ memlens/contextDiff (issue 14), through the real server and a real LSP client.""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -196,3 +199,53 @@ async def test_a_batch_of_changes_is_one_notification(client: LanguageClient,
     await _round_trip(client, gemini)
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(client.wait_for_notification(CHANGED), 1)
+
+
+# No pins; `claude` and `opencode` on PATH (each answers only `--version`): the agents compared
+# are the ones the editor shows for the folder.
+_BIN = Path(tempfile.mkdtemp(prefix="memlens-fake-agents-"))
+atexit.register(shutil.rmtree, _BIN, ignore_errors=True)
+(_BIN / "bin").mkdir()
+for _name, _answer in (("claude", "2.1.330 (Claude Code)"), ("opencode", "1.18.33")):
+    (_BIN / "bin" / _name).write_text(f"#!/bin/sh\necho '{_answer}'\n")
+    (_BIN / "bin" / _name).chmod(0o755)
+SHOWN_SERVER = ClientServerConfig(
+    server_command=SERVE,
+    server_env={**{k: v for k, v in os.environ.items()
+                   if k not in ("MEMLENS_AGENTS", "GEMINI_CLI_HOME")},
+                "PATH": f"{_BIN / 'bin'}:/usr/bin:/bin", "MEMLENS_LOG_LEVEL": "WARNING",
+                "XDG_CACHE_HOME": str(_BIN / "cache")})
+
+
+@pytest.fixture
+def agents_md_repo(tmp_path: Path) -> Path:
+    root = Path(os.path.realpath(tmp_path)) / "ws"
+    build_tree(root, {".git": None, "CLAUDE.md": "# Claude rules\n",
+                      "AGENTS.md": "# Agents\nRun the tests.\n", "home": None})
+    return root
+
+
+@pytest_lsp.fixture(config=SHOWN_SERVER)
+async def shown_client(lsp_client: LanguageClient, agents_md_repo: Path
+                       ) -> AsyncIterator[LanguageClient]:
+    @lsp_client.feature(CHANGED)
+    def on_changed(params: Any) -> None:
+        pass
+
+    await start(lsp_client, agents_md_repo)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_the_agents_compared_are_the_agents_shown(shown_client: LanguageClient,
+                                                        agents_md_repo: Path) -> None:
+    # An AGENTS.md beside a CLAUDE.md, with Claude Code and OpenCode installed: OpenCode reads
+    # the AGENTS.md. The comparison used to be Gemini CLI, Claude Code and Codex, whatever
+    # was installed: this user heard what Codex reads, and nothing of OpenCode.
+    agents_md = agents_md_repo / "AGENTS.md"
+    await open_doc(shown_client, agents_md)
+    await _save(shown_client, agents_md, "# Agents\nRun the tests twice.\n")
+    event = await _next_change(shown_client)
+    assert [(c.agent, c.profile) for c in event.changes] == [("opencode", "opencode@1.18")]
+    assert event.summary == "AGENTS.md changes what OpenCode reads in 1 folder"

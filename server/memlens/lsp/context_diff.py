@@ -8,8 +8,11 @@ edited; each save of such a file (or a batch of changes the file watcher or the 
 reports) recomputes it once, off the event loop (`Recompute`), and the differences are what
 the notification lists. Folders of interest: every workspace folder and
 every folder holding a memory file the index knows (any agent's names). Agents: the pins
-(`memlens.agents` in the editor's settings, else $MEMLENS_AGENTS), else Gemini CLI at the
-detected version (else gemini@0.44+), Claude Code and Codex.
+(`memlens.agents` in the editor's settings, else $MEMLENS_AGENTS), else every agent the editor
+shows for a workspace folder (lsp/agents_shown.py: in use, or with files that apply), each at
+its detected version. An agent shown later (its first file was just created) joins the
+comparison then; what it read before it was shown is not known, so its first baseline is
+taken without a notification.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import posixpath
 from typing import TYPE_CHECKING, Any
 
 from memlens.agent_versions import chosen_agents, detect_installed
-from memlens.agents import home_folders
+from memlens.agents import AGENT_IDS, home_folders
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
+from memlens.lsp.agents_shown import agents_shown
 from memlens.lsp.convert import uri_of
 from memlens.lsp.errors import InvalidParams, parse_params
 from memlens.model import MemorySettings
@@ -46,8 +50,6 @@ if TYPE_CHECKING:
 
 CONTEXT_CHANGED = "memlens/contextChanged"
 CONTEXT_DIFF = "memlens/contextDiff"
-DEFAULT_AGENTS = ("claude", "codex")  # shown in the editor besides Gemini CLI
-
 
 def _pins(ls: MemlensServer) -> list[str]:
     value = ls.editor.window.get("agents")
@@ -60,19 +62,29 @@ def _pins(ls: MemlensServer) -> list[str]:
 def editor_agents(ls: MemlensServer) -> list[ChosenAgent]:
     """The agents whose context the editor compares (see the module docstring)."""
     state = ls.service.effective
-    if state.agents is None:
-        pins = _pins(ls)
-        try:
-            installed = detect_installed() if not pins or any("@" not in p for p in pins) \
-                else {}
-            profiles = chosen_agents(pins, installed)
-            if not pins:
-                profiles += chosen_agents(list(DEFAULT_AGENTS), installed)
-        except ValueError:
-            profiles = chosen_agents([], {})
-        state.agents = chosen((p.agent, p.name, p.release or p.profile or None)
-                              for p in profiles)
+    pins = _pins(ls)
+    if pins:
+        if state.agents is None:
+            state.agents = _profiles(pins)
+        return state.agents
+    compared = [a.id for a in state.agents or []]
+    shown = {agent for folder in ls.service.folders
+             for agent in agents_shown(ls, folder).shown}
+    # Once compared, an agent stays: its baseline is known, and a file removed may be news.
+    wanted = [agent for agent in AGENT_IDS if agent in shown or agent in compared]
+    if state.agents is None or wanted != compared:
+        state.agents = _profiles(wanted)
     return state.agents
+
+
+def _profiles(names: list[str]) -> list[ChosenAgent]:
+    """`names` (pins, or agent ids) as profiles at the versions detected on PATH."""
+    try:
+        installed = detect_installed() if any("@" not in n for n in names) else {}
+        profiles = chosen_agents(names, installed) if names else []
+    except ValueError:
+        profiles = []
+    return chosen((p.agent, p.name, p.release or p.profile or None) for p in profiles)
 
 
 def _folders(ls: MemlensServer) -> tuple[list[str], dict[str, MemorySettings]]:

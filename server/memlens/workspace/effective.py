@@ -227,11 +227,14 @@ class EffectiveState:
 
     def advance(self, now: dict[Key, str], trigger: str) -> list[ContextChange]:
         """`now` becomes the baseline; the changes from the previous one (none the first
-        time), remembered per key."""
+        time), remembered per key. An agent with no key in the previous baseline (it joined
+        the comparison since) has no changes yet: what it read before is not known."""
         before, self.baseline = self.baseline, now
         if before is None:
             return []
-        changes = diff(before, now, [a.id for a in self.agents or []])
+        known = {agent for agent, _folder in before}
+        changes = diff(before, {k: v for k, v in now.items() if k[0] in known},
+                       [a.id for a in self.agents or []])
         if self.last is None:
             self.last = {}
         for change in changes:
