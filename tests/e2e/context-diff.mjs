@@ -1,6 +1,8 @@
 // Effective-context diff after a save (issue 14): in a copy of the demo, AGENTS.md gets a new
-// line and is saved (ctrl+s). CLAUDE.md imports AGENTS.md and Codex reads it, so the server's memlens/contextChanged names Claude Code and Codex and a folder
-// count; the notification says so with "Show changes", which (several agent/folder pairs)
+// line and is saved (ctrl+s). CLAUDE.md imports AGENTS.md and GitHub Copilot CLI reads it, so the
+// server's memlens/contextChanged names Claude Code and Copilot CLI (the agents the editor shows
+// here: no agent is on code-server's PATH, so those whose files apply) and a folder count, and
+// not Codex (neither installed nor with a file only Codex reads) nor Gemini CLI; the notification says so with "Show changes", which (several agent/folder pairs)
 // opens a quick pick; picking "Claude Code: workspace folder" opens VS Code's diff editor on
 // two read-only documents: what Claude Code sent at start before the save (left, without the
 // line) and after (right, with it), titled "AGENTS.md → what Claude Code reads in demo/
@@ -43,14 +45,15 @@ await runScenario('context-diff', async ({ page, step, cleanup }) => {
   await waitInPage(page, 'the AGENTS.md tab saved (not dirty)', (sel) =>
     !document.querySelector(`${sel} .tab.active.dirty`), ACTIVE);
 
-  step('the notification names Claude Code, Codex and their folders, with "Show changes"');
+  step('the notification names Claude Code, Copilot CLI and their folders, with "Show changes"');
   const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'AGENTS.md changes what' }).first();
   await toast.waitFor({ state: 'visible' });
   const message = (await toast.innerText()).replace(/\s+/g, ' ');
   console.log(`context-diff: notification: ${message}`);
   if (!/what Claude Code reads in \d+ folders?/.test(message)) throw new Error(`no Claude Code in: ${message}`);
-  // The copy has no .git: Codex reads only the working folder's AGENTS.md (none in services/api/ or web/).
-  if (!/what Codex reads in 1 folder/.test(message)) throw new Error(`Codex is not named with 1 folder: ${message}`);
+  if (!/what GitHub Copilot CLI reads in \d+ folders?/.test(message)) throw new Error(`no Copilot CLI in: ${message}`);
+  // Compared: the agents shown for the folder (Agents view), not Codex by default.
+  if (/Codex/.test(message)) throw new Error(`Codex is not shown here, yet named: ${message}`);
   if (/Gemini CLI/.test(message)) throw new Error(`Gemini CLI does not read AGENTS.md here: ${message}`);
   const show = toast.locator('.monaco-button', { hasText: 'Show changes' }).first();
   await show.waitFor({ state: 'visible' });
@@ -63,7 +66,7 @@ await runScenario('context-diff', async ({ page, step, cleanup }) => {
   await claudeRow.waitFor({ state: 'visible' });
   const rows = await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts();
   console.log(`context-diff: pick rows: ${rows.map((r) => r.replace(/\s+/g, ' ')).join(' | ')}`);
-  if (!rows.some((r) => r.includes('Codex: workspace folder'))) throw new Error(`no Codex row: ${rows.join(' | ')}`);
+  if (!rows.some((r) => r.includes('GitHub Copilot CLI: workspace folder'))) throw new Error(`no Copilot CLI row: ${rows.join(' | ')}`);
   await screenshot(page, 'context-diff-pick');
   await claudeRow.click();
 
