@@ -107,6 +107,42 @@ def test_descriptions_and_names_as_at_start(root: Path) -> None:
         "- x5: S" + FROM.format(o="sub")]
 
 
+def test_a_qualified_skill_drops_its_frontmatter_name(root: Path) -> None:
+    # Scoped (a name taken at start) or found twice: no name in brackets, and the plain skill
+    # with the same frontmatter name shows it.
+    fm = "---\nname: {n}\ndescription: {d}\n---\n"
+    build_tree(root, {"home": None, "repo/a/b/x.txt": "c\n",
+                      "repo/a/.claude/skills/fmt/SKILL.md": fm.format(n="nm1", d="F1"),
+                      "repo/a/b/.claude/skills/fmt/SKILL.md": fm.format(n="nm2", d="F2"),
+                      "repo/a/b/.claude/skills/doctor/SKILL.md": fm.format(n="esc", d="D"),
+                      "repo/a/b/.claude/skills/zz/SKILL.md": fm.format(n="esc", d="Z")})
+    (text,) = _payloads(root, "a/b/x.txt")
+    assert text.split(LISTING)[1].split("\n") == [
+        "- a/b:doctor: D (scoped to a/b/ \u2014 use this instead of the unscoped \"doctor\" "
+        "skill when the files being changed are under a/b/)",
+        "- a:fmt: F1" + FROM.format(o="a"),
+        "- a/b:fmt: F2" + FROM.format(o="a/b"),
+        "- zz (esc): Z" + FROM.format(o="a/b")]
+
+
+def test_a_missing_file_announces_without_listing(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/sub/y.py": "content\n",
+                      "repo/sub/.claude/skills/s1/SKILL.md": SKILL.format(d="S")})
+    session = ClaudeJitSession(str(root / "home"), str(root / "repo"))
+    assert session.load_for(str(root / "repo/sub/missing.txt")).payloads == [
+        _announce("sub/.claude/skills", ["s1"])]
+    # Not listed yet: a later read lists it (and announces nothing again).
+    assert session.load_for(str(root / "repo/sub/y.py")).payloads == [
+        LISTING + "- s1: S" + FROM.format(o="sub")]
+
+
+def test_a_folder_read_lists_the_skills(root: Path) -> None:
+    build_tree(root, {"home": None, "repo/sub/d/z.txt": "z\n",
+                      "repo/sub/.claude/skills/s1/SKILL.md": SKILL.format(d="S")})
+    assert _payloads(root, "sub/d") == [_announce("sub/.claude/skills", ["s1"]) + "\n\n"
+                                        + LISTING + "- s1: S" + FROM.format(o="sub")]
+
+
 def test_an_unnamed_folder_is_not_announced(root: Path) -> None:
     build_tree(root, {"home": None, "repo/a<b/y.py": "content\n",
                       "repo/a<b/.claude/skills/s1/SKILL.md": SKILL.format(d="S")})

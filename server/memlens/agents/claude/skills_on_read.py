@@ -25,7 +25,11 @@ of tests/conformance/differential/regressions_claude.yaml; docs/reference.md "Sk
   by `` (from <owner>/.claude/skills — applies when working on files under <owner>/)``, or,
   for a name taken at start, `` (scoped to <owner>/ — use this instead of the unscoped
   "<name>" skill when the files being changed are under <owner>/)``, before when_to_use;
-  the listing budget is the start-up one, with no built-in lines.
+  the listing budget is the start-up one, with no built-in lines. A frontmatter name is in
+  brackets only after a plain name: a qualified skill drops it (so that name may find
+  another skill found on the read).
+  A read of a file that does not exist sends the announcements without the listing (the
+  skills load while it reads, too late for a read that fails at once).
 """
 
 from __future__ import annotations
@@ -142,6 +146,7 @@ class SkillDiscovery:
         self.searched: set[str] = set()
         self.found: list[FoundSkill] = []
         self.sent: set[tuple[str, str]] = set()
+        self.withheld = False  # a read of a missing file left the listing for the next read
         self._startup: list[ClaudeSkill] | None = None
 
     def startup(self) -> list[ClaudeSkill]:
@@ -178,7 +183,9 @@ class SkillDiscovery:
             return []
 
     def on_read(self, path: str) -> str:
-        """The system message a read of `path` brings ("" when none)."""
+        """The system message a read of `path` brings ("" when none). A read of a file that
+        does not exist announces the skills it finds but lists none of them: they stay to be
+        listed by a later read (regression-claude-skills-missing-file)."""
         roots = self.roots_for(path)
         announced: list[tuple[str, list[str]]] = []
         for root in roots:
@@ -192,7 +199,7 @@ class SkillDiscovery:
                     if skill.offered and _name_offered(name):
                         self.found.append(FoundSkill(skill, root, owner))
             announced.append((root, entries))
-        if not roots:
+        if not roots and not self.withheld:
             return ""
         self._name_all()
         by_folder = {posixpath.join(f.root, f.skill.folder): f for f in self.found}
@@ -207,7 +214,8 @@ class SkillDiscovery:
             if names:
                 blocks.append(ANNOUNCE.format(where=where)
                               + "\n".join(f"- {name}" for name in names))
-        lines = self._listing()
+        self.withheld = not os.path.exists(path)
+        lines = [] if self.withheld else self._listing()
         if lines:
             blocks.append(HEAD + "\n".join(lines))
         return "\n\n".join(blocks)
@@ -260,14 +268,17 @@ class SkillDiscovery:
         for s in startup:
             if s.name:
                 finds.setdefault(s.name, s.folder)
+        # A qualified skill (`<owner>:<name>`) drops its frontmatter name: never in brackets,
+        # and that name finds another skill (regression-claude-skills-qualified-own-name).
         for f in offered:
-            if f.skill.name:
+            if f.skill.name and f.name == f.skill.folder:
                 finds.setdefault(f.skill.name, f.name)
         listed: list[ClaudeSkill] = []
         for f in offered:
             own = f.skill.name
             shown = f.name
-            if (own and own != f.name and not f.name.endswith(":" + own)
+            if (own and f.name == f.skill.folder and own != f.name
+                    and not f.name.endswith(":" + own)
                     and _shown_name(own) and finds.get(own) == f.name):
                 shown = f"{f.name} ({own})"
             description = _description(f.skill.data, f.skill.body, f.suffix)
