@@ -140,3 +140,46 @@ def test_hostile_text_is_bounded() -> None:
     assert len(decisions("a" * 50_000 + "\nUse npm.\n")) == 1
     # Past the characters read of one file (MAX_CHARS), nothing more is read.
     assert decisions("x\n" * (MAX_CHARS // 2) + "Use npm.\n") == []
+
+
+def test_the_line_filter_reads_the_case_folded_line_as_ignoring_case_would() -> None:
+    """The filter before the kinds matches the case-folded line with a pattern that ignores
+    no case: it lets through exactly the lines that pattern with IGNORECASE would, in
+    capitals too and with letters that fold to ASCII ones (U+017F long s, U+212A Kelvin)."""
+    import re
+
+    from memlens.conflicts.extract import _WORTH_READING
+
+    ignoring_case = re.compile(_WORTH_READING.pattern, re.IGNORECASE)
+    lines = [line for k in KINDS for line in (*(p[0] for p in k.phrasings), *k.near_misses)]
+    lines += [line.upper() for line in lines] + ["Indent with 2 ſpaces", "\u212aeep it", "Zzz"]
+    assert [bool(_WORTH_READING.search(line.casefold())) for line in lines] == \
+        [bool(ignoring_case.search(line)) for line in lines]
+    assert all(_WORTH_READING.search(p[0].casefold()) for k in KINDS for p in k.phrasings)
+
+
+def test_a_texts_decisions_are_read_once_and_each_caller_gets_its_own_list(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.conflicts import extract
+
+    reads: list[str] = []
+    real = extract._read_decisions
+    monkeypatch.setattr(extract, "_read_decisions",
+                        lambda text: reads.append(text) or real(text))
+    text = "- Use pnpm.\n- Indent with 2 spaces.\n#kept-once\n"
+    first = decisions(text)
+    first.clear()
+    again = decisions(text)
+    assert [d.value for d in again] == ["pnpm", "2 spaces"]
+    assert reads == [text]
+    changed = decisions(text.replace("pnpm", "yarn"))
+    assert [d.value for d in changed] == ["yarn", "2 spaces"] and len(reads) == 2
+
+
+def test_the_decisions_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memlens.conflicts import extract
+
+    monkeypatch.setattr(extract, "_KEPT_TEXTS", 3)
+    for i in range(10):
+        decisions(f"- Use pnpm. #{i} bounded\n")
+    assert len(extract._kept) <= 3
