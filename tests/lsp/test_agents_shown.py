@@ -150,3 +150,24 @@ async def test_a_claude_md_above_the_workspace_folder_applies(
     shown = await _request(subfolder, "memlens/show", {"uri": uri(repo / "src" / "app.py")})
     assert shown["dialect"] == "claude"
     assert "Claude rules for the whole repository." in shown["content"]
+
+
+@pytest_lsp.fixture(config=NOTHING_ON_PATH)
+async def no_agent(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[LanguageClient]:
+    root = Path(os.path.realpath(tmp_path)) / "plain"
+    build_tree(root, {"src/app.py": "print(1)\n", "README.md": "# plain\n"})
+    (root.parent / "home").mkdir()
+    await _open_folder(lsp_client, root, root.parent / "home", trusted=True)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_where_no_agent_is_shown_the_status_names_none(
+        no_agent: LanguageClient, tmp_path: Path) -> None:
+    """Nothing on PATH, no agent's files: the status item's answer names no agent (not
+    Gemini CLI's view under another name) and loads nothing."""
+    root = Path(os.path.realpath(tmp_path)) / "plain"
+    shown = await _request(no_agent, "memlens/show", {"uri": uri(root / "src" / "app.py")})
+    assert shown["dialect"] is None and shown["fileCount"] == 0
+    assert shown["summary"] == "no agent in use in plain" and shown["agentLabel"] == ""

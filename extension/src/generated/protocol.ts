@@ -1017,16 +1017,19 @@ export interface ShowParams {
  */
 export interface ShowResponse {
   dialect:
-    | "gemini"
-    | "claude"
-    | "agents"
-    | "codex"
-    | "copilot"
-    | "vscode-chat"
-    | "cursor"
-    | "antigravity"
-    | "opencode"
-    | "pi";
+    | (
+        | "gemini"
+        | "claude"
+        | "agents"
+        | "codex"
+        | "copilot"
+        | "vscode-chat"
+        | "cursor"
+        | "antigravity"
+        | "opencode"
+        | "pi"
+      )
+    | null;
   content: string;
   files: string[];
   fileCount: number;

@@ -71,7 +71,7 @@ def _dialect_of(ls: MemlensServer, uri: str, folder: str) -> Dialect | None:
 def _no_agent(folder: str) -> ShowResponse:
     """The status item where no agent is in use and none has files that apply: nothing
     loads, and no agent (nor Gemini CLI's folder trust) is named."""
-    return ShowResponse(dialect="gemini", content="", files=[], file_count=0, mode="jit",
+    return ShowResponse(dialect=None, content="", files=[], file_count=0, mode="jit",
                         trusted=True, prompt="", session_memory="", chars=0, bytes=0,
                         tokens=0, summary=f"no agent in use in {os.path.basename(folder)}",
                         sections=[])
@@ -83,8 +83,8 @@ def _profile_of(settings: MemorySettings, agent: str) -> AgentProfile:
         agent, None)
 
 
-def _with_agent(response: ShowResponse, settings: MemorySettings) -> ShowResponse:
-    profile = _profile_of(settings, response.dialect)
+def _with_agent(response: ShowResponse, settings: MemorySettings, agent: str) -> ShowResponse:
+    profile = _profile_of(settings, agent)
     response.agent_label = profile.short_label
     response.agent_profile = profile.name
     response.agent_note = None if profile.verified or is_unverified(profile.agent) else profile.note
@@ -182,7 +182,7 @@ def register(server: MemlensServer) -> None:
         if not agent_by_id(dialect).rendered_by_index:
             other = _checked_dialect_show(ls, request.uri, folder, dialect)
             return _with_links(ls, request.uri,
-                               _with_agent(other, ls.service.settings_for(folder)))
+                               _with_agent(other, ls.service.settings_for(folder), dialect))
         index = ls.service.index_of_folder(folder)
         result = index.show(folder)
         state = index.folder_states.get(folder)
@@ -193,14 +193,15 @@ def register(server: MemlensServer) -> None:
                                  if state else [("", "", result.content)]).total
         home = index.settings.home
         return _with_links(ls, request.uri, _with_agent(ShowResponse(
-            content=result.content, files=result.files, file_count=result.file_count,
+            dialect=dialect, content=result.content, files=result.files,
+            file_count=result.file_count,
             mode=result.mode, trusted=result.trusted, prompt=result.prompt,
             session_memory=result.session_memory, chars=chars, bytes=figures.bytes,
             tokens=figures.tokens, summary=summary(result.file_count, chars, figures.tokens),
             notice=None if result.trusted else restricted_notice(result.file_count, trust, home),
             trust_rules=rules_file_to_open(trust, home),
-            sections=context_sections(result.content, result.files, "gemini")),
-            index.settings))
+            sections=context_sections(result.content, result.files, dialect)),
+            index.settings, dialect))
 
     @server.feature(AGENTS)
     def agents(ls: MemlensServer, params: Any) -> dict[str, object]:

@@ -41,7 +41,8 @@ class SourceLink(Wire):
 class ShowResponse(Wire):
     """memlens/show: what the agent of `dialect` reads for the folder of the request's uri."""
 
-    dialect: Dialect = "gemini"
+    # None: no agent is in use there and none has files that apply (nothing loads).
+    dialect: Dialect | None
     content: str
     files: list[str]
     file_count: int
