@@ -341,29 +341,42 @@ def scan_tree(root: str, agents_name: str = "AGENTS.md") -> TreeScan:
                     lambda: _scan_tree(root, agents_name))
 
 
+_RULES_TAIL = "/" + RULES_DIR
+
+
 def _scan_tree(root: str, agents_name: str) -> TreeScan:
     scan = TreeScan(root)
     inside = root.rstrip("/") + "/"
+    paths = scan.files
     for folders, (folder, dirs, files) in enumerate(walk(root), start=1):
         if folders > MAX_FOLDERS:
             scan.complete = False
             break
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
+        # `walk` hands this call its own lists: sorted in place (most folders skip nothing)
+        if SKIPPED_FOLDERS.isdisjoint(dirs):
+            dirs.sort()
+        else:
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
         rel = ("." if folder == root else folder[len(inside):] if folder.startswith(inside)
                else posixpath.relpath(folder, root))
-        in_rules = f"/{RULES_DIR}/" in f"/{rel}/"
-        if rel == RULES_DIR or rel.endswith("/" + RULES_DIR):
+        if rel == RULES_DIR or rel.endswith(_RULES_TAIL):
             owner = posixpath.dirname(posixpath.dirname(folder))
             if owner != root:
                 scan.rule_folders.append(owner)
-        names = sorted(files)
-        room = max(MAX_FILES - len(scan.files), 0)
-        prefix = "" if rel == "." else rel + "/"
-        scan.files += [prefix + name for name in names[:room]]
-        if len(names) > room:
+        if not files:
+            continue
+        files.sort()
+        room = max(MAX_FILES - len(paths), 0)
+        kept = files if len(files) <= room else files[:room]
+        if rel == ".":
+            paths += kept
+        else:
+            prefix = rel + "/"
+            paths += [prefix + name for name in kept]
+        if len(files) > room:
             scan.complete = False
-        if not in_rules:
-            scan.stray_rules += [posixpath.join(folder, name) for name in names
+        if f"{_RULES_TAIL}/" not in f"/{rel}/":  # not inside a rules folder
+            scan.stray_rules += [posixpath.join(folder, name) for name in files
                                  if name.endswith(RULE_SUFFIX)]
         if rel != "." and agents_name in files:
             scan.agents_files.append(posixpath.join(folder, agents_name))
