@@ -103,6 +103,15 @@ LATER_SHAPES: dict[str, TreeSpec] = {
                             "tool.py": "pass\n",
                             "svc/.github/instructions/not-cli.instructions.md":
                             "---\nexcludeAgent: \"coding-agent\"\n---\nnot for the CLI\n"},
+    # Claude Code's skills found on a read: listed on read (not sent), or not offered (a
+    # folder git ignores); the working folder's own skill is listed at start.
+    "claude-skills-on-read": {"CLAUDE.md": "root\n", ".gitignore": "gen/\n",
+                              ".claude/skills/top/SKILL.md": "---\ndescription: T\n---\n",
+                              "pkg/.claude/skills/lint/SKILL.md": "---\ndescription: L\n---\n",
+                              "pkg/deep/.claude/skills/lint/SKILL.md": "# Inner\n",
+                              "pkg/deep/mod.py": "x = 1\n",
+                              "gen/.claude/skills/g/SKILL.md": "---\ndescription: G\n---\n",
+                              "gen/out.txt": "o\n"},
 }
 
 

@@ -113,3 +113,49 @@ async def test_agent_skills_over_lsp(client: LanguageClient, workspace: Path) ->
     codex = (await _request(client, "memlens/agentSkills", {"agents": ["codex"]}))["agents"][0]
     lint = next(s for s in codex["skills"] if s["name"] == "lint")
     assert (lint["offered"], lint["reason"]) == (False, "no description: Codex skips it")
+
+
+@pytest.mark.asyncio
+async def test_a_skill_found_on_a_read_in_the_hover_and_the_memory_view(
+        client: LanguageClient, workspace: Path) -> None:
+    """A `.claude/skills` below the working folder: the hover and the Memory view say what the
+    agent matrix's cell says (workspace/reading.py's one answer) — listed when Claude Code
+    reads a file under that folder, or not offered and why."""
+    text = "---\nname: lint\ndescription: Lint the code.\n---\nThe body.\n"
+    listed = workspace / "api" / ".claude" / "skills" / "lint" / "SKILL.md"
+    ignored = workspace / "gen" / ".claude" / "skills" / "lint" / "SKILL.md"
+    for path in (listed, ignored):
+        path.parent.mkdir(parents=True)
+        path.write_text(text)
+    (workspace / "CLAUDE.md").write_text("Claude Code works here.\n")
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (workspace / ".gitignore").write_text("gen/\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+
+    async def hover(path: Path) -> str:
+        doc = await open_doc(client, path)
+        found = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc),
+            position=types.Position(line=1, character=3)))
+        assert found is not None and isinstance(found.contents, types.MarkupContent)
+        return found.contents.value
+
+    why = "its name and description are listed; the skill is sent when used"
+    assert await hover(listed) == (
+        "**Skill `lint`** — Claude Code: **listed on read** when Claude Code reads a file under "
+        f"api/: {markdown_text(why)}")
+    not_offered = ("not offered when Claude Code reads a file under gen/: git ignores gen/, and "
+                   "Claude Code does not look for skills in a folder git ignores")
+    assert await hover(ignored) == (
+        f"**Skill `lint`** — Claude Code: **not read**: {markdown_text(not_offered)}")
+    # The matrix's cells are the hover's words.
+    matrix = await _request(client, "memlens/matrix", {})
+    cells = {row["path"]: row["cells"]["claude"] for row in matrix["rows"]}
+    assert (cells[str(listed)]["state"], cells[str(listed)]["why"]) == ("listed", why)
+    assert (cells[str(ignored)]["state"], cells[str(ignored)]["why"]) == ("not-read", not_offered)
+    # The Memory view's Claude Code group lists both, with the same words.
+    tree = await _request(client, "memlens/memoryTree", {})
+    (claude,) = [a for a in tree["folders"][0]["otherAgents"] if a["agent"] == "claude"]
+    rows = {f["path"]: (f["tier"], f["note"]) for f in claude["files"]}
+    assert rows[str(listed)] == ("skill", f"listed when Claude Code reads a file under api/: {why}")
+    assert rows[str(ignored)] == ("skill", not_offered)

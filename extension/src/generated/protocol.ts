@@ -199,7 +199,8 @@ export interface AgentChoice {
 /**
  * A file the agent reads working in the folder: at start, later when a tool touches a
  * path (`on-read`), or when the model decides to read it (`on-demand`: Claude Code's
- * auto-memory topic files, which its index points to).
+ * auto-memory topic files, which its index points to); or one a read lists without sending
+ * it (`listed`: Claude Code's skills found on a read, their name and description).
  */
 export interface AgentFileRow {
   path: string;
@@ -207,7 +208,7 @@ export interface AgentFileRow {
   chars: number | null;
   bytes?: number | null;
   tokens?: number | null;
-  when: "startup" | "on-read" | "on-demand";
+  when: "startup" | "on-read" | "on-demand" | "listed";
   note?: string | null;
 }
 /**
@@ -370,6 +371,7 @@ export interface AgentSummary {
   onDemand: LaterFiles;
   cut: CutFile[];
   notRead: NotReadGroup[];
+  listed: LaterFiles;
 }
 /**
  * The files an agent sends at start, taken together.
@@ -383,7 +385,8 @@ export interface StartupFigures {
 }
 /**
  * Files the agent loads after start: on read (when a tool touches a matching path) or on
- * demand (when the model decides to read them).
+ * demand (when the model decides to read them); or lists on read without sending them
+ * (Claude Code's skills found on a read: `tokens` then counts their listing lines).
  */
 export interface LaterFiles {
   files: number;
@@ -907,7 +910,7 @@ export interface MatrixAgent {
   map: ContextMap;
 }
 export interface MatrixCell {
-  state: "startup" | "on-read" | "on-demand" | "not-read";
+  state: "startup" | "on-read" | "on-demand" | "listed" | "not-read";
   word: string;
   why: string;
   trigger?: string | null;

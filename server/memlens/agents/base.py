@@ -29,7 +29,10 @@ class AgentFile:
     label: str  # its place in the load: a tier, a kind ("include", "rule"), "active"
     content: str | None  # None: listed but not readable
     note: str | None = None  # why it applies, e.g. "applies to **/*.py"
-    when: str = "startup"  # "startup", or "on-read": it loads when a tool touches a path
+    # "startup"; "on-read": it loads when a tool touches a path; "on-demand": the model reads
+    # it when it decides to; "listed": a read lists it without sending it (Claude Code's
+    # skills found on a read: their name and description), `note` saying which read.
+    when: str = "startup"
     # A heading the editor's Memory view groups the row under (Claude Code's topic files by
     # type: "Memories · feedback"), and the row's text there (the heading says the rest).
     group: str | None = None
@@ -40,6 +43,18 @@ class AgentFile:
     # Sent on read even when blank, by an agent that skips blank files otherwise
     # (`MemoryAgent.skips_blank_files`: Copilot CLI's instruction files).
     sent_blank: bool = False
+    # Listed on read: what the listing says of it ("its name and description are listed; the
+    # skill is sent when used"); with `offered` false, the read finds it but leaves it out,
+    # and `why` says why (it is then not read at all).
+    why: str | None = None
+    offered: bool = True
+
+    def described(self) -> str | None:
+        """Its note with, for a file listed on read, what the listing says of it: the row's
+        text in the editor's Memory view and `show --agent --json`."""
+        if self.when != "listed" or self.why is None:
+            return self.note
+        return self.why if not self.offered else f"listed {self.note}: {self.why}"
 
 
 @dataclass

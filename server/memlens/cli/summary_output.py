@@ -103,6 +103,8 @@ def _agent_lines(agent: AgentSummary, cwd: str, home: str) -> str:
         lines.append(_later("on read", agent.on_read, cwd, home))
     if agent.on_demand.files:
         lines.append(_later("on demand", agent.on_demand, cwd, home))
+    if agent.listed.files:
+        lines.append(_later("listed on read, not sent", agent.listed, cwd, home))
     for cut in agent.cut:
         lines.append(f"  cut: {display_path(_folder(cut.path, cwd, home).rstrip('/'))} at "
                      f"line {cut.line} ({escape_controls(cut.message)})\n")

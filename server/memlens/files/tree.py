@@ -113,7 +113,8 @@ _RUN: ContextVar[_Run | None] = ContextVar("memlens_one_walk", default=None)
 # a later run over the same tree (`kept_walks`). An agent's check reads files' contents: not.
 _TREE_MEMOS = frozenset({"workspace_files_named", "cursor.scan_tree", "copilot.workspace_files",
                          "copilot.folders_below", "claude.nested_memory_folders",
-                         "claude.frontmatter", "claude.includes", "opencode.folders_below"})
+                         "claude.skill_folders", "claude.frontmatter", "claude.includes",
+                         "opencode.folders_below"})
 
 
 @contextmanager

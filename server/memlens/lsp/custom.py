@@ -292,9 +292,9 @@ def _tree_file(ls: MemlensServer, index: WorkspaceIndex, path: str, tier: str,
 
 def _checked_agents_rows(ls: MemlensServer, folder: str) -> list[TreeAgent]:
     """Each checked agent's files for the folder, by its `view_files` (Claude Code: its start-up
-    load, rules scoped by `paths:`, subfolder CLAUDE.md files it reads when it works there;
-    the AGENTS.md files in force). An agent the index renders has none there: its files are
-    the folder's own rows, from the index."""
+    load, rules scoped by `paths:`, subfolder CLAUDE.md files it reads when it works there,
+    the skills a read below the folder lists; the AGENTS.md files in force). An agent the
+    index renders has none there: its files are the folder's own rows, from the index."""
     index = ls.service.index_of_folder(folder)
     agents: list[TreeAgent] = []
     # The agents every other view shows here (lsp/agents_shown.py), not every agent whose load
@@ -305,7 +305,7 @@ def _checked_agents_rows(ls: MemlensServer, folder: str) -> list[TreeAgent]:
             continue
         rows = [_tree_file(ls, index, f.path, f.label,
                            None if f.content is None else len(f.content),
-                           f.group_note if f.group else f.note,
+                           f.group_note if f.group else f.described(),
                            with_imports=False, content=f.content, agent=agent.id)
                 .model_copy(update={"group": f.group})
                 for f in agent.view_files(folder, index.settings, index.reader,

@@ -4,6 +4,7 @@ import, Claude Code's include); line 1 of a memory file shows what loads for tha
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import urllib.parse
@@ -24,6 +25,7 @@ from memlens.lsp.links import reference_target, shown_reading_agent
 from memlens.lsp.merged import folder_budget, memory_for, trust_source
 from memlens.lsp.on_read import agent_label
 from memlens.lsp.previews import visible
+from memlens.protocol.matrix import MatrixCell
 from memlens.protocol.skills import AgentSkill
 from memlens.reports.budgets import ContextBudget, context_budget, summary, table
 
@@ -184,8 +186,10 @@ def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Positio
                 ) -> types.Hover | None:
     """On the `name:` line of a SKILL.md: each agent shown here that lists skills, and looks
     at this one, says its tier and whether it offers it (workspace/skills.py `agent_skills`,
-    what `memlens skills list --agent A` says); an agent that never looks at the file is
-    silent."""
+    what `memlens skills list --agent A` says); one that finds it only on a read (Claude
+    Code's skills below the working folder) says what the agent matrix's cell says, the one
+    answer of workspace/reading.py (listed on read, or why not offered); an agent that never
+    looks at the file is silent."""
     from memlens.workspace.skills import SKILL_AGENTS, agent_skills
 
     if posixpath.basename(path) != "SKILL.md":
@@ -198,16 +202,24 @@ def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Positio
         raise JsonRpcInvalidParams("open a workspace folder first")
     settings, trusted = ls.service.settings_for(path), ls.service.trusted(folder)
     shown = agents_shown(ls, folder).shown
-    verdicts: list[tuple[str, AgentSkill]] = []
+    verdicts: list[AgentSkill] = []
+    said: list[str] = []
+    cells: dict[str, MatrixCell] | None = None
     for agent_id in (a for a in AGENT_IDS if a in SKILL_AGENTS and a in shown):
-        listed = agent_skills(agent_id, settings.home, folder, trusted=trusted,
-                              version=settings.agent_version(agent_id)).skills
-        for skill in listed:
-            if skill.location == path:
-                verdicts.append((agent_label(agent_by_id(agent_id)), skill))
-    name = next((s.name for _, s in verdicts if s.name), posixpath.basename(dirname(path)))
-    description = next((s.description for _, s in verdicts if s.description), "")
-    said = [f"{label}: {_skill_verdict(skill)}" for label, skill in verdicts]
+        label = agent_label(agent_by_id(agent_id))
+        listed = [s for s in agent_skills(agent_id, settings.home, folder, trusted=trusted,
+                                          version=settings.agent_version(agent_id)).skills
+                  if s.location == path]
+        verdicts += listed
+        said += [f"{label}: {_skill_verdict(skill)}" for skill in listed]
+        if not listed:
+            if cells is None:
+                cells = _matrix_cells(ls, folder, path)
+            cell = cells.get(agent_id)
+            if cell is not None and not cell.foreign:
+                said.append(f"{label}: {_cell_verdict(cell)}")
+    name = next((s.name for s in verdicts if s.name), posixpath.basename(dirname(path)))
+    description = next((s.description for s in verdicts if s.description), "")
     if not said:
         said = ["not loaded (outside the skills folders of the agents shown here)"]
     header = f"**Skill {markdown_code(name)}**"
@@ -219,10 +231,27 @@ def skill_hover(ls: MemlensServer, path: str, text: str, position: types.Positio
                                                     value=value))
 
 
+def _matrix_cells(ls: MemlensServer, folder: str, path: str) -> dict[str, MatrixCell]:
+    """The agent matrix's cells for `path` (kept per workspace generation: the panel and the
+    conflict diagnostics ask for the same one); none when it is no row."""
+    matrix = ls.service.matrix(folder, ls.service.settings_for(folder))
+    real = os.path.realpath(path)
+    row = next((r for r in matrix.rows if r.path == path), None) or next(
+        (r for r in matrix.rows if posixpath.basename(r.path) == "SKILL.md"
+         and os.path.realpath(r.path) == real), None)
+    return row.cells if row is not None else {}
+
+
 def _skill_verdict(skill: AgentSkill) -> str:
     status = ("offered" if skill.offered
               else f"**not offered**: {markdown_text(skill.reason or 'not listed')}")
     return f"tier: {markdown_text(skill.tier)}; {status}"
+
+
+def _cell_verdict(cell: MatrixCell) -> str:
+    """A matrix cell in a line: its words, what triggers it, and why."""
+    when = f" {markdown_text(cell.trigger)}" if cell.trigger and cell.state != "not-read" else ""
+    return f"**{markdown_text(cell.word)}**{when}: {markdown_text(cell.why)}"
 
 
 def register(server: MemlensServer) -> None:

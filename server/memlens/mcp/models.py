@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-When = Literal["startup", "on-read", "on-demand", "not-read"]
+When = Literal["startup", "on-read", "on-demand", "listed", "not-read"]
 
 
 class Answer(BaseModel):

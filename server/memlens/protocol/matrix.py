@@ -11,15 +11,18 @@ from pydantic import Field
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.wire import Inbound, Wire
 
-CellState = Literal["startup", "on-read", "on-demand", "not-read"]
+# "listed": a read lists the file without sending it (Claude Code's skills found on a read:
+# their name and description; the skill is sent when used).
+CellState = Literal["startup", "on-read", "on-demand", "listed", "not-read"]
 
 
 class MatrixCell(Wire):
     state: CellState
-    word: str  # the cell's one word or two: "at start-up", "on read", "on demand", "not read"
+    # the cell's words: "at start-up", "on read", "on demand", "listed on read", "not read"
+    word: str
     why: str  # one line: the label, the globs or folder it applies to, or why it is not read
-    # On read: what makes it load (the globs, the folder a read must fall in), also when no
-    # file matches it today (`why` then says so).
+    # On read (or listed on read): what makes it load (the globs, the folder a read must fall
+    # in), also when no file matches it today (`why` then says so).
     trigger: str | None = None
     cut: str | None = None  # "cut at line 201" when the agent sends only part of it
     # Not read because it is not this agent's kind of file at all (the cell's `why` is "not its

@@ -196,14 +196,15 @@ class ClaudeListResult(Wire):
 class AgentFileRow(Wire):
     """A file the agent reads working in the folder: at start, later when a tool touches a
     path (`on-read`), or when the model decides to read it (`on-demand`: Claude Code's
-    auto-memory topic files, which its index points to)."""
+    auto-memory topic files, which its index points to); or one a read lists without sending
+    it (`listed`: Claude Code's skills found on a read, their name and description)."""
 
     path: str
     label: str  # its place in the agent's load: a tier or a kind ("global", "rule", "jit")
     chars: int | None  # None: listed but not readable
     bytes: int | None = None  # UTF-8
     tokens: int | None = None  # the agent's own estimate (docs/reference.md "Budgets")
-    when: Literal["startup", "on-read", "on-demand"]
+    when: Literal["startup", "on-read", "on-demand", "listed"]
     note: str | None = None  # why or when it applies ("when a tool reads a file in api/")
 
 

@@ -27,7 +27,8 @@ class StartupFigures(Wire):
 
 class LaterFiles(Wire):
     """Files the agent loads after start: on read (when a tool touches a matching path) or on
-    demand (when the model decides to read them)."""
+    demand (when the model decides to read them); or lists on read without sending them
+    (Claude Code's skills found on a read: `tokens` then counts their listing lines)."""
 
     files: int
     folders: list[str]  # the folders they sit in, absolute, sorted
@@ -62,6 +63,7 @@ class AgentSummary(Wire):
     on_demand: LaterFiles
     cut: list[CutFile]
     not_read: list[NotReadGroup]
+    listed: LaterFiles  # listed on read, not sent (Claude Code's skills found on a read)
 
 
 class FolderSummary(Wire):

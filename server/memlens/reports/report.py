@@ -12,7 +12,7 @@ from memlens.files.output import markdown_code
 from memlens.protocol.matrix import MatrixResult
 from memlens.protocol.memory import Diagnostic
 
-ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "not-read": "○"}
+ICONS = {"startup": "●", "on-read": "◐", "on-demand": "◌", "listed": "◇", "not-read": "○"}
 # A cell whose file is not the agent's kind at all (`MatrixCell.foreign`): a dash, so that the
 # cells that say something stand out in a row of ten agents.
 FOREIGN = "–"

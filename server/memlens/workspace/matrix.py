@@ -1,7 +1,8 @@
 """The agent matrix of a workspace folder (protocol/matrix.py): every memory and instruction
 file × every agent, from what each agent's profile predicts — its start-up load, what it
-loads when a tool reads a path, what the model reads on demand, the files it ignores and why
-— and each agent's context map. Both the CLI (`memlens report`) and the server
+loads when a tool reads a path, what the model reads on demand, what a read lists without
+sending it (Claude Code's skills found on a read), the files it ignores and why — and each
+agent's context map. Both the CLI (`memlens report`) and the server
 (`memlens/matrix`) ask this module; nothing here renders."""
 
 from __future__ import annotations
@@ -152,7 +153,8 @@ def agent_matrix(folder: str, settings: MemorySettings, *,
     paths = list(dict.fromkeys([
         *found, *(f.path for v, _ in columns for f in v.files()),
         *(p for v, _ in columns for p in v.imports),
-        *(d.path for v, _ in columns for d in v.ignored)]))
+        *(d.path for v, _ in columns for d in v.ignored),
+        *(p for v, _ in columns for p in v.not_offered)]))
     # The diagnostics are `memlens check`'s for the same agents: what a profile says
     # (`agent-ignores-file`) for the agents in use or asked for, every column's own checks.
     in_use = set(chosen_ids(settings)) if agents is None else set(agents)

@@ -3,7 +3,8 @@
 
 `AgentReading` asks the agent once per (agent, folder) — its start-up load, what it loads when
 a tool reads a path (`on_read_files`), what it ignores (`ignored_files`), its workspace check —
-and then answers per file: at start-up, on read (and what triggers it), on demand, or not
+and then answers per file: at start-up, on read (and what triggers it), on demand, listed on
+read (a skill whose name and description a read lists; the skill is sent when used), or not
 read; why, in a short sentence; and where it is cut. The matrix's cells, `show --agent --json`'s
 rows and the report all render this answer, so they cannot disagree; `agent_check` is
 `memlens check`'s per-agent diagnostics, which the report lists too."""
@@ -45,7 +46,7 @@ LABELS = {"global": "global memory", "project": "project memory", "include": "in
           "private project memory", "managed": "managed policy", "extension": "extension",
           "userProjectMemory": "private project memory"}
 WORDS = {"startup": "at start-up", "on-read": "on read", "on-demand": "on demand",
-         "not-read": "not read"}
+         "listed": "listed on read", "not-read": "not read"}
 BLANK = "not sent (blank)"
 NO_MATCH = "on read, but no file matches today"
 # Folders no read of a source file is looked for in (what the glob check walks past), and
@@ -89,6 +90,9 @@ class AgentReading:
         own = [p for p in found if posixpath.basename(p) in names or agent.owns(p, settings)]
         self.check: WorkspaceCheck = workspace_check(agent, settings, [folder], own, reader)
         later = agent.on_read_files(self.memory, settings, reader, self.check)
+        # What a read finds but leaves out (a skill it does not offer): not read, and why.
+        self.not_offered = {f.path: f for f in later if not f.offered}
+        later = [f for f in later if f.offered]
         # What loads on read loads once a tool reads a file; a file that only white space (or
         # comments it strips) fills is never sent (its JIT session skips it).
         self.blank = {f.path for f in later if agent.skips_blank_files and not f.sent_blank
@@ -147,10 +151,12 @@ class AgentReading:
     def reads_anything(self) -> bool:
         return bool(self.memory.files or self.later)
 
-    def when(self, f: AgentFile) -> Literal["startup", "on-read", "on-demand"]:
-        """When a file of `files()` loads."""
+    def when(self, f: AgentFile) -> Literal["startup", "on-read", "on-demand", "listed"]:
+        """When a file of `files()` loads (or, "listed", is listed)."""
         if f in self.memory.files:
             return "startup"
+        if f.when == "listed":
+            return "listed"
         return "on-demand" if f.when == "on-demand" else "on-read"
 
     def answer(self, path: str) -> MatrixCell:
@@ -171,11 +177,16 @@ class AgentReading:
         later = next((f for f in self.later if f.path == path), None)
         if later is not None:
             trigger = later.note or later.label
+            if later.when == "listed":
+                return cell("listed", later.why or trigger, trigger)
             if later.when == "on-demand":
                 return cell("on-demand", trigger)
             if path in self.unmatched:
                 return cell("on-read", NO_MATCH, trigger)
             return cell("on-read", trigger, trigger)
+        unlisted = self.not_offered.get(path)
+        if unlisted is not None:
+            return cell("not-read", unlisted.why or "not offered")
         alias = self._alias(path)
         if alias is not None:
             # One file with two names (`CLAUDE.md -> AGENTS.md`): what the agent reads under
@@ -297,7 +308,7 @@ def agent_show(agent: MemoryAgent, cwd: str, settings: MemorySettings,
     def row(f: AgentFile) -> AgentFileRow:
         figures = None if f.content is None else measure(agent.id, f.content)
         when = reading.when(f)
-        return AgentFileRow(path=f.path, label=f.label, when=when, note=f.note,
+        return AgentFileRow(path=f.path, label=f.label, when=when, note=f.described(),
                             chars=figures.chars if figures else None,
                             bytes=figures.bytes if figures else None,
                             tokens=figures.tokens if figures else None)

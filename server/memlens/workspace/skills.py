@@ -9,7 +9,9 @@ the Skills view per agent) both ask, answered by each agent's own rules:
 Every SKILL.md an agent looks at is listed, the ones it drops with the reason, and each dropped
 one gets a diagnostic at its first line: `skill-not-offered` (it never loads, or is left out),
 `skill-duplicate` (another skill of that name wins), `skill-listing-over-budget` (Claude Code
-lists it by name only, Codex cuts its description).
+lists it by name only, Codex cuts its description). Claude Code's skills found on a read below
+the folder are not in its listing at start; its check has the same two verdicts on them
+(`claude_on_read_diagnostics`), in the agent matrix's words.
 """
 
 from __future__ import annotations
@@ -132,5 +134,24 @@ def skill_diagnostics(agent: str, settings: MemorySettings, folder: str, *, trus
         return gemini_skill_diagnostics(settings.home, folder, trusted, buffers)
     if agent not in SKILL_AGENTS:
         return []
-    return agent_skills(agent, settings.home, folder, trusted=trusted,
-                        version=settings.agent_version(agent)).diagnostics
+    found = agent_skills(agent, settings.home, folder, trusted=trusted,
+                         version=settings.agent_version(agent)).diagnostics
+    return found + (claude_on_read_diagnostics(settings.home, folder) if agent == "claude"
+                    else [])
+
+
+def claude_on_read_diagnostics(home: str, folder: str) -> list[Diagnostic]:
+    """Claude Code's verdicts on the skills a read below `folder` finds, in the words of the
+    agent matrix's cells (workspace/reading.py): `skill-not-offered` on one it leaves out,
+    `skill-listing-over-budget` on one it lists by name only."""
+    from memlens.agents.claude.agent import skills_found_below
+
+    out = []
+    for s in skills_found_below(home, folder):
+        if not s.offered:
+            out.append(_at_top(s.path, "warning", NOT_OFFERED, f"This skill is {s.why}"))
+        elif s.name_only:
+            out.append(_at_top(s.path, "info", OVER_BUDGET,
+                               f"Claude Code lists this skill by name only {s.trigger}: "
+                               "the listing of the skills that read finds is past its budget"))
+    return out

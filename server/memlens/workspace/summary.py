@@ -55,6 +55,7 @@ def agent_summary(reading: AgentReading, found: Sequence[str], profile: str) -> 
     later = [f for f in reading.later if f.path not in {s.path for s in reading.memory.files}]
     on_read = [f for f in later if reading.when(f) == "on-read"]
     on_demand = [f for f in later if reading.when(f) == "on-demand"]
+    listed = [f for f in later if reading.when(f) == "listed"]
     cut = [CutFile(path=d.path, line=d.line, code=d.code, message=d.message)
            for d in reading.diagnostics if d.code in CUT_CODES]
     return AgentSummary(
@@ -64,6 +65,7 @@ def agent_summary(reading: AgentReading, found: Sequence[str], profile: str) -> 
                                estimator=budget.estimator.label),
         on_read=_later(agent.id, on_read, unmatched=reading.unmatched),
         on_demand=_later(agent.id, on_demand, unmatched=set()),
+        listed=_later(agent.id, listed, unmatched=set()),
         cut=list({(c.path, c.line): c for c in cut}.values()),
         not_read=_not_read(reading, found))
 
@@ -96,9 +98,10 @@ def _not_read(reading: AgentReading, found: Sequence[str]) -> list[NotReadGroup]
     names = set(agent.file_names(settings))
     read = {f.path for f in reading.files()} | set(reading.imports)
     own = [p for p in dict.fromkeys([*found, *sorted(reading.sources),
-                                     *(d.path for d in reading.ignored)])
+                                     *(d.path for d in reading.ignored),
+                                     *reading.not_offered])
            if p not in read and (posixpath.basename(p) in names or agent.owns(p, settings)
-                                 or p in reading.sources)]
+                                 or p in reading.sources or p in reading.not_offered)]
     groups: dict[NotReadKind, NotReadGroup] = {}
     for path in own:
         cell = reading.answer(path)

@@ -35,8 +35,10 @@ from memlens.agents.claude.on_read import (
     ClaudeJitSession,
     nested_memory_folders,
     on_read_entries,
+    skill_folders,
 )
 from memlens.agents.claude.rules import globs_match, skipped_rule_files
+from memlens.agents.claude.skills_on_read import SkillOnRead, skills_on_read
 from memlens.agents.claude.startup import (
     AGENTS_NAMES,
     CLAUDE_FILE_NAMES,
@@ -123,6 +125,24 @@ def ignored_rule_files(home: str, roots: list[str], found: list[str]) -> list[Di
             out.append(ignores_file(path, "Claude Code does not read this file: it loads only "
                                           f"the .md files of {rules_dir}"))
     return out
+
+
+def skills_found_below(home: str, folder: str, reader: FileReader | None = None
+                       ) -> list[SkillOnRead]:
+    """The SKILL.md files of the `.claude/skills` folders below `folder`: each listed when
+    Claude Code, working in `folder`, reads a file under its folder, or not offered, and why
+    (`skills_on_read.skills_on_read`)."""
+    cwd = resolve(folder)
+    return skills_on_read(resolve(home), cwd, skill_folders(cwd), reader)
+
+
+def skills_listed_on_read(home: str, folder: str, reader: FileReader) -> list[AgentFile]:
+    """`skills_found_below` as the views' rows: listed on read (its name and description; the
+    skill is sent when used), or not offered and why. What it sends of one is its listing
+    line (the row's text, so its size)."""
+    return [AgentFile(s.path, "skill", s.line, s.trigger, when="listed", why=s.why,
+                      offered=s.offered)
+            for s in skills_found_below(home, folder, reader)]
 
 
 def _rule_reads_on(rule: ClaudeFile) -> Callable[[str], bool]:
@@ -236,6 +256,7 @@ class ClaudeAgent(MemoryAgent):
 
     def walk_for_views(self, folder: str) -> None:
         nested_memory_folders(resolve(folder))
+        skill_folders(resolve(folder))
 
     def ignored_files(self, settings: MemorySettings, roots: list[str], found: list[str],
                       reader: FileReader) -> list[Diagnostic]:
@@ -273,17 +294,19 @@ class ClaudeAgent(MemoryAgent):
                                           f"when a tool reads a file in "
                                           f"{posixpath.relpath(sub, folder)}/",
                                           when="on-read"))
+        rows += skills_listed_on_read(settings.home, folder, reader)
         return grouped_rows(rows, load.topics)
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
                       check: WorkspaceCheck) -> list[AgentFile]:
         """Rules scoped by `paths:` (when a tool reads a file they match), the topic files
-        (on demand), and what reading a file in a subfolder of the working folder brings in,
-        as its JIT session brings it: the subfolder's memory files with their includes and
-        rules, and (without a CLAUDE.md at start) the AGENTS.md files between."""
+        (on demand), the skills a read below the working folder lists (`skills_listed_on_read`)
+        and what reading a file in a subfolder of the working folder brings in, as its JIT
+        session brings it: the subfolder's memory files with their includes and rules, and
+        (without a CLAUDE.md at start) the AGENTS.md files between."""
         rows = [r for r in self.view_files(memory.cwd, settings, reader, check,
                                            lambda p: memory.cwd)
-                if r.when in ("on-read", "on-demand") and r.label != "nested"]
+                if r.when in ("on-read", "on-demand", "listed") and r.label != "nested"]
         listed = {r.path for r in rows} | {f.path for f in memory.files}
         folders = nested_memory_folders(memory.cwd)
         for entry, folder in on_read_entries(settings.home, memory.cwd, folders, reader):

@@ -4,6 +4,7 @@ the `.claude/skills` folders between (`skills_on_read.py`)."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 from dataclasses import dataclass
 
@@ -210,6 +211,26 @@ def _walk_nested_memory_folders(cwd: str, limit: int) -> list[str]:
         if not names.isdisjoint(files) or (claude and "rules" in dirs):
             out.append(owner)
     return sorted(dict.fromkeys(out))
+
+
+def skill_folders(cwd: str, limit: int = 50_000) -> list[str]:
+    """The folders below `cwd` holding a `.claude/skills` folder: where a read finds skills
+    (`skills_on_read.py`; bounded, walked as `nested_memory_folders` walks, once per run)."""
+    return list(tree.run_memo(("claude.skill_folders", cwd, limit),
+                              lambda: tuple(_walk_skill_folders(cwd, limit))))
+
+
+def _walk_skill_folders(cwd: str, limit: int) -> list[str]:
+    inside = cwd.rstrip("/") + "/"
+    out: list[str] = []
+    for count, (folder, dirs, _) in enumerate(walk(cwd)):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
+        if count >= limit:
+            break
+        if (".claude" in dirs and folder.startswith(inside)
+                and os.path.isdir(posixpath.join(folder, ".claude", "skills"))):
+            out.append(folder)
+    return sorted(out)
 
 
 def on_read_entries(home: str, cwd: str, folders: list[str], reader: FileReader | None = None

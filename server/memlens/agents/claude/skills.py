@@ -55,6 +55,8 @@ MAX_NAME = 256
 BUDGET = 30_000
 BUILTINS: dict[str, tuple[int, int]] = {"2.1.330": (13, 6064), "2.1.332": (13, 6064)}
 
+NAME_REFUSED = ("its folder's name is not one Claude Code offers (blank or hidden characters, "
+                "'<' or '>', a space beside ':' or at an end, over 256 characters)")
 _SHOWN_NAME = re.compile(r"^[\w:.-]+$")  # letters, marks, digits, _ : . - (checked below)
 _HEADING = re.compile(r"^#+\s+(\S[^\r\u2028\u2029]*)$")
 
@@ -221,9 +223,7 @@ def load_skills(home: str, cwd: str, version: str | None = None,
         if not skill.offered:
             continue
         if not _name_offered(skill.folder):
-            skill.offered, skill.reason = False, (
-                "its folder's name is not one Claude Code offers (blank or hidden characters, "
-                "'<' or '>', a space beside ':' or at an end, over 256 characters)")
+            skill.offered, skill.reason = False, NAME_REFUSED
             continue
         if skill.folder in listed:
             winner = listed[skill.folder]

@@ -30,6 +30,12 @@ of tests/conformance/differential/regressions_claude.yaml; docs/reference.md "Sk
   another skill found on the read).
   A read of a file that does not exist sends the announcements without the listing (the
   skills load while it reads, too late for a read that fails at once).
+* For the views (`skills_on_read`): each SKILL.md of a `.claude/skills` folder below the working
+  folder, as a session's first read of a file in its owner's folder finds it — listed (the
+  name, the listing line, by name only past the budget), or not offered and why (the folder
+  is git-ignored, the file is skipped, its folder's name is refused, its name and qualified
+  name are taken). The agent matrix's cell "listed on read" (workspace/reading.py) and
+  `memlens check` say it in `SkillOnRead.why`'s words.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from dataclasses import dataclass, replace
 
 from memlens.agents.claude.skills import (
     HEAD,
+    NAME_REFUSED,
     ClaudeSkill,
     _description,
     _fit_budget,
@@ -84,6 +91,7 @@ class FoundSkill:
     owner: str  # the folder holding `.claude`, relative to the working folder
     name: str = ""  # as offered ("" when not offered)
     suffix: str = ""  # what its description says of where it is from
+    reason: str = ""  # why it is not offered (its name and its qualified name are taken)
 
 
 def _below(folder: str, cwd: str) -> bool:
@@ -145,6 +153,9 @@ class SkillDiscovery:
         self.reader = reader or FileReader()
         self.searched: set[str] = set()
         self.found: list[FoundSkill] = []
+        # The SKILL.md files of the folders looked at that it leaves out, with why (each path
+        # once): not loaded (too big, not text) or a folder name it does not offer.
+        self.dropped: dict[str, str] = {}
         self.sent: set[tuple[str, str]] = set()
         self.withheld = False  # a read of a missing file left the listing for the next read
         self._startup: list[ClaudeSkill] | None = None
@@ -182,24 +193,46 @@ class SkillDiscovery:
         except OSError:
             return []
 
-    def on_read(self, path: str) -> str:
-        """The system message a read of `path` brings ("" when none). A read of a file that
-        does not exist announces the skills it finds but lists none of them: they stay to be
-        listed by a later read (regression-claude-skills-missing-file)."""
-        roots = self.roots_for(path)
+    def skill_files(self, root: str) -> list[str]:
+        """The SKILL.md of each entry of `root` it looks at, in the order the file system
+        lists them (a folder, or a link to one, holding one)."""
+        out: list[str] = []
+        for name in self._entries(root):
+            folder = posixpath.join(root, name)
+            file = posixpath.join(folder, "SKILL.md")
+            if os.path.isdir(folder) and os.path.isfile(file):
+                out.append(file)
+        return out
+
+    def _find(self, path: str) -> list[tuple[str, list[str]]]:
+        """The `.claude/skills` folders a read of `path` looks at for the first time, nearest
+        first, each with its entries; the skills found there join `found`, the SKILL.md files
+        it leaves out `dropped`."""
         announced: list[tuple[str, list[str]]] = []
-        for root in roots:
+        for root in self.roots_for(path):
             entries = self._entries(root)
             owner = posixpath.relpath(posixpath.dirname(posixpath.dirname(root)), self.cwd)
             for name in entries:
                 folder = posixpath.join(root, name)
                 file = posixpath.join(folder, "SKILL.md")
-                if os.path.isdir(folder) and os.path.isfile(file):
-                    skill = _load(file, name, "project", self.reader)
-                    if skill.offered and _name_offered(name):
-                        self.found.append(FoundSkill(skill, root, owner))
+                if not (os.path.isdir(folder) and os.path.isfile(file)):
+                    continue
+                skill = _load(file, name, "project", self.reader)
+                if not skill.offered:
+                    self.dropped[file] = skill.reason or "Claude Code skips it"
+                elif not _name_offered(name):
+                    self.dropped[file] = NAME_REFUSED
+                else:
+                    self.found.append(FoundSkill(skill, root, owner))
             announced.append((root, entries))
-        if not roots and not self.withheld:
+        return announced
+
+    def on_read(self, path: str) -> str:
+        """The system message a read of `path` brings ("" when none). A read of a file that
+        does not exist announces the skills it finds but lists none of them: they stay to be
+        listed by a later read (regression-claude-skills-missing-file)."""
+        announced = self._find(path)
+        if not announced and not self.withheld:
             return ""
         self._name_all()
         by_folder = {posixpath.join(f.root, f.skill.folder): f for f in self.found}
@@ -226,6 +259,16 @@ class SkillDiscovery:
             locale_key(f.skill.folder),
             locale_key(f"{posixpath.join(f.root, f.skill.folder)}\0{f.skill.folder}")))
 
+    def _taken_by(self, name: str, given: set[str]) -> str:
+        """Who has `name` already, as a reason says it."""
+        if name in RESERVED:
+            return "one of Claude Code's own commands or skills"
+        if name in {s.folder for s in self.startup()}:
+            return "a skill it lists at start"
+        if name in given:
+            return "another skill found on the read"
+        return "a skill of another folder found on the read"
+
     def _name_all(self) -> None:
         taken = RESERVED | {s.folder for s in self.startup()}
         counts: dict[str, int] = {}
@@ -239,14 +282,24 @@ class SkillDiscovery:
             from_here = (f" (from {where}/.claude/skills \u2014 applies when working on files "
                          f"under {where}/)") if where is not None else ""
             clash = name in taken
-            found.name, found.suffix = "", ""
+            found.name, found.suffix, found.reason = "", "", ""
             if not (clash or counts[name] > 1):
                 found.name, found.suffix = name, from_here
             elif where is None:
                 if clash or name in given:
+                    # Its qualified name is left unsaid: a name it refuses holds `<`, `>` or
+                    # a control character.
+                    found.reason = (f"its name {name} is taken by {self._taken_by(name, given)}"
+                                    ", and its name qualified by its folder is not one Claude "
+                                    "Code offers ('<', '>', a control character, over 256 "
+                                    "characters)")
                     continue
                 found.name = name
             elif qualified in taken or qualified in given:
+                why = (f"is taken by {self._taken_by(name, given)}" if clash or name in given
+                       else "is found in two folders")
+                found.reason = (f"its name {name} {why}, and {qualified} is taken by "
+                                f"{self._taken_by(qualified, given)}")
                 continue
             elif clash or name in given:
                 found.name = qualified
@@ -258,6 +311,11 @@ class SkillDiscovery:
             given.add(found.name)
 
     def _listing(self) -> list[str]:
+        return [f"- {s.shown}" if s.name_only else s.line for _, s in self._listed()]
+
+    def _listed(self) -> list[tuple[FoundSkill, ClaudeSkill]]:
+        """The skills found and named that it lists now (not listed before in these words),
+        in listing order, each as listed (`name_only` past the budget)."""
         offered = [f for f in self._ordered() if f.name]
         startup = self.startup()
         finds: dict[str, str] = {}  # a name -> the name of the skill it finds first
@@ -273,7 +331,7 @@ class SkillDiscovery:
         for f in offered:
             if f.skill.name and f.name == f.skill.folder:
                 finds.setdefault(f.skill.name, f.name)
-        listed: list[ClaudeSkill] = []
+        listed: list[tuple[FoundSkill, ClaudeSkill]] = []
         for f in offered:
             own = f.skill.name
             shown = f.name
@@ -286,10 +344,90 @@ class SkillDiscovery:
             if (f.name, line) in self.sent:
                 continue
             self.sent.add((f.name, line))
-            listed.append(replace(f.skill, shown=shown, line=line, description=description,
-                                  name_only=False))
-        _fit_budget(listed, None, builtins=(0, 0))
-        return [f"- {s.shown}" if s.name_only else s.line for s in listed]
+            listed.append((f, replace(f.skill, shown=shown, line=line,
+                                      description=description, name_only=False)))
+        _fit_budget([s for _, s in listed], None, builtins=(0, 0))
+        return listed
 
 
-__all__ = ["RESERVED", "FoundSkill", "SkillDiscovery"]
+@dataclass
+class SkillOnRead:
+    """A SKILL.md Claude Code finds when its Read tool reads a file under `owner`, as a
+    session's first read there finds it: listed (its name and description in the system
+    message; the skill itself is sent only when used), or why it is not offered. What the
+    views say of it (workspace/reading.py, the Memory view, `memlens check`) is `trigger` and
+    `why`."""
+
+    path: str  # the SKILL.md
+    owner: str  # the folder holding `.claude`, relative to the working folder
+    name: str = ""  # as listed ("" when not offered)
+    line: str = ""  # its listing line as sent (its name alone past the budget)
+    name_only: bool = False
+    reason: str = ""  # why it is not offered ("" when it is)
+
+    @property
+    def offered(self) -> bool:
+        return not self.reason
+
+    @property
+    def trigger(self) -> str:
+        return f"when Claude Code reads a file under {self.owner}/"
+
+    @property
+    def why(self) -> str:
+        """What Claude Code does with it on that read, in one line."""
+        if self.reason:
+            return f"not offered {self.trigger}: {self.reason}"
+        folder = posixpath.basename(posixpath.dirname(self.path))
+        listed = ("only its name is listed" if self.name_only
+                  else "its name and description are listed")
+        if self.name != folder:
+            listed += f", as {self.name}"
+        if self.name_only:
+            listed += ": the skills listing is past its budget"
+        return f"{listed}; the skill is sent when used"
+
+
+IGNORED = "git ignores {owner}/, and Claude Code does not look for skills in a folder git ignores"
+
+
+def skills_on_read(home: str, cwd: str, owners: list[str], reader: FileReader | None = None
+                   ) -> list[SkillOnRead]:
+    """Every SKILL.md of the `.claude/skills` folders of `owners` (folders below `cwd`), each
+    as a session started in `cwd` finds it on its first read of a file directly in its
+    owner's folder (that read also finds the skills of the folders between, which may take
+    its name); by path."""
+    reader = reader or FileReader()
+    startup = SkillDiscovery(home, cwd, reader).startup()
+    out: list[SkillOnRead] = []
+    for owner in owners:
+        if not _below(owner, cwd):
+            continue
+        root = posixpath.join(owner, ".claude", "skills")
+        rel = posixpath.relpath(owner, cwd)
+        session = SkillDiscovery(home, cwd, reader)
+        session._startup = startup
+        if git_ignored(owner):
+            out += [SkillOnRead(path, rel, reason=IGNORED.format(owner=rel))
+                    for path in session.skill_files(root)]
+            continue
+        session._find(posixpath.join(owner, "\0"))  # a path in the folder no file has
+        session._name_all()
+        listed = {f.skill.path: s for f, s in session._listed()}
+        for found in session.found:
+            if found.root != root:
+                continue
+            shown = listed.get(found.skill.path)
+            if shown is None or not found.name:
+                out.append(SkillOnRead(found.skill.path, rel,
+                                       reason=found.reason or "Claude Code does not list it"))
+                continue
+            out.append(SkillOnRead(found.skill.path, rel, found.name,
+                                   f"- {shown.shown}" if shown.name_only else shown.line,
+                                   shown.name_only))
+        out += [SkillOnRead(path, rel, reason=reason) for path, reason in session.dropped.items()
+                if posixpath.dirname(posixpath.dirname(path)) == root]
+    return sorted(out, key=lambda s: s.path)
+
+
+__all__ = ["RESERVED", "FoundSkill", "SkillDiscovery", "SkillOnRead", "skills_on_read"]
