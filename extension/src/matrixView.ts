@@ -12,7 +12,7 @@ import { chooseFolder } from "./folders";
 import { MergedContextProvider, showContextDocument } from "./mergedContext";
 import { Dialect, MATRIX, MatrixCell, MatrixResult } from "./protocol";
 
-const ICONS: Record<string, string> = { startup: "●", "on-read": "◐", "on-demand": "◌", "not-read": "○" };
+const ICONS: Record<string, string> = { startup: "●", "on-read": "◐", listed: "◇", "on-demand": "◌", "not-read": "○" };
 const FOREIGN = "–"; // memlens/reports/report.py draws the same dash
 
 function escape(text: string): string {
@@ -129,7 +129,7 @@ td.cell { cursor: pointer; min-width: 7em; } td.foreign { text-align: center; } 
 td.cell:focus, th.file:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
 .word { display: block; font-weight: 600; } .why { display: block; color: var(--vscode-descriptionForeground); font-size: 0.9em; }
 .s-startup .word { color: var(--vscode-charts-green); } .s-on-read .word { color: var(--vscode-charts-blue); }
-.s-on-demand .word { color: var(--vscode-charts-purple); } .s-not-read .word { color: var(--vscode-descriptionForeground); font-weight: normal; }
+.s-on-demand .word { color: var(--vscode-charts-purple); } .s-listed .word { color: var(--vscode-charts-yellow); } .s-not-read .word { color: var(--vscode-descriptionForeground); font-weight: normal; }
 .notes li { color: var(--vscode-descriptionForeground); margin-bottom: 4px; }
 .cut, .problems { color: var(--vscode-editorWarning-foreground); font-size: 0.9em; display: block; }
 .bar { position: relative; display: flex; height: 18px; border: 1px solid var(--vscode-panel-border, #8884); }
@@ -143,7 +143,7 @@ button:hover { background: var(--vscode-button-hoverBackground); } button:focus 
 </style><title>Agent Matrix</title></head>
 <body>
 <h1 class="folder" title="${escape(result.folder)}">${escape(path.basename(result.folder))} <span class="sub">${escape(result.folder)}</span></h1>
-<p class="legend"><span class="s-startup"><span class="word">● at start-up</span></span><span class="s-on-read"><span class="word">◐ on read</span></span><span class="s-on-demand"><span class="word">◌ on demand</span></span><span class="s-not-read"><span class="word">○ not read</span></span><span class="s-not-read"><span class="word">${FOREIGN} not its file</span></span>
+<p class="legend"><span class="s-startup"><span class="word">● at start-up</span></span><span class="s-on-read"><span class="word">◐ on read</span></span><span class="s-listed"><span class="word">◇ listed on read</span></span><span class="s-on-demand"><span class="word">◌ on demand</span></span><span class="s-not-read"><span class="word">○ not read</span></span><span class="s-not-read"><span class="word">${FOREIGN} not its file</span></span>
 <button id="refresh">Refresh</button></p>
 <div class="wrap"><table role="grid" aria-label="Which agent reads which memory file">
 <thead><tr><th scope="col">File</th>${head}</tr></thead>

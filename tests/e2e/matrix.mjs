@@ -3,7 +3,8 @@
 // demo has files of every agent's own), each cell
 // saying when that agent reads the file; arrow keys move between cells; Enter on Claude Code ×
 // CLAUDE.md opens Claude Code's view at that file. Screenshots: matrix-{light,dark}.png.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   runScenario, workbenchUrl, isolatedWorkspace, openWorkbench, openFromExplorer, waitForServer,
   runCommand, screenshot, hoverUntil, MEMORY_STATUS,
@@ -13,6 +14,11 @@ import { screenshotThemes } from './lib/themes.mjs';
 await runScenario('matrix', async ({ page, step, cleanup }) => {
   const { root, workspace } = isolatedWorkspace();
   cleanup(() => rmSync(root, { recursive: true, force: true }));
+  // A skill below the working folder: Claude Code lists it when it reads a file under web/.
+  const skill = path.join(workspace, 'web', '.claude', 'skills', 'lint-web');
+  mkdirSync(skill, { recursive: true });
+  writeFileSync(path.join(skill, 'SKILL.md'),
+    '---\nname: lint-web\ndescription: Lint the web client before a commit.\n---\nRun the linter.\n');
 
   step('open the workbench and GEMINI.md; wait for the server');
   await openWorkbench(page, workbenchUrl(workspace), { expect: ['GEMINI.md'] });
@@ -43,6 +49,7 @@ await runScenario('matrix', async ({ page, step, cleanup }) => {
     ['AGENTS.md', 'AGENTS.md (convention)', 'at start-up'], ['.claude/rules/python.md', 'Claude Code', 'on read'],
     ['.github/copilot-instructions.md', 'GitHub Copilot CLI', 'at start-up'],
     ['.cursor/rules/web.mdc', 'Cursor (convention)', 'on read'],
+    ['web/.claude/skills/lint-web/SKILL.md', 'Claude Code', '◇ listed on read'],
   ];
   for (const [file, agent, word] of expectations) {
     const cell = await cellOf(file, agent);
