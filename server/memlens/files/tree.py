@@ -112,8 +112,8 @@ _RUN: ContextVar[_Run | None] = ContextVar("memlens_one_walk", default=None)
 # tree: which memory files, every file for the globs) or on the text it is keyed by: good for
 # a later run over the same tree (`kept_walks`). An agent's check reads files' contents: not.
 _TREE_MEMOS = frozenset({"workspace_files_named", "cursor.scan_tree", "copilot.workspace_files",
-                         "copilot.folders_below", "claude.nested_memory_folders",
-                         "claude.skill_folders", "claude.frontmatter", "claude.includes",
+                         "copilot.folders_below", "claude.folders_below",
+                         "claude.frontmatter", "claude.includes",
                          "opencode.folders_below"})
 
 

@@ -189,48 +189,47 @@ SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
 
 def nested_memory_folders(cwd: str, limit: int = 50_000) -> list[str]:
     """The folders below `cwd` whose read brings memory in: each holding a CLAUDE.md,
-    .claude/CLAUDE.md, CLAUDE.local.md, an AGENTS.md or a `.claude/rules` folder (bounded);
-    walked once per run (`files.tree.run_memo`: it depends only on which files exist)."""
-    return list(tree.run_memo(("claude.nested_memory_folders", cwd, limit),
-                              lambda: tuple(_walk_nested_memory_folders(cwd, limit))))
+    .claude/CLAUDE.md, CLAUDE.local.md, an AGENTS.md or a `.claude/rules` folder (bounded)."""
+    return list(_folders_below(cwd, limit)[0])
 
 
-def _walk_nested_memory_folders(cwd: str, limit: int) -> list[str]:
+def skill_folders(cwd: str, limit: int = 50_000) -> list[str]:
+    """The folders below `cwd` holding a `.claude/skills` folder: where a read finds skills
+    (`skills_on_read.py`; bounded)."""
+    return list(_folders_below(cwd, limit)[1])
+
+
+def _folders_below(cwd: str, limit: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Both of the above from one walk, once per run (`files.tree.run_memo`: they depend only
+    on which files exist)."""
+    return tree.run_memo(("claude.folders_below", cwd, limit),
+                         lambda: _walk_folders_below(cwd, limit))
+
+
+def _walk_folders_below(cwd: str, limit: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # A name with a folder in it (`.claude/CLAUDE.md`) is found as the `.claude` folder's file.
     names = frozenset(n for n in (*CLAUDE_NAMES, *AGENTS_NAMES) if "/" not in n)
     inside = cwd.rstrip("/") + "/"  # a folder the walk of `cwd` yields below it
-    out: list[str] = []
+    memory: list[str] = []
+    skills: list[str] = []
     for count, (folder, dirs, files) in enumerate(walk(cwd)):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
+        # `walk` hands this call its own list: sorted in place (most folders skip nothing)
+        if SKIPPED_FOLDERS.isdisjoint(dirs):
+            dirs.sort()
+        else:
+            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
         if count >= limit:
             break
+        if (".claude" in dirs and folder.startswith(inside)
+                and os.path.isdir(posixpath.join(folder, ".claude", "skills"))):
+            skills.append(folder)
         claude = folder.endswith("/.claude") or folder == ".claude"
         owner = dirname(folder) if claude else folder
         if owner == cwd or not (owner.startswith(inside) or is_subpath(cwd, owner)):
             continue
         if not names.isdisjoint(files) or (claude and "rules" in dirs):
-            out.append(owner)
-    return sorted(dict.fromkeys(out))
-
-
-def skill_folders(cwd: str, limit: int = 50_000) -> list[str]:
-    """The folders below `cwd` holding a `.claude/skills` folder: where a read finds skills
-    (`skills_on_read.py`; bounded, walked as `nested_memory_folders` walks, once per run)."""
-    return list(tree.run_memo(("claude.skill_folders", cwd, limit),
-                              lambda: tuple(_walk_skill_folders(cwd, limit))))
-
-
-def _walk_skill_folders(cwd: str, limit: int) -> list[str]:
-    inside = cwd.rstrip("/") + "/"
-    out: list[str] = []
-    for count, (folder, dirs, _) in enumerate(walk(cwd)):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_FOLDERS)
-        if count >= limit:
-            break
-        if (".claude" in dirs and folder.startswith(inside)
-                and os.path.isdir(posixpath.join(folder, ".claude", "skills"))):
-            out.append(folder)
-    return sorted(out)
+            memory.append(owner)
+    return tuple(sorted(dict.fromkeys(memory))), tuple(sorted(skills))
 
 
 def on_read_entries(home: str, cwd: str, folders: list[str], reader: FileReader | None = None
