@@ -3,6 +3,7 @@ import, Claude Code's include); line 1 of a memory file shows what loads for tha
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import posixpath
@@ -256,7 +257,7 @@ def _cell_verdict(cell: MatrixCell) -> str:
 
 def register(server: MemlensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: MemlensServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: MemlensServer, params: types.HoverParams) -> types.Hover | None:
         path = path_of(params.text_document.uri)
         if path is None:
             return None
@@ -266,9 +267,12 @@ def register(server: MemlensServer) -> None:
         found = import_hover(ls, path, text, params.position)
         if found is not None:
             return found
-        found = skill_hover(ls, path, text, params.position)
-        if found is not None:
-            return found
+        if posixpath.basename(path) == "SKILL.md":
+            # Off the event loop: on a change the agent matrix it may ask for is computed
+            # anew (all of the folder's agents), and other requests must not wait for it.
+            found = await asyncio.to_thread(skill_hover, ls, path, text, params.position)
+            if found is not None:
+                return found
         if params.position.line == 0 and ls.service.is_memory_file(path):
             return merged_hover(ls, path)
         owner = owner_of(path, ls.service.settings_for(path))
