@@ -11,7 +11,8 @@
   first, and the other names are dropped (a nested AGENTS.md drops the root's CLAUDE.md);
 * the `instructions` of `opencode.json` (its config folder's `opencode.json[c]`, then the
   project's from the root down, then each `.opencode/opencode.json[c]`, nearest first, then
-  `$OPENCODE_CONFIG_DIR/opencode.json[c]`; merged as one list without repeats): a relative
+  HOME's `~/.opencode/opencode.json[c]`, then `$OPENCODE_CONFIG_DIR/opencode.json[c]`; merged
+  as one list without repeats): a relative
   glob is tried in the working folder and each one above it up to the repository root (with
   `OPENCODE_DISABLE_PROJECT_CONFIG`, in the folder of the global AGENTS.md only); `~/` names
   HOME; an absolute path globs its last part in its folder; an http(s) address is fetched;
@@ -265,6 +266,8 @@ def load_opencode(cwd: str, home: str, reader: FileReader | None = None) -> Open
     patterns: list[Pattern] = []
     configs = [(posixpath.join(folders.config, n), folders.config_scope) for n in CONFIG_NAMES]
     configs += [(p, "project") for p in project_configs(cwd, root)]
+    # HOME's own `.opencode` folder, after the project's (even with their configuration off)
+    configs += [(posixpath.join(home, CONFIG_FOLDER, n), "global") for n in CONFIG_NAMES]
     if folders.extra is not None:
         configs += [(posixpath.join(folders.extra, n), folders.own_scope) for n in CONFIG_NAMES]
     read_configs: set[str] = set()
