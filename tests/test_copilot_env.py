@@ -129,3 +129,19 @@ def test_its_home_folder_unless_the_working_folder_decides(
     monkeypatch.setenv("COPILOT_HOME", "cph")
     assert agent.home_folder(home) is None
     assert agent.home_change_matters(f"{home}/cph/session-state/x.json", home)
+
+
+def test_copilot_is_shown_where_only_its_xdg_file_applies(
+        tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --agent, Copilot CLI is shown where the file it would move from
+    `$XDG_CONFIG_HOME/.copilot` is its only one (the cheap sign before its load)."""
+    from memlens.workspace.agents_here import agents_loading_here
+
+    ws, home = tree
+    (home / ".copilot" / "copilot-instructions.md").unlink()
+    (home / ".copilot").rmdir()
+    settings = MemorySettings(home=str(home))
+    assert "copilot" not in agents_loading_here(str(ws), settings)
+    make(home, {"xdg/.copilot/copilot-instructions.md": "xdg\n"})
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
+    assert "copilot" in agents_loading_here(str(ws), settings)
