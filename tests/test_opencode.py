@@ -236,3 +236,18 @@ def test_a_nested_agents_md_drops_the_root_claude_md_there(tree: tuple[Path, Pat
         settings, [str(ws)], [str(ws / "CLAUDE.md"), str(ws / "a/b/AGENTS.md")], FileReader())
     dropped = [d for d in check.diagnostics if d.code == "opencode-name-dropped"]
     assert [(d.path, "a/b/" in d.message) for d in dropped] == [(str(ws / "CLAUDE.md"), True)]
+
+
+def test_homes_own_dot_opencode_config_is_read_after_the_projects(
+        tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home = tree
+    make(ws, {"AGENTS.md": "A root\n", "p.md": "p\n", "d.md": "d\n", "h.md": "h\n",
+              "opencode.json": '{"instructions": ["p.md"]}',
+              ".opencode/opencode.json": '{"instructions": ["d.md"]}'})
+    make(home, {".opencode/opencode.jsonc": '{"instructions": ["h.md", "p.md"]}'})
+    assert [f.path for f in load_opencode(str(ws), str(home)).sent] == [
+        f"{ws}/AGENTS.md", f"{ws}/p.md", f"{ws}/d.md", f"{ws}/h.md"]
+    monkeypatch.setenv("OPENCODE_DISABLE_PROJECT_CONFIG", "1")  # HOME's is still read
+    make(home, {".config/opencode/h.md": "h in the config folder\n"})
+    assert [f.path for f in load_opencode(str(ws), str(home)).sent] == [
+        f"{home}/.config/opencode/h.md"]

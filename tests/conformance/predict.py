@@ -32,10 +32,16 @@ from memlens.verify.capture import skills_in_system_instruction
 from tests.conformance.agents import HOME_BEFORE, Capture, memory_files
 from tests.conformance.sandbox import REPO
 
+# The variables that move an agent's global folder: a run gets only its scenario's (the
+# developer's own would point the prediction elsewhere), so the prediction drops the others.
+GLOBAL_FOLDER_VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "COPILOT_HOME",
+                           "PI_CODING_AGENT_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
+
 
 def memlens(*args: str, cwd: str, home: str | None = None,
             extra: dict[str, str] | None = None) -> Any:
-    env = {**os.environ, **(extra or {})}
+    env = {k: v for k, v in os.environ.items() if k not in GLOBAL_FOLDER_VARIABLES}
+    env |= extra or {}
     if home is not None:  # settings may say $HOME, which the agent read as its own HOME
         env["HOME"] = home
     # MEMLENS_PREDICT_SERVER: another engine's source (an older commit's server/, to minimise
@@ -55,14 +61,28 @@ def _common(capture: Capture, agent: str) -> list[str]:
     return ["--home", capture.home, "--trusted", "--agent", agent]
 
 
-def _jit(capture: Capture, agent: str, read_tool: bool = False) -> dict[str, Any] | None:
+def _scenario_env(capture: Capture) -> dict[str, str]:
+    """The variables the run's scenario set (XDG_CONFIG_HOME, OPENCODE_CONFIG_DIR,
+    COPILOT_HOME, PI_CODING_AGENT_DIR...), `<HOME>` the run's HOME; none for a generated tree
+    of the differential run."""
+    from tests.conformance.scenarios import scenario_by_id, scenario_env
+
+    try:
+        scenario = scenario_by_id(Path(capture.workspace).parent.name)
+    except KeyError:
+        return {}
+    return scenario_env(scenario, Path(capture.home))
+
+
+def _jit(capture: Capture, agent: str, read_tool: bool = False,
+         extra: dict[str, str] | None = None) -> dict[str, Any] | None:
     """`jit --agent A --json`'s entry for the scripted read (None without a read); with
     `read_tool`, as the agent's read tool reads it (a missing file loads nothing)."""
     if not capture.read_path:
         return None
     answer = memlens("jit", "--json", *_common(capture, agent), "--cwd", capture.cwd,
                      *(["--read-tool"] if read_tool else []),
-                     capture.read_path, cwd=capture.cwd, home=capture.home)
+                     capture.read_path, cwd=capture.cwd, home=capture.home, extra=extra)
     entry: dict[str, Any] = answer[0]
     return entry
 
@@ -152,10 +172,12 @@ def codex(capture: Capture) -> dict[str, Any]:
 
 def copilot(capture: Capture) -> dict[str, Any]:
     """{payloads: the system message's memory part ([] when none), files: [paths at start],
-    jit_payloads: the user message after the view (None without a read)}."""
+    jit_payloads: the user message after the view (None without a read)}; with the
+    scenario's environment (COPILOT_HOME, XDG_CONFIG_HOME)."""
+    extra = _scenario_env(capture)
     show = memlens("show", "--json", *_common(capture, "copilot"), capture.cwd,
-                   cwd=capture.cwd, home=capture.home)
-    jit = _jit(capture, "copilot")
+                   cwd=capture.cwd, home=capture.home, extra=extra)
+    jit = _jit(capture, "copilot", extra=extra)
     return {"payloads": show["payloads"],
             "files": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "jit_payloads": None if jit is None else jit["payloads"]}
@@ -163,10 +185,12 @@ def copilot(capture: Capture) -> dict[str, Any]:
 
 def opencode(capture: Capture) -> dict[str, Any]:
     """{payloads: the system message's instructions ([] when none), files: [paths at start],
-    jit_payloads: the reminder its read result ends with (None without a read)}."""
+    jit_payloads: the reminder its read result ends with (None without a read)}; with the
+    scenario's environment (XDG_CONFIG_HOME, OPENCODE_CONFIG_DIR...)."""
+    extra = _scenario_env(capture)
     show = memlens("show", "--json", *_common(capture, "opencode"), capture.cwd,
-                   cwd=capture.cwd, home=capture.home)
-    jit = _jit(capture, "opencode")
+                   cwd=capture.cwd, home=capture.home, extra=extra)
+    jit = _jit(capture, "opencode", extra=extra)
     return {"payloads": show["payloads"],
             "files": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "jit_payloads": None if jit is None else jit["payloads"]}
@@ -175,15 +199,8 @@ def opencode(capture: Capture) -> dict[str, Any]:
 def pi(capture: Capture) -> dict[str, Any]:
     """{payloads: what of the system message comes from files ([] when nothing), files:
     [paths]}; with the scenario's environment (PI_CODING_AGENT_DIR), when the run was one."""
-    from tests.conformance.scenarios import scenario_by_id, scenario_env
-
-    try:
-        scenario = scenario_by_id(Path(capture.workspace).parent.name)
-        extra = scenario_env(scenario, Path(capture.home))
-    except KeyError:  # a generated tree of the differential run: no variables
-        extra = {}
     show = memlens("show", "--json", *_common(capture, "pi"), capture.cwd, cwd=capture.cwd,
-                   home=capture.home, extra=extra)
+                   home=capture.home, extra=_scenario_env(capture))
     return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]]}
 
 

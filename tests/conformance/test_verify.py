@@ -58,11 +58,11 @@ def _tree_hash(*roots: Path) -> str:
     return digest.hexdigest()
 
 
-def _verify_cli(path: Path, home: Path, tmp_path: Path, *more: str
-                ) -> tuple[int, str, dict[str, object]]:
+def _verify_cli(path: Path, home: Path, tmp_path: Path, *more: str,
+                env_extra: dict[str, str] | None = None) -> tuple[int, str, dict[str, object]]:
     env = {**os.environ, "PATH": _path_env(),
            "MEMLENS_VERIFICATIONS": str(tmp_path / "verified-here.json"),
-           "PYTHONPATH": str(REPO / "server")}
+           "PYTHONPATH": str(REPO / "server"), **(env_extra or {})}
     done = subprocess.run([sys.executable, "-m", "memlens", "verify", str(path), "--home",
                            str(home), "--json", "--trusted", *more], env=env,
                           capture_output=True, text=True, timeout=900, check=False)
@@ -176,6 +176,46 @@ def test_claude_auto_memory_is_verified_and_its_memory_section_shown(tmp_path: P
     assert f"`{folder}/`" in claude["memoryInstructions"]
     assert code == 0
     assert _tree_hash(workspace, home) == before
+
+
+MOVED = [(a, PINNED[a][0]) for a in ("opencode", "copilot") if a in PINNED]
+
+
+@pytest.mark.parametrize(("agent", "version"), MOVED)
+def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
+        agent: str, version: str, tmp_path: Path) -> None:
+    """XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR (OpenCode), XDG_CONFIG_HOME (Copilot CLI, which
+    moves its file from there into ~/.copilot) set to folders outside HOME: the run reads a
+    scrubbed copy of each, the prediction the same copy, the paths come back as the user's,
+    and the user's folders are left as they were (nothing moved)."""
+    if not is_installed(agent, version):
+        pytest.skip(f"{agent}@{version} not installed: bash scripts/agents/install.sh")
+    workspace, home, dots, own = (tmp_path / n for n in ("repo", "home", "dots", "oc"))
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    files = {workspace / "AGENTS.md": "A root\n", workspace / "note.md": "note\n",
+             home / ".config/opencode/AGENTS.md": "default global: not read\n",
+             dots / "opencode/AGENTS.md": "XDG global: not read\n",
+             dots / "opencode/opencode.json": '{"instructions": ["note.md", "/etc/hostname"]}',
+             own / "AGENTS.md": "OPENCODE_CONFIG_DIR global\n",
+             dots / ".copilot/copilot-instructions.md": "XDG copilot instructions\n"}
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    env = {"XDG_CONFIG_HOME": str(dots), "OPENCODE_CONFIG_DIR": str(own),
+           "PATH": os.pathsep.join([str(agent_binary(agent, version).parent), _path_env()])}
+    before = _tree_hash(workspace, home, dots, own)
+    code, stderr, result = _verify_cli(workspace, home, tmp_path, "--agent", agent,
+                                       env_extra=env)
+    (checked,) = result["agents"]  # type: ignore[misc]
+    assert checked["status"] == "identical", (stderr, checked)
+    sent = checked["payloads"][0]["sent"]
+    if agent == "opencode":  # the copy's paths mapped back; the scrubbed absolute glob: gone
+        assert sent.startswith(f"Instructions from: {own}/AGENTS.md\n")
+        assert f"Instructions from: {workspace}/note.md\n" in sent and "hostname" not in sent
+    else:
+        assert sent.startswith("<custom_instruction>\nXDG copilot instructions\n")
+    assert code == 0
+    assert _tree_hash(workspace, home, dots, own) == before
 
 
 def test_verify_repos_script_names_the_same_repositories() -> None:

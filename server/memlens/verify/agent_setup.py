@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,57 @@ OPENCODE_PASSED_ENV = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_
 # Copilot CLI unpacks itself into $XDG_CACHE_HOME/copilot on its first run (235 MB): a
 # shared folder named by this variable saves doing it in every scratch HOME.
 COPILOT_CACHE_ENV = "MEMLENS_COPILOT_CACHE"
+# The variables of the user's environment that move an agent's global folder (the prediction
+# reads them from this process's environment: agents/environment.py), each with the files of
+# that folder that decide memory (globs under it) and whether a link among them is copied as
+# the file it leads to (Copilot CLI moves no link out of its XDG folder: nor may the copy).
+GLOBAL_FOLDER_ENV: dict[str, tuple[tuple[str, tuple[str, ...], bool], ...]] = {
+    "opencode": (
+        ("XDG_CONFIG_HOME", ("opencode/AGENTS.md", "opencode/opencode.json",
+                             "opencode/opencode.jsonc"), True),
+        ("OPENCODE_CONFIG_DIR", ("AGENTS.md", "opencode.json", "opencode.jsonc"), True),
+    ),
+    "copilot": (
+        ("COPILOT_HOME", ("copilot-instructions.md", "instructions/**/*.md"), True),
+        ("XDG_CONFIG_HOME", (".copilot/copilot-instructions.md",), False),
+    ),
+}
+
+
+@dataclass
+class MovedFolders:
+    """The run's values of the variables that move an agent's global folder (the prediction
+    of the run is made with the same: `memlens.agents.environment.environment_overrides`)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    copies: list[tuple[Path, str]] = field(default_factory=list)  # (copy, the user's folder)
+
+
+def moved_global_folders(agent: str, scratch: Path) -> MovedFolders:
+    """The variables of this process's environment that move `agent`'s global folder, as the
+    run gets them: a relative or empty value as it is (it names a folder of the workspace copy,
+    or none), an absolute one as a copy under `scratch` of the memory files its folder holds
+    (the caller scrubs it); never the user's folder itself (the sandbox hides HOME, and the
+    agent writes there: Copilot CLI moves its XDG file)."""
+    moved = MovedFolders()
+    for name, patterns, links in GLOBAL_FOLDER_ENV.get(agent, ()):
+        value = os.environ.get(name)
+        if value is None:
+            continue
+        if not os.path.isabs(value):
+            moved.env[name] = value
+            continue
+        folder, copy = Path(os.path.normpath(value)), scratch / name.lower()
+        copy.mkdir(parents=True, exist_ok=True)
+        for pattern in patterns:
+            for path in sorted(folder.glob(pattern)):
+                if path.is_file() and (links or not path.is_symlink()):
+                    target = copy / path.relative_to(folder)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(path, target)
+        moved.env[name] = str(copy)
+        moved.copies.append((copy, str(folder)))
+    return moved
 
 
 def agent_argv(agent: str, binary: str) -> list[str]:

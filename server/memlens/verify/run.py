@@ -8,7 +8,8 @@ the repository"). For each agent (found as `agent_versions.detect_installed` fin
 1. The workspace — its repository root when it is in one, else the folder — is copied to a
    scratch folder (`.git` reduced to an empty marker; `node_modules` and virtual
    environments left out; FIFOs, sockets and devices skipped with a note), and the agent's own
-   memory and settings files under HOME to a scratch HOME (`HOME_FILES`: never credentials).
+   memory and settings files under HOME to a scratch HOME (`HOME_FILES`: never credentials),
+   and those of a global folder the environment moves elsewhere (`moved_global_folders`).
    Both copies are scrubbed (scrub.py): every settings file keeps only the keys that decide
    memory, and files that configure what runs (MCP servers, hooks, `.env`) are removed. The
    user's files are only read.
@@ -52,7 +53,13 @@ from memlens.agent_versions import (
 )
 from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
-from memlens.verify.agent_setup import agent_argv, agent_env, port_files, prepare_home
+from memlens.verify.agent_setup import (
+    agent_argv,
+    agent_env,
+    moved_global_folders,
+    port_files,
+    prepare_home,
+)
 from memlens.verify.capture import Capture, extract
 from memlens.verify.sandbox import Job, SandboxUnavailable, best_isolation, run_job
 from memlens.verify.scrub import scrub_tree
@@ -260,6 +267,7 @@ class _Ran:
     mapping: list[tuple[str, str]] = field(default_factory=list)
     target: Path | None = None
     folder: str = ""
+    environment: dict[str, str] = field(default_factory=dict)  # the moved global folders'
 
 
 def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, user_home: str,
@@ -288,11 +296,16 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     _copy_home(agent, Path(user_home), home_copy)
     base.notes = [*notes, *(f"HOME: {note}" for note in scrub_tree(home_copy))]
     prepare_home(agent, home_copy)
+    # The user's variables that move its global folder: an absolute one to a scrubbed copy
+    moved = moved_global_folders(agent, own / "env")
+    for copy, _ in moved.copies:
+        base.notes += [f"{copy.name.upper()}: {note}" for note in scrub_tree(copy)]
     cwd = ws_copy / os.path.relpath(folder, root)
     memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
     target = _read_target(agent, ws_copy, cwd, read)
     base.read = os.path.relpath(target, cwd) if target else None
-    job = Job(argv=agent_argv(agent, found.executable), env=agent_env(agent, home_copy),
+    job = Job(argv=agent_argv(agent, found.executable),
+              env={**agent_env(agent, home_copy), **moved.env},
               cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
               writable=[str(ws_copy.parent), str(own)], overlays=overlays,
               isolation="best" if unsandboxed else "sandbox",
@@ -321,8 +334,9 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
         base.message = (f"{label} exited {result.exit_code}: "
                         f"{(result.stderr.strip().splitlines() or [''])[-1][:200]}")
         return _Ran(base)
-    mapping = [*memory_mapping, (str(ws_copy), root), (str(home_copy), user_home)]
-    return _Ran(base, capture, mapping, target, folder)
+    mapping = [*memory_mapping, *((str(copy), real) for copy, real in moved.copies),
+               (str(ws_copy), root), (str(home_copy), user_home)]
+    return _Ran(base, capture, mapping, target, folder, moved.env)
 
 
 def _compare_run(ran: _Ran, predict: Predict | None, remember: bool) -> None:
@@ -334,7 +348,8 @@ def _compare_run(ran: _Ran, predict: Predict | None, remember: bool) -> None:
     if predict is not None:
         want_start, want_read = predict(agent, base.version, capture)
     else:
-        want_start, want_read = predicted_payloads(agent, base.version, capture)
+        want_start, want_read = predicted_payloads(agent, base.version, capture,
+                                                   ran.environment)
     if capture.memory_instructions:
         base.memory_instructions = _mapped(capture.memory_instructions, mapping)
     base.payloads = _compare("start-up", sent_start, want_start, mapping)
@@ -380,9 +395,19 @@ def sent_payloads(capture: Capture) -> tuple[list[str], list[str]]:
     return [p.text for p in capture.startup], []
 
 
-def predicted_payloads(agent: str, version: str, capture: Capture) -> tuple[list[str], list[str]]:
+def predicted_payloads(agent: str, version: str, capture: Capture,
+                       environment: Mapping[str, str] | None = None
+                       ) -> tuple[list[str], list[str]]:
     """Memory Lens's prediction for the run's copy, in-process through the workspace service,
-    with the profile that serves `version`."""
+    with the profile that serves `version`, and the run's values of the variables that move
+    the agent's global folder (`environment`)."""
+    from memlens.agents.environment import environment_overrides
+
+    with environment_overrides(environment or {}):
+        return _predicted(agent, version, capture)
+
+
+def _predicted(agent: str, version: str, capture: Capture) -> tuple[list[str], list[str]]:
     from memlens.agents import agent_by_id
     from memlens.agents.gemini.settings import load_settings
     from memlens.protocol.memory import AgentProfileInfo

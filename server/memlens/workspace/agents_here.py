@@ -32,6 +32,7 @@ import posixpath
 from collections.abc import Iterable, Sequence
 
 from memlens.agents import AGENT_IDS, FIXED_FILE_NAMES, SETTINGS_NAMED, agent_by_id
+from memlens.agents.environment import env_value
 from memlens.agents.gemini.discovery import MemoryEngine
 from memlens.files.fsread import FileReader
 from memlens.model import MemorySettings, is_context_file
@@ -151,15 +152,21 @@ _SIGNS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple
                ("CLAUDE_CONFIG_DIR",), ("/etc/claude-code",)),
     "agents": (("AGENTS.md",), (), (), ()),
     "codex": (("AGENTS.md", "AGENTS.override.md"), (".codex",), ("CODEX_HOME",), ()),
-    "copilot": ((".github",), (".copilot",), ("COPILOT_HOME",), ()),
+    "copilot": ((".github",), (".copilot",), ("COPILOT_HOME",), ()),  # + XDG's (below)
     "vscode-chat": ((".github",), (".copilot",), (), ()),
     "cursor": ((".cursorrules", ".cursor"), (), (), ()),
     "antigravity": ((".agents", ".agent"), (), (), ()),
     "opencode": (("AGENTS.md", "CLAUDE.md", "CONTEXT.md", "opencode.json", "opencode.jsonc",
-                  ".opencode"), (".config/opencode", ".claude/CLAUDE.md"), (), ()),
+                  ".opencode"), (".config/opencode", ".claude/CLAUDE.md"),
+                 ("OPENCODE_CONFIG_DIR",), ()),  # + XDG's (below)
     # pi: only its own names count for it (AGENTS.md and CLAUDE.md are other agents').
     "pi": (("AGENTS.MD", "CLAUDE.MD", ".pi"), (".pi",), ("PI_CODING_AGENT_DIR",), ()),
 }
+
+
+# The folder of `$XDG_CONFIG_HOME` (relative: from the working folder) an agent reads when the
+# variable is set: OpenCode's config folder, the `.copilot` Copilot CLI moves files from.
+_XDG_CONFIG_SIGNS: dict[str, str] = {"opencode": "opencode", "copilot": ".copilot"}
 
 
 def _may_apply(agent_id: str, folder: str, settings: MemorySettings) -> bool:
@@ -171,7 +178,11 @@ def _may_apply(agent_id: str, folder: str, settings: MemorySettings) -> bool:
     names, home_names, env_names, places = signs
     if agent_id == SETTINGS_NAMED:
         names = (*names, *(posixpath.basename(n) for n in settings.context_file_names))
-    if any(os.environ.get(name) for name in env_names):
+    if any(env_value(name) for name in env_names):
+        return True
+    xdg = env_value("XDG_CONFIG_HOME")
+    if xdg and agent_id in _XDG_CONFIG_SIGNS and os.path.lexists(
+            posixpath.join(os.path.abspath(folder), xdg, _XDG_CONFIG_SIGNS[agent_id])):
         return True
     if any(os.path.lexists(p) for p in places):
         return True

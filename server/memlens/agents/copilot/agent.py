@@ -38,7 +38,7 @@ from memlens.agents.copilot.load import (
     CopilotFile,
     CopilotLoad,
     CopilotSession,
-    copilot_home,
+    fixed_copilot_home,
     folder_instruction_files,
     instruction_entry,
     load_copilot,
@@ -191,11 +191,11 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         return is_instructions(name) or name == HOME_FILE
 
     def home_folder(self, home: str) -> str | None:
-        return copilot_home(home)
+        return fixed_copilot_home(home)
 
     def home_change_matters(self, path: str, home: str) -> bool:
-        folder = copilot_home(home)
-        if not path.startswith(folder + "/"):
+        folder = fixed_copilot_home(home)
+        if folder is None or not path.startswith(folder + "/"):
             return True
         return (path == posixpath.join(folder, HOME_FILE)
                 or path.startswith(posixpath.join(folder, "instructions") + "/"))
@@ -217,7 +217,7 @@ class CopilotAgent(WithoutReferences, MemoryAgent):
         reader = reader or FileReader()
         load = self._load(folder, settings, reader)
         text = load.render()
-        files = [AgentFile(f.path, _labels(f), f.text) for f in load.files]
+        files = [AgentFile(f.path, _labels(f), f.text, f.note) for f in load.files]
         later: list[AgentFile] = []
         if target is not None:
             read = CopilotSession(load, reader).touch(target)

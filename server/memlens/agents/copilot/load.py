@@ -4,7 +4,9 @@ a tool touches a path (each rule seen in its requests: tests/conformance/scenari
 At start, in the system message after `</tools>`:
 
 1. `<custom_instruction>\\nTEXT\\n</custom_instruction>` blocks, joined by a blank line:
-   `$COPILOT_HOME/copilot-instructions.md` (COPILOT_HOME defaults to HOME/.copilot); the
+   `$COPILOT_HOME/copilot-instructions.md` (`copilot_home`: COPILOT_HOME defaults to
+   HOME/.copilot; a relative value is read from the working folder; without it, a file it
+   moves there from `$XDG_CONFIG_HOME/.copilot` when it starts: `migrated_home_file`); the
    `.github/copilot-instructions.md` of the repository root (the working folder outside a
    repository) and of the working folder; their `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the
    root's first); then each folder between the two, nearest the working folder first: the same with
@@ -51,6 +53,7 @@ from memlens.agents.copilot.instructions import (
     instruction_files,
     parse_frontmatter,
 )
+from memlens.agents.environment import env_value
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname, resolve
 
@@ -73,9 +76,42 @@ REMINDER = ("<system_reminder>\nCustom instructions from {path}. Apply these to 
             "write here:\n\n{text}\n</system_reminder>")
 
 
-def copilot_home(home: str) -> str:
-    """`$COPILOT_HOME`, else HOME/.copilot."""
-    return os.environ.get("COPILOT_HOME") or posixpath.join(home, ".copilot")
+HOME_ENV = "COPILOT_HOME"
+XDG_CONFIG_ENV = "XDG_CONFIG_HOME"
+
+
+def copilot_home(home: str, cwd: str) -> str:
+    """`$COPILOT_HOME` (a relative value from the working folder `cwd`, as Copilot CLI reads it;
+    an empty one is unset), else HOME/.copilot."""
+    value = env_value(HOME_ENV)
+    return resolve(cwd, value) if value else posixpath.join(home, ".copilot")
+
+
+def fixed_copilot_home(home: str) -> str | None:
+    """`copilot_home` when no working folder decides it (None: a relative COPILOT_HOME)."""
+    value = env_value(HOME_ENV)
+    return None if value and not posixpath.isabs(value) else copilot_home(home, "/")
+
+
+def migrated_home_file(home: str, cwd: str) -> str | None:
+    """The instructions file Copilot CLI moves into HOME/.copilot when it starts, and then sends
+    (its migration from `$XDG_CONFIG_HOME/.copilot`, which leaves a link behind):
+    `$XDG_CONFIG_HOME/.copilot/copilot-instructions.md` (a relative value from the working
+    folder) when COPILOT_HOME is not set, that folder is not HOME/.copilot, the file is not a
+    link and HOME/.copilot has none."""
+    xdg = env_value(XDG_CONFIG_ENV)
+    if env_value(HOME_ENV) or not xdg:
+        return None
+    source, target = resolve(cwd, xdg, ".copilot"), posixpath.join(home, ".copilot")
+    if source == target or not os.path.exists(source):
+        return None
+    if os.path.exists(target) and os.path.realpath(source) == os.path.realpath(target):
+        return None
+    path = posixpath.join(source, HOME_FILE)
+    if (not os.path.lexists(path) or os.path.islink(path)
+            or os.path.exists(posixpath.join(target, HOME_FILE))):
+        return None
+    return path
 
 
 def git_root(cwd: str) -> str | None:
@@ -109,6 +145,7 @@ class CopilotFile:
     kind: str  # "home", "repository", "folder", "instructions"
     display: str = ""  # how the table and reminders name it
     front: Frontmatter | None = None
+    note: str | None = None
 
     @property
     def scoped(self) -> bool:
@@ -138,14 +175,15 @@ def _raw(reader: FileReader, path: str, *, strict: bool = False) -> str | None:
 
 
 def _read(reader: FileReader, path: str, *, strict: bool = False,
-          within: str | None = None) -> str | None:
+          within: str | None = None, at: str | None = None) -> str | None:
     """The text Copilot sends of an AGENTS.md, CLAUDE.md... (None: it is not read): its
     `@imports` expanded (AGENTS.md, CLAUDE.md, copilot-instructions.md; only files whose real
-    path is in `within`) in the text as written, then the whole `sent_text` (so `@a.md` +
-    U+200B names no file)."""
+    path is in `within`; from `at`, where it reads a file it moved there) in the text as
+    written, then the whole `sent_text` (so `@a.md` + U+200B names no file)."""
     raw = _raw(reader, path, strict=strict)
     if raw is not None and posixpath.basename(path) in EXPANDS_IMPORTS:
-        raw = expand_imports(path, raw, reader, [os.path.realpath(path)], within=within)
+        place = at or path
+        raw = expand_imports(place, raw, reader, [os.path.realpath(place)], within=within)
     return None if raw is None else sent_text(raw)
 
 
@@ -291,20 +329,29 @@ def load_copilot(cwd: str, home: str, reader: FileReader | None = None) -> Copil
     reader = reader or FileReader()
     cwd = resolve(cwd)
     root = git_root(cwd) or cwd
-    folder = copilot_home(resolve(home))
+    folder = copilot_home(resolve(home), cwd)
     load = CopilotLoad(cwd=cwd, root=root, home_folder=folder)
 
-    def block(path: str, kind: str) -> None:
+    def block(path: str, kind: str, moved_to: str | None = None) -> None:
         home_file = kind == "home"
-        text = _read(reader, path, strict=home_file, within=folder if home_file else root)
+        text = _read(reader, path, strict=home_file, within=folder if home_file else root,
+                     at=moved_to)
         real = os.path.realpath(path)  # a link to a file sent (its imports expanded or not)
         if text is not None and all(f.text != text and os.path.realpath(f.path) != real
                                     for f in load.blocks):
-            load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root)))
+            note = None if moved_to is None else (
+                f"Copilot CLI moves it to {moved_to} when it starts (XDG_CONFIG_HOME is set, "
+                "COPILOT_HOME is not) and leaves a link here")
+            load.blocks.append(CopilotFile(path, text, kind, posixpath.relpath(path, root),
+                                           note=note))
         elif text is not None:
             load.duplicates.append(path)
 
-    block(posixpath.join(folder, HOME_FILE), "home")
+    moved = migrated_home_file(resolve(home), cwd)
+    if moved is None:
+        block(posixpath.join(folder, HOME_FILE), "home")
+    else:
+        block(moved, "home", moved_to=posixpath.join(folder, HOME_FILE))
     primary = [root] if cwd == root else [root, cwd]
     for base in primary:
         block(posixpath.join(base, REPO_FILE), "repository" if base == root else "folder")

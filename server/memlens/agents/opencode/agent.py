@@ -30,8 +30,8 @@ from memlens.agents.opencode.load import (
     OpenCodeLoad,
     OpenCodeSession,
     claude_disabled,
-    config_home,
     find_in,
+    global_folder,
     load_opencode,
     names,
 )
@@ -139,11 +139,11 @@ class OpenCodeAgent(WithoutReferences, MemoryAgent):
         return posixpath.basename(path) in (*CONFIG_NAMES, "CONTEXT.md")
 
     def home_folder(self, home: str) -> str | None:
-        return config_home(home)
+        return global_folder(home)
 
     def home_change_matters(self, path: str, home: str) -> bool:
-        folder = config_home(home)
-        return (not path.startswith(folder + "/")
+        folder = global_folder(home)
+        return (folder is None or not path.startswith(folder + "/")
                 or posixpath.basename(path) in ("AGENTS.md", *CONFIG_NAMES))
 
     def _load(self, folder: str, settings: MemorySettings,

@@ -1,19 +1,27 @@
 """What OpenCode 1.18 puts in its system message at start and adds after its `read` tool
 (docs/reference.md "OpenCode"), byte for byte, as its requests to a recording model showed:
 
-* one global file: its own `~/.config/opencode/AGENTS.md`, else `~/.claude/CLAUDE.md` — the
-  first that *exists* wins, so an empty own file hides Claude Code's (and sends nothing);
+* one global file: its own `AGENTS.md` (in `$OPENCODE_CONFIG_DIR` when that is set, else in
+  its config folder `$XDG_CONFIG_HOME/opencode`, by default `~/.config/opencode`:
+  `global_folders`), else `~/.claude/CLAUDE.md` — the first that *exists* wins, so an empty
+  own file hides Claude Code's (and sends nothing);
 * the project chain: the names AGENTS.md, CLAUDE.md, CONTEXT.md are tried in that order, and
   the first name found anywhere from the working folder up to the repository root (up to `/`
   outside a repository) wins: every file of that name in the chain is sent, nearest folder
   first, and the other names are dropped (a nested AGENTS.md drops the root's CLAUDE.md);
-* the `instructions` of `opencode.json` (global `~/.config/opencode/opencode.json[c]`, then
-  the project's from the root down, then each `.opencode/opencode.json[c]`, nearest first;
-  merged as one list without repeats): a relative glob is tried in the working folder and
-  each one above it up to the repository root; `~/` names HOME; an absolute path globs its
-  last part in its folder; an http(s) address is fetched;
+* the `instructions` of `opencode.json` (its config folder's `opencode.json[c]`, then the
+  project's from the root down, then each `.opencode/opencode.json[c]`, nearest first, then
+  HOME's `~/.opencode/opencode.json[c]`, then `$OPENCODE_CONFIG_DIR/opencode.json[c]`; merged
+  as one list without repeats): a relative
+  glob is tried in the working folder and each one above it up to the repository root (with
+  `OPENCODE_DISABLE_PROJECT_CONFIG`, in the folder of the global AGENTS.md only); `~/` names
+  HOME; an absolute path globs its last part in its folder; an http(s) address is fetched;
 * `OPENCODE_DISABLE_CLAUDE_CODE` (or `..._PROMPT`) drops `~/.claude/CLAUDE.md` and the
   CLAUDE.md name.
+
+Both variables are read as OpenCode reads them: a relative value from the working folder, an
+empty `XDG_CONFIG_HOME` as unset, an empty `OPENCODE_CONFIG_DIR` as the working folder itself
+(its AGENTS.md is then the global file; no `opencode.json` is read from it).
 
 Each file is `Instructions from: PATH\\nTEXT` (the path as found, links not resolved; a UTF-8
 BOM dropped; an empty file not sent); the files are joined with a newline in the system
@@ -30,6 +38,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Literal
 
+from memlens.agents.environment import env_value
 from memlens.agents.opencode.globs import glob_files
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, resolve
@@ -43,6 +52,8 @@ CONFIG_NAMES = ("opencode.json", "opencode.jsonc")
 CONFIG_FOLDER = ".opencode"
 DISABLE_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
 DISABLE_PROJECT = "OPENCODE_DISABLE_PROJECT_CONFIG"
+XDG_CONFIG_ENV = "XDG_CONFIG_HOME"
+CONFIG_DIR_ENV = "OPENCODE_CONFIG_DIR"
 _TRUE = frozenset({"true", "yes", "on", "1", "y"})
 MAX_CONFIG_BYTES = 1 << 20
 MAX_PATTERNS = 100  # `instructions` entries read, at most
@@ -65,12 +76,49 @@ def names() -> tuple[str, ...]:
     return tuple(n for n in NAMES if n != CLAUDE_NAME or not claude_disabled())
 
 
-def config_home(home: str) -> str:
-    return posixpath.join(home, ".config", "opencode")
+@dataclass(frozen=True)
+class GlobalFolders:
+    """Where OpenCode reads its user's files, each with the scope of the `instructions` read
+    there ("global"; "project" for a folder a relative value names: it lies in the tree)."""
+
+    config: str  # its config folder: opencode.json[c] read before the project's
+    config_scope: str
+    own: str  # the folder of its global AGENTS.md (relative globs, project config switched off)
+    own_scope: str
+    extra: str | None  # `$OPENCODE_CONFIG_DIR`: opencode.json[c] read after the project's
 
 
-def global_candidates(home: str) -> list[str]:
-    own = posixpath.join(config_home(home), "AGENTS.md")
+def _named(value: str, cwd: str) -> tuple[str, str]:
+    """The folder a variable names, with its scope: a relative value from the working folder
+    (where OpenCode starts)."""
+    if posixpath.isabs(value):
+        return resolve(value), "global"
+    return resolve(cwd, value), "project"
+
+
+def global_folders(home: str, cwd: str) -> GlobalFolders:
+    xdg = env_value(XDG_CONFIG_ENV)
+    if xdg:  # an empty value is unset
+        base, scope = _named(xdg, cwd)
+        config = posixpath.join(base, "opencode")
+    else:
+        config, scope = posixpath.join(home, ".config", "opencode"), "global"
+    chosen = env_value(CONFIG_DIR_ENV)
+    if chosen is None:
+        return GlobalFolders(config, scope, config, scope, None)
+    own, own_scope = _named(chosen, cwd)  # an empty value: the working folder itself
+    return GlobalFolders(config, scope, own, own_scope, own if chosen else None)
+
+
+def global_folder(home: str) -> str | None:
+    """The folder of its global AGENTS.md when no working folder decides it (None: a relative
+    or empty value names a folder of the tree it starts in)."""
+    folders = global_folders(home, "/")
+    return folders.own if folders.own_scope == "global" else None
+
+
+def global_candidates(folders: GlobalFolders, home: str) -> list[str]:
+    own = posixpath.join(folders.own, "AGENTS.md")
     return [own] if claude_disabled() else [own, posixpath.join(home, ".claude", CLAUDE_NAME)]
 
 
@@ -128,6 +176,7 @@ class OpenCodeLoad:
     configs: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     refused: bool = False  # a configuration it will not start with
+    folders: GlobalFolders | None = None
 
     @property
     def sent(self) -> list[Instruction]:
@@ -198,7 +247,8 @@ def load_opencode(cwd: str, home: str, reader: FileReader | None = None) -> Open
             seen.add(path)
             files.append(Instruction(path, sent_text(reader, path), kind, note))
 
-    for candidate in global_candidates(home):
+    folders = global_folders(home, cwd)
+    for candidate in global_candidates(folders, home):
         if os.path.exists(candidate):
             add(candidate, "global")
             break
@@ -212,13 +262,19 @@ def load_opencode(cwd: str, home: str, reader: FileReader | None = None) -> Open
                 for path in found:
                     add(path, "project")
                 break
-    load = OpenCodeLoad(cwd=cwd, root=root, files=files, chosen=chosen)
+    load = OpenCodeLoad(cwd=cwd, root=root, files=files, chosen=chosen, folders=folders)
     patterns: list[Pattern] = []
-    configs = [(posixpath.join(config_home(home), n), "global") for n in CONFIG_NAMES]
+    configs = [(posixpath.join(folders.config, n), folders.config_scope) for n in CONFIG_NAMES]
     configs += [(p, "project") for p in project_configs(cwd, root)]
+    # HOME's own `.opencode` folder, after the project's (even with their configuration off)
+    configs += [(posixpath.join(home, CONFIG_FOLDER, n), "global") for n in CONFIG_NAMES]
+    if folders.extra is not None:
+        configs += [(posixpath.join(folders.extra, n), folders.own_scope) for n in CONFIG_NAMES]
+    read_configs: set[str] = set()
     for config, scope in configs:
-        if not os.path.isfile(config):
+        if not os.path.isfile(config) or resolve(config) in read_configs:
             continue
+        read_configs.add(resolve(config))
         load.configs.append(config)
         read = read_patterns(config, scope, reader, load.diagnostics)
         if read is None:
@@ -277,7 +333,10 @@ def _glob_bases(load: OpenCodeLoad, home: str) -> list[tuple[str, str]]:
     """The folders a relative glob is tried in, each with the folder its matches must stay in:
     from the working folder up to the repository root, within the root. Outside a repository
     OpenCode climbs to `/`: Memory Lens follows it, each folder on its own, but stops below
-    HOME (it never globs HOME or a folder holding it)."""
+    HOME (it never globs HOME or a folder holding it). With the project's configuration
+    switched off, only the folder of its global AGENTS.md."""
+    if flag(DISABLE_PROJECT) and load.folders is not None:
+        return [(load.folders.own, load.folders.own)]
     if load.root != "/":
         return [(base, load.root) for base in up(load.cwd, load.root)]
     home = resolve(home) if home else ""
