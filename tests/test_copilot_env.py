@@ -15,6 +15,8 @@ from memlens.agents import agent_by_id
 from memlens.agents.copilot.load import load_copilot
 from memlens.model import MemorySettings
 
+from .conftest import build_tree
+
 
 @pytest.fixture(autouse=True)
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -22,20 +24,13 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def make(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture
 def tree(tmp_path: Path) -> tuple[Path, Path]:
     ws, home = tmp_path / "ws", tmp_path / "home"
-    make(ws, {".git/HEAD": "ref: refs/heads/main\n", "AGENTS.md": "A root\n"})
+    build_tree(ws, {".git/HEAD": "ref: refs/heads/main\n", "AGENTS.md": "A root\n"})
     (ws / ".git" / "objects").mkdir()
     (ws / ".git" / "refs").mkdir()
-    make(home, {".copilot/copilot-instructions.md": "default instr\n"})
+    build_tree(home, {".copilot/copilot-instructions.md": "default instr\n"})
     return ws, home
 
 
@@ -48,14 +43,14 @@ def home_text(cwd: Path, home: Path) -> str | None:
 def test_copilot_home_moves_the_folder_and_a_relative_one_is_the_working_folders(
         tree: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(home, {"cph/copilot-instructions.md": "COPILOT_HOME instr\n",
+    build_tree(home, {"cph/copilot-instructions.md": "COPILOT_HOME instr\n",
                 "cph/instructions/c.instructions.md": "always\n"})
     monkeypatch.setenv("COPILOT_HOME", str(home / "cph"))
     load = load_copilot(str(ws), str(home))
     assert [f.path for f in load.files] == [f"{home}/cph/copilot-instructions.md",
                                             f"{ws}/AGENTS.md",
                                             f"{home}/cph/instructions/c.instructions.md"]
-    make(ws, {"sub/rel/copilot-instructions.md": "relative\n",
+    build_tree(ws, {"sub/rel/copilot-instructions.md": "relative\n",
               "rel/copilot-instructions.md": "in the root: not read\n",
               "sub/~/tld/copilot-instructions.md": "a folder named ~\n"})
     monkeypatch.chdir(tmp_path)  # not where the agent starts: the working folder decides
@@ -72,7 +67,7 @@ def test_xdg_config_home_file_is_moved_into_home_and_sent(tree: tuple[Path, Path
                                                           ) -> None:
     ws, home = tree
     (home / ".copilot" / "copilot-instructions.md").unlink()
-    make(home, {"xdg/.copilot/copilot-instructions.md": "xdg @extra.md\n",
+    build_tree(home, {"xdg/.copilot/copilot-instructions.md": "xdg @extra.md\n",
                 "xdg/.copilot/extra.md": "xdg extra: not read\n",
                 "xdg/.copilot/instructions/x.instructions.md": "not moved, not read\n",
                 ".copilot/extra.md": "HOME extra\n"})
@@ -92,7 +87,7 @@ def test_xdg_config_home_file_is_moved_into_home_and_sent(tree: tuple[Path, Path
 def test_no_move_when_home_has_one_copilot_home_is_set_or_it_is_a_link(
         tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(home, {"xdg/.copilot/copilot-instructions.md": "xdg\n", "notes/i.md": "linked\n"})
+    build_tree(home, {"xdg/.copilot/copilot-instructions.md": "xdg\n", "notes/i.md": "linked\n"})
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
     assert home_text(ws, home) == "default instr\n"  # ~/.copilot has one: it stays
     (home / ".copilot" / "copilot-instructions.md").unlink()
@@ -113,7 +108,7 @@ def test_a_relative_xdg_config_home_is_the_working_folders(
         tree: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
     (home / ".copilot" / "copilot-instructions.md").unlink()
-    make(ws, {"sub/rel/.copilot/copilot-instructions.md": "relative xdg\n",
+    build_tree(ws, {"sub/rel/.copilot/copilot-instructions.md": "relative xdg\n",
               "rel/.copilot/copilot-instructions.md": "in the root: not read\n"})
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CONFIG_HOME", "rel")
@@ -142,6 +137,6 @@ def test_copilot_is_shown_where_only_its_xdg_file_applies(
     (home / ".copilot").rmdir()
     settings = MemorySettings(home=str(home))
     assert "copilot" not in agents_loading_here(str(ws), settings)
-    make(home, {"xdg/.copilot/copilot-instructions.md": "xdg\n"})
+    build_tree(home, {"xdg/.copilot/copilot-instructions.md": "xdg\n"})
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
     assert "copilot" in agents_loading_here(str(ws), settings)

@@ -14,6 +14,8 @@ from memlens.agents import agent_by_id
 from memlens.agents.environment import env_value, environment_overrides
 from memlens.agents.opencode.load import OUTSIDE, load_opencode
 
+from .conftest import build_tree
+
 VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "OPENCODE_DISABLE_CLAUDE_CODE",
              "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT", "OPENCODE_DISABLE_PROJECT_CONFIG")
 
@@ -24,19 +26,12 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def make(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 @pytest.fixture
 def tree(tmp_path: Path) -> tuple[Path, Path]:
     ws, home = tmp_path / "ws", tmp_path / "home"
     (ws / ".git").mkdir(parents=True)
-    make(ws, {"AGENTS.md": "A root\n", "a.md": "a\n", "b.md": "b\n", "c.md": "c\n"})
-    make(home, {".config/opencode/AGENTS.md": "default global\n",
+    build_tree(ws, {"AGENTS.md": "A root\n", "a.md": "a\n", "b.md": "b\n", "c.md": "c\n"})
+    build_tree(home, {".config/opencode/AGENTS.md": "default global\n",
                 ".config/opencode/opencode.json": '{"instructions": ["a.md"]}',
                 ".claude/CLAUDE.md": "HOME claude\n"})
     return ws, home
@@ -49,7 +44,7 @@ def sent_paths(cwd: Path, home: Path) -> list[str]:
 def test_xdg_config_home_moves_its_config_folder(tree: tuple[Path, Path],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(home, {"xdg/opencode/AGENTS.md": "xdg global\n",
+    build_tree(home, {"xdg/opencode/AGENTS.md": "xdg global\n",
                 "xdg/opencode/opencode.jsonc": '{"instructions": ["b.md"]}'})
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
     assert sent_paths(ws, home) == [f"{home}/xdg/opencode/AGENTS.md", f"{ws}/AGENTS.md",
@@ -62,7 +57,7 @@ def test_xdg_config_home_moves_its_config_folder(tree: tuple[Path, Path],
 def test_a_relative_xdg_config_home_is_read_from_the_working_folder_as_the_project(
         tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(ws, {"sub/rel/opencode/AGENTS.md": "relative global\n",
+    build_tree(ws, {"sub/rel/opencode/AGENTS.md": "relative global\n",
               "sub/rel/opencode/opencode.json":
                   f'{{"instructions": ["b.md", "{home}/.claude/CLAUDE.md"]}}',
               "rel/opencode/AGENTS.md": "in the root: not read\n"})
@@ -77,8 +72,8 @@ def test_a_relative_xdg_config_home_is_read_from_the_working_folder_as_the_proje
 def test_opencode_config_dir_holds_the_global_file_and_its_config_is_read_last(
         tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(ws, {"opencode.json": '{"instructions": ["b.md"]}'})
-    make(home, {"ocdir/AGENTS.md": "config dir global\n",
+    build_tree(ws, {"opencode.json": '{"instructions": ["b.md"]}'})
+    build_tree(home, {"ocdir/AGENTS.md": "config dir global\n",
                 "ocdir/opencode.json": '{"instructions": ["c.md", "a.md"]}'})
     monkeypatch.setenv("OPENCODE_CONFIG_DIR", str(home / "ocdir"))
     load = load_opencode(str(ws), str(home))
@@ -93,24 +88,24 @@ def test_opencode_config_dir_holds_the_global_file_and_its_config_is_read_last(
 def test_an_empty_opencode_config_dir_is_the_working_folder(
         tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(ws, {"sub/AGENTS.md": "A sub\n"})
+    build_tree(ws, {"sub/AGENTS.md": "A sub\n"})
     monkeypatch.setenv("OPENCODE_CONFIG_DIR", "")
     # its AGENTS.md is the global file (found first): Claude Code's is not read
     assert sent_paths(ws / "sub", home) == [f"{ws}/sub/AGENTS.md", f"{ws}/AGENTS.md",
                                             f"{ws}/a.md"]
     monkeypatch.setenv("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
-    make(ws, {"sub/a.md": "a in sub\n"})  # a relative glob: in the working folder alone
+    build_tree(ws, {"sub/a.md": "a in sub\n"})  # a relative glob: in the working folder alone
     assert sent_paths(ws / "sub", home) == [f"{ws}/sub/AGENTS.md", f"{ws}/sub/a.md"]
 
 
 def test_with_the_project_config_off_a_relative_glob_is_tried_in_the_global_folder(
         tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home = tree
-    make(home, {".config/opencode/a.md": "a in the config folder\n"})
+    build_tree(home, {".config/opencode/a.md": "a in the config folder\n"})
     monkeypatch.setenv("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
     assert sent_paths(ws, home) == [f"{home}/.config/opencode/AGENTS.md",
                                     f"{home}/.config/opencode/a.md"]
-    make(home, {"ocdir/b.md": "b\n"})
+    build_tree(home, {"ocdir/b.md": "b\n"})
     monkeypatch.setenv("OPENCODE_CONFIG_DIR", str(home / "ocdir"))
     assert sent_paths(ws, home) == [f"{home}/.claude/CLAUDE.md"]  # no a.md in ocdir
 

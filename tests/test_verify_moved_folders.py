@@ -14,6 +14,8 @@ from memlens.verify.agent_setup import moved_global_folders
 from memlens.verify.capture import Capture
 from memlens.verify.run import predicted_payloads
 
+from .conftest import build_tree
+
 VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "COPILOT_HOME",
              "OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_CLAUDE_CODE")
 
@@ -24,17 +26,10 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def make(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
 def test_an_absolute_folder_is_copied_a_relative_or_empty_value_passed_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     dots, scratch = tmp_path / "dots", tmp_path / "scratch"
-    make(dots, {"opencode/AGENTS.md": "global\n", "opencode/opencode.json": "{}",
+    build_tree(dots, {"opencode/AGENTS.md": "global\n", "opencode/opencode.json": "{}",
                 "opencode/plugin/x.js": "code: not copied\n",
                 "opencode/notes.md": "not copied\n"})
     assert moved_global_folders("opencode", scratch).env == {}
@@ -55,7 +50,8 @@ def test_an_absolute_folder_is_copied_a_relative_or_empty_value_passed_on(
 def test_copilots_xdg_file_is_copied_unless_a_link_it_would_not_move(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     dots, scratch = tmp_path / "dots", tmp_path / "scratch"
-    make(tmp_path, {"elsewhere.md": "linked\n", "cph/instructions/a/b.instructions.md": "b\n"})
+    build_tree(tmp_path, {"elsewhere.md": "linked\n",
+                          "cph/instructions/a/b.instructions.md": "b\n"})
     (dots / ".copilot").mkdir(parents=True)
     os.symlink(tmp_path / "elsewhere.md", dots / ".copilot" / "copilot-instructions.md")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(dots))
@@ -70,9 +66,9 @@ def test_the_prediction_reads_the_folders_the_run_was_given(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     ws, home, copy = tmp_path / "ws", tmp_path / "home", tmp_path / "copy"
-    make(ws, {".git/HEAD": "ref: refs/heads/main\n", "AGENTS.md": "A root\n"})
-    make(copy, {"opencode/AGENTS.md": "the copy's global\n"})
-    make(tmp_path, {"user/opencode/AGENTS.md": "the user's own: the run did not read it\n"})
+    build_tree(ws, {".git/HEAD": "ref: refs/heads/main\n", "AGENTS.md": "A root\n"})
+    build_tree(copy, {"opencode/AGENTS.md": "the copy's global\n"})
+    build_tree(tmp_path, {"user/opencode/AGENTS.md": "the user's own: the run did not read it\n"})
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user"))
     capture = Capture(agent="opencode", version="1.18.33", workspace=str(ws), home=str(home),
                       cwd=str(ws), read_path=None, startup=[], on_read=[], blocks=[],
