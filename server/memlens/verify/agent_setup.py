@@ -51,6 +51,11 @@ GLOBAL_FOLDER_ENV: dict[str, tuple[tuple[str, tuple[str, ...], bool], ...]] = {
 }
 
 
+# The variables an agent reads as unset when empty (OpenCode's empty OPENCODE_CONFIG_DIR is
+# the working folder itself).
+EMPTY_IS_UNSET = frozenset({"XDG_CONFIG_HOME", "COPILOT_HOME"})
+
+
 @dataclass
 class MovedFolders:
     """The run's values of the variables that move an agent's global folder (the prediction
@@ -58,21 +63,33 @@ class MovedFolders:
 
     env: dict[str, str] = field(default_factory=dict)
     copies: list[tuple[Path, str]] = field(default_factory=list)  # (copy, the user's folder)
+    # Why the agent is not run: a variable names a folder of the workspace (see below).
+    refused: list[str] = field(default_factory=list)
 
 
 def moved_global_folders(agent: str, scratch: Path) -> MovedFolders:
     """The variables of this process's environment that move `agent`'s global folder, as the
-    run gets them: a relative or empty value as it is (it names a folder of the workspace copy,
-    or none), an absolute one as a copy under `scratch` of the memory files its folder holds
-    (the caller scrubs it); never the user's folder itself (the sandbox hides HOME, and the
-    agent writes there: Copilot CLI moves its XDG file)."""
+    run gets them: an empty value the agent reads as unset as it is; an absolute one as a copy
+    under `scratch` of the memory files its folder holds (the caller scrubs it), never the
+    user's folder itself (the sandbox hides HOME, and the agent writes there: Copilot CLI moves
+    its XDG file). A relative value (or OpenCode's empty OPENCODE_CONFIG_DIR) names a folder of
+    the workspace: the agent would take its whole configuration from the repository there
+    (OpenCode's plugins, Copilot CLI's MCP servers), which verify never lets a repository give,
+    so the agent is not run (`refused`)."""
     moved = MovedFolders()
     for name, patterns, links in GLOBAL_FOLDER_ENV.get(agent, ()):
         value = os.environ.get(name)
         if value is None:
             continue
-        if not os.path.isabs(value):
+        if not value and name in EMPTY_IS_UNSET:
             moved.env[name] = value
+            continue
+        if not os.path.isabs(value):
+            where = f"{name}={value}" if value else f"an empty {name}"
+            moved.refused.append(
+                f"{where} names a folder of the workspace, from which it would read its "
+                "configuration (code it runs included), and verify never runs a repository's "
+                f"configuration; set {name} to an absolute path or unset it to verify it")
             continue
         folder, copy = Path(os.path.normpath(value)), scratch / name.lower()
         copy.mkdir(parents=True, exist_ok=True)

@@ -298,6 +298,9 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     prepare_home(agent, home_copy)
     # The user's variables that move its global folder: an absolute one to a scrubbed copy
     moved = moved_global_folders(agent, own / "env")
+    if moved.refused:
+        base.message = f"{label} was not run: {moved.refused[0]}"
+        return _Ran(base)
     for copy, _ in moved.copies:
         base.notes += [f"{copy.name.upper()}: {note}" for note in scrub_tree(copy)]
     cwd = ws_copy / os.path.relpath(folder, root)
