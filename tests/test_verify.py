@@ -161,3 +161,15 @@ def test_what_each_agent_sent_is_read_as_the_prediction_is_shaped() -> None:
     assert sent_payloads(claude) == (["s"], ["xy", "z"])
     codex = _capture("codex", [Payload(where="input[1]", text="# AGENTS.md")], [])
     assert sent_payloads(codex) == (["# AGENTS.md"], [])
+
+
+def test_a_payload_that_names_no_file_is_no_block_for_any_agent() -> None:
+    """OpenCode sent a system reminder holding no "Instructions from:" line on a generated
+    tree (seed 7301, tree 128): reading it gave an error, so `verify` failed on a tree the
+    agent handled."""
+    from memlens.verify.capture import parse_blocks
+
+    for agent in ("gemini", "claude", "copilot", "opencode", "pi"):
+        assert parse_blocks(agent, "<system-reminder>\nnothing here\n</system-reminder>",
+                            "startup") == [], agent
+        assert parse_blocks(agent, "", "on-read") == [], agent

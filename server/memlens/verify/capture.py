@@ -234,6 +234,8 @@ def parse_blocks(agent: str, text: str, when: Literal["startup", "on-read"]) -> 
     if agent == "opencode":
         body = text.removeprefix("<system-reminder>\n").removesuffix("\n</system-reminder>")
         heads = list(_OPENCODE_BLOCK.finditer(body))
+        if not heads:  # a payload that names no file (no block to read from it)
+            return []
         ends = [h.start() for h in heads[1:]] + [len(body)]
         return [Block(path=h["path"], text=body[h.end():end], when=when)
                 for h, end in zip(heads, ends, strict=True)]
