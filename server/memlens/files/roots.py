@@ -64,3 +64,14 @@ def in_skill_folder(path: str) -> bool:
     parts = path.split("/")
     return any(parts[i] in _SKILL_FOLDERS and parts[i + 1] == "skills"
                for i in range(len(parts) - 3))
+
+
+def broad_reason(folder: str, home: str) -> str | None:
+    """Why `folder` is too broad to walk as a workspace folder ('the file system root', 'your
+    home folder'), or None (`workspace.queries.broad_folder` adds the user's permission)."""
+    real = os.path.realpath(folder)
+    if real == "/":
+        return "the file system root"
+    if real in {os.path.realpath(os.path.expanduser("~")), os.path.realpath(home)}:
+        return "your home folder"
+    return None

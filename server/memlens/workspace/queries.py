@@ -14,7 +14,7 @@ from memlens.agents.gemini.ignore import IgnoreFilter
 from memlens.files import tree
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import is_subpath
-from memlens.files.roots import in_skill_folder
+from memlens.files.roots import broad_reason, in_skill_folder
 from memlens.model import MemorySettings, is_context_file
 from memlens.protocol.memory import Diagnostic, HierarchicalMemory
 
@@ -50,15 +50,7 @@ def _shifted(progress: Callable[[int], None], base: int, count: int) -> None:
 def broad_folder(folder: str, settings: MemorySettings) -> str | None:
     """Why `folder` is too broad a workspace folder to index ('the file system root', 'your
     home folder'), or None. `memlens.allowBroadWorkspace` lifts the refusal."""
-    if settings.allow_broad_workspace:
-        return None
-    real = os.path.realpath(folder)
-    if real == "/":
-        return "the file system root"
-    homes = {os.path.realpath(os.path.expanduser("~")), os.path.realpath(settings.home)}
-    if real in homes:
-        return "your home folder"
-    return None
+    return None if settings.allow_broad_workspace else broad_reason(folder, settings.home)
 
 
 def workspace_files_named(engine: MemoryEngine, roots: list[str], names: list[str],

@@ -25,6 +25,7 @@ from memlens.agents.gemini import skills as gemini_skills
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.skills import AgentSkill, AgentSkillsResult
+from memlens.workspace.queries import broad_folder
 
 SKILL_AGENTS = ("gemini", "claude", "codex")
 LABELS = {"gemini": "Gemini CLI", "claude": "Claude Code", "codex": "Codex"}
@@ -136,8 +137,8 @@ def skill_diagnostics(agent: str, settings: MemorySettings, folder: str, *, trus
         return []
     found = agent_skills(agent, settings.home, folder, trusted=trusted,
                          version=settings.agent_version(agent)).diagnostics
-    return found + (claude_on_read_diagnostics(settings.home, folder) if agent == "claude"
-                    else [])
+    below = agent == "claude" and broad_folder(folder, settings) is None
+    return found + (claude_on_read_diagnostics(settings.home, folder) if below else [])
 
 
 def claude_on_read_diagnostics(home: str, folder: str) -> list[Diagnostic]:

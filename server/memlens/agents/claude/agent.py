@@ -51,6 +51,7 @@ from memlens.agents.claude.startup import (
 from memlens.files.fsread import FileReader
 from memlens.files.nodecompat import dirname, is_subpath, resolve
 from memlens.files.output import markdown_code, markdown_text
+from memlens.files.roots import broad_reason
 from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.text.references import ImportToken, relative_import
@@ -294,7 +295,10 @@ class ClaudeAgent(MemoryAgent):
                                           f"when a tool reads a file in "
                                           f"{posixpath.relpath(sub, folder)}/",
                                           when="on-read"))
-        rows += skills_listed_on_read(settings.home, folder, reader)
+        if settings.allow_broad_workspace or broad_reason(folder, settings.home) is None:
+            # Not below `/` or HOME as a workspace folder: a walk of the whole disk (the index
+            # refuses those folders, workspace/index.py).
+            rows += skills_listed_on_read(settings.home, folder, reader)
         return grouped_rows(rows, load.topics)
 
     def on_read_files(self, memory: AgentMemory, settings: MemorySettings, reader: FileReader,
