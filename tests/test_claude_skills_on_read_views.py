@@ -7,16 +7,15 @@ in-process through its own CLI module, as tests/test_view_consistency.py runs th
 
 from __future__ import annotations
 
-import io
 import json
 import os
-from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .conftest import build_tree
+from .test_view_consistency import run_cli as _run
 
 SKILL = "---\ndescription: {d}\n---\nThe body, sent only when the skill is used.\n"
 LISTED = "its name and description are listed; the skill is sent when used"
@@ -28,19 +27,6 @@ UNQUALIFIED = ("not offered when Claude Code reads a file under a<b/: its name r
                "characters)")
 NAME_ONLY = ("only its name is listed: the skills listing is past its budget; the skill is sent "
              "when used")
-
-
-def _run(command: str, *words: str) -> Any:
-    """`memlens COMMAND WORDS...` through the command's own parser and `run`, its stdout."""
-    from memlens.cli.common import apply_agent
-    from memlens.cli.main import _module, build_parser
-
-    args = build_parser(command).parse_args([command, *words])
-    apply_agent(args)
-    out = io.StringIO()
-    with redirect_stdout(out):
-        _module(command).run(args)  # type: ignore[attr-defined]
-    return out.getvalue()
 
 
 @pytest.fixture

@@ -131,8 +131,8 @@ def _trees() -> dict[str, TreeSpec]:
 TREES = _trees()
 
 
-def _run(command: str, *words: str) -> Any:
-    """`memlens COMMAND WORDS...` through the command's own parser and `run`, its JSON."""
+def run_cli(command: str, *words: str) -> str:
+    """`memlens COMMAND WORDS...` through the command's own parser and `run`, its stdout."""
     from memlens.cli.common import apply_agent
     from memlens.cli.main import _module, build_parser
 
@@ -141,7 +141,12 @@ def _run(command: str, *words: str) -> Any:
     out = io.StringIO()
     with redirect_stdout(out):
         _module(command).run(args)  # type: ignore[attr-defined]
-    return json.loads(out.getvalue())
+    return out.getvalue()
+
+
+def _run(command: str, *words: str) -> Any:
+    """`run_cli`'s JSON."""
+    return json.loads(run_cli(command, *words))
 
 
 def _files(root: Path) -> list[str]:

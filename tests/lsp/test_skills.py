@@ -73,12 +73,7 @@ async def test_hover_on_a_skill_name_says_who_wins(client: LanguageClient,
     await client.protocol.send_request_async("memlens/refresh", {})
 
     async def hover(path: Path) -> str:
-        doc = await open_doc(client, path)
-        found = await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=doc),
-            position=types.Position(line=1, character=3)))
-        assert found is not None and isinstance(found.contents, types.MarkupContent)
-        return found.contents.value
+        return await _name_hover(client, path)
 
     # The workspace tier outranks the user's in a trusted folder, as in Gemini CLI; each
     # verdict names its agent (no other agent looks in .gemini/skills).
@@ -133,12 +128,7 @@ async def test_a_skill_found_on_a_read_in_the_hover_and_the_memory_view(
     await client.protocol.send_request_async("memlens/refresh", {})
 
     async def hover(path: Path) -> str:
-        doc = await open_doc(client, path)
-        found = await client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=doc),
-            position=types.Position(line=1, character=3)))
-        assert found is not None and isinstance(found.contents, types.MarkupContent)
-        return found.contents.value
+        return await _name_hover(client, path)
 
     why = "its name and description are listed; the skill is sent when used"
     assert await hover(listed) == (
@@ -159,3 +149,13 @@ async def test_a_skill_found_on_a_read_in_the_hover_and_the_memory_view(
     rows = {f["path"]: (f["tier"], f["note"]) for f in claude["files"]}
     assert rows[str(listed)] == ("skill", f"listed when Claude Code reads a file under api/: {why}")
     assert rows[str(ignored)] == ("skill", not_offered)
+
+
+async def _name_hover(client: LanguageClient, path: Path) -> str:
+    """The hover on the `name:` line (line 2) of the SKILL.md at `path`, opened first."""
+    doc = await open_doc(client, path)
+    found = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=doc),
+        position=types.Position(line=1, character=3)))
+    assert found is not None and isinstance(found.contents, types.MarkupContent)
+    return found.contents.value
