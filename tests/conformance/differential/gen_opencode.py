@@ -16,8 +16,9 @@ What real repositories hold, and what breaks a loader, in OpenCode's terms (agen
   classes, names of chain files (not sent twice), missing files, dot files, repeats across
   files, comments and trailing commas;
 * the scripted ``read``: a file in a random folder (often below the working folder, sometimes
-  a sibling whose name starts with the working folder's, sometimes a memory file itself); outside
-  a repository only below the working folder (a read elsewhere is refused by `opencode run`).
+  a sibling whose name starts with the working folder's, sometimes a memory file itself), always
+  inside OpenCode's project: the repository the working folder is in (a nested one when it is
+  at or below it), else the working folder (a read elsewhere is refused by `opencode run`).
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ def generate(seed: int, index: int) -> Scenario:
         tree.update(GIT)
     elif root < 0.9:
         tree[".git"] = None
+    nested = None
     if rng.random() < 0.05 and len(chain) > 1:
         nested = rng.choice(chain[1:])
         tree.update({f"{nested}/{k}": v for k, v in GIT.items()})
@@ -129,10 +131,16 @@ def generate(seed: int, index: int) -> Scenario:
         home[".config/opencode/opencode.json"] = _config(rng)
     files = [k for k, v in tree.items() if v is not None and not k.startswith(".git/")
              and not isinstance(v, dict) and ".git/" not in k]
-    if root >= 0.85 and cwd != ".":
-        # Outside a repository OpenCode's project is the working folder: a read elsewhere asks
-        # for the external_directory permission, which `opencode run` refuses (no read at all).
-        files = [f for f in files if f.startswith(cwd + "/")]
+    # A read outside OpenCode's project asks for the external_directory permission, which
+    # `opencode run` refuses (no read at all). The project is the repository the working
+    # folder is in: a nested one when the working folder is at or below it, else the root's;
+    # outside a repository, the working folder itself.
+    if nested is not None and (cwd == nested or cwd.startswith(nested + "/")):
+        project = nested
+    else:
+        project = "." if root < 0.85 else cwd
+    if project != ".":
+        files = [f for f in files if f.startswith(project + "/")]
     read = None
     if files and rng.random() < 0.9:
         plain = [f for f in files if f.endswith("x.txt")]
