@@ -10,12 +10,14 @@
 // with the same extension, Python and HOME, and stops it at the end.
 // Screenshots: artifacts/e2e/restricted-status-{light,dark}.png (the status item's tooltip),
 // restricted-hover-{light,dark}.png (lens and hover on line 1), restricted-view-{light,dark}.png
-// (the Memory view) and restricted-trust-editor.png (after the click).
+// (the Memory view), restricted-matrix-{light,dark}.png (the Agent Matrix: Gemini CLI's project
+// GEMINI.md not read, the folder not trusted) and restricted-trust-editor.png (after the click).
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
   runScenario, copyWorkspace, startCodeServer, openWorkbench, openFromExplorer, MEMORY_STATUS,
   waitForCodeLens, hoverLineUntil, hoverUntil, openMemoryLens, viewPane, treeRow, screenshot, log,
+  runCommand,
 } from './lib/vscode.mjs';
 import { screenshotThemes } from './lib/themes.mjs';
 
@@ -77,6 +79,32 @@ await runScenario('restricted-mode', async ({ page, step, cleanup }) => {
   if (await treeRow(memory, 'Subfolders (loaded just in time)').count()) throw new Error('files listed as loaded just in time in Restricted Mode');
   await page.mouse.move(700, 500);
   await screenshotThemes(page, workspace, 'restricted-view');
+
+  step('the Agent Matrix in Restricted Mode: Gemini CLI reads no project GEMINI.md, and says why');
+  await runCommand(page, 'Memory Lens: Show Agent Matrix');
+  await page.mouse.move(700, 500);
+  // The Chat view's webview is open in the side bar too: the panel is the last one opened.
+  const frame = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+  await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
+  const labels = (await frame.locator('thead th').allInnerTexts()).map((h) => h.split('\n')[0].trim());
+  const geminiColumn = labels.indexOf('Gemini CLI');
+  if (geminiColumn < 1) throw new Error(`no Gemini CLI column: ${JSON.stringify(labels)}`);
+  const cellOf = (file, column) => frame.locator('tr', {
+    has: frame.locator('th.file', { hasText: file }),
+  }).first().locator('td').nth(column - 1);
+  const projectCell = cellOf(/^GEMINI\.md/, geminiColumn);
+  const projectText = (await projectCell.innerText()).replace(/\s+/g, ' ');
+  const projectTitle = (await projectCell.getAttribute('title')) ?? '';
+  if (!/not read/.test(projectText) || !projectTitle.includes('the folder is not trusted')) {
+    throw new Error(`Gemini CLI × GEMINI.md in Restricted Mode: "${projectText}" / "${projectTitle}"`);
+  }
+  // The global memory is read anyway, as the status item and the Memory view say.
+  // (HOME is outside this copy of the demo: the row is named from HOME.)
+  const globalText = (await cellOf(/^~\/\.gemini\/GEMINI\.md/, geminiColumn).innerText()).replace(/\s+/g, ' ');
+  if (!globalText.includes('at start-up')) throw new Error(`Gemini CLI × the global GEMINI.md: "${globalText}"`);
+  await screenshotThemes(page, workspace, 'restricted-matrix', async () => {
+    await frame.locator('th.file', { hasText: 'CLAUDE.md' }).first().waitFor({ state: 'visible' });
+  });
 
   step('"Manage Workspace Trust…" opens VS Code\'s Workspace Trust editor');
   await trustRow.click();
