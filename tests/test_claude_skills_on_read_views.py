@@ -128,3 +128,42 @@ def test_check_gives_the_same_reasons(repo: Path) -> None:
     report = json.loads(_run("report", str(repo), "--agent", "claude", "--home", home))
     assert {(d["path"], d["code"]) for d in report["diagnostics"]} == {
         (d["path"], d["code"]) for d in checked}
+
+
+def test_the_skills_list_follows_the_start_up_skills_with_the_matrix_answer(repo: Path) -> None:
+    """`agent_skills` (the Skills view, `memlens skills list`): the skills found on a read come
+    after the start-up ones, each with when it is listed and, offered or not, the matrix's
+    answer; the listing stays what Claude Code sends at start."""
+    from memlens.workspace.skills import agent_skills
+
+    home = str(repo.parent / "home")
+    at_start = agent_skills("claude", home, str(repo))
+    found = agent_skills("claude", home, str(repo), below=True)
+    assert found.listing == at_start.listing and "- x:" not in found.listing
+    assert found.skills[:len(at_start.skills)] == at_start.skills
+    assert {s.on_read for s in at_start.skills} == {None}
+    below = {os.path.relpath(s.location, repo): s for s in found.skills[len(at_start.skills):]}
+    cells = _cells(repo)
+    assert set(below) == {p for p in cells if "/.claude/skills/" in p}
+    for path, skill in below.items():
+        cell = cells[path]
+        assert skill.offered == (cell["state"] == "listed")
+        assert skill.name_only == (cell["why"] == NAME_ONLY)
+        assert skill.on_read == f"when Claude Code reads a file under {path.split('/')[0]}/"
+        if skill.offered:
+            assert skill.on_read == cell["trigger"]
+        else:
+            assert cell["why"] == f"not offered {skill.on_read}: {skill.reason}"
+    x = below["sub/.claude/skills/x/SKILL.md"]
+    assert (x.name, x.tier, x.on_read, x.description) == (
+        "x", "project", "when Claude Code reads a file under sub/",
+        "Lint the code. (from sub/.claude/skills \u2014 applies when working on files under sub/)")
+    assert below["sub/.claude/skills/review/SKILL.md"].name == "sub:review"
+    ignored = below["ign/.claude/skills/g/SKILL.md"]
+    assert (ignored.name, ignored.offered) == ("g", False)
+    # One diagnostic per skill: the check's own, in the matrix's words.
+    said = [(os.path.relpath(d.path, repo), d.code) for d in found.diagnostics]
+    assert len(said) == len(set(said))
+    assert said.count(("ign/.claude/skills/g/SKILL.md", "skill-not-offered")) == 1
+    assert said.count(("big/.claude/skills/b24/SKILL.md", "skill-listing-over-budget")) == 1
+
