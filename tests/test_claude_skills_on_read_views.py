@@ -167,3 +167,33 @@ def test_the_skills_list_follows_the_start_up_skills_with_the_matrix_answer(repo
     assert said.count(("ign/.claude/skills/g/SKILL.md", "skill-not-offered")) == 1
     assert said.count(("big/.claude/skills/b24/SKILL.md", "skill-listing-over-budget")) == 1
 
+
+def test_skills_list_says_listed_on_read(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = str(repo.parent / "home")
+    monkeypatch.chdir(repo)
+    text = _run("skills", "list", "--agent", "claude", "--home", home)
+    assert ("x (project, listed on read: when Claude Code reads a file under sub/) \u2014 Lint "
+            "the code. (from sub/.claude/skills \u2014 applies when working on files under "
+            f"sub/)\n  {repo}/sub/.claude/skills/x/SKILL.md\n") in text
+    assert ("b24 (project, listed on read, by name only: when Claude Code reads a file under "
+            "big/) \u2014 ") in text
+    assert f"g (project, {IGNORED})\n  {repo}/ign/.claude/skills/g/SKILL.md\n" in text
+    assert text.index("top (project, offered)") < text.index("b00 (project, listed on read")
+    data = json.loads(_run("skills", "list", "--agent", "claude", "--home", home, "--json"))
+    rows = {os.path.relpath(s["location"], repo): s for s in data["skills"]}
+    assert rows["sub/.claude/skills/x/SKILL.md"]["onRead"] == (
+        "when Claude Code reads a file under sub/")
+    assert rows[".claude/skills/top/SKILL.md"]["onRead"] is None
+    assert "- x:" not in data["listing"]
+
+
+def test_skills_list_walks_no_broad_folder(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working in HOME (refused as too broad a folder): no walk for the skills below it."""
+    for name in list(os.environ):
+        if name.startswith(("MEMLENS_", "CLAUDE_")):
+            monkeypatch.delenv(name)
+    build_tree(root, {"home/.claude/skills/mine/SKILL.md": SKILL.format(d="Mine."),
+                      "home/sub/.claude/skills/x/SKILL.md": SKILL.format(d="Below.")})
+    monkeypatch.chdir(root / "home")
+    text = _run("skills", "list", "--agent", "claude", "--home", str(root / "home"))
+    assert "mine (user, offered)" in text and "listed on read" not in text
