@@ -128,3 +128,72 @@ def test_check_gives_the_same_reasons(repo: Path) -> None:
     report = json.loads(_run("report", str(repo), "--agent", "claude", "--home", home))
     assert {(d["path"], d["code"]) for d in report["diagnostics"]} == {
         (d["path"], d["code"]) for d in checked}
+
+
+def test_the_skills_list_follows_the_start_up_skills_with_the_matrix_answer(repo: Path) -> None:
+    """`agent_skills` (the Skills view, `memlens skills list`): the skills found on a read come
+    after the start-up ones, each with when it is listed and, offered or not, the matrix's
+    answer; the listing stays what Claude Code sends at start."""
+    from memlens.workspace.skills import agent_skills
+
+    home = str(repo.parent / "home")
+    at_start = agent_skills("claude", home, str(repo))
+    found = agent_skills("claude", home, str(repo), below=True)
+    assert found.listing == at_start.listing and "- x:" not in found.listing
+    assert found.skills[:len(at_start.skills)] == at_start.skills
+    assert {s.on_read for s in at_start.skills} == {None}
+    below = {os.path.relpath(s.location, repo): s for s in found.skills[len(at_start.skills):]}
+    cells = _cells(repo)
+    assert set(below) == {p for p in cells if "/.claude/skills/" in p}
+    for path, skill in below.items():
+        cell = cells[path]
+        assert skill.offered == (cell["state"] == "listed")
+        assert skill.name_only == (cell["why"] == NAME_ONLY)
+        assert skill.on_read == f"when Claude Code reads a file under {path.split('/')[0]}/"
+        if skill.offered:
+            assert skill.on_read == cell["trigger"]
+        else:
+            assert cell["why"] == f"not offered {skill.on_read}: {skill.reason}"
+    x = below["sub/.claude/skills/x/SKILL.md"]
+    assert (x.name, x.tier, x.on_read, x.description) == (
+        "x", "project", "when Claude Code reads a file under sub/",
+        "Lint the code. (from sub/.claude/skills \u2014 applies when working on files under sub/)")
+    assert below["sub/.claude/skills/review/SKILL.md"].name == "sub:review"
+    ignored = below["ign/.claude/skills/g/SKILL.md"]
+    assert (ignored.name, ignored.offered) == ("g", False)
+    # One diagnostic per skill: the check's own, in the matrix's words.
+    said = [(os.path.relpath(d.path, repo), d.code) for d in found.diagnostics]
+    assert len(said) == len(set(said))
+    assert said.count(("ign/.claude/skills/g/SKILL.md", "skill-not-offered")) == 1
+    assert said.count(("big/.claude/skills/b24/SKILL.md", "skill-listing-over-budget")) == 1
+
+
+def test_skills_list_says_listed_on_read(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = str(repo.parent / "home")
+    monkeypatch.chdir(repo)
+    text = _run("skills", "list", "--agent", "claude", "--home", home)
+    assert ("x (project, listed on read: when Claude Code reads a file under sub/) \u2014 Lint "
+            "the code. (from sub/.claude/skills \u2014 applies when working on files under "
+            f"sub/)\n  {repo}/sub/.claude/skills/x/SKILL.md\n") in text
+    assert ("b24 (project, listed on read, by name only: when Claude Code reads a file under "
+            "big/) \u2014 ") in text
+    assert f"g (project, {IGNORED})\n  {repo}/ign/.claude/skills/g/SKILL.md\n" in text
+    assert text.index("top (project, offered)") < text.index("b00 (project, listed on read")
+    data = json.loads(_run("skills", "list", "--agent", "claude", "--home", home, "--json"))
+    rows = {os.path.relpath(s["location"], repo): s for s in data["skills"]}
+    assert rows["sub/.claude/skills/x/SKILL.md"]["onRead"] == (
+        "when Claude Code reads a file under sub/")
+    assert rows[".claude/skills/top/SKILL.md"]["onRead"] is None
+    assert "- x:" not in data["listing"]
+
+
+def test_skills_list_walks_no_broad_folder(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working in HOME (refused as too broad a folder): no walk for the skills below it."""
+    for name in list(os.environ):
+        if name.startswith(("MEMLENS_", "CLAUDE_")):
+            monkeypatch.delenv(name)
+    build_tree(root, {"home/.claude/skills/mine/SKILL.md": SKILL.format(d="Mine."),
+                      "home/sub/.claude/skills/x/SKILL.md": SKILL.format(d="Below.")})
+    monkeypatch.chdir(root / "home")
+    text = _run("skills", "list", "--agent", "claude", "--home", str(root / "home"))
+    assert "mine (user, offered)" in text and "listed on read" not in text

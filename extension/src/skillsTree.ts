@@ -2,7 +2,10 @@
 // open), then one group per agent: "Gemini CLI", where it is shown, with every skill it looks at
 // (offered or not, with problems: memlens/skills), and each other agent in use (Claude Code, Codex) with the
 // skills it offers and the ones it drops, as the server says (memlens/agentSkills): the reason
-// is the row's description and tooltip.
+// is the row's description and tooltip. Claude Code's skills found on a read below the folder
+// follow its start-up ones, "◇ listed on read" as the agent matrix's legend says it, the
+// trigger ("when Claude Code reads a file under web/") in the tooltip.
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { MemlensClient } from "./client";
 import { activeFolder } from "./folders";
@@ -157,11 +160,12 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
     }
     if (node.kind === "agent") {
       const agent = node.agent;
-      const offered = agent.skills.filter((s) => s.offered).length;
-      const dropped = agent.skills.length - offered;
+      const offered = agent.skills.filter((s) => s.offered && !s.onRead).length;
+      const onRead = agent.skills.filter((s) => s.offered && s.onRead).length;
+      const dropped = agent.skills.length - offered - onRead;
       const item = new vscode.TreeItem(agent.label, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `memlens.agentSkills.${agent.agent}`;
-      item.description = `${offered} offered${dropped ? ` · ${dropped} not offered` : ""}`;
+      item.description = `${offered} offered${onRead ? ` · ${onRead} listed on read` : ""}${dropped ? ` · ${dropped} not offered` : ""}`;
       item.tooltip = `The skills ${agent.label} lists working in ${agent.cwd}, as it lists them.`;
       item.iconPath = new vscode.ThemeIcon("hubot");
       item.contextValue = "memlens.agentSkills";
@@ -172,9 +176,21 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<Node> {
       const item = new vscode.TreeItem(skill.name, vscode.TreeItemCollapsibleState.None);
       item.id = `memlens.agentSkills.${node.agent.agent}.${skill.location}`;
       // The reason's first clause here ("shadowed", "no description"); the tooltip has it all.
-      const state = !skill.offered ? `not offered: ${(skill.reason ?? "").split(":")[0]}` : skill.nameOnly ? "listed by name only" : skill.description;
-      item.description = `${skill.tier} · ${state}`;
-      item.tooltip = `${node.agent.label} · ${skill.tier}\n${skill.offered ? skill.description : `Not offered: ${skill.reason ?? ""}`}\n${skill.location}`;
+      const dropped = `not offered: ${(skill.reason ?? "").split(":")[0]}`;
+      if (skill.onRead) {
+        // Found on a read: its folder, not a tier, says where it is from.
+        const folder = vscode.workspace.asRelativePath(path.dirname(skill.location), false);
+        const listed = `◇ listed on read${skill.nameOnly ? ", by name only" : ""}`;
+        item.description = `${folder} · ${skill.offered ? listed : dropped}`;
+        const budget = skill.nameOnly ? ", by name only: its skills listing is past its budget" : "";
+        item.tooltip = skill.offered
+          ? `${node.agent.label} · ◇ listed on read ${skill.onRead}${budget}\n${skill.description}\n${skill.location}`
+          : `${node.agent.label} · not offered ${skill.onRead}\n${skill.reason ?? ""}\n${skill.location}`;
+      } else {
+        const state = !skill.offered ? dropped : skill.nameOnly ? "listed by name only" : skill.description;
+        item.description = `${skill.tier} · ${state}`;
+        item.tooltip = `${node.agent.label} · ${skill.tier}\n${skill.offered ? skill.description : `Not offered: ${skill.reason ?? ""}`}\n${skill.location}`;
+      }
       item.iconPath = skill.offered
         ? new vscode.ThemeIcon(skill.nameOnly ? "symbol-key" : "tools")
         : new vscode.ThemeIcon("circle-slash", new vscode.ThemeColor("problemsWarningIcon.foreground"));

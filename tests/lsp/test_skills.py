@@ -151,6 +151,41 @@ async def test_a_skill_found_on_a_read_in_the_hover_and_the_memory_view(
     assert rows[str(ignored)] == ("skill", not_offered)
 
 
+@pytest.mark.asyncio
+async def test_a_skill_found_on_a_read_in_the_skills_view(client: LanguageClient,
+                                                          workspace: Path) -> None:
+    """memlens/agentSkills: Claude Code's skills below the working folder follow its start-up
+    ones, each with when it is listed (the agent matrix's trigger), offered or not as the
+    matrix has it; its listing stays the one it sends at start, and each dropped skill has
+    one diagnostic."""
+    text = "---\nname: lint\ndescription: Lint the code.\n---\nThe body.\n"
+    top = workspace / ".claude" / "skills" / "fmt" / "SKILL.md"
+    listed = workspace / "api" / ".claude" / "skills" / "lint" / "SKILL.md"
+    ignored = workspace / "gen" / ".claude" / "skills" / "lint" / "SKILL.md"
+    for path in (top, listed, ignored):
+        path.parent.mkdir(parents=True)
+        path.write_text(text.replace("lint", path.parent.name))
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (workspace / ".gitignore").write_text("gen/\n")
+    await client.protocol.send_request_async("memlens/refresh", {})
+
+    (claude,) = (await _request(client, "memlens/agentSkills", {}))["agents"]
+    assert claude["listing"] == ("The following skills are available for use with the Skill "
+                                 "tool:\n\n- fmt: Lint the code.")
+    rows = [(s["location"], s["name"], s["offered"], s.get("onRead")) for s in claude["skills"]]
+    assert rows == [
+        (str(top), "fmt", True, None),
+        (str(listed), "lint", True, "when Claude Code reads a file under api/"),
+        (str(ignored), "lint", False, "when Claude Code reads a file under gen/")]
+    on_read = {s["location"]: s for s in claude["skills"]}
+    assert on_read[str(listed)]["description"] == (
+        "Lint the code. (from api/.claude/skills \u2014 applies when working on files under api/)")
+    assert on_read[str(ignored)]["reason"] == (
+        "git ignores gen/, and Claude Code does not look for skills in a folder git ignores")
+    assert [(d["path"], d["code"]) for d in claude["diagnostics"]] == [
+        (str(ignored), "skill-not-offered")]
+
+
 async def _name_hover(client: LanguageClient, path: Path) -> str:
     """The hover on the `name:` line (line 2) of the SKILL.md at `path`, opened first."""
     doc = await open_doc(client, path)

@@ -328,7 +328,8 @@ export interface RelatedLocation {
 }
 /**
  * One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
- * --json`, the Skills view per agent): `offered` false with the `reason` it is dropped.
+ * --json`, the Skills view per agent): `offered` false with the `reason` it is dropped;
+ * `on_read` set for one it lists only when it reads a file below the working folder.
  */
 export interface AgentSkill {
   name: string;
@@ -339,6 +340,7 @@ export interface AgentSkill {
   reason?: string | null;
   nameOnly: boolean;
   cutTo?: number | null;
+  onRead?: string | null;
 }
 /**
  * memlens/agentSkills: the skills each agent in use offers for a workspace folder (that of

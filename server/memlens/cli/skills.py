@@ -2,8 +2,9 @@
 and the inbox of skills the agent extracted (never live until accepted).
 
 `memlens skills list --agent A` (gemini, claude, codex): every SKILL.md that agent looks at
-here, the ones it offers and the ones it drops (with why), and with `--json` its listing
-exactly as it sends it (`workspace/skills.py`)."""
+here, the ones it offers and the ones it drops (with why), Claude Code's found on a read below
+the folder after its start-up ones ("listed on read: when Claude Code reads a file under
+web/"), and with `--json` its listing exactly as it sends it at start (`workspace/skills.py`)."""
 
 from __future__ import annotations
 
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _agent_list(args: argparse.Namespace, cwd: str, home: str, trusted: bool) -> int:
     from memlens.agent_versions import profile_for
+    from memlens.workspace.queries import broad_folder
     from memlens.workspace.skills import SKILL_AGENTS, agent_skills
 
     agent = args.agent_id
@@ -103,15 +105,23 @@ def _agent_list(args: argparse.Namespace, cwd: str, home: str, trusted: bool) ->
     version = settings.agent_version(agent)
     if version is None and args.agent and args.agent[0] == agent:
         version = profile_for(agent, args.agent[1]).release
-    result = agent_skills(agent, home, cwd, trusted=trusted, version=version)
+    # Not below a folder refused as too broad: the skills found on a read need a walk of it.
+    result = agent_skills(agent, home, cwd, trusted=trusted, version=version,
+                          below=broad_folder(cwd, settings) is None)
     if args.json:
         print_json(result.wire())
         return 0
     for item in result.skills:
-        state = ("offered" + (", by name only" if item.name_only else "") if item.offered
-                 else f"not offered: {item.reason}")
-        print_text(f"{escape_controls(item.name)} ({item.tier}, {state}) — "
-                   f"{escape_controls(item.description)}\n  {display_path(item.location)}\n")
+        by_name = ", by name only" if item.name_only else ""
+        if item.on_read is not None:
+            state = (f"listed on read{by_name}: {item.on_read}" if item.offered
+                     else f"not offered {item.on_read}: {item.reason}")
+        else:
+            state = f"offered{by_name}" if item.offered else f"not offered: {item.reason}"
+        # A skill it never loads has no description to show.
+        described = f" — {escape_controls(item.description)}" if item.description else ""
+        print_text(f"{escape_controls(item.name)} ({item.tier}, {state}){described}\n"
+                   f"  {display_path(item.location)}\n")
     if not result.skills:
         print(f"memlens: {result.label} finds no skills here", file=sys.stderr)
     return 0

@@ -72,7 +72,9 @@ def register(server: MemlensServer) -> None:
     def agent_skills(ls: MemlensServer, params: Any) -> dict[str, object]:
         """The skills each agent in use lists for the folder (Claude Code's when it has skills
         folders here, Codex's when it is in use; Gemini CLI's are memlens/skills), or the
-        agents the request names."""
+        agents the request names; Claude Code's found on a read below the folder too, as the
+        agent matrix has them, unless the folder is refused as too broad."""
+        from memlens.workspace.queries import broad_folder
         from memlens.workspace.skills import SKILL_AGENTS, agent_skills, agents_with_skills
 
         request = parse_params(AgentSkillsParams, params)
@@ -80,8 +82,10 @@ def register(server: MemlensServer) -> None:
         settings = ls.service.index_of_folder(folder).settings
         wanted = ([a for a in request.agents if a in SKILL_AGENTS] if request.agents is not None
                   else agents_with_skills(settings, folder))
+        below = broad_folder(folder, settings) is None
         return AgentSkillsResults(agents=[
-            agent_skills(a, home, folder, trusted=trusted, version=settings.agent_version(a))
+            agent_skills(a, home, folder, trusted=trusted, version=settings.agent_version(a),
+                         below=below)
             for a in wanted]).compact()
 
     @server.feature(INBOX)

@@ -40,7 +40,8 @@ class SkillsResult(Wire):
 
 class AgentSkill(Wire):
     """One SKILL.md an agent looks at, as that agent lists it (`memlens skills list --agent A
-    --json`, the Skills view per agent): `offered` false with the `reason` it is dropped."""
+    --json`, the Skills view per agent): `offered` false with the `reason` it is dropped;
+    `on_read` set for one it lists only when it reads a file below the working folder."""
 
     name: str  # as the agent names it in its listing ("" when it never loads)
     description: str  # as the agent shows it (cut, escaped) ("" when it never loads)
@@ -52,6 +53,11 @@ class AgentSkill(Wire):
     name_only: bool = False
     # Codex past its listing budget: the characters of the description it still lists.
     cut_to: int | None = None
+    # A skill the agent lists only on a read, not at start (Claude Code's `.claude/skills`
+    # below the working folder): when, in the agent matrix's words ("when Claude Code reads a
+    # file under web/"); None for a skill it lists at start. Its `reason`, when not offered,
+    # is what that read does with it.
+    on_read: str | None = None
 
 
 class AgentSkillsResult(Wire):

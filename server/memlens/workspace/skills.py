@@ -10,14 +10,16 @@ Every SKILL.md an agent looks at is listed, the ones it drops with the reason, a
 one gets a diagnostic at its first line: `skill-not-offered` (it never loads, or is left out),
 `skill-duplicate` (another skill of that name wins), `skill-listing-over-budget` (Claude Code
 lists it by name only, Codex cuts its description). Claude Code's skills found on a read below
-the folder are not in its listing at start; its check has the same two verdicts on them
-(`claude_on_read_diagnostics`), in the agent matrix's words.
+the folder follow its start-up ones, each with when it lists them (`on_read`), offered or not
+as the agent matrix has them (workspace/reading.py); they are not in its listing at start, and
+their diagnostics have the matrix's words (`_on_read_diagnostics`), one per skill.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+from typing import TYPE_CHECKING
 
 from memlens.agents.claude import skills as claude_skills
 from memlens.agents.codex import skills as codex_skills
@@ -26,6 +28,9 @@ from memlens.model import MemorySettings
 from memlens.protocol.memory import Diagnostic
 from memlens.protocol.skills import AgentSkill, AgentSkillsResult
 from memlens.workspace.queries import broad_folder
+
+if TYPE_CHECKING:
+    from memlens.agents.claude.skills_on_read import SkillOnRead
 
 SKILL_AGENTS = ("gemini", "claude", "codex")
 LABELS = {"gemini": "Gemini CLI", "claude": "Claude Code", "codex": "Codex"}
@@ -45,6 +50,8 @@ def _diagnostics(agent: str, skills: list[AgentSkill]) -> list[Diagnostic]:
     for s in skills:
         if s.tier == "system" or (s.reason or "").startswith("agents/openai.yaml"):
             continue  # the agent's own skills; a skill kept out of the listing on purpose
+        if s.on_read is not None:
+            continue  # found on a read: its one diagnostic is `_on_read_diagnostics`'s
         if not s.offered and s.reason:
             code = DUPLICATE if s.reason.startswith("shadowed") else NOT_OFFERED
             out.append(_at_top(s.location, "warning", code,
@@ -61,18 +68,36 @@ def _diagnostics(agent: str, skills: list[AgentSkill]) -> list[Diagnostic]:
     return out
 
 
+def _on_read_skills(found: list[SkillOnRead]) -> list[AgentSkill]:
+    """Claude Code's skills found on a read below the working folder, as the agent matrix has
+    them: listed (by name only past the budget) or not offered and why."""
+    return [AgentSkill(name=s.shown or posixpath.basename(posixpath.dirname(s.path)),
+                       description=s.description, location=s.path, tier="project",
+                       offered=s.offered, reason=s.reason or None, name_only=s.name_only,
+                       on_read=s.trigger) for s in found]
+
+
 def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
-                 version: str | None = None) -> AgentSkillsResult:
+                 version: str | None = None, below: bool = False) -> AgentSkillsResult:
     """What `agent` lists working in `cwd` (`version`: the release it is for, when the
-    listing depends on it)."""
+    listing depends on it); with `below`, Claude Code's skills found on a read below `cwd`
+    after its start-up ones (a walk of the folder: the caller leaves them out where the
+    folder is refused as too broad, `broad_folder`)."""
     items: list[AgentSkill] = []
     listing = ""
+    on_read: list[Diagnostic] = []
     if agent == "claude":
         found = claude_skills.load_skills(home, cwd, version)
-        listing = found.listing
+        listing = found.listing  # what it sends at start: the skills found on a read are not in it
         items = [AgentSkill(name=s.shown or s.folder, description=s.description,
                             location=s.path, tier=s.tier, offered=s.offered, reason=s.reason,
                             name_only=s.name_only) for s in found.skills]
+        if below:
+            from memlens.agents.claude.agent import skills_found_below
+
+            found_below = skills_found_below(home, cwd)
+            items += _on_read_skills(found_below)
+            on_read = _on_read_diagnostics(found_below)
     elif agent == "codex":
         from memlens.agents.codex.load import codex_home
 
@@ -105,7 +130,7 @@ def agent_skills(agent: str, home: str, cwd: str, *, trusted: bool = True,
         raise ValueError(f"{agent!r} lists no skills Memory Lens knows of "
                          f"({', '.join(SKILL_AGENTS)} do)")
     return AgentSkillsResult(agent=agent, label=LABELS[agent], cwd=cwd, skills=items,
-                             listing=listing, diagnostics=_diagnostics(agent, items))
+                             listing=listing, diagnostics=_diagnostics(agent, items) + on_read)
 
 
 def agents_with_skills(settings: MemorySettings, folder: str) -> list[str]:
@@ -135,20 +160,17 @@ def skill_diagnostics(agent: str, settings: MemorySettings, folder: str, *, trus
         return gemini_skill_diagnostics(settings.home, folder, trusted, buffers)
     if agent not in SKILL_AGENTS:
         return []
-    found = agent_skills(agent, settings.home, folder, trusted=trusted,
-                         version=settings.agent_version(agent)).diagnostics
-    below = agent == "claude" and broad_folder(folder, settings) is None
-    return found + (claude_on_read_diagnostics(settings.home, folder) if below else [])
+    return agent_skills(agent, settings.home, folder, trusted=trusted,
+                        version=settings.agent_version(agent),
+                        below=broad_folder(folder, settings) is None).diagnostics
 
 
-def claude_on_read_diagnostics(home: str, folder: str) -> list[Diagnostic]:
-    """Claude Code's verdicts on the skills a read below `folder` finds, in the words of the
-    agent matrix's cells (workspace/reading.py): `skill-not-offered` on one it leaves out,
-    `skill-listing-over-budget` on one it lists by name only."""
-    from memlens.agents.claude.agent import skills_found_below
-
+def _on_read_diagnostics(found: list[SkillOnRead]) -> list[Diagnostic]:
+    """Claude Code's verdicts on the skills a read below the working folder finds, in the
+    words of the agent matrix's cells (workspace/reading.py): `skill-not-offered` on one it
+    leaves out, `skill-listing-over-budget` on one it lists by name only."""
     out = []
-    for s in skills_found_below(home, folder):
+    for s in found:
         if not s.offered:
             out.append(_at_top(s.path, "warning", NOT_OFFERED, f"This skill is {s.why}"))
         elif s.name_only:

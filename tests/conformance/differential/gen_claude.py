@@ -445,7 +445,8 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
     # The skills listing: memlens's lines, then Claude Code's built-in ones.
     listing, sent = predicted["skills"]["listing"], capture.skills_listing or ""
     head = "The following skills are available for use with the Skill tool:\n\n"
-    names = {s.get("name") for s in predicted["skills"].get("skills", []) if s.get("offered")}
+    names = {s.get("name") for s in predicted["skills"].get("skills", [])
+             if s.get("offered") and not s.get("onRead")}  # listed at start
     first = "- " + next(b for b in BUILTIN_SKILLS if b not in names) + ": "
     if not sent.startswith((listing + "\n" + first) if listing else head + first):
         out.append("skills-listing")

@@ -364,6 +364,10 @@ class SkillOnRead:
     line: str = ""  # its listing line as sent (its name alone past the budget)
     name_only: bool = False
     reason: str = ""  # why it is not offered ("" when it is)
+    # Its name and description as its listing line says them: the frontmatter name in
+    # brackets, where it was found ("" when not offered).
+    shown: str = ""
+    description: str = ""
 
     @property
     def offered(self) -> bool:
@@ -424,7 +428,8 @@ def skills_on_read(home: str, cwd: str, owners: list[str], reader: FileReader | 
                 continue
             out.append(SkillOnRead(found.skill.path, rel, found.name,
                                    f"- {shown.shown}" if shown.name_only else shown.line,
-                                   shown.name_only))
+                                   shown.name_only, shown=shown.shown,
+                                   description=shown.description))
         out += [SkillOnRead(path, rel, reason=reason) for path, reason in session.dropped.items()
                 if posixpath.dirname(posixpath.dirname(path)) == root]
     return sorted(out, key=lambda s: s.path)
