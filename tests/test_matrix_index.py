@@ -136,3 +136,43 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_shows_it(
     assert not any(d.code == "import-not-found" for d in typed.diagnostics)
     gemini.write_text(fixed)
     assert typed == agent_matrix(folder, settings)
+
+
+def test_the_skills_found_on_a_read_come_from_the_builds_walks(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Skills view's payload (`memlens/agentSkills`, lsp/skills.py) asks for Claude Code's
+    skills below the folder inside `walks_reused()`: after a build it lists no folder the
+    build walked, and its answer is the one a walk of its own gives."""
+    from memlens.files import tree
+    from memlens.workspace.skills import agent_skills
+
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    home = Path(os.path.realpath(tmp_path)) / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    plain = {f"lib/p{i}/q{j}/code.ts": "" for i in range(3) for j in range(3)}
+    build_tree(root, {**plain, "CLAUDE.md": "root\n",
+                      "web/.claude/skills/lint/SKILL.md": "---\ndescription: Lint.\n---\nx\n"})
+    service = _service(root, home, ["claude"])
+    folder = service.folders[0]
+    index = service.index_of_folder(folder)
+    alone = agent_skills("claude", str(home), folder, below=True)
+    assert [s.on_read for s in alone.skills] == ["when Claude Code reads a file under web/"]
+    listed: list[str] = []
+    real = tree.read_listing
+
+    def counting(path: str) -> tree.Listing:
+        if path.startswith(f"{root}/lib"):
+            listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(tree, "read_listing", counting)
+    with index.walks_reused():
+        reused = agent_skills("claude", str(home), folder, below=True)
+    assert listed == []
+    assert reused == alone
+    (root / "lib" / "p0" / "new.ts").write_text("")  # a file appears: the walks are redone
+    service.files_changed([str(root / "lib" / "p0" / "new.ts")])
+    with index.walks_reused():
+        assert agent_skills("claude", str(home), folder, below=True) == alone
+    assert listed

@@ -83,10 +83,13 @@ def register(server: MemlensServer) -> None:
         wanted = ([a for a in request.agents if a in SKILL_AGENTS] if request.agents is not None
                   else agents_with_skills(settings, folder))
         below = broad_folder(folder, settings) is None
-        return AgentSkillsResults(agents=[
-            agent_skills(a, home, folder, trusted=trusted, version=settings.agent_version(a),
-                         below=below)
-            for a in wanted]).compact()
+        # The skills folders below come from the index's walks while no file appeared or
+        # vanished: a refresh of the view does not walk the tree again.
+        with ls.service.index_of_folder(folder).walks_reused():
+            return AgentSkillsResults(agents=[
+                agent_skills(a, home, folder, trusted=trusted,
+                             version=settings.agent_version(a), below=below)
+                for a in wanted]).compact()
 
     @server.feature(INBOX)
     def inbox(ls: MemlensServer, params: Any) -> dict[str, object]:

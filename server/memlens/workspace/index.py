@@ -13,7 +13,8 @@ import bisect
 import logging
 import os
 import posixpath
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 from memlens.agents import all_agents, checked_agents, workspace_file_names
@@ -144,6 +145,15 @@ class WorkspaceIndex:
         found is kept for the matrix while no file appears or vanishes (`walks`)."""
         with tree.one_walk():
             self._build()
+            self.walks = (self.tree_generation, tree.kept_walks())
+
+    @contextmanager
+    def walks_reused(self) -> Iterator[None]:
+        """A read-only run (files.tree.one_walk) that starts from the walks of the last build
+        or run while no file appeared or vanished since, and keeps its own for the next."""
+        generation, walks = self.walks
+        with tree.one_walk(kept=walks if generation == self.tree_generation else None):
+            yield
             self.walks = (self.tree_generation, tree.kept_walks())
 
     def _build(self) -> None:

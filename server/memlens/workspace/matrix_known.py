@@ -59,8 +59,5 @@ def index_matrix(index: WorkspaceIndex, folder: str, settings: MemorySettings,
     # What is computed afresh lists each folder once (files.tree): nothing here writes. The
     # walks the index's build made (or the last matrix) are good while no file appeared or
     # vanished: the checks asked afresh start from them instead of walking the tree again.
-    generation, walks = index.walks
-    with tree.one_walk(kept=walks if generation == index.tree_generation else None):
-        matrix = agent_matrix(folder, settings, agents=agents, known=known)
-        index.walks = (index.tree_generation, tree.kept_walks())
-    return matrix
+    with index.walks_reused():
+        return agent_matrix(folder, settings, agents=agents, known=known)
