@@ -264,11 +264,14 @@ def prepare_pi_folder(folder: Path) -> Path:
 
 def port_files(agent: str, home: Path, env: dict[str, str] | None = None) -> list[str]:
     """The files `{PORT}` is filled into for this agent's run (pi's models.json, in its
-    global folder: `PI_CODING_AGENT_DIR` when the run sets it, else HOME/.pi/agent)."""
+    global folder: `PI_CODING_AGENT_DIR` when the run sets it, a leading `~/` HOME as pi
+    reads it, else HOME/.pi/agent)."""
     if agent != "pi":
         return []
     folder = (env or {}).get("PI_CODING_AGENT_DIR")
     if folder:
+        if folder == "~" or folder.startswith("~/"):
+            folder = str(home) + folder[1:]
         return [str(prepare_pi_folder(Path(folder)))]
     return [str(home / ".pi" / "agent" / "models.json")]
 
