@@ -21,7 +21,7 @@ from .conftest import build_tree
 
 VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "COPILOT_HOME",
              "OPENCODE_DISABLE_PROJECT_CONFIG", "OPENCODE_DISABLE_CLAUDE_CODE", "CODEX_HOME",
-             "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR")
+             "CLAUDE_CONFIG_DIR", "PI_CODING_AGENT_DIR", "OPENCODE_CONFIG")
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +56,8 @@ def test_an_absolute_folder_is_copied_an_empty_value_read_as_unset_passed_on(
     ("opencode", "OPENCODE_CONFIG_DIR", ""), ("copilot", "COPILOT_HOME", "rel"),
     ("copilot", "XDG_CONFIG_HOME", "~/cfg"), ("codex", "CODEX_HOME", "cx"),
     ("claude", "CLAUDE_CONFIG_DIR", "cfg"), ("claude", "CLAUDE_CONFIG_DIR", ""),
-    ("pi", "PI_CODING_AGENT_DIR", "rel"), ("pi", "PI_CODING_AGENT_DIR", "~other/pi")])
+    ("pi", "PI_CODING_AGENT_DIR", "rel"), ("pi", "PI_CODING_AGENT_DIR", "~other/pi"),
+    ("opencode", "OPENCODE_CONFIG", "cfg.json")])
 def test_a_folder_of_the_workspace_is_refused_not_run(
         agent: str, name: str, value: str, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,6 +122,26 @@ def test_codex_claude_and_pi_folders_are_copied_with_their_memory_files_only(
     assert pi.env == {"PI_CODING_AGENT_DIR": str(copy)}
     assert pi.copies == [(copy, str(user / "home" / "pi"))]
     assert _files(copy) == ["AGENTS.md", "APPEND_SYSTEM.md"]
+
+
+def test_opencode_config_is_copied_as_an_opencode_json_and_scrubbed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPENCODE_CONFIG names one file (any name): the run gets a copy named opencode.json, so
+    scrub.py keeps only its `instructions` that stay in the project; the prediction maps the
+    copy back to the user's file; an empty value is unset, passed on."""
+    from memlens.verify.scrub import scrub_tree
+
+    build_tree(tmp_path, {"user/my.json": '{"instructions": ["a.md", "/etc/hostname"], '
+                                          '"mcp": {"x": {"command": ["touch"]}}}'})
+    monkeypatch.setenv("OPENCODE_CONFIG", str(tmp_path / "user" / "my.json"))
+    moved = moved_global_folders("opencode", tmp_path / "scratch")
+    copy = tmp_path / "scratch" / "opencode_config" / "opencode.json"
+    assert moved.env == {"OPENCODE_CONFIG": str(copy)} and moved.refused == []
+    assert moved.copies == [(copy, str(tmp_path / "user" / "my.json"))]
+    scrub_tree(copy.parent)
+    assert json.loads(copy.read_text()) == {"instructions": ["a.md"]}
+    monkeypatch.setenv("OPENCODE_CONFIG", "")
+    assert moved_global_folders("opencode", tmp_path / "s2").env == {"OPENCODE_CONFIG": ""}
 
 
 def test_an_empty_codex_home_or_pi_folder_is_unset_and_passed_on(

@@ -35,7 +35,8 @@ from tests.conformance.sandbox import REPO
 # The variables that move an agent's global folder: a run gets only its scenario's (the
 # developer's own would point the prediction elsewhere), so the prediction drops the others.
 GLOBAL_FOLDER_VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "COPILOT_HOME",
-                           "PI_CODING_AGENT_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
+                           "PI_CODING_AGENT_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                           "OPENCODE_CONFIG")
 
 
 def memlens(*args: str, cwd: str, home: str | None = None,

@@ -184,10 +184,11 @@ MOVED = [(a, PINNED[a][0]) for a in ("opencode", "copilot") if a in PINNED]
 @pytest.mark.parametrize(("agent", "version"), MOVED)
 def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
         agent: str, version: str, tmp_path: Path) -> None:
-    """XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR (OpenCode), XDG_CONFIG_HOME (Copilot CLI, which
-    moves its file from there into ~/.copilot) set to folders outside HOME: the run reads a
-    scrubbed copy of each, the prediction the same copy, the paths come back as the user's,
-    and the user's folders are left as they were (nothing moved)."""
+    """XDG_CONFIG_HOME, OPENCODE_CONFIG_DIR and OPENCODE_CONFIG (OpenCode), XDG_CONFIG_HOME
+    (Copilot CLI, which moves its file from there into ~/.copilot) set to folders (a file)
+    outside HOME: the run reads a scrubbed copy of each, the prediction the same copy, the
+    paths come back as the user's, and the user's folders are left as they were (nothing
+    moved)."""
     if not is_installed(agent, version):
         pytest.skip(f"{agent}@{version} not installed: bash scripts/agents/install.sh")
     workspace, home, dots, own = (tmp_path / n for n in ("repo", "home", "dots", "oc"))
@@ -197,11 +198,14 @@ def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
              dots / "opencode/AGENTS.md": "XDG global: not read\n",
              dots / "opencode/opencode.json": '{"instructions": ["note.md", "/etc/hostname"]}',
              own / "AGENTS.md": "OPENCODE_CONFIG_DIR global\n",
+             workspace / "custom.md": "custom\n",
+             dots / "custom.json": '{"instructions": ["custom.md"]}',
              dots / ".copilot/copilot-instructions.md": "XDG copilot instructions\n"}
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     env = {"XDG_CONFIG_HOME": str(dots), "OPENCODE_CONFIG_DIR": str(own),
+           "OPENCODE_CONFIG": str(dots / "custom.json"),
            "PATH": os.pathsep.join([str(agent_binary(agent, version).parent), _path_env()])}
     before = _tree_hash(workspace, home, dots, own)
     code, stderr, result = _verify_cli(workspace, home, tmp_path, "--agent", agent,
@@ -212,6 +216,7 @@ def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
     if agent == "opencode":  # the copy's paths mapped back; the scrubbed absolute glob: gone
         assert sent.startswith(f"Instructions from: {own}/AGENTS.md\n")
         assert f"Instructions from: {workspace}/note.md\n" in sent and "hostname" not in sent
+        assert f"Instructions from: {workspace}/custom.md\n" in sent  # OPENCODE_CONFIG's
     else:
         assert sent.startswith("<custom_instruction>\nXDG copilot instructions\n")
     assert code == 0

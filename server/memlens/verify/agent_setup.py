@@ -49,6 +49,9 @@ class GlobalFolderVariable(NamedTuple):
     # folder's (`.codex/config.toml`, `.claude/settings.json`); "": the copy itself.
     copy_as: str = ""
     tilde: bool = False  # a leading `~/` (or `~` alone) is HOME, as pi reads it
+    # The variable names one file, not a folder: it is copied under this name (OpenCode's
+    # OPENCODE_CONFIG as `opencode.json`, so scrub.py scrubs it as one).
+    file: str = ""
 
 
 GLOBAL_FOLDER_ENV: dict[str, tuple[GlobalFolderVariable, ...]] = {
@@ -57,6 +60,7 @@ GLOBAL_FOLDER_ENV: dict[str, tuple[GlobalFolderVariable, ...]] = {
                                                  "opencode/opencode.jsonc")),
         GlobalFolderVariable("OPENCODE_CONFIG_DIR",
                              ("AGENTS.md", "opencode.json", "opencode.jsonc")),
+        GlobalFolderVariable("OPENCODE_CONFIG", (), file="opencode.json"),
     ),
     "copilot": (
         GlobalFolderVariable("COPILOT_HOME", ("copilot-instructions.md", "instructions/**/*.md")),
@@ -87,7 +91,7 @@ GLOBAL_FOLDER_ENV: dict[str, tuple[GlobalFolderVariable, ...]] = {
 # the working folder itself, and so is Claude Code's empty CLAUDE_CONFIG_DIR: its user
 # CLAUDE.md, rules and skills are then read from there).
 EMPTY_IS_UNSET = frozenset({"XDG_CONFIG_HOME", "COPILOT_HOME", "CODEX_HOME",
-                            "PI_CODING_AGENT_DIR"})
+                            "PI_CODING_AGENT_DIR", "OPENCODE_CONFIG"})
 
 
 @dataclass
@@ -96,21 +100,23 @@ class MovedFolders:
     of the run is made with the same: `memlens.agents.environment.environment_overrides`)."""
 
     env: dict[str, str] = field(default_factory=dict)
-    copies: list[tuple[Path, str]] = field(default_factory=list)  # (copy, the user's folder)
+    # (copy, the user's folder; for a file variable, the copied file and the user's file)
+    copies: list[tuple[Path, str]] = field(default_factory=list)
     # Why the agent is not run: a variable names a folder of the workspace (see below).
     refused: list[str] = field(default_factory=list)
 
 
 def moved_global_folders(agent: str, scratch: Path, home: str | None = None) -> MovedFolders:
-    """The variables of this process's environment that move `agent`'s global folder, as the
-    run gets them: an empty value the agent reads as unset as it is; an absolute one (pi's
-    `~/…` from the user's `home`) as a copy under `scratch` of the memory files its folder
-    holds (the caller scrubs it), never the user's folder itself (the sandbox hides HOME, and
-    the agent writes there: Copilot CLI moves its XDG file, Codex and Claude Code keep their
-    state there). A relative value (or OpenCode's and Claude Code's empty one) names a folder
-    of the workspace: the agent would take its whole configuration from the repository there
-    (OpenCode's plugins, Copilot CLI's MCP servers, Codex's config.toml, Claude Code's hooks),
-    which verify never lets a repository give, so the agent is not run (`refused`)."""
+    """The variables of this process's environment that move `agent`'s global folder (or name
+    its configuration file: OpenCode's OPENCODE_CONFIG), as the run gets them: an empty value
+    the agent reads as unset as it is; an absolute one (pi's `~/…` from the user's `home`) as
+    a copy under `scratch` of the memory files its folder holds (the caller scrubs it), never
+    the user's folder itself (the sandbox hides HOME, and the agent writes there: Copilot CLI
+    moves its XDG file, Codex and Claude Code keep their state there). A relative value (or
+    OpenCode's and Claude Code's empty one) names a folder of the workspace: the agent would
+    take its whole configuration from the repository there (OpenCode's plugins, Copilot CLI's
+    MCP servers, Codex's config.toml, Claude Code's hooks), which verify never lets a
+    repository give, so the agent is not run (`refused`)."""
     moved = MovedFolders()
     for variable in GLOBAL_FOLDER_ENV.get(agent, ()):
         name = variable.name
@@ -125,7 +131,8 @@ def moved_global_folders(agent: str, scratch: Path, home: str | None = None) -> 
         if not os.path.isabs(value):
             where = f"{name}={value}" if value else f"an empty {name}"
             moved.refused.append(
-                f"{where} names a folder of the workspace, from which it would read its "
+                f"{where} names a {'file' if variable.file else 'folder'} of the workspace, "
+                "from which it would read its "
                 "configuration (code it runs included), and verify never runs a repository's "
                 f"configuration; set {name} to an absolute path or unset it to verify it")
             continue
@@ -133,6 +140,12 @@ def moved_global_folders(agent: str, scratch: Path, home: str | None = None) -> 
         copy = scratch / name.lower() / variable.copy_as if variable.copy_as else (
             scratch / name.lower())
         copy.mkdir(parents=True, exist_ok=True)
+        if variable.file:  # (a file the user's variable names but that is missing: as missing)
+            if folder.is_file():
+                shutil.copy2(folder, copy / variable.file)
+            moved.env[name] = str(copy / variable.file)
+            moved.copies.append((copy / variable.file, str(folder)))
+            continue
         for pattern in variable.patterns:
             for path in sorted(folder.glob(pattern)):
                 if path.is_file() and (variable.links or not path.is_symlink()):

@@ -302,8 +302,8 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
         base.message = f"{label} was not run: {moved.refused[0]}"
         return _Ran(base)
     for copy, _ in moved.copies:  # named by its variable (CODEX_HOME's: codex_home/.codex)
-        shown = copy.relative_to(own / "env").parts[0].upper()
-        base.notes += [f"{shown}: {note}" for note in scrub_tree(copy)]
+        shown, folder_copy = copy.relative_to(own / "env").parts[0].upper(), copy.parent
+        base.notes += [f"{shown}: {n}" for n in scrub_tree(copy if copy.is_dir() else folder_copy)]
     cwd = ws_copy / os.path.relpath(folder, root)
     memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd, moved)
     target = _read_target(agent, ws_copy, cwd, read)
