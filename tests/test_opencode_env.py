@@ -1,7 +1,8 @@
 """OpenCode 1.18's global folder as its environment moves it (agents/opencode/load.py), each rule
 as the real agent showed it (tests/conformance/scenarios/opencode.yaml, `opencode-xdg-*` and
 `opencode-config-dir-*`): XDG_CONFIG_HOME moves its config folder, OPENCODE_CONFIG_DIR the
-folder of its global AGENTS.md (and adds one more opencode.json, read last)."""
+folder of its global AGENTS.md (and adds one more opencode.json, read last); OPENCODE_CONFIG
+names one more configuration file, read after the config folder's (`opencode-config-env`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from memlens.agents.opencode.load import OUTSIDE, load_opencode
 from .conftest import build_tree
 
 VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "OPENCODE_DISABLE_CLAUDE_CODE",
-             "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT", "OPENCODE_DISABLE_PROJECT_CONFIG")
+             "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT", "OPENCODE_DISABLE_PROJECT_CONFIG",
+             "OPENCODE_CONFIG")
 
 
 @pytest.fixture(autouse=True)
@@ -124,6 +126,30 @@ def test_its_home_folder_is_the_global_files_unless_the_working_folder_decides(
         monkeypatch.setenv("OPENCODE_CONFIG_DIR", relative)
         assert agent.home_folder(home) is None
         assert agent.home_change_matters(f"{home}/oc/node_modules/x.js", home)
+
+
+def test_opencode_config_file_is_read_after_the_config_folders_before_the_projects(
+        tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its `instructions` come after the config folder's and before the project's (any file
+    name; an empty value is unset; a relative one is the working folder's and counts as the
+    project's, so its `~/` entry is reported, not read); `memlens verify`'s value first."""
+    ws, home = tree
+    build_tree(ws, {"opencode.json": '{"instructions": ["c.md"]}'})
+    build_tree(home, {"my.json": '{"instructions": ["b.md", "~/home-note.md"]}',
+                      "home-note.md": "home note\n",
+                      "copy.json": '{"instructions": ["c.md", "a.md"]}'})
+    build_tree(ws, {"rel.json": '{"instructions": ["~/home-note.md"]}'})
+    monkeypatch.setenv("OPENCODE_CONFIG", str(home / "my.json"))
+    assert sent_paths(ws, home)[2:] == [f"{ws}/a.md", f"{ws}/b.md", f"{home}/home-note.md",
+                                        f"{ws}/c.md"]
+    with environment_overrides({"OPENCODE_CONFIG": str(home / "copy.json")}):
+        assert sent_paths(ws, home)[2:] == [f"{ws}/a.md", f"{ws}/c.md"]
+    monkeypatch.setenv("OPENCODE_CONFIG", "")
+    assert sent_paths(ws, home)[2:] == [f"{ws}/a.md", f"{ws}/c.md"]
+    monkeypatch.setenv("OPENCODE_CONFIG", "rel.json")
+    load = load_opencode(str(ws), str(home))
+    assert [f.path for f in load.sent][2:] == [f"{ws}/a.md", f"{ws}/c.md"]
+    assert [(d.path, d.code) for d in load.diagnostics] == [(f"{ws}/rel.json", OUTSIDE)]
 
 
 def test_overrides_answer_first_in_their_thread_only(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -357,7 +357,8 @@ def test_an_auto_memory_folder_the_repository_chose_is_never_copied(tmp_path: Pa
         json.dumps({"autoMemoryDirectory": "~/.ssh"}), encoding="utf-8")
     copy_home = tmp_path / "copy-home"
     copy_home.mkdir()
-    mapping = verify_run._copy_auto_memory("claude", str(home), str(repo), copy_home, repo)
+    mapping = verify_run._copy_auto_memory("claude", str(home), str(repo), copy_home, repo,
+                                           verify_run.MovedFolders())
     assert mapping == []
     assert not any(SECRET in p.read_text() for p in copy_home.rglob("*") if p.is_file())
 

@@ -35,7 +35,8 @@ from tests.conformance.sandbox import REPO
 # The variables that move an agent's global folder: a run gets only its scenario's (the
 # developer's own would point the prediction elsewhere), so the prediction drops the others.
 GLOBAL_FOLDER_VARIABLES = ("XDG_CONFIG_HOME", "OPENCODE_CONFIG_DIR", "COPILOT_HOME",
-                           "PI_CODING_AGENT_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
+                           "PI_CODING_AGENT_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                           "OPENCODE_CONFIG")
 
 
 def memlens(*args: str, cwd: str, home: str | None = None,
@@ -63,8 +64,8 @@ def _common(capture: Capture, agent: str) -> list[str]:
 
 def _scenario_env(capture: Capture) -> dict[str, str]:
     """The variables the run's scenario set (XDG_CONFIG_HOME, OPENCODE_CONFIG_DIR,
-    COPILOT_HOME, PI_CODING_AGENT_DIR...), `<HOME>` the run's HOME; none for a generated tree
-    of the differential run."""
+    COPILOT_HOME, PI_CODING_AGENT_DIR, CODEX_HOME, CLAUDE_CONFIG_DIR...), `<HOME>` the run's
+    HOME; none for a generated tree of the differential run."""
     from tests.conformance.scenarios import scenario_by_id, scenario_env
 
     try:
@@ -142,32 +143,37 @@ def gemini_044(capture: Capture) -> dict[str, Any]:
 
 def claude(capture: Capture) -> dict[str, Any]:
     """{startup: [paths], payloads: the start-up message, diagnostics, on_read: [paths] and
-    jit_payloads: the text blocks sent after the read (None without a read)}."""
+    jit_payloads: the text blocks sent after the read (None without a read)}; with the
+    scenario's environment (CLAUDE_CONFIG_DIR)."""
     # The release that ran (its grammar: Claude Code 2.1.332 changed one lexer rule, C8).
     agent = f"claude@{capture.version}"
+    extra = _scenario_env(capture)
     show = memlens("show", "--json", *_common(capture, agent), capture.cwd, cwd=capture.cwd,
-                   home=capture.home)
-    jit = _jit(capture, agent)
+                   home=capture.home, extra=extra)
+    jit = _jit(capture, agent, extra=extra)
     return {"startup": [f["path"] for f in show["files"] if f["when"] == "startup"],
             "payloads": show["payloads"], "diagnostics": show.get("diagnostics", []),
             "on_read": None if jit is None else list(jit["files"]),
             "jit_payloads": None if jit is None else jit["payloads"],
-            "skills": _skills(capture, agent)}
+            "skills": _skills(capture, agent, extra)}
 
 
-def _skills(capture: Capture, agent: str) -> dict[str, Any]:
+def _skills(capture: Capture, agent: str, extra: dict[str, str] | None = None
+            ) -> dict[str, Any]:
     """`skills list --agent A --json`: the listing it sends and every skill it looks at."""
     answer: dict[str, Any] = memlens("skills", "list", "--json", *_common(capture, agent),
-                                     cwd=capture.cwd, home=capture.home)
+                                     cwd=capture.cwd, home=capture.home, extra=extra)
     return answer
 
 
 def codex(capture: Capture) -> dict[str, Any]:
-    """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]}."""
+    """{payloads: [the `# AGENTS.md instructions` message] ([] when none), files: [paths]};
+    with the scenario's environment (CODEX_HOME)."""
+    extra = _scenario_env(capture)
     show = memlens("show", "--json", *_common(capture, "codex"), capture.cwd, cwd=capture.cwd,
-                   home=capture.home)
+                   home=capture.home, extra=extra)
     return {"payloads": show["payloads"], "files": [f["path"] for f in show["files"]],
-            "skills": _skills(capture, f"codex@{capture.version}")}
+            "skills": _skills(capture, f"codex@{capture.version}", extra)}
 
 
 def copilot(capture: Capture) -> dict[str, Any]:

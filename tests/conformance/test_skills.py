@@ -32,7 +32,7 @@ import yaml
 from tests.conformance.agents import PINNED, is_installed, run_agent, scratch_for
 from tests.conformance.conftest import REPLAY
 from tests.conformance.predict import memlens
-from tests.conformance.scenarios import Scenario, build_tree
+from tests.conformance.scenarios import Scenario, build_tree, scenario_env
 
 CASES = Path(__file__).parent / "skills" / "cases.yaml"
 CLAUDE_HEAD = "The following skills are available for use with the Skill tool:\n\n"
@@ -72,7 +72,9 @@ def _run(agent: str, version: str, scenario: Scenario) -> tuple[dict[str, Any], 
         build_tree(workspace, scenario.tree)
         build_tree(home, scenario.home)
         capture = run_agent(agent, version, workspace, home, scenario.cwd, None,
-                            name=scenario.id)
+                            name=scenario.id, env=scenario_env(
+                                scenario, scratch_for(agent, version, scenario.id) / "home")
+                            or None)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     result = json.loads((scratch_for(agent, version, scenario.id) / "result.json")
@@ -118,18 +120,22 @@ def _codex_block(body: dict[str, Any]) -> str:
     return found[0]
 
 
-def _predicted(agent: str, version: str, capture: Any) -> dict[str, Any]:
+def _predicted(agent: str, version: str, capture: Any, scenario: Scenario
+               ) -> dict[str, Any]:
+    """`skills list --agent A --json` with the scenario's environment (CLAUDE_CONFIG_DIR,
+    CODEX_HOME), `<HOME>` the run's HOME."""
     pin = f"{agent}@{version}" if agent != "gemini" else "gemini@0.44"
     answer: dict[str, Any] = memlens("skills", "list", "--json", "--home", capture.home,
                                      "--trusted", "--agent", pin, cwd=capture.cwd,
-                                     home=capture.home)
+                                     home=capture.home,
+                                     extra=scenario_env(scenario, Path(capture.home)))
     return answer
 
 
 @pytest.mark.parametrize(("agent", "version", "scenario"), _params())
 def test_skills_listing(agent: str, version: str, scenario: Scenario) -> None:
     body, capture = _all_runs()[(agent, version, scenario.id)]
-    predicted = _predicted(agent, version, capture)
+    predicted = _predicted(agent, version, capture, scenario)
     if agent == "claude":
         builtins = _claude_listing(_all_runs()[(agent, version, EMPTY.id)][0])
         ours = predicted["listing"]
@@ -153,7 +159,7 @@ def test_dropped_skills_are_absent(agent: str, version: str, scenario: Scenario)
     one it offers is there (Claude Code's found on a read below the folder are in no listing at
     start: `onRead`)."""
     body, capture = _all_runs()[(agent, version, scenario.id)]
-    predicted = _predicted(agent, version, capture)
+    predicted = _predicted(agent, version, capture, scenario)
     sent = _claude_listing(body) if agent == "claude" else _codex_block(body)
     for skill in predicted["skills"]:
         if skill.get("onRead"):

@@ -184,10 +184,11 @@ MOVED = [(a, PINNED[a][0]) for a in ("opencode", "copilot") if a in PINNED]
 @pytest.mark.parametrize(("agent", "version"), MOVED)
 def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
         agent: str, version: str, tmp_path: Path) -> None:
-    """XDG_CONFIG_HOME and OPENCODE_CONFIG_DIR (OpenCode), XDG_CONFIG_HOME (Copilot CLI, which
-    moves its file from there into ~/.copilot) set to folders outside HOME: the run reads a
-    scrubbed copy of each, the prediction the same copy, the paths come back as the user's,
-    and the user's folders are left as they were (nothing moved)."""
+    """XDG_CONFIG_HOME, OPENCODE_CONFIG_DIR and OPENCODE_CONFIG (OpenCode), XDG_CONFIG_HOME
+    (Copilot CLI, which moves its file from there into ~/.copilot) set to folders (a file)
+    outside HOME: the run reads a scrubbed copy of each, the prediction the same copy, the
+    paths come back as the user's, and the user's folders are left as they were (nothing
+    moved)."""
     if not is_installed(agent, version):
         pytest.skip(f"{agent}@{version} not installed: bash scripts/agents/install.sh")
     workspace, home, dots, own = (tmp_path / n for n in ("repo", "home", "dots", "oc"))
@@ -197,11 +198,14 @@ def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
              dots / "opencode/AGENTS.md": "XDG global: not read\n",
              dots / "opencode/opencode.json": '{"instructions": ["note.md", "/etc/hostname"]}',
              own / "AGENTS.md": "OPENCODE_CONFIG_DIR global\n",
+             workspace / "custom.md": "custom\n",
+             dots / "custom.json": '{"instructions": ["custom.md"]}',
              dots / ".copilot/copilot-instructions.md": "XDG copilot instructions\n"}
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     env = {"XDG_CONFIG_HOME": str(dots), "OPENCODE_CONFIG_DIR": str(own),
+           "OPENCODE_CONFIG": str(dots / "custom.json"),
            "PATH": os.pathsep.join([str(agent_binary(agent, version).parent), _path_env()])}
     before = _tree_hash(workspace, home, dots, own)
     code, stderr, result = _verify_cli(workspace, home, tmp_path, "--agent", agent,
@@ -212,10 +216,78 @@ def test_a_global_folder_the_environment_moves_is_verified_on_a_copy(
     if agent == "opencode":  # the copy's paths mapped back; the scrubbed absolute glob: gone
         assert sent.startswith(f"Instructions from: {own}/AGENTS.md\n")
         assert f"Instructions from: {workspace}/note.md\n" in sent and "hostname" not in sent
+        assert f"Instructions from: {workspace}/custom.md\n" in sent  # OPENCODE_CONFIG's
     else:
         assert sent.startswith("<custom_instruction>\nXDG copilot instructions\n")
     assert code == 0
     assert _tree_hash(workspace, home, dots, own) == before
+
+
+# The variable that moves each one's global folder, the default folder under HOME, and the
+# files of the moved folder (its global memory file first).
+FOLDER_VARIABLES = {
+    "codex": ("CODEX_HOME", ".codex", {
+        "AGENTS.md": "CODEX_HOME global\n",
+        "config.toml": 'project_doc_fallback_filenames = ["NOTES.md"]\n'}),
+    "claude": ("CLAUDE_CONFIG_DIR", ".claude", {
+        "CLAUDE.md": "CLAUDE_CONFIG_DIR global\n", "rules/r.md": "CLAUDE_CONFIG_DIR rule\n",
+        "settings.json": '{"autoMemoryEnabled": true, "hooks": {"Stop": []}}'}),
+    "pi": ("PI_CODING_AGENT_DIR", ".pi/agent", {
+        "AGENTS.md": "PI_CODING_AGENT_DIR global\n",
+        "APPEND_SYSTEM.md": "PI_CODING_AGENT_DIR append\n"}),
+}
+MOVED_HOMES = [(a, PINNED[a][0]) for a in FOLDER_VARIABLES if a in PINNED]
+
+
+@pytest.mark.parametrize(("agent", "version"), MOVED_HOMES)
+def test_codex_claude_and_pi_folders_the_environment_moves_are_verified_on_a_copy(
+        agent: str, version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CODEX_HOME, CLAUDE_CONFIG_DIR and PI_CODING_AGENT_DIR set to a folder outside HOME: the
+    run reads a scrubbed copy of it (Codex with the copy's config.toml, pi with its fake
+    provider written into the copy, Claude Code with the user's auto memory copied under it),
+    the prediction the same copy, the paths come back as the user's, and the user's folders
+    are left as they were."""
+    from memlens.agents.claude.memory_folder import auto_memory_folder
+
+    if not is_installed(agent, version):
+        pytest.skip(f"{agent}@{version} not installed: bash scripts/agents/install.sh")
+    name, default, moved_files = FOLDER_VARIABLES[agent]
+    workspace, home, moved = tmp_path / "repo", tmp_path / "home", tmp_path / "moved"
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    files = {workspace / ("NOTES.md" if agent == "codex" else "AGENTS.md"): "A root\n",
+             home / default / "AGENTS.md": "default global: not read\n",
+             home / default / "CLAUDE.md": "default global: not read\n",
+             **{moved / rel: text for rel, text in moved_files.items()}}
+    monkeypatch.setenv(name, str(moved))  # the user's environment (verify's too, below)
+    if agent == "claude":
+        memory = auto_memory_folder(str(home), str(workspace), env={}).folder
+        assert memory is not None and memory.startswith(f"{moved}/projects/")
+        files[Path(memory) / "MEMORY.md"] = "- [Role](role.md) \u2014 the user's role\n"
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    env = {name: str(moved),
+           "PATH": os.pathsep.join([str(agent_binary(agent, version).parent), _path_env()])}
+    before = _tree_hash(workspace, home, moved)
+    code, stderr, result = _verify_cli(workspace, home, tmp_path, "--agent", agent,
+                                       env_extra=env)
+    (checked,) = result["agents"]  # type: ignore[misc]
+    assert checked["status"] == "identical", (stderr, checked)
+    sent = checked["payloads"][0]["sent"]
+    assert "not read" not in sent
+    if agent == "codex":  # the copy's config.toml named NOTES.md
+        assert sent.endswith("<INSTRUCTIONS>\nCODEX_HOME global\n\n--- project-doc ---\n\n"
+                             "A root\n\n</INSTRUCTIONS>")
+    elif agent == "claude":  # the copy's paths mapped back to the user's
+        assert (f"Contents of {moved}/CLAUDE.md (user's private global instructions for all "
+                "projects):\n\nCLAUDE_CONFIG_DIR global\n") in sent
+        assert f"Contents of {moved}/rules/r.md" in sent
+        assert f"Contents of {memory}/MEMORY.md (user's auto-memory" in sent
+    else:
+        assert sent.startswith("\n\nPI_CODING_AGENT_DIR append\n")
+        assert f"## {moved}/AGENTS.md\n\nPI_CODING_AGENT_DIR global\n" in sent
+    assert code == 0
+    assert _tree_hash(workspace, home, moved) == before
 
 
 def test_verify_repos_script_names_the_same_repositories() -> None:

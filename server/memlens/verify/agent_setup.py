@@ -10,7 +10,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memlens.files.structured import load_json_file
 
@@ -34,26 +34,64 @@ OPENCODE_PASSED_ENV = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_
 # Copilot CLI unpacks itself into $XDG_CACHE_HOME/copilot on its first run (235 MB): a
 # shared folder named by this variable saves doing it in every scratch HOME.
 COPILOT_CACHE_ENV = "MEMLENS_COPILOT_CACHE"
-# The variables of the user's environment that move an agent's global folder (the prediction
-# reads them from this process's environment: agents/environment.py), each with the files of
-# that folder that decide memory (globs under it) and whether a link among them is copied as
-# the file it leads to (Copilot CLI moves no link out of its XDG folder: nor may the copy).
-GLOBAL_FOLDER_ENV: dict[str, tuple[tuple[str, tuple[str, ...], bool], ...]] = {
+
+
+class GlobalFolderVariable(NamedTuple):
+    """A variable of the user's environment that moves an agent's global folder (the
+    prediction reads it through memlens.agents.environment.env_value)."""
+
+    name: str
+    patterns: tuple[str, ...]  # the files of that folder that decide memory (globs under it)
+    # A link among them is copied as the file it leads to (Copilot CLI moves no link out of
+    # its XDG folder: nor may the copy).
+    links: bool = True
+    # The copy is made in a folder of this name, so scrub.py scrubs its settings as that
+    # folder's (`.codex/config.toml`, `.claude/settings.json`); "": the copy itself.
+    copy_as: str = ""
+    tilde: bool = False  # a leading `~/` (or `~` alone) is HOME, as pi reads it
+    # The variable names one file, not a folder: it is copied under this name (OpenCode's
+    # OPENCODE_CONFIG as `opencode.json`, so scrub.py scrubs it as one).
+    file: str = ""
+
+
+GLOBAL_FOLDER_ENV: dict[str, tuple[GlobalFolderVariable, ...]] = {
     "opencode": (
-        ("XDG_CONFIG_HOME", ("opencode/AGENTS.md", "opencode/opencode.json",
-                             "opencode/opencode.jsonc"), True),
-        ("OPENCODE_CONFIG_DIR", ("AGENTS.md", "opencode.json", "opencode.jsonc"), True),
+        GlobalFolderVariable("XDG_CONFIG_HOME", ("opencode/AGENTS.md", "opencode/opencode.json",
+                                                 "opencode/opencode.jsonc")),
+        GlobalFolderVariable("OPENCODE_CONFIG_DIR",
+                             ("AGENTS.md", "opencode.json", "opencode.jsonc")),
+        GlobalFolderVariable("OPENCODE_CONFIG", (), file="opencode.json"),
     ),
     "copilot": (
-        ("COPILOT_HOME", ("copilot-instructions.md", "instructions/**/*.md"), True),
-        ("XDG_CONFIG_HOME", (".copilot/copilot-instructions.md",), False),
+        GlobalFolderVariable("COPILOT_HOME", ("copilot-instructions.md", "instructions/**/*.md")),
+        GlobalFolderVariable("XDG_CONFIG_HOME", (".copilot/copilot-instructions.md",),
+                             links=False),
+    ),
+    # config.toml can name commands (MCP servers, `notify`): scrubbed as `.codex/config.toml`.
+    "codex": (
+        GlobalFolderVariable("CODEX_HOME", ("AGENTS.override.md", "AGENTS.md", "config.toml",
+                                            "skills/**/SKILL.md"), copy_as=".codex"),
+    ),
+    # Its auto memory (`projects/<slug>/memory/`) is copied by memlens.verify.run, as HOME's.
+    "claude": (
+        GlobalFolderVariable("CLAUDE_CONFIG_DIR", ("CLAUDE.md", "settings.json", "rules/**/*.md",
+                                                   "skills/**/SKILL.md"), copy_as=".claude"),
+    ),
+    # Its context and prompt files, as HOME's `.pi/agent` (memlens.verify.run HOME_FILES):
+    # never settings.json, models.json or auth.json.
+    "pi": (
+        GlobalFolderVariable("PI_CODING_AGENT_DIR", (
+            "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD", "SYSTEM.md", "APPEND_SYSTEM.md"),
+            tilde=True),
     ),
 }
 
 
 # The variables an agent reads as unset when empty (OpenCode's empty OPENCODE_CONFIG_DIR is
-# the working folder itself).
-EMPTY_IS_UNSET = frozenset({"XDG_CONFIG_HOME", "COPILOT_HOME"})
+# the working folder itself, and so is Claude Code's empty CLAUDE_CONFIG_DIR: its user
+# CLAUDE.md, rules and skills are then read from there).
+EMPTY_IS_UNSET = frozenset({"XDG_CONFIG_HOME", "COPILOT_HOME", "CODEX_HOME",
+                            "PI_CODING_AGENT_DIR", "OPENCODE_CONFIG"})
 
 
 @dataclass
@@ -62,40 +100,55 @@ class MovedFolders:
     of the run is made with the same: `memlens.agents.environment.environment_overrides`)."""
 
     env: dict[str, str] = field(default_factory=dict)
-    copies: list[tuple[Path, str]] = field(default_factory=list)  # (copy, the user's folder)
+    # (copy, the user's folder; for a file variable, the copied file and the user's file)
+    copies: list[tuple[Path, str]] = field(default_factory=list)
     # Why the agent is not run: a variable names a folder of the workspace (see below).
     refused: list[str] = field(default_factory=list)
 
 
-def moved_global_folders(agent: str, scratch: Path) -> MovedFolders:
-    """The variables of this process's environment that move `agent`'s global folder, as the
-    run gets them: an empty value the agent reads as unset as it is; an absolute one as a copy
-    under `scratch` of the memory files its folder holds (the caller scrubs it), never the
-    user's folder itself (the sandbox hides HOME, and the agent writes there: Copilot CLI moves
-    its XDG file). A relative value (or OpenCode's empty OPENCODE_CONFIG_DIR) names a folder of
-    the workspace: the agent would take its whole configuration from the repository there
-    (OpenCode's plugins, Copilot CLI's MCP servers), which verify never lets a repository give,
-    so the agent is not run (`refused`)."""
+def moved_global_folders(agent: str, scratch: Path, home: str | None = None) -> MovedFolders:
+    """The variables of this process's environment that move `agent`'s global folder (or name
+    its configuration file: OpenCode's OPENCODE_CONFIG), as the run gets them: an empty value
+    the agent reads as unset as it is; an absolute one (pi's `~/…` from the user's `home`) as
+    a copy under `scratch` of the memory files its folder holds (the caller scrubs it), never
+    the user's folder itself (the sandbox hides HOME, and the agent writes there: Copilot CLI
+    moves its XDG file, Codex and Claude Code keep their state there). A relative value (or
+    OpenCode's and Claude Code's empty one) names a folder of the workspace: the agent would
+    take its whole configuration from the repository there (OpenCode's plugins, Copilot CLI's
+    MCP servers, Codex's config.toml, Claude Code's hooks), which verify never lets a
+    repository give, so the agent is not run (`refused`)."""
     moved = MovedFolders()
-    for name, patterns, links in GLOBAL_FOLDER_ENV.get(agent, ()):
+    for variable in GLOBAL_FOLDER_ENV.get(agent, ()):
+        name = variable.name
         value = os.environ.get(name)
         if value is None:
             continue
         if not value and name in EMPTY_IS_UNSET:
             moved.env[name] = value
             continue
+        if variable.tilde and (value == "~" or value.startswith("~/")):
+            value = (home or os.path.expanduser("~")) + value[1:]
         if not os.path.isabs(value):
             where = f"{name}={value}" if value else f"an empty {name}"
             moved.refused.append(
-                f"{where} names a folder of the workspace, from which it would read its "
+                f"{where} names a {'file' if variable.file else 'folder'} of the workspace, "
+                "from which it would read its "
                 "configuration (code it runs included), and verify never runs a repository's "
                 f"configuration; set {name} to an absolute path or unset it to verify it")
             continue
-        folder, copy = Path(os.path.normpath(value)), scratch / name.lower()
+        folder = Path(os.path.normpath(value))
+        copy = scratch / name.lower() / variable.copy_as if variable.copy_as else (
+            scratch / name.lower())
         copy.mkdir(parents=True, exist_ok=True)
-        for pattern in patterns:
+        if variable.file:  # (a file the user's variable names but that is missing: as missing)
+            if folder.is_file():
+                shutil.copy2(folder, copy / variable.file)
+            moved.env[name] = str(copy / variable.file)
+            moved.copies.append((copy / variable.file, str(folder)))
+            continue
+        for pattern in variable.patterns:
             for path in sorted(folder.glob(pattern)):
-                if path.is_file() and (links or not path.is_symlink()):
+                if path.is_file() and (variable.links or not path.is_symlink()):
                     target = copy / path.relative_to(folder)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
@@ -264,11 +317,14 @@ def prepare_pi_folder(folder: Path) -> Path:
 
 def port_files(agent: str, home: Path, env: dict[str, str] | None = None) -> list[str]:
     """The files `{PORT}` is filled into for this agent's run (pi's models.json, in its
-    global folder: `PI_CODING_AGENT_DIR` when the run sets it, else HOME/.pi/agent)."""
+    global folder: `PI_CODING_AGENT_DIR` when the run sets it, a leading `~/` HOME as pi
+    reads it, else HOME/.pi/agent)."""
     if agent != "pi":
         return []
     folder = (env or {}).get("PI_CODING_AGENT_DIR")
     if folder:
+        if folder == "~" or folder.startswith("~/"):
+            folder = str(home) + folder[1:]
         return [str(prepare_pi_folder(Path(folder)))]
     return [str(home / ".pi" / "agent" / "models.json")]
 

@@ -54,6 +54,7 @@ from memlens.agent_versions import (
 from memlens.files.walk import remove_tree, walk
 from memlens.protocol.verify import AgentVerification, PayloadComparison, VerifyResult
 from memlens.verify.agent_setup import (
+    MovedFolders,
     agent_argv,
     agent_env,
     moved_global_folders,
@@ -296,23 +297,23 @@ def _run_one(found: InstalledAgent, copies: _Copies, folder: str, root: str, use
     _copy_home(agent, Path(user_home), home_copy)
     base.notes = [*notes, *(f"HOME: {note}" for note in scrub_tree(home_copy))]
     prepare_home(agent, home_copy)
-    # The user's variables that move its global folder: an absolute one to a scrubbed copy
-    moved = moved_global_folders(agent, own / "env")
+    moved = moved_global_folders(agent, own / "env", user_home)  # absolute: a scrubbed copy
     if moved.refused:
         base.message = f"{label} was not run: {moved.refused[0]}"
         return _Ran(base)
-    for copy, _ in moved.copies:
-        base.notes += [f"{copy.name.upper()}: {note}" for note in scrub_tree(copy)]
+    for copy, _ in moved.copies:  # named by its variable (CODEX_HOME's: codex_home/.codex)
+        shown, folder_copy = copy.relative_to(own / "env").parts[0].upper(), copy.parent
+        base.notes += [f"{shown}: {n}" for n in scrub_tree(copy if copy.is_dir() else folder_copy)]
     cwd = ws_copy / os.path.relpath(folder, root)
-    memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd)
+    memory_mapping = _copy_auto_memory(agent, user_home, folder, home_copy, cwd, moved)
     target = _read_target(agent, ws_copy, cwd, read)
     base.read = os.path.relpath(target, cwd) if target else None
-    job = Job(argv=agent_argv(agent, found.executable),
-              env={**agent_env(agent, home_copy), **moved.env},
+    env = {**agent_env(agent, home_copy), **moved.env}  # the copies win (CODEX_HOME)
+    job = Job(argv=agent_argv(agent, found.executable), env=env,
               cwd=str(cwd), read_path=str(target) if target else None, timeout=timeout,
               writable=[str(ws_copy.parent), str(own)], overlays=overlays,
               isolation="best" if unsandboxed else "sandbox",
-              port_files=port_files(agent, home_copy))
+              port_files=port_files(agent, home_copy, env))
     try:
         result = run_job(job)
     except SandboxUnavailable:
@@ -538,25 +539,29 @@ def _copy_home(agent: str, home: Path, target: Path) -> None:
                 shutil.copy2(path, copy)
 
 
-def _copy_auto_memory(agent: str, user_home: str, folder: str, home_copy: Path, cwd: Path
-                      ) -> list[tuple[str, str]]:
+def _copy_auto_memory(agent: str, user_home: str, folder: str, home_copy: Path, cwd: Path,
+                      moved: MovedFolders) -> list[tuple[str, str]]:
     """Claude Code: the user's auto-memory folder for `folder` copied to where Claude Code
     keeps it for the copy (its markdown files, bounded), so MEMORY.md is verified too; the
-    path mapping back. Only when both lie in their HOME (a folder that settings move
-    elsewhere is left alone: the agent would read, and could write, the real one), and never
-    a folder that the repository's own settings chose."""
+    path mapping back. Only when both lie in their HOME or CLAUDE_CONFIG_DIR (`moved`: the
+    user's and the run's copy; a folder settings move elsewhere is left alone: the agent
+    would read, and could write, the real one), never one the repository's settings chose."""
     if agent != "claude":
         return []
     from memlens.agents.claude.memory_folder import auto_memory_folder, topic_paths
+    from memlens.agents.environment import environment_overrides
     place = auto_memory_folder(user_home, folder)
     if place.setting is not None and place.setting.scope in ("project", "local"):
         return []  # a folder the repository chose (it could name ~/.ssh): never read
     real = place.folder
-    copy = auto_memory_folder(str(home_copy), str(cwd)).folder
+    with environment_overrides(moved.env):  # where the run keeps it
+        copy = auto_memory_folder(str(home_copy), str(cwd)).folder
     if real is None or copy is None or not os.path.isdir(real):
         return []
-    if not (real.startswith(user_home.rstrip("/") + "/")
-            and copy.startswith(str(home_copy) + "/")):
+    reals = [user_home, *(user for _, user in moved.copies)]  # CLAUDE_CONFIG_DIR's and copy
+    copies = [str(home_copy), *(str(made) for made, _ in moved.copies)]
+    if not (any(real.startswith(r.rstrip("/") + "/") for r in reals)
+            and any(copy.startswith(c.rstrip("/") + "/") for c in copies)):
         return []
     total = 0
     for path in [os.path.join(real, "MEMORY.md"), *topic_paths(real)]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memlens.agents.claude.settings_schema import invalid_setting
+from memlens.agents.environment import env_value
 from memlens.files.nodecompat import dirname, resolve
 from memlens.files.roots import repository_root
 from memlens.files.structured import json_file_or_none
@@ -46,10 +47,13 @@ TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 SLUG_MAX = 200
+CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"
 
 
 def claude_home(home: str) -> str:
-    return os.environ.get("CLAUDE_CONFIG_DIR") or posixpath.join(home, ".claude")
+    """The Claude config folder: `$CLAUDE_CONFIG_DIR`, else HOME/.claude (read through
+    `env_value`, so `memlens verify` predicts its run with the run's value)."""
+    return env_value(CONFIG_DIR_ENV) or posixpath.join(home, ".claude")
 
 
 def _env_word(name: str, env: dict[str, str]) -> str:

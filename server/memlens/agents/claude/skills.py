@@ -38,6 +38,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from memlens.agents.claude.memory_folder import claude_home
 from memlens.agents.claude.skill_text import columns, hide, js_trim, read_frontmatter
 from memlens.agents.claude.skill_yaml import js_text
 from memlens.files.fsread import FileReader
@@ -163,14 +164,16 @@ def locale_key(name: str) -> tuple[Any, ...]:
 
 
 def skill_roots(home: str, cwd: str) -> list[tuple[str, str]]:
-    """(tier, folder) in the order it lists them: the user's, then the working folder's and
-    each folder above it (not HOME's own, which is the user's)."""
-    user = posixpath.join(home, ".claude", "skills")
+    """(tier, folder) in the order it lists them: the user's (the Claude config folder's:
+    `$CLAUDE_CONFIG_DIR/skills`, else HOME/.claude/skills), then the working folder's and each
+    folder above it (never HOME's own: Claude Code's walk up stops at HOME)."""
+    user = posixpath.join(claude_home(home), "skills")
     roots = [("user", user)]
+    homes = {user, posixpath.join(home, ".claude", "skills")}
     folder = cwd
     while True:
         candidate = posixpath.join(folder, ".claude", "skills")
-        if candidate != user:
+        if candidate not in homes:
             roots.append(("project", candidate))
         parent = posixpath.dirname(folder)
         if parent == folder:

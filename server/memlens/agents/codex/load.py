@@ -32,6 +32,7 @@ import os
 import posixpath
 from dataclasses import dataclass, field
 
+from memlens.agents.environment import env_value
 from memlens.files.fsread import FileReader, ReadKind
 from memlens.files.nodecompat import dirname
 from memlens.files.structured import StructuredDataError, load_toml_file
@@ -56,9 +57,13 @@ def rust_trim(text: str) -> str:
     return text.strip(_RUST_WHITESPACE)
 
 
+HOME_ENV = "CODEX_HOME"
+
+
 def codex_home(home: str) -> str:
-    """`$CODEX_HOME`, else HOME/.codex."""
-    return os.environ.get("CODEX_HOME") or posixpath.join(home, ".codex")
+    """`$CODEX_HOME` (an empty value counts as unset, as Codex reads it), else HOME/.codex;
+    read through `env_value`, so `memlens verify` predicts its run with the run's value."""
+    return env_value(HOME_ENV) or posixpath.join(home, ".codex")
 
 
 @dataclass

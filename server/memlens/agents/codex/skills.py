@@ -85,13 +85,14 @@ def _single_line(value: str) -> str:
 def skill_roots(home: str, cwd: str, codex_home: str | None = None,
                 admin_root: str = ADMIN_ROOT) -> list[tuple[str, str]]:
     """(scope, folder) in the order Codex scans them."""
-    codex_home = codex_home or posixpath.join(home, ".codex")
+    from memlens.agents.codex.load import codex_home as codex_home_of
+    from memlens.agents.codex.load import effective_config, search_folders
+
+    codex_home = codex_home or codex_home_of(home)
     roots = [("user", posixpath.join(codex_home, "skills")),
              ("user", posixpath.join(home, ".agents", "skills")),
              ("system", posixpath.join(codex_home, "skills", ".system")),
              ("admin", admin_root)]
-    from memlens.agents.codex.load import effective_config, search_folders
-
     config, _ = effective_config(cwd, codex_home)
     for folder in search_folders(cwd, config.markers):
         roots.append(("repo", posixpath.join(folder, ".agents", "skills")))

@@ -10,17 +10,18 @@
   outside a repository) wins: every file of that name in the chain is sent, nearest folder
   first, and the other names are dropped (a nested AGENTS.md drops the root's CLAUDE.md);
 * the `instructions` of `opencode.json` (its config folder's `opencode.json[c]`, then the
-  project's from the root down, then each `.opencode/opencode.json[c]`, nearest first, then
-  HOME's `~/.opencode/opencode.json[c]`, then `$OPENCODE_CONFIG_DIR/opencode.json[c]`; merged
-  as one list without repeats): a relative
+  file `$OPENCODE_CONFIG` names (any name), then the project's from the root down, then each
+  `.opencode/opencode.json[c]`, nearest first, then HOME's `~/.opencode/opencode.json[c]`,
+  then `$OPENCODE_CONFIG_DIR/opencode.json[c]`; merged as one list without repeats): a relative
   glob is tried in the working folder and each one above it up to the repository root (with
   `OPENCODE_DISABLE_PROJECT_CONFIG`, in the folder of the global AGENTS.md only); `~/` names
   HOME; an absolute path globs its last part in its folder; an http(s) address is fetched;
 * `OPENCODE_DISABLE_CLAUDE_CODE` (or `..._PROMPT`) drops `~/.claude/CLAUDE.md` and the
   CLAUDE.md name.
 
-Both variables are read as OpenCode reads them: a relative value from the working folder, an
-empty `XDG_CONFIG_HOME` as unset, an empty `OPENCODE_CONFIG_DIR` as the working folder itself
+These variables are read as OpenCode reads them: a relative value from the working folder (a
+relative `OPENCODE_CONFIG`'s `instructions` count as the project's), an empty `XDG_CONFIG_HOME`
+or `OPENCODE_CONFIG` as unset, an empty `OPENCODE_CONFIG_DIR` as the working folder itself
 (its AGENTS.md is then the global file; no `opencode.json` is read from it).
 
 Each file is `Instructions from: PATH\\nTEXT` (the path as found, links not resolved; a UTF-8
@@ -54,6 +55,7 @@ DISABLE_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_
 DISABLE_PROJECT = "OPENCODE_DISABLE_PROJECT_CONFIG"
 XDG_CONFIG_ENV = "XDG_CONFIG_HOME"
 CONFIG_DIR_ENV = "OPENCODE_CONFIG_DIR"
+CONFIG_ENV = "OPENCODE_CONFIG"
 _TRUE = frozenset({"true", "yes", "on", "1", "y"})
 MAX_CONFIG_BYTES = 1 << 20
 MAX_PATTERNS = 100  # `instructions` entries read, at most
@@ -86,6 +88,10 @@ class GlobalFolders:
     own: str  # the folder of its global AGENTS.md (relative globs, project config switched off)
     own_scope: str
     extra: str | None  # `$OPENCODE_CONFIG_DIR`: opencode.json[c] read after the project's
+    # `$OPENCODE_CONFIG`: one more configuration file, read after the config folder's and
+    # before the project's (None: unset or empty), and the scope of its `instructions`.
+    custom: str | None = None
+    custom_scope: str = "global"
 
 
 def _named(value: str, cwd: str) -> tuple[str, str]:
@@ -103,11 +109,14 @@ def global_folders(home: str, cwd: str) -> GlobalFolders:
         config = posixpath.join(base, "opencode")
     else:
         config, scope = posixpath.join(home, ".config", "opencode"), "global"
+    named = env_value(CONFIG_ENV)  # an empty value is unset
+    custom, custom_scope = _named(named, cwd) if named else (None, "global")
     chosen = env_value(CONFIG_DIR_ENV)
     if chosen is None:
-        return GlobalFolders(config, scope, config, scope, None)
+        return GlobalFolders(config, scope, config, scope, None, custom, custom_scope)
     own, own_scope = _named(chosen, cwd)  # an empty value: the working folder itself
-    return GlobalFolders(config, scope, own, own_scope, own if chosen else None)
+    return GlobalFolders(config, scope, own, own_scope, own if chosen else None, custom,
+                         custom_scope)
 
 
 def global_folder(home: str) -> str | None:
@@ -265,6 +274,8 @@ def load_opencode(cwd: str, home: str, reader: FileReader | None = None) -> Open
     load = OpenCodeLoad(cwd=cwd, root=root, files=files, chosen=chosen, folders=folders)
     patterns: list[Pattern] = []
     configs = [(posixpath.join(folders.config, n), folders.config_scope) for n in CONFIG_NAMES]
+    if folders.custom is not None:
+        configs.append((folders.custom, folders.custom_scope))
     configs += [(p, "project") for p in project_configs(cwd, root)]
     # HOME's own `.opencode` folder, after the project's (even with their configuration off)
     configs += [(posixpath.join(home, CONFIG_FOLDER, n), "global") for n in CONFIG_NAMES]

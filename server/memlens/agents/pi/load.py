@@ -30,6 +30,7 @@ import os
 import posixpath
 from dataclasses import dataclass, field
 
+from memlens.agents.environment import env_value
 from memlens.files.fsread import FileReader, ReadKind
 
 CONTEXT_NAMES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
@@ -52,7 +53,7 @@ def node_join(*parts: str) -> str:
 
 def agent_dir(home: str) -> str:
     """pi's global folder: `PI_CODING_AGENT_DIR` (`~` and `~/…` are HOME), else HOME/.pi/agent."""
-    given = os.environ.get(AGENT_DIR_ENV)
+    given = env_value(AGENT_DIR_ENV)
     if given:
         if given == "~":
             return home
