@@ -97,6 +97,38 @@ def test_budget_counts_columns_narrow(tmp_path: Path) -> None:
     assert not any(s.name_only for s in skills)
 
 
+def _tree_773(review: str = "For\u200bmat the code.\U0001F468\u200d\U0001F469") -> dict[str, str]:
+    """Differential seed 5501, tree 773 (kept as regression-claude-5501-0773): 15 project
+    skills of 1,592 columns each and a short one after them."""
+    unit = "word " * 209 + "\u8a9e" * 150 + "wo\u0301rd" * 60
+    tree = {f"n{i:02d}": f"---\ndescription: {unit}\n---\nx\n" for i in range(15)}
+    tree["review"] = f"---\ndescription: {review}\n---\n"
+    return tree
+
+
+def test_budget_counts_a_column_per_line_break(tmp_path: Path) -> None:
+    """Claude Code 2.1.330 listed the 15 long skills and cut `review` to its name: with the
+    line breaks between its 30 entries the listing is past the budget (its debug log: 30
+    skills, 30,157 columns), and only 1 column is left for `review`'s description."""
+    _lines(tmp_path, _tree_773())
+    skills = load_skills(str(tmp_path / "home"), str(tmp_path / "proj"), "2.1.330").skills
+    assert {s.shown: s.name_only for s in skills} == {
+        **{f"n{i:02d}": False for i in range(15)}, "review": True}
+
+
+def test_budget_a_later_shorter_skill_may_still_fit(tmp_path: Path) -> None:
+    """A description that does not fit goes by name only, and the greedy goes on: a later one
+    that fits what is left keeps its description."""
+    tree = _tree_773()
+    tree["n14"] = tree["n14"].replace("word ", "words ", 23)  # 23 columns: past what is left
+    tree["review"] = "---\ndescription: ok\n---\n"
+    _lines(tmp_path, tree)
+    skills = load_skills(str(tmp_path / "home"), str(tmp_path / "proj"), "2.1.330").skills
+    shown = {s.shown: s.name_only for s in skills}
+    assert shown["n14"] is True and shown["n13"] is False
+    assert shown["review"] is False
+
+
 @pytest.mark.parametrize(("text", "width"), [
     ("abc", 3), ("\u8a9e\u8a9e", 4), ("e\u0301", 1), (f"{ESC}[31mred{ESC}[0m", 3),
     ("\U0001F468\u200d\U0001F469\u200d\U0001F467", 2), ("\U0001F1EB\U0001F1F7", 2),

@@ -23,10 +23,10 @@ built-in ones. The rules, seen in its requests and read in its bundle:
   become ``&lt;`` and ``&gt;``; past 1,536 characters it is cut to 1,535 and ``…``. How the
   frontmatter is split, its YAML read (and read again when refused) and its text cleaned:
   `skill_text.py`.
-* Past its listing budget (30,000 terminal columns with the built-in skills' lines on
-  2.1.330; the line breaks between the entries do not count), the built-in skills keep their
-  lines and the others, in listing order, keep theirs while the rest of the budget allows; the
-  others are listed by name only.
+* Past its listing budget (30,000 terminal columns for the whole listing with its own
+  skills' and commands' lines, one column per line break between two entries), its bundled
+  skills keep their lines and the others, in listing order, keep theirs while the rest of the
+  budget allows; the others are listed by name only.
 """
 
 from __future__ import annotations
@@ -49,13 +49,28 @@ HEAD = "The following skills are available for use with the Skill tool:\n\n"
 MAX_SKILL_BYTES = 1_000_000
 MAX_DESCRIPTION = 1536
 MAX_NAME = 256
-# The listing budget in terminal columns, and its built-in skills' lines (count, columns
-# without the line breaks between them) per verified release; a later release uses the newest.
-# Its bundled skills keep their lines; `init` and `security-review` (built-in commands, not
-# bundled) are cut like the user's, after them: counted here by name only (`- init`), so the
-# user's skills get the budget first (differential seed 3207, tree 102).
+# The listing budget in terminal columns, and what Claude Code lists of its own with the user's
+# skills, per verified release (a later release uses the newest): its bundled skills, each kept
+# whole (their columns, without the line breaks inside claude-api's, and their count), then
+# after the user's skills its built-in commands `init` and `security-review`, cut like the
+# user's (columns of `- name` and of the whole line). Each line break between two entries
+# counts one column (differential seed 5501, tree 773: 30 entries, 30,157 columns, Claude
+# Code's own warning in its debug log).
 BUDGET = 30_000
-BUILTINS: dict[str, tuple[int, int]] = {"2.1.330": (13, 6064), "2.1.332": (13, 6064)}
+
+
+@dataclass(frozen=True)
+class OwnLines:
+    bundled: int  # columns of the bundled skills' lines, kept whole
+    bundled_count: int
+    commands: tuple[tuple[int, int], ...]  # (columns of `- name`, of `- name: description`)
+
+
+NO_OWN_LINES = OwnLines(0, 0, ())  # a listing of the skills a read finds: theirs alone
+BUILTINS: dict[str, OwnLines] = {
+    "2.1.330": OwnLines(6039, 11, ((6, 66), (17, 91))),
+    "2.1.332": OwnLines(6039, 11, ((6, 66), (17, 91))),
+}
 
 NAME_REFUSED = ("its folder's name is not one Claude Code offers (blank or hidden characters, "
                 "'<' or '>', a space beside ':' or at an end, over 256 characters)")
@@ -261,18 +276,21 @@ def load_skills(home: str, cwd: str, version: str | None = None,
 
 
 def _fit_budget(offered: list[ClaudeSkill], version: str | None,
-                builtins: tuple[int, int] | None = None) -> None:
-    """Claude Code past its budget: the user's and project's skills keep their descriptions,
-    in listing order, while the rest of the budget allows; the others go by name only.
-    `builtins`: the built-in lines listed with them (count, columns), the release's own by
-    default."""
-    # The line breaks between the entries are not counted (Claude Code kept all 19 skills of a
-    # listing of 29,968 columns and 34 line breaks: differential seed 5501, tree 173).
-    _, chars = builtins or BUILTINS.get(version or "", BUILTINS[max(BUILTINS)])
-    full = sum(columns(s.line) for s in offered) + chars
+                own: OwnLines | None = None) -> None:
+    """Claude Code past its budget: its bundled skills keep their lines; the user's and
+    project's skills, then its built-in commands, keep their descriptions in listing order
+    while the rest of the budget allows (one that does not fit goes by name only, and a
+    later, shorter one may still fit). `own`: what it lists of its own beside them, the
+    release's by default."""
+    own = own or BUILTINS.get(version or "", BUILTINS[max(BUILTINS)])
+    entries = len(offered) + own.bundled_count + len(own.commands)
+    breaks = max(entries - 1, 0)
+    full = (sum(columns(s.line) for s in offered) + own.bundled
+            + sum(whole for _, whole in own.commands) + breaks)
     if full <= BUDGET:
         return
-    fixed = chars + sum(columns(f"- {s.shown}") for s in offered)
+    fixed = (own.bundled + sum(columns(f"- {s.shown}") for s in offered)
+             + sum(name for name, _ in own.commands) + breaks)
     left = BUDGET - fixed
     for skill in offered:
         extra = columns(skill.line) - columns(f"- {skill.shown}")

@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from memlens.agents.claude.skills import (
     HEAD,
     NAME_REFUSED,
+    NO_OWN_LINES,
     ClaudeSkill,
     _description,
     _fit_budget,
@@ -346,7 +347,7 @@ class SkillDiscovery:
             self.sent.add((f.name, line))
             listed.append((f, replace(f.skill, shown=shown, line=line,
                                       description=description, name_only=False)))
-        _fit_budget([s for _, s in listed], None, builtins=(0, 0))
+        _fit_budget([s for _, s in listed], None, NO_OWN_LINES)
         return listed
 
 
