@@ -29,6 +29,22 @@ def _service(root: Path, home: Path, agents: Sequence[str] = ()) -> WorkspaceSer
     return service
 
 
+def _count_listings(monkeypatch: pytest.MonkeyPatch, prefix: str) -> list[str]:
+    """The folders under `prefix` read from the disk from now on (files.tree.read_listing)."""
+    from memlens.files import tree
+
+    listed: list[str] = []
+    real = tree.read_listing
+
+    def counting(path: str) -> tree.Listing:
+        if path.startswith(prefix):
+            listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(tree, "read_listing", counting)
+    return listed
+
+
 @pytest.mark.parametrize("tree", sorted(TREES))
 def test_the_index_matrix_is_the_clis(tree: str, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,7 +70,6 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     """The build's walks (which memory files, what the agents' views walk) are kept while no
     file appears or vanishes: the first matrix, every agent asked for, lists no ordinary
     folder again; once a file appears it walks afresh, and its answer is still the CLI's."""
-    from memlens.files import tree
 
     root = Path(os.path.realpath(tmp_path)) / "repo"
     home = Path(os.path.realpath(tmp_path)) / "home"
@@ -76,15 +91,7 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     # and kept for the tree generation: made now, before counting.
     service.index_of_folder(folder).files_under(folder)
     assert any("/lib/p0/q0/" in p for p in service.index_of_folder(folder).files_under(folder))
-    listed: list[str] = []
-    real = tree.read_listing
-
-    def counting(path: str) -> tree.Listing:
-        if path.startswith(f"{root}/lib"):  # only a walk of the whole tree lists these
-            listed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(tree, "read_listing", counting)
+    listed = _count_listings(monkeypatch, f"{root}/lib")  # only a walk of the whole tree
     first = service.matrix(folder, settings, AGENT_IDS)
     assert listed == []
     (root / "src" / "b" / "GEMINI.md").write_text("b\n")
@@ -92,7 +99,6 @@ def test_the_first_matrix_after_a_build_walks_nothing_the_build_walked(
     again = service.matrix(folder, settings, AGENT_IDS)
     assert listed  # a file appeared: the walks are redone
     assert again != first
-    monkeypatch.setattr(tree, "read_listing", real)
     assert again == agent_matrix(folder, settings, agents=AGENT_IDS)
 
 
@@ -101,7 +107,6 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_shows_it(
     """Typing in a buffer adds no file to the disk: the build's walks stay good. The matrix
     shows the files as the editor has them, as every other view of the language server does:
     with an unsaved fix it is the matrix `memlens report` gives once the fix is saved."""
-    from memlens.files import tree
 
     root = Path(os.path.realpath(tmp_path)) / "repo"
     home = Path(os.path.realpath(tmp_path)) / "home"
@@ -113,15 +118,7 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_shows_it(
     service = _service(root, home)
     folder = service.folders[0]
     settings = service.settings_for(folder)
-    listed: list[str] = []
-    real = tree.read_listing
-
-    def counting(path: str) -> tree.Listing:
-        if path.startswith(f"{root}/lib"):
-            listed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(tree, "read_listing", counting)
+    listed = _count_listings(monkeypatch, f"{root}/lib")  # only a walk of the whole tree
     gemini = root / "GEMINI.md"
     service.set_text(str(gemini), gemini.read_text())  # opened: the same text as the disk
     opened = service.matrix(folder, settings)
@@ -130,7 +127,6 @@ def test_an_editor_buffer_keeps_the_walks_and_the_matrix_shows_it(
     service.set_text(str(gemini), fixed)  # typed, not saved
     typed = service.matrix(folder, settings)
     assert listed == []
-    monkeypatch.setattr(tree, "read_listing", real)
     assert opened == agent_matrix(folder, settings)
     assert any(d.code == "import-not-found" for d in opened.diagnostics)
     assert not any(d.code == "import-not-found" for d in typed.diagnostics)
@@ -143,7 +139,6 @@ def test_the_skills_found_on_a_read_come_from_the_builds_walks(
     """The Skills view's payload (`memlens/agentSkills`, lsp/skills.py) asks for Claude Code's
     skills below the folder inside `walks_reused()`: after a build it lists no folder the
     build walked, and its answer is the one a walk of its own gives."""
-    from memlens.files import tree
     from memlens.workspace.skills import agent_skills
 
     root = Path(os.path.realpath(tmp_path)) / "repo"
@@ -158,15 +153,7 @@ def test_the_skills_found_on_a_read_come_from_the_builds_walks(
     index = service.index_of_folder(folder)
     alone = agent_skills("claude", str(home), folder, below=True)
     assert [s.on_read for s in alone.skills] == ["when Claude Code reads a file under web/"]
-    listed: list[str] = []
-    real = tree.read_listing
-
-    def counting(path: str) -> tree.Listing:
-        if path.startswith(f"{root}/lib"):
-            listed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(tree, "read_listing", counting)
+    listed = _count_listings(monkeypatch, f"{root}/lib")  # only a walk of the whole tree
     with index.walks_reused():
         reused = agent_skills("claude", str(home), folder, below=True)
     assert listed == []
