@@ -484,6 +484,10 @@ class FakeGemini:
     def _wait(self, h: _Handler, rec: RecordedRequest, seconds: float) -> None:
         deadline = time.monotonic() + seconds
         while True:
+            # stop() sets `_stopping` before it shuts the connections: a connection gone
+            # after that is stop()'s doing, not the client's.
+            if self._stopping.is_set():
+                raise _Stopped
             if _client_gone(h.connection):
                 raise _ClientGone
             left = deadline - time.monotonic()
