@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 
 import pytest
 
@@ -83,4 +84,14 @@ def test_differential(spec: core.AgentSpec, scenario: core.Scenario,
                 if getattr(item, "callspec", None) is not None
                 and item.callspec.params.get("spec") == spec]
     outcome = _outcome(spec, scenario, siblings)
+    if outcome.found:
+        # Run alone once more: in the parallel batch, on a loaded machine, Claude Code 2.1.330
+        # now and then sends the skills a read of a missing file finds a turn late (its own
+        # timing: regression-claude-5401-0006, regression-claude-skills-missing-file; each
+        # identical when run alone). A difference of memlens's stays a difference.
+        alone = core.check(spec, scenario, keep_scratch=False)
+        if not alone.found:
+            warnings.warn(f"{scenario.id} differed in {outcome.found} in the parallel batch "
+                          "and was identical run alone", stacklevel=1)
+        outcome = alone
     assert not outcome.found, f"{scenario.id} differs in {outcome.found}"
