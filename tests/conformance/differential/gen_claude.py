@@ -445,8 +445,11 @@ def compare(scenario: Scenario, capture: Capture, predicted: dict[str, Any]) -> 
     # The skills listing: memlens's lines, then Claude Code's built-in ones.
     listing, sent = predicted["skills"]["listing"], capture.skills_listing or ""
     head = "The following skills are available for use with the Skill tool:\n\n"
-    names = {s.get("name") for s in predicted["skills"].get("skills", [])
-             if s.get("offered") and not s.get("onRead")}  # listed at start
+    # Listed at start, by the name that hides a built-in one: a folder named like it, shown
+    # with its frontmatter name in brackets ("dataviz (esc)": seed 5701, tree 305).
+    names = {str(s.get("name", "")).split(" (", 1)[0]
+             for s in predicted["skills"].get("skills", [])
+             if s.get("offered") and not s.get("onRead")}
     first = "- " + next(b for b in BUILTIN_SKILLS if b not in names) + ": "
     if not sent.startswith((listing + "\n" + first) if listing else head + first):
         out.append("skills-listing")
